@@ -1,0 +1,35 @@
+# paper-checks: `make run` checks every claim at quick scale; `make test` runs ruff and pytest.
+# Both create .venv on first use (Python >= 3.11) and reinstall when pyproject.toml changes.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# torch first: the pinned CPU wheel satisfies the `neural` extra's range without a CUDA download.
+TORCH ?= torch==2.13.0
+PYTEST_ARGS ?=
+
+.PHONY: run test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(TORCH)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[neural,dist,test]"
+	touch $@
+
+run: $(STAMP)
+	$(BIN)/paper-checks run --all --scale quick
+
+test: lint
+	MPLBACKEND=Agg $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+bench: $(STAMP)
+	$(BIN)/paper-checks bench
+
+clean:
+	rm -rf $(VENV) results bench.json .pytest_cache .ruff_cache

@@ -1,0 +1,5 @@
+import sys
+
+from paper_checks.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per paper key; importing a module registers its claims."""

@@ -1,0 +1,110 @@
+"""The context a claim check runs in: scale, seed, executor, output directory and backend."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+
+from sims._backend import Backend, get_backend
+from sims.sweep import Executor, SerialExecutor, TaskFn, run_sweep
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+SCALES = ("quick", "full", "paper")
+
+T = TypeVar("T")
+
+
+def _key(text: str) -> int:
+    """A stable 32-bit integer for a name (CRC-32), used as seed entropy."""
+    return zlib.crc32(text.encode())
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything a check may use. Checks must draw randomness only through :meth:`rng` or
+    :meth:`sweep`, so that a claim's numbers depend on (seed, claim id) alone: not on which
+    other claims ran, nor on the number of workers.
+
+    Attributes
+    ----------
+    scale
+        ``"quick"`` (whole suite in ~10 min on 2 cores), ``"full"`` (~30 min per paper) or
+        ``"paper"`` (the papers' sizes, for a GPU or a cluster).
+    seed
+        The root seed of the run.
+    out_dir
+        The run directory; figures go to ``out_dir/figures``, sweep caches to ``out_dir/sweeps``.
+    executor
+        Where sweep tasks run.
+    backend
+        The array backend (numpy or cupy).
+    claim_id
+        The claim being checked (set by the runner).
+    """
+
+    scale: str = "quick"
+    seed: int = 0
+    out_dir: Path = Path("results/scratch")
+    executor: Executor = field(default_factory=SerialExecutor)
+    backend: Backend = field(default_factory=get_backend)
+    claim_id: str = "adhoc.check"
+
+    def __post_init__(self) -> None:
+        if self.scale not in SCALES:
+            raise ValueError(f"scale must be one of {', '.join(SCALES)} (got {self.scale!r})")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer (got {self.seed!r})")
+
+    def pick(self, quick: T, full: T, paper: T | None = None) -> T:
+        """The size for the current scale (``paper`` defaults to ``full``)."""
+        return {"quick": quick, "full": full, "paper": full if paper is None else paper}[self.scale]
+
+    def seed_entropy(self, *names: str) -> list[int]:
+        """Seed entropy for a named random stream of this claim: ``[seed, crc(claim), crc(name)...]``."""
+        return [self.seed, _key(self.claim_id), *(_key(n) for n in names)]
+
+    def rng(self, *names: str) -> np.random.Generator:
+        """A numpy Generator for the named stream of this claim."""
+        return np.random.default_rng(self.seed_entropy(*names))
+
+    def sweep(
+        self,
+        fn: TaskFn,
+        params: Sequence[Mapping[str, Any]],
+        *,
+        name: str,
+        n_seeds: int = 1,
+        paired_seeds: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Run a resumable sweep on the run's executor, cached under ``out_dir/sweeps``.
+
+        See :func:`sims.sweep.run_sweep`; the root seed is :meth:`seed_entropy` of ``name``.
+        """
+        return run_sweep(
+            fn,
+            params,
+            n_seeds=n_seeds,
+            root_seed=self.seed_entropy(name),
+            executor=self.executor,
+            cache_dir=self.out_dir / "sweeps" / self.claim_id / name,
+            paired_seeds=paired_seeds,
+            desc=f"{self.claim_id}:{name}",
+        )
+
+    def save_figure(self, fig: Figure, name: str | None = None) -> list[str]:
+        """Save ``fig`` as PNG and PDF under ``figures/``, close it, and return the paths relative
+        to the run directory (the PNG first)."""
+        from paper_checks.plotting import save_figure
+
+        stem = self.claim_id if name is None else f"{self.claim_id}.{name}"
+        return [
+            str(p.relative_to(self.out_dir))
+            for p in save_figure(fig, self.out_dir / "figures", stem)
+        ]

@@ -1,0 +1,84 @@
+"""Figures: one packaged style, the object-oriented API, PNG + PDF output.
+
+Helpers take ``ax=None`` and return the artists they draw; nothing here calls ``plt.show()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from importlib.resources import files
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+STYLE = files("paper_checks") / "paper.mplstyle"
+
+#: Colours: theory is drawn in black lines, measurements in coloured markers.
+THEORY = "black"
+
+
+def style() -> AbstractContextManager[None]:
+    """The package's matplotlib style, as a context manager."""
+    import matplotlib.pyplot as plt
+
+    return plt.style.context(str(STYLE))
+
+
+def new_figure(ncols: int = 1, nrows: int = 1, **kwargs: Any) -> tuple[Figure, Any]:
+    """A figure (not managed by pyplot's global state) and its axes, in the package style."""
+    from matplotlib.figure import Figure
+
+    with style():
+        fig = Figure(
+            figsize=kwargs.pop("figsize", (4.2 * ncols, 3.4 * nrows)), layout="constrained"
+        )
+        axes = fig.subplots(nrows, ncols, squeeze=True, **kwargs)
+    return fig, axes
+
+
+def save_figure(fig: Figure, directory: Path, stem: str) -> list[Path]:
+    """Write ``fig`` to ``directory/stem.png`` and ``.pdf``; return both paths (PNG first)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = [directory / f"{stem}.png", directory / f"{stem}.pdf"]
+    with style():
+        for path in paths:
+            fig.savefig(path, bbox_inches="tight")
+    return paths
+
+
+def plot_pass_at_k(
+    ks: Sequence[float],
+    curves: dict[str, Sequence[float]],
+    *,
+    ax: Axes | None = None,
+    theory: dict[str, Sequence[float]] | None = None,
+    crossing: float | None = None,
+) -> list[Any]:
+    """pass@k against k (log2 axis): measured curves as markers, theory as lines (a measured
+    curve and a theory curve with the same label share a colour), and an optional vertical line
+    at the crossing k*."""
+    if ax is None:
+        _, ax = new_figure()
+    theory = theory or {}
+    labels = list(dict.fromkeys([*theory, *curves]))
+    colours = {label: f"C{i}" for i, label in enumerate(labels)}
+    artists: list[Any] = []
+    for label, values in theory.items():
+        artists += ax.plot(ks, values, "-", lw=1.2, color=colours[label], label=f"{label} (theory)")
+    for label, values in curves.items():
+        artists += ax.plot(
+            ks, values, "o", ms=3.5, mfc="none", color=colours[label], label=f"{label} (measured)"
+        )
+    if crossing is not None:
+        artists.append(
+            ax.axvline(crossing, color="0.4", ls=":", lw=1, label=f"k* ≈ {crossing:.3g}")
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("k")
+    ax.set_ylabel("pass@k")
+    ax.legend(fontsize="small")
+    return artists

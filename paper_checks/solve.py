@@ -1,0 +1,177 @@
+"""``paper-checks solve``: the numeric core on the user's own input files."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from theory import passk
+
+_ID_COLUMNS = ("problem", "problem_id", "id")
+_TRUE = {"1", "true", "t", "yes", "y"}
+_FALSE = {"0", "false", "f", "no", "n"}
+
+
+@dataclass(frozen=True)
+class SampleCounts:
+    """Per-problem sample counts read from one file."""
+
+    path: Path
+    ids: np.ndarray  # (P,) problem ids as strings (row numbers when the file has none)
+    n: np.ndarray  # (P,) samples per problem
+    c: np.ndarray  # (P,) correct samples per problem
+
+
+def _read_rows(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise ValueError(f"--samples: no such file {str(path)!r}")
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() in (".jsonl", ".ndjson"):
+        rows = []
+        for line_no, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise ValueError(
+                        f"--samples: {path}:{line_no} is not JSON ({err.msg})"
+                    ) from None
+                if not isinstance(row, dict):
+                    raise ValueError(f"--samples: {path}:{line_no} is not a JSON object")
+                rows.append({str(k).lower(): v for k, v in row.items()})
+        return rows
+    reader = csv.DictReader(text.splitlines())
+    return [
+        {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()} for row in reader
+    ]
+
+
+def _as_int(value: Any, what: str, where: str) -> int:
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise ValueError(f"--samples: {where}: {what} must be an integer (got {value!r})") from None
+
+
+def _as_bool(value: Any, where: str) -> bool:
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError(f"--samples: {where}: correct must be 0/1 or true/false (got {value!r})")
+
+
+def read_sample_counts(path: str | Path) -> SampleCounts:
+    """Read per-problem ``n,c`` rows or per-sample ``problem,correct`` rows from CSV or JSONL.
+
+    An optional ``problem`` (or ``problem_id`` / ``id``) column names problems; several rows of
+    the same problem (e.g. one per seed) are pooled, not averaged (rlvr.md §1).
+    """
+    path = Path(path)
+    rows = _read_rows(path)
+    if not rows:
+        raise ValueError(f"--samples: {path} holds no rows")
+    columns = set(rows[0])
+    id_col = next((c for c in _ID_COLUMNS if c in columns), None)
+    ids = np.array([str(r[id_col]) if id_col else str(i) for i, r in enumerate(rows)])
+    if {"n", "c"} <= columns:
+        n = np.array([_as_int(r.get("n"), "n", f"{path} row {i + 1}") for i, r in enumerate(rows)])
+        c = np.array([_as_int(r.get("c"), "c", f"{path} row {i + 1}") for i, r in enumerate(rows)])
+        bad = np.flatnonzero((n < 1) | (c < 0) | (c > n))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(
+                f"--samples: {path} row {i + 1}: need 0 <= c <= n and n >= 1 "
+                f"(got n={n[i]}, c={c[i]})"
+            )
+        uniq, inverse = np.unique(ids, return_inverse=True)
+        return SampleCounts(path, uniq, np.bincount(inverse, n), np.bincount(inverse, c))
+    if "correct" in columns and id_col:
+        correct = np.array(
+            [_as_bool(r.get("correct"), f"{path} row {i + 1}") for i, r in enumerate(rows)]
+        )
+        uniq, n, c = passk.counts_from_samples(ids, correct)
+        return SampleCounts(path, uniq, n, c)
+    raise ValueError(
+        f"--samples: {path} needs columns n,c (per problem) or problem,correct (per sample); "
+        f"found {', '.join(sorted(columns))}"
+    )
+
+
+def solve_passk(
+    paths: list[Path], *, k_max: int | None = None, plot: Path | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """The pass@k table (k = 1, 2, 4, ...) of one or two sample files, and its plot.
+
+    With two files (base, then RL) also the crossing k and the coverage sets (problems with
+    c > 0). Returns the numbers and the lines of text the CLI prints.
+    """
+    if len(paths) > 2:
+        raise ValueError("--samples: give one file, or two (base then RL)")
+    data = [read_sample_counts(p) for p in paths]
+    n_min = int(min(d.n.min() for d in data))
+    if k_max is None:
+        k_max = n_min
+    if k_max > n_min:
+        raise ValueError(
+            f"--k-max must be <= the fewest samples of any problem ({n_min}), got {k_max}"
+        )
+    ks = 2 ** np.arange(int(np.log2(k_max)) + 1)
+    curves = {d.path.stem: passk.pass_at_k_curve(d.n, d.c, ks) for d in data}
+    out: dict[str, Any] = {
+        "k": ks.tolist(),
+        "pass_at_k": {k: v.tolist() for k, v in curves.items()},
+    }
+    names = list(curves)
+    header = ["k", *names] + (["RL - base"] if len(data) == 2 else [])
+    lines = ["  ".join(f"{h:>12}" for h in header)]
+    for i, k in enumerate(ks):
+        values = [curves[name][i] for name in names]
+        extra = [values[1] - values[0]] if len(data) == 2 else []
+        lines.append(f"{k:>12}" + "".join(f"  {v:>12.4f}" for v in values + extra))
+    crossing = None
+    if len(data) == 2:
+        base, rl = data
+        if not np.array_equal(base.ids, rl.ids):
+            raise ValueError(
+                "--samples: the two files must hold the same problems (ids or row count)"
+            )
+        crossing = passk.crossing_k(ks, curves[names[0]], curves[names[1]])
+        solved_base, solved_rl = base.c > 0, rl.c > 0
+        coverage = {
+            "both": int(np.sum(solved_base & solved_rl)),
+            "base_only": int(np.sum(solved_base & ~solved_rl)),
+            "rl_only": int(np.sum(~solved_base & solved_rl)),
+            "neither": int(np.sum(~solved_base & ~solved_rl)),
+        }
+        where = (
+            "none"
+            if crossing.k_star is None
+            else f"k* = {crossing.k_star:.3g} in {crossing.bracket}"
+        )
+        lines.append(f"crossing (base overtakes RL): {where}; sign changes: {crossing.n_crossings}")
+        lines.append("coverage (c > 0): " + ", ".join(f"{k} {v}" for k, v in coverage.items()))
+        base_only = base.ids[solved_base & ~solved_rl]
+        if base_only.size:
+            more = " ..." if base_only.size > 20 else ""
+            lines.append("solved by base only: " + ", ".join(base_only[:20]) + more)
+        out |= {
+            "k_star": crossing.k_star,
+            "n_crossings": crossing.n_crossings,
+            "coverage": coverage,
+        }
+    if plot is not None:
+        from paper_checks.plotting import new_figure, plot_pass_at_k, save_figure
+
+        fig, ax = new_figure()
+        plot_pass_at_k(ks, curves, ax=ax, crossing=crossing.k_star if crossing else None)
+        ax.set_title(f"unbiased pass@k estimate, {data[0].ids.size} problems", fontsize="small")
+        written = save_figure(fig, plot.parent, plot.stem)
+        lines.append(f"plot: {written[0]} (and .pdf)")
+    return out, lines

@@ -1,0 +1,90 @@
+"""Sampling for the pass@k checks: binomial sample counts and random perturbations of a
+success-probability distribution (rlvr.md §1 and §3).
+
+The sweep tasks here return sufficient statistics (count histograms, sign-change counts), so that
+the estimators and theories under test are applied afterwards, in the driver.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def count_histograms(p: np.ndarray, n: int, reps: int, rng: Any = None) -> np.ndarray:
+    """Histogram of the number of correct samples ``c ~ Binomial(n, p_i)`` over ``reps``
+    independent evaluations of each problem.
+
+    Returns an int64 array ``h`` of shape ``(len(p), n + 1)`` with ``h[i, c]`` the number of
+    evaluations in which problem ``i`` had ``c`` correct samples out of ``n``. Any estimator that
+    is a function of ``(n, c)`` has its Monte Carlo mean and variance determined by ``h``.
+    """
+    p = np.asarray(p, dtype=float)
+    if np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
+        raise ValueError("p must be probabilities in [0, 1]")
+    if n < 1 or reps < 1:
+        raise ValueError(f"n and reps must be positive (got n={n}, reps={reps})")
+    rng = np.random.default_rng(rng)
+    counts = rng.binomial(n, p, size=(reps, p.size))  # (reps, P)
+    hist = np.zeros((p.size, n + 1), dtype=np.int64)
+    np.add.at(hist, (np.broadcast_to(np.arange(p.size), counts.shape), counts), 1)
+    return hist
+
+
+def count_histogram_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Sweep task: ``params = {"p": [...], "n": int, "reps": int}`` -> ``{"hist": (P, n+1)}``."""
+    return {"hist": count_histograms(np.asarray(params["p"]), params["n"], params["reps"], rng)}
+
+
+def plus_minus_plus(
+    p: np.ndarray, w: np.ndarray, rng: np.random.Generator, signs=(1, -1, 1)
+) -> np.ndarray:
+    """A random perturbation ``d`` of the discrete distribution ``w`` on the sorted grid ``p``
+    whose sign pattern along ``p`` is ``signs`` (default (+, −, +): RL moves mass to p ≈ 0 and
+    p ≈ 1 and away from the middle, rlvr.md §3).
+
+    ``d`` has zero total mass and ``w + d >= 0``: the grid is cut into ``len(signs)`` random
+    consecutive blocks, each block gets random non-negative weights with its sign, and the
+    positive and negative parts are rescaled to equal mass, bounded by the mass available.
+    """
+    g = p.size
+    cuts = np.sort(rng.choice(np.arange(1, g), size=len(signs) - 1, replace=False))
+    block = np.searchsorted(cuts, np.arange(g), side="right")  # block index of each grid point
+    sign = np.asarray(signs)[block]
+    raw = rng.exponential(size=g) * rng.random(size=g) ** 2
+    pos = np.where(sign > 0, raw, 0.0)
+    neg = np.where(sign < 0, np.minimum(raw, 1.0) * w, 0.0)  # never remove more than w holds
+    mass = min(pos.sum(), neg.sum())
+    if mass == 0:
+        return np.zeros(g)
+    return pos * (mass / pos.sum()) - neg * (mass / neg.sum())
+
+
+def crossing_search_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Sweep task: draw ``params["draws"]`` random base distributions and perturbations with sign
+    pattern ``params["signs"]``, and count the sign changes of Δ(k) = pass@k(w+d) − pass@k(w)
+    = −Σ_i d_i (1 − p_i)^k over k = 1..``params["k_max"]``.
+
+    Entries with ``|Δ(k)| <= 1e-10 · Σ_i |d_i| (1 − p_i)^k`` are floating-point noise and carry no
+    sign. Returns per-draw sign-change counts, Δ(1), Δ(k_max) and the first crossing k.
+    """
+    from theory.passk import sign_changes
+
+    g, draws, k_max = params["grid"], params["draws"], params["k_max"]
+    signs = tuple(params.get("signs", (1, -1, 1)))
+    ks = np.arange(1, k_max + 1)
+    n_changes, delta_1, delta_end, first_k = [], [], [], []
+    for _ in range(draws):
+        logit = np.sort(rng.uniform(-10.0, 6.0, size=g))
+        p = 1.0 / (1.0 + np.exp(-logit))  # (G,)
+        w = rng.dirichlet(np.full(g, 0.5))
+        d = plus_minus_plus(p, w, rng, signs)
+        decay = np.exp(np.outer(ks, np.log1p(-p)))  # (K, G): (1 - p_i)^k
+        delta = -(decay @ d)  # (K,)
+        changes = sign_changes(delta, scale=decay @ np.abs(d), rtol=1e-10)
+        n_changes.append(len(changes))
+        delta_1.append(delta[0])
+        delta_end.append(delta[-1])
+        first_k.append(int(ks[changes[0]]) if len(changes) else 0)
+    return {"n_changes": n_changes, "delta_1": delta_1, "delta_end": delta_end, "first_k": first_k}

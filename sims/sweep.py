@@ -1,0 +1,362 @@
+"""Parameter sweeps: a grid of parameter dicts -> pure tasks -> an executor -> resumable results.
+
+A task is ``fn(params, rng) -> dict`` where ``rng`` is a ``numpy.random.Generator`` seeded from one
+root :class:`numpy.random.SeedSequence`. The seed of task ``i`` is the root's ``i``-th spawned child
+(``SeedSequence(root, spawn_key=(i,))``), so a result depends only on (params, task index, root
+seed): never on the number of workers or the order in which tasks finish. With
+``paired_seeds=True`` the child is chosen by the seed index instead, so every parameter point sees
+the same random streams (common random numbers, for paired comparisons).
+
+Executors (:func:`make_executor`): serial; a local process pool with BLAS/OpenMP/numba/torch
+threads pinned to 1 per worker (the default for ``workers > 1``); a ``dask.distributed``
+``LocalCluster``; or an existing Dask scheduler at ``tcp://HOST:PORT``.
+
+When ``cache_dir`` is given, the driver writes each finished task to ``cache_dir/<index>.json``
+atomically (temporary file + rename) as soon as it completes. Running the same sweep again skips
+finished tasks, so a sweep killed at any moment resumes with nothing lost and nothing duplicated.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import logging
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, Self
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from sims._jsonio import dumps, read_json, to_jsonable, write_json_atomic
+
+__all__ = [
+    "DaskExecutor",
+    "Executor",
+    "ProcessExecutor",
+    "SerialExecutor",
+    "SweepTask",
+    "make_executor",
+    "param_grid",
+    "run_sweep",
+]
+
+logger = logging.getLogger(__name__)
+
+TaskFn = Callable[[dict[str, Any], np.random.Generator], Mapping[str, Any]]
+
+#: Environment that pins native thread pools to one thread in a worker process.
+SINGLE_THREAD_ENV = {
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMBA_NUM_THREADS": "1",
+    "VECLIB_MAXIMUM_THREADS": "1",
+}
+
+
+def param_grid(**axes: Sequence[Any]) -> list[dict[str, Any]]:
+    """The Cartesian product of the named axes, in the given axis order (last axis fastest).
+
+    >>> param_grid(m=[8, 16], gamma=[-1.0])
+    [{'m': 8, 'gamma': -1.0}, {'m': 16, 'gamma': -1.0}]
+    """
+    names = list(axes)
+    for name, values in axes.items():
+        if isinstance(values, str) or not isinstance(values, Sequence) or len(values) == 0:
+            raise ValueError(f"axis {name!r} must be a non-empty sequence of values")
+    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*axes.values())]
+
+
+@dataclass(frozen=True)
+class SweepTask:
+    """One unit of work: a parameter point, its seed index, and its position in the sweep."""
+
+    index: int
+    params: dict[str, Any]
+    seed_index: int
+
+    def seed(
+        self, root_seed: int | Sequence[int], *, paired: bool = False
+    ) -> np.random.SeedSequence:
+        """The task's :class:`~numpy.random.SeedSequence`: child ``index`` (or ``seed_index``
+        when ``paired``) of the root."""
+        return np.random.SeedSequence(
+            root_seed, spawn_key=(self.seed_index if paired else self.index,)
+        )
+
+
+def _run_task(fn: TaskFn, task: SweepTask, seed: np.random.SeedSequence) -> dict[str, Any]:
+    """Worker body: evaluate one task and return its JSON-ready result."""
+    result = fn(dict(task.params), np.random.default_rng(seed))
+    if not isinstance(result, Mapping):
+        raise TypeError(f"sweep task must return a dict, got {type(result).__name__}")
+    return to_jsonable(result)
+
+
+# --------------------------------------------------------------------------------------- executors
+class Executor(Protocol):
+    """Runs independent calls and yields ``(key, result)`` pairs as they finish."""
+
+    workers: int
+
+    def imap_unordered(
+        self, fn: Callable[..., Any], calls: Iterable[tuple[Any, tuple[Any, ...]]]
+    ) -> Iterator[tuple[Any, Any]]: ...
+
+    def close(self) -> None: ...
+
+
+class SerialExecutor:
+    """Runs every call in this process, in order. Used for ``workers=1``."""
+
+    workers = 1
+
+    def imap_unordered(self, fn, calls):
+        for key, args in calls:
+            yield key, fn(*args)
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@contextlib.contextmanager
+def _environment(**env: str) -> Iterator[None]:
+    """Temporarily set environment variables (inherited by processes started inside)."""
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _pin_worker_threads() -> None:
+    """Process-pool initializer: pin the thread pools that can still be pinned at run time."""
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+    if "numba" in sys.modules:
+        sys.modules["numba"].set_num_threads(1)
+
+
+class ProcessExecutor:
+    """A local pool of ``workers`` processes (spawned, one native thread each).
+
+    Workers are started with :data:`SINGLE_THREAD_ENV` in their environment, so OpenBLAS, MKL,
+    OpenMP, numba and torch each use one thread per process: parallelism comes from processes.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    def imap_unordered(self, fn, calls):
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_pin_worker_threads,
+            )
+        # spawn-context workers start inside submit(): they inherit the pinned environment.
+        with _environment(**SINGLE_THREAD_ENV):
+            futures = {self._pool.submit(fn, *args): key for key, args in calls}
+        try:
+            for future in as_completed(futures):
+                yield futures[future], future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class DaskExecutor:
+    """Runs calls on a ``dask.distributed`` cluster: a new ``LocalCluster`` of ``workers``
+    single-threaded processes, or the existing scheduler at ``address`` (``tcp://HOST:PORT``)."""
+
+    def __init__(self, workers: int = 1, address: str | None = None) -> None:
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError as err:
+            raise ValueError(
+                "scheduler 'dask' needs dask.distributed: pip install -e '.[dist]'"
+            ) from err
+        self._cluster = None
+        if address is None:
+            self._cluster = LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            )
+            self._client = Client(self._cluster)
+        else:
+            try:
+                self._client = Client(address, timeout="10s")
+            except OSError as err:
+                raise ValueError(f"scheduler {address!r} cannot be reached ({err})") from err
+        self.workers = len(self._client.scheduler_info().get("workers", {})) or workers
+
+    def imap_unordered(self, fn, calls):
+        from dask.distributed import as_completed as dask_as_completed
+
+        futures = {self._client.submit(fn, *args, pure=False): key for key, args in calls}
+        try:
+            for future in dask_as_completed(futures):
+                yield futures[future], future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+    def close(self) -> None:
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def make_executor(workers: int = 1, scheduler: str = "processes") -> Executor:
+    """Build the executor for ``--workers`` / ``--scheduler``.
+
+    ``scheduler`` is ``"processes"`` (serial when ``workers == 1``), ``"dask"`` (a new
+    ``LocalCluster``) or ``"tcp://HOST:PORT"`` (an existing Dask scheduler).
+    """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer (got {workers!r})")
+    if scheduler == "processes":
+        return SerialExecutor() if workers == 1 else ProcessExecutor(workers)
+    if scheduler == "dask":
+        return DaskExecutor(workers)
+    if scheduler.startswith("tcp://"):
+        return DaskExecutor(workers, address=scheduler)
+    raise ValueError(
+        f"scheduler must be 'processes', 'dask' or tcp://HOST:PORT (got {scheduler!r})"
+    )
+
+
+# ------------------------------------------------------------------------------------------ sweeps
+def _sweep_fingerprint(fn: TaskFn, tasks: list[SweepTask], root_seed: Any, paired: bool) -> str:
+    spec = {
+        "fn": f"{fn.__module__}.{fn.__qualname__}",
+        "root_seed": to_jsonable(root_seed),
+        "paired_seeds": paired,
+        "tasks": [[t.index, t.params, t.seed_index] for t in tasks],
+    }
+    return hashlib.sha256(dumps(spec).encode()).hexdigest()
+
+
+def _open_cache(cache_dir: Path, fingerprint: str) -> dict[int, dict[str, Any]]:
+    """Check the cache belongs to this sweep and load the tasks it already holds."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    manifest = cache_dir / "sweep.json"
+    if manifest.exists():
+        if read_json(manifest).get("fingerprint") != fingerprint:
+            raise ValueError(
+                f"cache_dir {cache_dir} holds a different sweep (other function, grid or seed); "
+                "use a new output directory"
+            )
+    else:
+        write_json_atomic(manifest, {"fingerprint": fingerprint})
+    for stale in cache_dir.glob(".*.tmp-*"):
+        stale.unlink(missing_ok=True)
+    done = {}
+    for path in cache_dir.glob("task-*.json"):
+        record = read_json(path)
+        done[record["index"]] = record
+    return done
+
+
+def run_sweep(
+    fn: TaskFn,
+    params: Sequence[Mapping[str, Any]],
+    *,
+    n_seeds: int = 1,
+    root_seed: int | Sequence[int] = 0,
+    executor: Executor | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    paired_seeds: bool = False,
+    desc: str | None = None,
+) -> list[dict[str, Any]]:
+    """Run ``fn(params, rng)`` for every parameter point and seed index.
+
+    Parameters
+    ----------
+    fn
+        A pure, picklable (module-level) function ``(params: dict, rng: Generator) -> dict``.
+    params
+        The parameter points, e.g. from :func:`param_grid`.
+    n_seeds
+        Independent repetitions per parameter point. Task ``i`` is point ``i // n_seeds`` with
+        seed index ``i % n_seeds``.
+    root_seed
+        Entropy of the root ``SeedSequence`` (an int or a sequence of ints).
+    executor
+        Where the tasks run (:func:`make_executor`); serial in this process when ``None``.
+    cache_dir
+        If given, each finished task is stored there atomically and reused on the next call.
+    paired_seeds
+        Seed task streams by seed index only, so all parameter points share random streams.
+    desc
+        Label for the progress bar (shown on a TTY only) and the log.
+
+    Returns
+    -------
+    list of dict
+        One record per task, ordered by task index: ``{"index", "params", "seed_index", "result"}``.
+    """
+    if isinstance(n_seeds, bool) or not isinstance(n_seeds, int) or n_seeds < 1:
+        raise ValueError(f"n_seeds must be a positive integer (got {n_seeds!r})")
+    tasks = [
+        SweepTask(i * n_seeds + s, to_jsonable(dict(p)), s)
+        for i, p in enumerate(params)
+        for s in range(n_seeds)
+    ]
+    done: dict[int, dict[str, Any]] = {}
+    cache = None
+    if cache_dir is not None:
+        cache = Path(cache_dir)
+        done = _open_cache(cache, _sweep_fingerprint(fn, tasks, root_seed, paired_seeds))
+    pending = [t for t in tasks if t.index not in done]
+    logger.info("sweep %s: %d tasks, %d cached", desc or fn.__name__, len(tasks), len(done))
+    executor = executor if executor is not None else SerialExecutor()
+    calls = ((t, (fn, t, t.seed(root_seed, paired=paired_seeds))) for t in pending)
+    with tqdm(total=len(pending), desc=desc, disable=None, leave=False, file=sys.stderr) as bar:
+        for task, result in executor.imap_unordered(_run_task, calls):
+            record = {
+                "index": task.index,
+                "params": task.params,
+                "seed_index": task.seed_index,
+                "result": result,
+            }
+            if cache is not None:
+                write_json_atomic(cache / f"task-{task.index:06d}.json", record)
+            done[task.index] = record
+            bar.update()
+    return [done[t.index] for t in tasks]

@@ -1,0 +1,182 @@
+"""Sweeps: grids, seeding independent of workers, atomic resumable caches, SIGKILL recovery."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sims.sweep import ProcessExecutor, SerialExecutor, make_executor, param_grid, run_sweep
+from tests.sims import sweep_tasks
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _values(records):
+    return [(r["index"], r["params"], r["seed_index"], r["result"]["u"]) for r in records]
+
+
+def test_param_grid_is_the_cartesian_product_in_axis_order():
+    grid = param_grid(m=[8, 16], gamma=[-1.0, 0.1])
+    assert grid == [
+        {"m": 8, "gamma": -1.0},
+        {"m": 8, "gamma": 0.1},
+        {"m": 16, "gamma": -1.0},
+        {"m": 16, "gamma": 0.1},
+    ]
+
+
+@pytest.mark.parametrize("bad", [[], "abc", 3])
+def test_param_grid_rejects_bad_axes(bad):
+    with pytest.raises(ValueError, match="axis 'm'"):
+        param_grid(m=bad)
+
+
+def test_records_are_ordered_and_seeded_by_task_index():
+    records = run_sweep(sweep_tasks.draw, param_grid(x=[1, 2, 3]), n_seeds=2, root_seed=7)
+    assert [r["index"] for r in records] == list(range(6))
+    assert [r["seed_index"] for r in records] == [0, 1] * 3
+    for r in records:
+        expected = np.random.default_rng(np.random.SeedSequence(7, spawn_key=(r["index"],))).random(
+            3
+        )
+        np.testing.assert_array_equal(r["result"]["u"], expected)
+
+
+def test_paired_seeds_share_streams_across_parameter_points():
+    records = run_sweep(sweep_tasks.draw, param_grid(x=[1, 2]), n_seeds=2, paired_seeds=True)
+    by_seed = {}
+    for r in records:
+        by_seed.setdefault(r["seed_index"], []).append(r["result"]["u"])
+    for streams in by_seed.values():
+        assert streams[0] == streams[1]
+    assert by_seed[0] != by_seed[1]
+
+
+def test_process_pool_gives_the_serial_results_and_pins_threads():
+    grid = param_grid(x=list(range(8)))
+    serial = run_sweep(sweep_tasks.draw, grid, root_seed=3)
+    with ProcessExecutor(2) as pool:
+        pooled = run_sweep(sweep_tasks.draw, grid, root_seed=3, executor=pool)
+        env = run_sweep(sweep_tasks.thread_env, grid[:2], executor=pool)
+    assert _values(pooled) == _values(serial)
+    assert {r["result"]["pid"] for r in pooled}.isdisjoint({r["result"]["pid"] for r in serial})
+    assert all(r["result"] == {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"} for r in env)
+
+
+def _live_members(pgid):
+    """Processes of group ``pgid`` that are not zombies (Linux /proc)."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            members.append(int(stat.parent.name))
+    return members
+
+
+def _kill_process_group(pgid):
+    """SIGKILL every live process of a group and wait until none is left."""
+    while members := _live_members(pgid):
+        for pid in members:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.05)
+
+
+def _logged_grid(tmp_path, n, *, kill_at=-1, serial=True):
+    return param_grid(
+        x=list(range(n)),
+        log=[str(tmp_path / "log.txt")],
+        marker=[str(tmp_path / "killed")],
+        kill_at=[kill_at],
+        serial=[serial],
+    )
+
+
+def _executions(tmp_path):
+    log = tmp_path / "log.txt"
+    return [int(line) for line in log.read_text().split()] if log.exists() else []
+
+
+def test_cache_is_reused_without_running_tasks_again(tmp_path):
+    grid = _logged_grid(tmp_path, 4)
+    first = run_sweep(sweep_tasks.logged_draw, grid, cache_dir=tmp_path / "cache")
+    assert sorted(_executions(tmp_path)) == [0, 1, 2, 3]
+    assert len(list((tmp_path / "cache").glob("task-*.json"))) == 4
+    (tmp_path / "cache" / "task-000002.json").unlink()
+    again = run_sweep(sweep_tasks.logged_draw, grid, cache_dir=tmp_path / "cache")
+    assert again == first
+    assert sorted(_executions(tmp_path)) == [0, 1, 2, 2, 3]  # only the missing task ran again
+
+
+def test_cache_of_another_sweep_is_refused(tmp_path):
+    grid = param_grid(x=[1, 2])
+    run_sweep(sweep_tasks.draw, grid, cache_dir=tmp_path)
+    with pytest.raises(ValueError, match="holds a different sweep"):
+        run_sweep(sweep_tasks.draw, grid, root_seed=1, cache_dir=tmp_path)
+    with pytest.raises(ValueError, match="holds a different sweep"):
+        run_sweep(sweep_tasks.mean_of_normals, grid, cache_dir=tmp_path)
+
+
+@pytest.mark.parametrize("serial", [True, False], ids=["serial", "processes"])
+def test_sigkilled_sweep_resumes_with_every_task_exactly_once(tmp_path, serial):
+    """The driver is SIGKILLed from inside task 5; the rerun completes the sweep, never
+    re-running a task whose result had been stored."""
+    n = 12
+    script = textwrap.dedent(f"""
+        from sims.sweep import make_executor, run_sweep, param_grid
+        from tests.sims import sweep_tasks
+        from tests.sims.test_sweep import _logged_grid
+        from pathlib import Path
+        if __name__ == "__main__":
+            grid = _logged_grid(Path({str(tmp_path)!r}), {n}, kill_at=5, serial={serial})
+            with make_executor({1 if serial else 2}) as ex:
+                run_sweep(sweep_tasks.logged_draw, grid, executor=ex,
+                          cache_dir=Path({str(tmp_path)!r}) / "cache", root_seed=11)
+    """)
+    with subprocess.Popen(
+        [sys.executable, "-c", script], cwd=ROOT, stderr=subprocess.PIPE, start_new_session=True
+    ) as killed:
+        _, stderr = killed.communicate()
+    assert killed.returncode == -signal.SIGKILL, stderr.decode()
+    _kill_process_group(
+        killed.pid
+    )  # orphaned pool workers die with their job, as under a real kill
+    stored_before = {int(p.stem.split("-")[1]) for p in (tmp_path / "cache").glob("task-*.json")}
+    assert 5 not in stored_before
+    assert len(stored_before) < n
+    runs_before = len(_executions(tmp_path))
+
+    grid = _logged_grid(tmp_path, n, kill_at=5, serial=serial)
+    records = run_sweep(sweep_tasks.logged_draw, grid, cache_dir=tmp_path / "cache", root_seed=11)
+    rerun = _executions(tmp_path)[runs_before:]
+    assert sorted(rerun) == sorted(set(range(n)) - stored_before)
+    assert [r["index"] for r in records] == list(range(n))
+    files = sorted(p.name for p in (tmp_path / "cache").glob("task-*.json"))
+    assert files == [f"task-{i:06d}.json" for i in range(n)]
+    clean = run_sweep(sweep_tasks.logged_draw, _logged_grid(tmp_path, n), root_seed=11)
+    assert [r["result"]["u"] for r in records] == [r["result"]["u"] for r in clean]
+
+
+def test_make_executor_validates_its_arguments():
+    assert isinstance(make_executor(1), SerialExecutor)
+    with pytest.raises(ValueError, match="workers must be a positive integer"):
+        make_executor(0)
+    with pytest.raises(ValueError, match="scheduler must be"):
+        make_executor(2, "threads")
+
+
+def test_run_sweep_validates_n_seeds():
+    with pytest.raises(ValueError, match="n_seeds"):
+        run_sweep(sweep_tasks.draw, [{"x": 1}], n_seeds=0)

@@ -1,0 +1,1 @@
+"""Closed forms, exact solvers, bounds and fits. No sampling."""
