@@ -91,7 +91,12 @@ def read_sample_counts(path: str | Path) -> SampleCounts:
                 f"(got n={n[i]}, c={c[i]})"
             )
         uniq, inverse = np.unique(ids, return_inverse=True)
-        return SampleCounts(path, uniq, np.bincount(inverse, n), np.bincount(inverse, c))
+        # pooled integer sums (np.bincount with weights would return float64 counts)
+        n_pooled = np.zeros(uniq.size, dtype=np.int64)
+        c_pooled = np.zeros(uniq.size, dtype=np.int64)
+        np.add.at(n_pooled, inverse, n)
+        np.add.at(c_pooled, inverse, c)
+        return SampleCounts(path, uniq, n_pooled, c_pooled)
     if "correct" in columns and id_col:
         correct = np.array(
             [_as_bool(r.get("correct"), f"{path} row {i + 1}") for i, r in enumerate(rows)]
@@ -123,7 +128,12 @@ def solve_passk(
             f"--k-max must be <= the fewest samples of any problem ({n_min}), got {k_max}"
         )
     ks = 2 ** np.arange(int(np.log2(k_max)) + 1)
-    curves = {d.path.stem: passk.pass_at_k_curve(d.n, d.c, ks) for d in data}
+    labels = [d.path.stem for d in data]
+    if len(set(labels)) < len(labels):  # e.g. base/samples.csv and rl/samples.csv
+        labels = [f"{label} ({role})" for label, role in zip(labels, ("base", "RL"), strict=False)]
+    curves = {
+        label: passk.pass_at_k_curve(d.n, d.c, ks) for label, d in zip(labels, data, strict=True)
+    }
     out: dict[str, Any] = {
         "k": ks.tolist(),
         "pass_at_k": {k: v.tolist() for k, v in curves.items()},

@@ -11,9 +11,11 @@ Executors (:func:`make_executor`): serial; a local process pool with BLAS/OpenMP
 threads pinned to 1 per worker (the default for ``workers > 1``); a ``dask.distributed``
 ``LocalCluster``; or an existing Dask scheduler at ``tcp://HOST:PORT``.
 
-When ``cache_dir`` is given, the driver writes each finished task to ``cache_dir/<index>.json``
-atomically (temporary file + rename) as soon as it completes. Running the same sweep again skips
-finished tasks, so a sweep killed at any moment resumes with nothing lost and nothing duplicated.
+When ``cache_dir`` is given, the driver writes each finished task to
+``cache_dir/<fingerprint>/task-<index>.json`` atomically (temporary file + rename) as soon as it
+completes; the fingerprint hashes the function, the tasks and the root seed, so different sweeps
+never share files. Running the same sweep again skips finished tasks: a sweep killed at any moment
+resumes with nothing lost and nothing duplicated.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ import logging
 import multiprocessing
 import os
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -147,12 +151,21 @@ def _environment(**env: str) -> Iterator[None]:
                 os.environ[k] = v
 
 
-def _pin_worker_threads() -> None:
-    """Process-pool initializer: pin the thread pools that can still be pinned at run time."""
+def _exit_when_orphaned(parent_pid: int) -> None:
+    """Watchdog: end this worker once its driver has died (it is then re-parented)."""
+    while os.getppid() == parent_pid:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def _init_worker(parent_pid: int) -> None:
+    """Process-pool initializer: pin the thread pools that can still be pinned at run time, and
+    make sure the worker does not outlive a killed driver."""
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
     if "numba" in sys.modules:
         sys.modules["numba"].set_num_threads(1)
+    threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), daemon=True).start()
 
 
 class ProcessExecutor:
@@ -160,6 +173,7 @@ class ProcessExecutor:
 
     Workers are started with :data:`SINGLE_THREAD_ENV` in their environment, so OpenBLAS, MKL,
     OpenMP, numba and torch each use one thread per process: parallelism comes from processes.
+    A worker whose driver is killed exits by itself within a second.
     """
 
     def __init__(self, workers: int) -> None:
@@ -171,7 +185,8 @@ class ProcessExecutor:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_pin_worker_threads,
+                initializer=_init_worker,
+                initargs=(os.getpid(),),
             )
         # spawn-context workers start inside submit(): they inherit the pinned environment.
         with _environment(**SINGLE_THREAD_ENV):
@@ -272,18 +287,14 @@ def _sweep_fingerprint(fn: TaskFn, tasks: list[SweepTask], root_seed: Any, paire
     return hashlib.sha256(dumps(spec).encode()).hexdigest()
 
 
-def _open_cache(cache_dir: Path, fingerprint: str) -> dict[int, dict[str, Any]]:
-    """Check the cache belongs to this sweep and load the tasks it already holds."""
+def _open_cache(cache_dir: Path, fingerprint: str, description: str) -> dict[int, dict[str, Any]]:
+    """Load the tasks that the cache of this sweep already holds."""
     cache_dir.mkdir(parents=True, exist_ok=True)
     manifest = cache_dir / "sweep.json"
-    if manifest.exists():
-        if read_json(manifest).get("fingerprint") != fingerprint:
-            raise ValueError(
-                f"cache_dir {cache_dir} holds a different sweep (other function, grid or seed); "
-                "use a new output directory"
-            )
-    else:
-        write_json_atomic(manifest, {"fingerprint": fingerprint})
+    if not manifest.exists():
+        write_json_atomic(manifest, {"fingerprint": fingerprint, "sweep": description})
+    elif read_json(manifest).get("fingerprint") != fingerprint:
+        raise ValueError(f"cache_dir {cache_dir} holds another sweep")
     for stale in cache_dir.glob(".*.tmp-*"):
         stale.unlink(missing_ok=True)
     done = {}
@@ -320,7 +331,8 @@ def run_sweep(
     executor
         Where the tasks run (:func:`make_executor`); serial in this process when ``None``.
     cache_dir
-        If given, each finished task is stored there atomically and reused on the next call.
+        If given, each finished task is stored atomically in ``cache_dir/<fingerprint>/`` and
+        reused by the next call of the same sweep.
     paired_seeds
         Seed task streams by seed index only, so all parameter points share random streams.
     desc
@@ -341,8 +353,11 @@ def run_sweep(
     done: dict[int, dict[str, Any]] = {}
     cache = None
     if cache_dir is not None:
-        cache = Path(cache_dir)
-        done = _open_cache(cache, _sweep_fingerprint(fn, tasks, root_seed, paired_seeds))
+        fingerprint = _sweep_fingerprint(fn, tasks, root_seed, paired_seeds)
+        cache = Path(cache_dir) / fingerprint[:16]
+        done = _open_cache(
+            cache, fingerprint, f"{fn.__module__}.{fn.__qualname__}, {len(tasks)} tasks"
+        )
     pending = [t for t in tasks if t.index not in done]
     logger.info("sweep %s: %d tasks, %d cached", desc or fn.__name__, len(tasks), len(done))
     executor = executor if executor is not None else SerialExecutor()

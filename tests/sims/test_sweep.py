@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import signal
 import subprocess
 import sys
@@ -85,13 +83,14 @@ def _live_members(pgid):
     return members
 
 
-def _kill_process_group(pgid):
-    """SIGKILL every live process of a group and wait until none is left."""
-    while members := _live_members(pgid):
-        for pid in members:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.05)
+def _wait_until_gone(pgid, polls=600):
+    """Poll (every 0.1 s, at most ``polls`` times) until group ``pgid`` has no live process;
+    return the processes still alive."""
+    for _ in range(polls):
+        if not (members := _live_members(pgid)):
+            break
+        time.sleep(0.1)
+    return members
 
 
 def _logged_grid(tmp_path, n, *, kill_at=-1, serial=True):
@@ -113,20 +112,21 @@ def test_cache_is_reused_without_running_tasks_again(tmp_path):
     grid = _logged_grid(tmp_path, 4)
     first = run_sweep(sweep_tasks.logged_draw, grid, cache_dir=tmp_path / "cache")
     assert sorted(_executions(tmp_path)) == [0, 1, 2, 3]
-    assert len(list((tmp_path / "cache").glob("task-*.json"))) == 4
-    (tmp_path / "cache" / "task-000002.json").unlink()
+    assert len(list((tmp_path / "cache").glob("*/task-*.json"))) == 4
+    next((tmp_path / "cache").glob("*/task-000002.json")).unlink()
     again = run_sweep(sweep_tasks.logged_draw, grid, cache_dir=tmp_path / "cache")
     assert again == first
     assert sorted(_executions(tmp_path)) == [0, 1, 2, 2, 3]  # only the missing task ran again
 
 
-def test_cache_of_another_sweep_is_refused(tmp_path):
+def test_other_sweeps_get_their_own_cache(tmp_path):
     grid = param_grid(x=[1, 2])
-    run_sweep(sweep_tasks.draw, grid, cache_dir=tmp_path)
-    with pytest.raises(ValueError, match="holds a different sweep"):
-        run_sweep(sweep_tasks.draw, grid, root_seed=1, cache_dir=tmp_path)
-    with pytest.raises(ValueError, match="holds a different sweep"):
-        run_sweep(sweep_tasks.mean_of_normals, grid, cache_dir=tmp_path)
+    first = run_sweep(sweep_tasks.draw, grid, cache_dir=tmp_path)
+    other_seed = run_sweep(sweep_tasks.draw, grid, root_seed=1, cache_dir=tmp_path)
+    run_sweep(sweep_tasks.mean_of_normals, param_grid(size=[3]), cache_dir=tmp_path)
+    assert len(list(tmp_path.iterdir())) == 3
+    assert _values(first) != _values(other_seed)
+    assert run_sweep(sweep_tasks.draw, grid, cache_dir=tmp_path) == first
 
 
 @pytest.mark.parametrize("serial", [True, False], ids=["serial", "processes"])
@@ -145,15 +145,18 @@ def test_sigkilled_sweep_resumes_with_every_task_exactly_once(tmp_path, serial):
                 run_sweep(sweep_tasks.logged_draw, grid, executor=ex,
                           cache_dir=Path({str(tmp_path)!r}) / "cache", root_seed=11)
     """)
-    with subprocess.Popen(
-        [sys.executable, "-c", script], cwd=ROOT, stderr=subprocess.PIPE, start_new_session=True
-    ) as killed:
-        _, stderr = killed.communicate()
-    assert killed.returncode == -signal.SIGKILL, stderr.decode()
-    _kill_process_group(
-        killed.pid
-    )  # orphaned pool workers die with their job, as under a real kill
-    stored_before = {int(p.stem.split("-")[1]) for p in (tmp_path / "cache").glob("task-*.json")}
+    stderr = tmp_path / "stderr.txt"
+    with (
+        stderr.open("wb") as err,
+        subprocess.Popen(
+            [sys.executable, "-c", script], cwd=ROOT, stderr=err, start_new_session=True
+        ) as driver,
+    ):
+        driver.wait()
+    assert driver.returncode == -signal.SIGKILL, stderr.read_text()
+    # Pool workers notice that their driver is gone and exit by themselves.
+    assert _wait_until_gone(pgid=driver.pid) == []
+    stored_before = {int(p.stem.split("-")[1]) for p in (tmp_path / "cache").glob("*/task-*.json")}
     assert 5 not in stored_before
     assert len(stored_before) < n
     runs_before = len(_executions(tmp_path))
@@ -163,7 +166,7 @@ def test_sigkilled_sweep_resumes_with_every_task_exactly_once(tmp_path, serial):
     rerun = _executions(tmp_path)[runs_before:]
     assert sorted(rerun) == sorted(set(range(n)) - stored_before)
     assert [r["index"] for r in records] == list(range(n))
-    files = sorted(p.name for p in (tmp_path / "cache").glob("task-*.json"))
+    files = sorted(p.name for p in (tmp_path / "cache").glob("*/task-*.json"))
     assert files == [f"task-{i:06d}.json" for i in range(n)]
     clean = run_sweep(sweep_tasks.logged_draw, _logged_grid(tmp_path, n), root_seed=11)
     assert [r["result"]["u"] for r in records] == [r["result"]["u"] for r in clean]

@@ -1,0 +1,67 @@
+"""``paper-checks bench``: the benchmark rows and their JSON (speed itself is never asserted)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from paper_checks.bench import _BENCHMARKS, run_benchmarks
+from paper_checks.cli import main
+from sims._jsonio import read_json
+
+ROW_KEYS = {
+    "name",
+    "description",
+    "baseline",
+    "size",
+    "ours_s",
+    "baseline_s",
+    "speedup",
+    "agree",
+    "repeats",
+}
+
+
+@pytest.fixture(scope="module")
+def pass_at_k_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict], Path]:
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
+    return run_benchmarks(quick=True, only=["pass_at_k"], repeats=1, out=out), out
+
+
+def test_pass_at_k_row(pass_at_k_run):
+    rows, _ = pass_at_k_run
+    assert len(rows) == 1
+    row = rows[0]
+    assert set(row) == ROW_KEYS
+    assert row["name"] == "pass_at_k"
+    assert row["agree"] is True  # ours and the math.comb loop give the same numbers
+    assert row["repeats"] == 1
+    assert row["ours_s"] > 0
+    assert row["baseline_s"] > 0
+    assert row["speedup"] == pytest.approx(row["baseline_s"] / row["ours_s"], rel=1e-12)
+    assert row["baseline"] == _BENCHMARKS["pass_at_k"].baseline
+    assert "100,000 problems" in row["size"]  # the quick size
+
+
+def test_json_file_holds_the_rows(pass_at_k_run):
+    rows, out = pass_at_k_run
+    assert read_json(out) == {"quick": True, "benchmarks": rows}
+
+
+def test_unknown_benchmark_is_named(tmp_path: Path):
+    out = tmp_path / "bench.json"
+    with pytest.raises(ValueError, match="'no_such_bench'") as err:
+        run_benchmarks(quick=True, only=["pass_at_k", "no_such_bench"], repeats=1, out=out)
+    assert str(err.value).startswith("--only")
+    assert "pass_at_k" in str(err.value)  # lists the known ones
+    assert not out.exists()  # nothing was run or written
+
+
+def test_cli_unknown_benchmark_is_one_line(tmp_path: Path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "--quick", "--only", "no_such_bench"]) == 2
+    captured = capsys.readouterr()
+    assert len(captured.err.splitlines()) == 1
+    assert "no_such_bench" in captured.err
+    assert not (tmp_path / "bench.json").exists()

@@ -1,0 +1,219 @@
+"""Reports rebuilt from a run's JSON: value formatting, Markdown table, self-contained HTML."""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from paper_checks.plotting import new_figure, save_figure
+from paper_checks.report import (
+    comparison_rows,
+    format_value,
+    render_html,
+    render_markdown,
+    verdict_table,
+    write_reports,
+)
+from paper_checks.results import CheckResult, RunInfo, Verdict, load_results, write_results
+
+HOSTILE = "<script>alert('x')</script> & more"
+
+
+# ---------------------------------------------------------------------------------- format_value
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (3.14159265, "3.142"),
+        (1.0, "1"),
+        (1e-10, "1e-10"),
+        (123456.0, "1.235e+05"),
+        (7, "7"),
+        (True, "True"),
+        (False, "False"),
+        (None, "None"),
+        ("text", "text"),
+        ([], "[]"),
+        ([1.0, 2.5, 3], "[1, 2.5, 3]"),
+        ([True, None], "[True, None]"),
+        ({"a": 0.5, "b": [1, 2]}, "{a: 0.5, b: [1, 2]}"),
+        ({"outer": {"inner": 0.123456}}, "{outer: {inner: 0.1235}}"),
+    ],
+)
+def test_format_value(value, text):
+    assert format_value(value) == text
+
+
+def test_format_value_bools_are_not_numbers():
+    # bool is an int subclass; it must not render as 1 / 0
+    assert format_value([True, 1]) == "[True, 1]"
+
+
+def test_format_value_shortens_long_lists():
+    text = format_value([float(i) for i in range(10)])
+    assert text == "[0, 1, 2, 3, 4, 5, … (10 values)]"
+
+
+@given(st.floats(-1e300, 1e300))  # (rounding 1.7975e308 to 4 digits overflows to inf)
+def test_format_value_floats_keep_four_significant_digits(x):
+    shown = float(format_value(x))
+    assert shown == pytest.approx(x, rel=5e-4, abs=0.0)
+
+
+# ------------------------------------------------------------------------------------ fixtures
+def _result(claim_id: str, verdict: Verdict, figures: list[str], **kw) -> CheckResult:
+    return CheckResult(
+        verdict=verdict,
+        summary=kw.pop("summary", f"{claim_id}: x = 1.0"),
+        measured=kw.pop("measured", {"x": 1.0, "only_measured": [1, 2]}),
+        expected=kw.pop("expected", {"x": 1.0, "only_expected": True}),
+        tolerance="|x - 1| < 0.1",
+        figures=figures,
+        claim_id=claim_id,
+        paper="rlvr",
+        statement=kw.pop("statement", f"statement of {claim_id}"),
+        source="rlvr.md §1",
+        provenance={"seed": 0, "wall_time_s": 2.25},
+        **kw,
+    )
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run directory with three claims: two with real figures, one ERROR with a missing one.
+
+    Shared by the module's tests (saving the figures is the slow part); none changes its JSON or
+    figures.
+    """
+    tmp_path = tmp_path_factory.mktemp("run")
+    figures = {}
+    for i, name in enumerate(("rlvr.fake_a", "rlvr.fake_b")):
+        fig, ax = new_figure()
+        ax.plot([1, 2, 4], [0.1, 0.2 + i, 0.3])
+        figures[name] = [
+            str(p.relative_to(tmp_path)) for p in save_figure(fig, tmp_path / "figures", name)
+        ]
+    results = [
+        _result("rlvr.fake_a", Verdict.PASS, figures["rlvr.fake_a"]),
+        _result(
+            "rlvr.fake_b",
+            Verdict.FAIL,
+            figures["rlvr.fake_b"],
+            statement=HOSTILE,
+            summary="<b>bold</b> summary",
+        ),
+        _result(
+            "rlvr.fake_c",
+            Verdict.ERROR,
+            ["figures/rlvr.fake_c.png", "figures/rlvr.fake_c.pdf"],
+            error="Traceback (most recent call last):\nRuntimeError: <boom>\n",
+        ),
+    ]
+    info = RunInfo("r1", "2025-01-01T00:00:00+00:00", "quick", 0, "processes", 1, "numpy", [], 3.0)
+    write_results(tmp_path, info, results)
+    return tmp_path
+
+
+# ------------------------------------------------------------------------------------- helpers
+def test_comparison_rows_put_shared_keys_first():
+    result = _result("rlvr.fake_a", Verdict.PASS, [])
+    assert comparison_rows(result) == [
+        ("x", "1", "1"),
+        ("only_measured", "[1, 2]", ""),
+        ("only_expected", "", "True"),
+    ]
+
+
+def test_verdict_table_rows():
+    rows = verdict_table([_result("rlvr.fake_a", Verdict.FAIL, [])])
+    assert rows == [("rlvr.fake_a", "FAIL", "rlvr.fake_a: x = 1.0", "2.2")]
+
+
+# ------------------------------------------------------------------------------------- markdown
+def test_markdown_has_a_verdict_row_per_claim(run_dir: Path):
+    run, results = load_results(run_dir)
+    md = render_markdown(run, results)
+    assert md.startswith("# paper-checks run r1\n")
+    rows = [line for line in md.splitlines() if re.match(r"\| `rlvr\.fake_.` \| \*\*", line)]
+    assert rows == [
+        "| `rlvr.fake_a` | **PASS** | rlvr.fake_a: x = 1.0 | 2.2 |",
+        "| `rlvr.fake_b` | **FAIL** | <b>bold</b> summary | 2.2 |",
+        "| `rlvr.fake_c` | **ERROR** | rlvr.fake_c: x = 1.0 | 2.2 |",
+    ]
+    # each claim gets a section, its PNG linked (not the PDF), and the ERROR traceback
+    for r in results:
+        assert f"## `{r.claim_id}`: {r.verdict.value}" in md
+        assert f"![{r.claim_id}](figures/{r.claim_id}.png)" in md
+    assert ".pdf)" not in md
+    assert "RuntimeError: <boom>" in md
+
+
+# ----------------------------------------------------------------------------------------- html
+def test_html_embeds_every_figure(run_dir: Path):
+    run, results = load_results(run_dir)
+    page = render_html(run, results, run_dir)
+    embedded = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    assert len(embedded) == 2  # the two figures on disk; the third is missing
+    for name, data in zip(("rlvr.fake_a", "rlvr.fake_b"), embedded, strict=True):
+        assert base64.b64decode(data) == (run_dir / "figures" / f"{name}.png").read_bytes()
+
+
+def test_html_is_self_contained(run_dir: Path):
+    run, results = load_results(run_dir)
+    page = render_html(run, results, run_dir)
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:|//)""", page)
+    assert "<link" not in page
+    assert "<script" not in page
+
+
+def test_html_escapes_user_text(run_dir: Path):
+    run, results = load_results(run_dir)
+    page = render_html(run, results, run_dir)
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; more" in page
+    assert "&lt;b&gt;bold&lt;/b&gt; summary" in page
+    assert "<b>bold</b>" not in page
+    assert "RuntimeError: &lt;boom&gt;" in page
+
+
+def test_html_reports_a_missing_figure(run_dir: Path):
+    run, results = load_results(run_dir)
+    page = render_html(run, results, run_dir)
+    assert "figure figures/rlvr.fake_c.png is missing" in page
+
+
+def test_html_has_a_section_and_verdict_per_claim(run_dir: Path):
+    run, results = load_results(run_dir)
+    page = render_html(run, results, run_dir)
+    for r in results:
+        assert f'<section id="{r.claim_id}">' in page
+        assert f'<span class="{r.verdict.value}">{r.verdict.value}</span>' in page
+    assert "1 PASS, 1 FAIL, 0 INCONCLUSIVE, 1 ERROR" in page
+
+
+def test_write_reports_rebuilds_both_files(run_dir: Path):
+    md, page = write_reports(run_dir)
+    assert (md, page) == (run_dir / "report.md", run_dir / "report.html")
+    run, results = load_results(run_dir)
+    assert md.read_text(encoding="utf-8") == render_markdown(run, results)
+    assert page.read_text(encoding="utf-8") == render_html(run, results, run_dir)
+
+
+def test_write_reports_needs_results_json(tmp_path: Path):
+    with pytest.raises(ValueError, match=r"results\.json"):
+        write_reports(tmp_path)
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_report_of_numpy_measurements_shows_numbers(tmp_path: Path):
+    result = _result(
+        "rlvr.fake_a", Verdict.PASS, [], measured={"v": np.array([0.5, 0.25])}, expected={}
+    )
+    info = RunInfo("r", "t", "quick", 0, "processes", 1, "numpy", [], 0.0)
+    write_results(tmp_path, info, [result])
+    run, results = load_results(tmp_path)
+    assert "| v | [0.5, 0.25] |  |" in render_markdown(run, results)
