@@ -95,6 +95,8 @@ def select_claims(selectors: Iterable[str]) -> list[Claim]:
     chosen: set[str] = set()
     for selector in selectors:
         matched = {c.id for c in claims if selector in (c.id, c.paper)}
+        if not matched and selector in PAPERS:
+            raise ValueError(f"paper {selector!r} has no claims yet")
         if not matched:
             known = sorted({c.paper for c in claims})
             raise ValueError(

@@ -66,12 +66,18 @@ def _print_table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> None:
 
 # ---------------------------------------------------------------------------------------- commands
 def cmd_list(args: argparse.Namespace) -> int:
-    claims = select_claims(args.papers) if args.papers else all_claims()
+    unknown = [p for p in args.papers if p not in PAPERS]
+    if unknown:
+        raise ValueError(f"no paper named {unknown[0]!r} (papers: {', '.join(PAPERS)})")
+    claims = [c for c in all_claims() if not args.papers or c.paper in args.papers]
     last: dict[str, str] = {}
     latest = args.results / "latest"
     if (latest / "results.json").is_file():
         last = {r.claim_id: r.verdict.value for r in load_results(latest)[1]}
     rows = [(c.id, last.get(c.id, "-"), c.statement) for c in claims]
+    if not rows:
+        print("no claims yet for " + ", ".join(args.papers))
+        return 0
     _print_table(rows, ("claim", "last run", "statement"))
     return 0
 
@@ -83,9 +89,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     backend = get_backend(args.backend)
     created = datetime.now(UTC)
     run_id = f"{created:%Y%m%d-%H%M%S}-{args.scale}"
-    out_dir = args.out if args.out is not None else args.results / run_id
-    if args.out is not None:
-        run_id = out_dir.name
+    if args.out is None:
+        out_dir, suffix = args.results / run_id, 1
+        while out_dir.exists():  # two runs in the same second
+            suffix += 1
+            out_dir = args.results / f"{run_id}-{suffix}"
+    else:
+        out_dir = args.out
+    run_id = out_dir.name
     out_dir.mkdir(parents=True, exist_ok=True)
 
     from sims.sweep import make_executor

@@ -79,7 +79,7 @@ def read_sample_counts(path: str | Path) -> SampleCounts:
         raise ValueError(f"--samples: {path} holds no rows")
     columns = set(rows[0])
     id_col = next((c for c in _ID_COLUMNS if c in columns), None)
-    ids = np.array([str(r[id_col]) if id_col else str(i) for i, r in enumerate(rows)])
+    ids = np.array([str(r[id_col]) if id_col else str(i + 1) for i, r in enumerate(rows)])
     if {"n", "c"} <= columns:
         n = np.array([_as_int(r.get("n"), "n", f"{path} row {i + 1}") for i, r in enumerate(rows)])
         c = np.array([_as_int(r.get("c"), "c", f"{path} row {i + 1}") for i, r in enumerate(rows)])
@@ -90,6 +90,8 @@ def read_sample_counts(path: str | Path) -> SampleCounts:
                 f"--samples: {path} row {i + 1}: need 0 <= c <= n and n >= 1 "
                 f"(got n={n[i]}, c={c[i]})"
             )
+        if id_col is None:  # one row per problem, named by its 1-based row number
+            return SampleCounts(path, ids, n.astype(np.int64), c.astype(np.int64))
         uniq, inverse = np.unique(ids, return_inverse=True)
         # pooled integer sums (np.bincount with weights would return float64 counts)
         n_pooled = np.zeros(uniq.size, dtype=np.int64)

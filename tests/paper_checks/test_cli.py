@@ -13,13 +13,15 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from paper_checks.claims import _REGISTRY, all_claims, claim
+from paper_checks import cli
+from paper_checks.claims import _REGISTRY, PAPERS, all_claims, claim
 from paper_checks.cli import main
 from paper_checks.context import Context
 from paper_checks.plotting import new_figure
@@ -504,3 +506,25 @@ def test_python_m_bad_usage_has_no_traceback(tmp_path):
     assert len(proc.stderr.splitlines()) == 1
     assert "nosuch" in proc.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_list_of_a_paper_without_claims_yet_says_so(capsys):
+    known_without_claims = [p for p in PAPERS if p not in {c.paper for c in all_claims()}]
+    if not known_without_claims:
+        pytest.skip("every paper has claims")
+    assert main(["list", known_without_claims[0]]) == 0
+    assert "no claims yet" in capsys.readouterr().out
+    assert main(["run", known_without_claims[0]]) == 2
+    assert "has no claims yet" in capsys.readouterr().err
+
+
+def test_two_runs_in_the_same_second_get_two_directories(fake_claims, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    frozen = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    monkeypatch.setattr(cli, "datetime", SimpleNamespace(now=lambda tz=None: frozen))
+    ok = fake_claims("pass")
+    for _ in range(2):
+        assert main(["run", ok, "-q"]) == 0
+    runs = sorted(d.name for d in (tmp_path / "results").iterdir() if d.name != "latest")
+    assert runs == ["20260102-030405-quick", "20260102-030405-quick-2"]
+    assert (tmp_path / "results" / "latest").resolve().name == runs[1]

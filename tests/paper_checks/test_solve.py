@@ -61,7 +61,8 @@ def rl_counts_csv(path: Path) -> Path:
 # ----------------------------------------------------------------------------- reading: CSV n,c
 def test_csv_counts_without_problem_column(tmp_path: Path):
     s = read_sample_counts(write(tmp_path / "s.csv", "n,c\n10,3\n10,0\n5,5\n"))
-    assert counts(s) == {"0": (10, 3), "1": (10, 0), "2": (5, 5)}
+    assert counts(s) == {"1": (10, 3), "2": (10, 0), "3": (5, 5)}  # 1-based row numbers
+    assert list(s.ids) == ["1", "2", "3"]  # file order is kept
     assert np.issubdtype(s.n.dtype, np.integer)
     assert np.issubdtype(s.c.dtype, np.integer)
     assert s.path == tmp_path / "s.csv"
