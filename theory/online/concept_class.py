@@ -1,0 +1,196 @@
+"""Concept classes over a finite domain, stored as a bit matrix with packed version spaces.
+
+A class H ⊆ {0,1}^X is an (|H| × |X|) 0/1 matrix: row h is a hypothesis, column x a point. Version
+spaces (subsets of H) are bitsets over the rows, packed into uint64 words: bit i of word i // 64 is
+hypothesis i. ``point_bits[x]`` is the version space {h : h(x) = 1}, so restricting V to the label b
+at x is one AND per word (spec §6).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+WORD = 64
+
+
+def _pack_rows(bits: np.ndarray) -> np.ndarray:
+    """Pack a (n_hyp, m) 0/1 matrix column-wise: column j -> bitset over rows, (m, n_words) uint64."""
+    n_hyp, m = bits.shape
+    n_words = max(1, -(-n_hyp // WORD))
+    out = np.zeros((m, n_words), dtype=np.uint64)
+    for i in range(n_hyp):
+        w, b = divmod(i, WORD)
+        out[:, w] |= bits[i].astype(np.uint64) << np.uint64(b)
+    return out
+
+
+@dataclass(frozen=True)
+class ConceptClass:
+    """A finite concept class: ``matrix[h, x]`` is hypothesis h's label at point x.
+
+    Build with :meth:`from_array`, :meth:`from_strings` or :meth:`from_file`. Point labels
+    (``points``) name the user's original points; witnesses (sequences, trees) use column indices
+    into ``points``.
+    """
+
+    matrix: np.ndarray
+    points: tuple[str, ...] = ()
+    point_bits: np.ndarray = field(init=False, repr=False, compare=False)
+    full: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        m = _validated_matrix(self.matrix)
+        object.__setattr__(self, "matrix", m)
+        if not self.points:
+            object.__setattr__(self, "points", tuple(str(j) for j in range(m.shape[1])))
+        if len(self.points) != m.shape[1]:
+            raise ValueError(f"points has {len(self.points)} labels for {m.shape[1]} points")
+        object.__setattr__(self, "point_bits", _pack_rows(m))
+        full = _pack_rows(np.ones((m.shape[0], 1), dtype=np.uint8))[0]
+        object.__setattr__(self, "full", full)
+
+    # ------------------------------------------------------------------------------ constructors
+    @classmethod
+    def from_array(cls, array: Any, points: Any = None) -> ConceptClass:
+        """From a 2-D array-like of 0/1 (rows = hypotheses)."""
+        return cls(array, _labels(points))
+
+    @classmethod
+    def from_strings(cls, rows: list[str], points: Any = None) -> ConceptClass:
+        """From 0/1 strings, one per hypothesis (e.g. ``["0000", "1000", ...]``)."""
+        return cls(_parse_rows([(i + 1, r) for i, r in enumerate(rows)], "row"), _labels(points))
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> ConceptClass:
+        """From a text file (one hypothesis per line as a 0/1 string; blank lines and lines starting
+        with ``#`` are skipped) or a JSON file (a list of lists of 0/1, or an object with keys
+        ``hypotheses`` and optionally ``points``)."""
+        path = Path(path)
+        if not path.is_file():
+            raise ValueError(f"class file {str(path)!r} does not exist")
+        text = path.read_text(encoding="utf-8")
+        if path.suffix.lower() == ".json":
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path}: line {err.lineno}: not valid JSON ({err.msg})") from None
+            points = None
+            if isinstance(data, dict):
+                points, data = data.get("points"), data.get("hypotheses")
+            if not isinstance(data, list) or not all(isinstance(r, list) for r in data):
+                raise ValueError(f"{path}: JSON must be a list of lists of 0/1")
+            rows = [
+                (i + 1, "".join(_json_bit(v, path, i + 1) for v in r)) for i, r in enumerate(data)
+            ]
+            return cls(_parse_rows(rows, f"{path}: hypothesis"), _labels(points))
+        rows = [
+            (i + 1, line.strip())
+            for i, line in enumerate(text.splitlines())
+            if line.strip() and not line.lstrip().startswith("#")
+        ]
+        return cls(_parse_rows(rows, f"{path}: line"))
+
+    # -------------------------------------------------------------------------------- properties
+    @property
+    def n_hypotheses(self) -> int:
+        return self.matrix.shape[0]
+
+    @property
+    def n_points(self) -> int:
+        return self.matrix.shape[1]
+
+    @property
+    def n_words(self) -> int:
+        return self.full.shape[0]
+
+    def rows(self) -> list[str]:
+        """The hypotheses as 0/1 strings."""
+        return ["".join(map(str, r)) for r in self.matrix.tolist()]
+
+    def restrict(self, points: Any) -> ConceptClass:
+        """H restricted to the given point indices (duplicate hypotheses removed)."""
+        idx = np.asarray(points, dtype=int)
+        sub = np.unique(self.matrix[:, idx], axis=0)
+        return ConceptClass(sub, tuple(self.points[i] for i in idx))
+
+    def subclass(self, hypotheses: Any) -> ConceptClass:
+        """The class of the given hypothesis (row) indices, on the same points."""
+        return ConceptClass(self.matrix[np.asarray(hypotheses, dtype=int)], self.points)
+
+    def canonical(self) -> tuple[ConceptClass, np.ndarray]:
+        """Lossless canonical form for M_tr and Ldim: constant columns dropped, identical or
+        complementary columns merged, duplicate hypotheses removed (spec §6).
+
+        Returns ``(C, keep)`` where column j of C is the user's point ``keep[j]``.
+        """
+        m = self.matrix
+        keep, seen = [], set()
+        for j in range(m.shape[1]):
+            col = m[:, j]
+            if col.min() == col.max():
+                continue
+            key = (col ^ col[0]).tobytes()  # identical and complementary columns share a key
+            if key not in seen:
+                seen.add(key)
+                keep.append(j)
+        keep_arr = np.asarray(keep, dtype=int)
+        if keep_arr.size == 0:
+            return ConceptClass(np.zeros((1, 0), dtype=np.uint8)), keep_arr
+        sub = np.unique(m[:, keep_arr], axis=0)
+        return ConceptClass(sub, tuple(self.points[j] for j in keep_arr)), keep_arr
+
+
+# ----------------------------------------------------------------------------------- validation
+def _validated_matrix(matrix: Any) -> np.ndarray:
+    try:
+        m = np.asarray(matrix)
+    except ValueError:
+        raise ValueError("class matrix has ragged rows") from None
+    if m.dtype == object:
+        raise ValueError("class matrix has ragged rows")
+    if m.ndim != 2:
+        raise ValueError(f"class matrix must be 2-D (hypotheses × points), got {m.ndim}-D")
+    if m.shape[0] == 0:
+        raise ValueError("class is empty: it needs at least one hypothesis")
+    if m.dtype == bool:
+        m = m.astype(np.uint8)
+    if not (np.issubdtype(m.dtype, np.integer) or np.issubdtype(m.dtype, np.floating)):
+        raise ValueError(f"class matrix must hold 0/1 numbers (got dtype {m.dtype})")
+    bad = np.argwhere((m != 0) & (m != 1))
+    if bad.size:
+        i, j = bad[0]
+        raise ValueError(f"class matrix entry [{i}, {j}] is {m[i, j].item()!r}, not 0 or 1")
+    return np.ascontiguousarray(m.astype(np.uint8))
+
+
+def _labels(points: Any) -> tuple[str, ...]:
+    return tuple(str(p) for p in points) if points is not None else ()
+
+
+def _json_bit(value: Any, path: Path, row: int) -> str:
+    if value in (0, 1) and not isinstance(value, float):
+        return str(int(value))
+    raise ValueError(f"{path}: hypothesis {row}: entry {value!r} is not 0 or 1")
+
+
+def _parse_rows(rows: list[tuple[int, str]], where: str) -> np.ndarray:
+    if not rows:
+        raise ValueError(f"{where.rsplit(':', 1)[0] if ':' in where else 'class'}: class is empty")
+    width = len(rows[0][1])
+    for line_no, text in rows:
+        bad = next((ch for ch in text if ch not in "01"), None)
+        if bad is not None:
+            raise ValueError(f"{where} {line_no}: {bad!r} is not 0 or 1")
+        if len(text) != width:
+            raise ValueError(
+                f"{where} {line_no}: has {len(text)} points, the first row has {width}"
+            )
+    return np.array([[int(ch) for ch in text] for _, text in rows], dtype=np.uint8).reshape(
+        len(rows), width
+    )

@@ -1,0 +1,133 @@
+"""The exact transductive mistake bound M_tr(H) by the suffix-set Pareto DP.
+
+In the transductive game (online.md §1) the adversary fixes a sequence, the learner sees it, and the
+value of a fixed sequence is BKM97's tree rank v(H, x). Repeated points pass through and appending
+points never lowers v, so M_tr(H) = max over orders π of X of v(H, π). Enumerating the |X|! orders is
+the brute force (tests/naive.py); the DP below shares work between orders (online.md §6 (B)):
+
+* For a suffix set S ⊆ X, the version spaces reachable after the points outside S have been
+  queried are the *cells*: the fibers of H over labelings of X ∖ S. They do not depend on the order
+  in which X ∖ S was queried.
+* For an order σ of S, the vector vec_σ[cell] = v(cell, σ) determines everything the prefix can
+  make of it, and the final value is monotone in every coordinate (c is monotone). So for each S it
+  suffices to keep the Pareto-maximal vectors over all orders of S.
+* Prepending x to S gives, for each cell' of S ∪ {x}, vec'[cell'] = c(vec[cell' ∩ [x=0]],
+  vec[cell' ∩ [x=1]]) when both halves are nonempty (c(a, b) = a + 1 if a = b else max(a, b)),
+  else the nonempty half passes through. At S = X there is one cell, H: its best value is M_tr(H).
+
+Vectors are stored per hypothesis (each hypothesis carries its cell's value), so any |H| works; the
+points of a suffix set are a uint64 bitmask, which limits the exact DP to :data:`MAX_POINTS` points
+after canonicalisation. Cost ≈ 2^|X| · |X| · F · |H| with F the front size (small in practice).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from theory.online._mtr_numba import dp_layer
+from theory.online.concept_class import ConceptClass
+
+#: Largest number of canonical points the exact DP accepts (memory ~ 2^n · 12 bytes per layer).
+MAX_POINTS = 26
+
+
+@dataclass(frozen=True)
+class TransductiveBound:
+    """M_tr with its witness: ``sequence`` (column indices of the user's class) forces ``value``
+    mistakes against every learner. Points not in the sequence are redundant (constant, or a copy
+    or complement of a sequence point) and may be appended anywhere without changing the value."""
+
+    value: int
+    sequence: tuple[int, ...]
+    exact: bool
+    pareto_front_max: int
+
+
+def _row_masks(matrix: np.ndarray) -> np.ndarray:
+    """Each hypothesis as a uint64 bitmask over points (bit j = label at point j)."""
+    weights = np.uint64(1) << np.arange(matrix.shape[1], dtype=np.uint64)
+    return (matrix.astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+
+
+def _solve_canonical(matrix: np.ndarray) -> tuple[int, list[int], int]:
+    """The DP on a canonical matrix: (value, optimal order of its columns, largest front)."""
+    n_h, n = matrix.shape
+    if n == 0 or n_h <= 1:
+        return 0, list(range(n)), 1
+    rows = _row_masks(matrix)
+    size = 1 << n
+    prev_start = np.zeros(size, dtype=np.int64)
+    prev_count = np.zeros(size, dtype=np.int64)
+    prev_count[0] = 1
+    prev_vecs = np.zeros((1, n_h), dtype=np.int16)  # S = ∅: cells are single hypotheses, v = 0
+    parents = []
+    front_max = 1
+    for k in range(1, n + 1):
+        start = np.zeros(size, dtype=np.int64)
+        count = np.zeros(size, dtype=np.int64)
+        vecs, parent_x, parent_i = dp_layer(
+            rows, n, k, prev_start, prev_count, prev_vecs, start, count
+        )
+        front_max = max(front_max, int(count.max()))
+        parents.append((parent_x, parent_i))
+        prev_start, prev_count, prev_vecs = start, count, vecs
+    best = int(np.argmax(prev_vecs[:, 0]))
+    value = int(prev_vecs[best, 0])
+    order, i = [], best
+    for parent_x, parent_i in reversed(parents):  # from S = X down to S = ∅: first point first
+        order.append(int(parent_x[i]))
+        i = int(parent_i[i])
+    return value, order, front_max
+
+
+def transductive_mistake_bound(H: ConceptClass, n: int | None = None) -> TransductiveBound:
+    """Exact M_tr(H, n) = max over sequences of length n of the transductive value (online.md §1),
+    with an optimal sequence; ``n=None`` gives M_tr(H) = sup_n M_tr(H, n).
+
+    The class is first canonicalised losslessly (constant columns dropped, identical or
+    complementary columns merged, duplicate hypotheses removed). For n shorter than the canonical
+    domain, M_tr(H, n) = max over n-point subsets S of M_tr(H restricted to S) (injective sequences
+    suffice; online.md §1).
+
+    Raises ValueError if the canonical class has more than :data:`MAX_POINTS` points (use
+    :func:`theory.online.certificates.mtr_lower_bound` for a certified lower bound instead).
+    """
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0):
+        raise ValueError(f"n must be a non-negative integer or None (got {n!r})")
+    canon, keep = H.canonical()
+    m = canon.n_points
+    if m > MAX_POINTS:
+        raise ValueError(
+            f"the class has {m} distinct non-constant points after canonicalisation; the exact DP "
+            f"handles at most {MAX_POINTS}"
+        )
+    if n is None or n >= m:
+        value, order, front = _solve_canonical(canon.matrix)
+        return TransductiveBound(value, tuple(int(keep[j]) for j in order), True, front)
+    best = TransductiveBound(0, (), True, 1)
+    for subset in combinations(range(m), n):
+        sub = np.unique(canon.matrix[:, list(subset)], axis=0)
+        value, order, front = _solve_canonical(sub)
+        if value > best.value or not best.sequence:
+            best = TransductiveBound(value, tuple(int(keep[subset[j]]) for j in order), True, front)
+    return best
+
+
+def mtr_by_permutations(H: ConceptClass) -> TransductiveBound:
+    """M_tr(H) by enumerating every order of the canonical points and scoring each with
+    :func:`theory.online.transductive.transductive_value` (online.md §6 (A)). Exponential
+    (|X|!): the baseline the DP is benchmarked and tested against."""
+    from itertools import permutations
+
+    from theory.online.transductive import transductive_value
+
+    canon, keep = H.canonical()
+    best_value, best_order = 0, tuple(range(canon.n_points))
+    for order in permutations(range(canon.n_points)):
+        value = transductive_value(canon, list(order))
+        if value > best_value:
+            best_value, best_order = value, order
+    return TransductiveBound(best_value, tuple(int(keep[j]) for j in best_order), True, 0)

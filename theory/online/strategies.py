@@ -1,0 +1,181 @@
+"""Hypothesis strategies drawing concept classes, for property tests of Ldim and M_tr.
+
+This module imports :mod:`hypothesis` at the top: hypothesis is a test dependency (the ``test``
+extra), so import this module only from tests or from code that has it installed.
+
+All strategies are bounded (at most 12 points and 256 hypotheses per drawn class) and shrink
+towards small classes with 0 labels.
+
+Examples
+--------
+>>> from hypothesis import given
+>>> from theory.online.strategies import concept_classes
+>>> @given(concept_classes(max_points=4))
+... def test_size(H):
+...     assert H.n_hypotheses <= 2 ** H.n_points
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from theory.online.concept_class import ConceptClass
+from theory.online.constructions import gadget_w, product, tree_class
+
+#: Most points a drawn class may have.
+MAX_POINTS = 12
+#: Most hypotheses a drawn class may have.
+MAX_HYPOTHESES = 256
+
+__all__ = [
+    "classes_with_planted_gap",
+    "concept_classes",
+    "products",
+    "tree_classes",
+]
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_bounds(name_lo: str, lo: int, name_hi: str, hi: int, floor: int, ceiling: int) -> None:
+    for name, v in ((name_lo, lo), (name_hi, hi)):
+        if not _is_int(v) or v < floor or v > ceiling:
+            raise ValueError(f"{name} must be an integer in [{floor}, {ceiling}], got {v!r}")
+    if lo > hi:
+        raise ValueError(f"{name_lo} = {lo} exceeds {name_hi} = {hi}")
+
+
+def concept_classes(
+    min_points: int = 1,
+    max_points: int = 6,
+    min_hypotheses: int = 1,
+    max_hypotheses: int | None = None,
+    density: float | None = None,
+) -> st.SearchStrategy[ConceptClass]:
+    """Concept classes with distinct hypotheses on ``min_points..max_points`` points.
+
+    Parameters
+    ----------
+    min_points, max_points : int
+        Range of |X|, 1 ≤ min_points ≤ max_points ≤ 12.
+    min_hypotheses : int
+        Least |H| (≥ 1). Must be ≤ 2^min_points, since hypotheses are distinct.
+    max_hypotheses : int or None
+        Most |H|; None means min(2^|X|, 256).
+    density : float or None
+        If given, each label is 1 with probability about ``density`` (in [0, 1], resolution
+        1/1000); otherwise labels are fair booleans. Low densities with many hypotheses make
+        distinct rows hard to draw (hypothesis may report a health-check failure).
+
+    Returns
+    -------
+    SearchStrategy[ConceptClass]
+        Point labels "0".."m−1"; rows in drawing order.
+    """
+    _check_bounds("min_points", min_points, "max_points", max_points, 1, MAX_POINTS)
+    if not _is_int(min_hypotheses) or not 1 <= min_hypotheses <= 2**min_points:
+        raise ValueError(
+            f"min_hypotheses must be in [1, 2^min_points = {2**min_points}], got {min_hypotheses}"
+        )
+    if max_hypotheses is not None:
+        _check_bounds(
+            "min_hypotheses", min_hypotheses, "max_hypotheses", max_hypotheses, 1, MAX_HYPOTHESES
+        )
+    if density is not None:
+        is_number = isinstance(density, (int, float)) and not isinstance(density, bool)
+        if not is_number or not 0.0 <= density <= 1.0:
+            raise ValueError(f"density must be a number in [0, 1], got {density!r}")
+        cut = round(1000 * (1.0 - density))
+        # v ≥ cut is a 1: shrinking v towards 0 shrinks labels towards 0
+        bit: st.SearchStrategy[int] = st.integers(0, 999).map(lambda v: int(v >= cut))
+    else:
+        bit = st.booleans().map(int)
+
+    @st.composite
+    def _draw(draw: st.DrawFn) -> ConceptClass:
+        m = draw(st.integers(min_points, max_points), label="n_points")
+        cap = min(2**m, MAX_HYPOTHESES if max_hypotheses is None else max_hypotheses)
+        lo = min(min_hypotheses, cap)
+        rows = draw(
+            st.lists(st.tuples(*([bit] * m)), min_size=lo, max_size=cap, unique=True),
+            label="rows",
+        )
+        return ConceptClass.from_array(rows)
+
+    return _draw()
+
+
+def tree_classes(
+    max_depth: int = 3, min_depth: int = 1, random_labels: bool = True
+) -> st.SearchStrategy[ConceptClass]:
+    """Tree classes :func:`~theory.online.constructions.tree_class` (d, q, seed) with
+    ``min_depth ≤ d ≤ max_depth ≤ 8``.
+
+    With ``random_labels`` the off-path bias q is drawn from {0} ∪ [0.05, 0.5] and the seed from
+    0..2^32−1; otherwise q = 0 (the minimal tree class). Ldim = d in every case.
+    """
+    _check_bounds("min_depth", min_depth, "max_depth", max_depth, 1, 8)
+
+    @st.composite
+    def _draw(draw: st.DrawFn) -> ConceptClass:
+        d = draw(st.integers(min_depth, max_depth), label="d")
+        if not random_labels:
+            return tree_class(d)
+        q = draw(
+            st.one_of(st.just(0.0), st.floats(0.05, 0.5, allow_nan=False, allow_infinity=False)),
+            label="q",
+        )
+        seed = draw(st.integers(0, 2**32 - 1), label="seed")
+        return tree_class(d, q, rng=seed)
+
+    return _draw()
+
+
+def products(
+    left: st.SearchStrategy[ConceptClass] | None = None,
+    right: st.SearchStrategy[ConceptClass] | None = None,
+) -> st.SearchStrategy[tuple[ConceptClass, ConceptClass, ConceptClass]]:
+    """Triples ``(A, B, A × B)`` with A drawn from ``left`` and B from ``right`` (default: classes
+    on 1–3 points with at most 8 hypotheses), for checking that Ldim and M_tr add over products
+    (online.md §5). The product's points are A's followed by B's."""
+    small = concept_classes(max_points=3, max_hypotheses=8)
+    left = small if left is None else left
+    right = small if right is None else right
+    return st.tuples(left, right).map(lambda ab: (ab[0], ab[1], product(ab[0], ab[1])))
+
+
+def classes_with_planted_gap(
+    max_extra_points: int = 3, max_extra_hypotheses: int = 8, shuffle: bool = True
+) -> st.SearchStrategy[ConceptClass]:
+    """Classes W × C with the gadget W as a product factor, so that Ldim > M_tr is guaranteed.
+
+    C is drawn by :func:`concept_classes` on 1..``max_extra_points`` points with at most
+    ``max_extra_hypotheses`` hypotheses. Since Ldim and M_tr add over products and W has
+    (Ldim, M_tr) = (3, 2) (online.md §5), the drawn class H has
+
+    * Ldim(H) = 3 + Ldim(C) ≥ 3 and M_tr(H) = 2 + M_tr(C) ≥ 2,
+    * Ldim(H) − M_tr(H) = 1 + (Ldim(C) − M_tr(C)) ≥ 1.
+
+    With ``shuffle`` the columns (and their labels) are permuted, which changes neither value.
+    """
+    for name, v, hi in (
+        ("max_extra_points", max_extra_points, MAX_POINTS - 4),
+        ("max_extra_hypotheses", max_extra_hypotheses, MAX_HYPOTHESES // 8),
+    ):
+        if not _is_int(v) or not 1 <= v <= hi:
+            raise ValueError(f"{name} must be an integer in [1, {hi}], got {v!r}")
+    extra = concept_classes(max_points=max_extra_points, max_hypotheses=max_extra_hypotheses)
+
+    @st.composite
+    def _draw(draw: st.DrawFn) -> ConceptClass:
+        H = product(gadget_w(), draw(extra, label="C"))
+        if not shuffle:
+            return H
+        perm = draw(st.permutations(range(H.n_points)), label="column order")
+        return ConceptClass(H.matrix[:, perm], tuple(H.points[j] for j in perm))
+
+    return _draw()
