@@ -37,16 +37,18 @@ class Benchmark:
     description: str
     baseline: str
     prepare: Callable[[bool], Comparison]
+    full_only: bool = False
 
 
 _BENCHMARKS: dict[str, Benchmark] = {}
 
 
-def benchmark(name: str, *, description: str, baseline: str):
-    """Register ``prepare(quick) -> Comparison`` as benchmark ``name``."""
+def benchmark(name: str, *, description: str, baseline: str, full_only: bool = False):
+    """Register ``prepare(quick) -> Comparison`` as benchmark ``name`` (``full_only``: skipped by
+    ``--quick``)."""
 
     def register(prepare: Callable[[bool], Comparison]) -> Callable[[bool], Comparison]:
-        _BENCHMARKS[name] = Benchmark(name, description, baseline, prepare)
+        _BENCHMARKS[name] = Benchmark(name, description, baseline, prepare, full_only)
         return prepare
 
     return register
@@ -72,7 +74,7 @@ def run_benchmarks(
         )
     rows = []
     for bench in _BENCHMARKS.values():
-        if only and bench.name not in only:
+        if (only and bench.name not in only) or (quick and bench.full_only and not only):
             continue
         comparison = bench.prepare(quick)
         comparison.ours()  # warm-up: JIT compilation and caches are not what we measure
@@ -124,3 +126,95 @@ def _bench_pass_at_k(quick: bool) -> Comparison:
         agree=lambda a, b: bool(np.allclose(a, b, rtol=1e-9, atol=1e-12)),
         size=f"{problems:,} problems, n={n}, k={k}",
     )
+
+
+def _random_matrix(n_points: int, n_hypotheses: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    codes = rng.choice(2**n_points, size=min(n_hypotheses, 2**n_points), replace=False)
+    return np.array([[(int(c) >> j) & 1 for j in range(n_points)] for c in codes], dtype=np.uint8)
+
+
+def _mtr_benchmark(n_points: int) -> Callable[[bool], Comparison]:
+    def prepare(quick: bool) -> Comparison:  # noqa: ARG001 - the size is the benchmark's name
+        from theory.online import ConceptClass
+        from theory.online.mtr import mtr_by_permutations, transductive_mistake_bound
+
+        H = ConceptClass.from_array(_random_matrix(n_points, 32, seed=n_points))
+        return Comparison(
+            ours=lambda: transductive_mistake_bound(H).value,
+            baseline=lambda: mtr_by_permutations(H).value,
+            agree=lambda a, b: a == b,
+            size=f"|X| = {n_points}, |H| = {H.n_hypotheses}",
+        )
+
+    return prepare
+
+
+for _n in (8, 9, 10):
+    benchmark(
+        f"mtr_dp_{_n}_points",
+        description="exact transductive mistake bound: suffix-set Pareto DP (Numba)",
+        baseline="max over all |X|! orders of the transductive value (Numba per order)",
+        full_only=_n == 10,
+    )(_mtr_benchmark(_n))
+
+
+def _ldim_python(rows: list[int], point_masks: list[int]) -> int:
+    """Littlestone dimension by plain recursion on Python-int bitsets with a dict memo."""
+    memo: dict[int, int] = {}
+
+    def rec(v: int) -> int:
+        if v in memo:
+            return memo[v]
+        best = 0 if v else -1
+        if v & (v - 1):
+            for one in point_masks:
+                v1, v0 = v & one, v & ~one
+                if v1 and v0:
+                    best = max(best, 1 + min(rec(v0), rec(v1)))
+        memo[v] = best
+        return best
+
+    return rec((1 << len(rows)) - 1)
+
+
+@benchmark(
+    "littlestone_dim",
+    description="Littlestone dimension: memoised bitset recursion (Numba)",
+    baseline="the same recursion in pure Python (int bitsets, dict memo)",
+)
+def _bench_ldim(quick: bool) -> Comparison:
+    from theory.online import ConceptClass
+    from theory.online.dims import littlestone_dim
+
+    n_points, n_hyp = (12, 48) if quick else (16, 64)
+    matrix = _random_matrix(n_points, n_hyp, seed=1)
+    H = ConceptClass.from_array(matrix)
+    masks = [sum(1 << i for i in range(n_hyp) if matrix[i, j]) for j in range(n_points)]
+    return Comparison(
+        ours=lambda: littlestone_dim(H),
+        baseline=lambda: _ldim_python(list(range(n_hyp)), masks),
+        agree=lambda a, b: a == b,
+        size=f"|X| = {n_points}, |H| = {n_hyp}",
+    )
+
+
+def mtr_reach(seconds: float = 60.0, sizes: tuple[int, ...] = (64, 256)) -> list[dict[str, Any]]:
+    """The largest |X| whose random class (|H| fixed) the exact DP solves within ``seconds``."""
+    from theory.online import ConceptClass
+    from theory.online.mtr import transductive_mistake_bound
+
+    rows = []
+    for n_hyp in sizes:
+        solved, n = None, 12
+        while True:
+            H = ConceptClass.from_array(_random_matrix(n, n_hyp, seed=n))
+            start = time.perf_counter()
+            transductive_mistake_bound(H)
+            elapsed = time.perf_counter() - start
+            if elapsed > seconds:
+                break
+            solved = {"n_hypotheses": n_hyp, "n_points": n, "seconds": elapsed}
+            n += 1
+        rows.append(solved)
+    return rows

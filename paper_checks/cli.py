@@ -150,6 +150,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
         ],
         ("benchmark", "ours s", "baseline s", "speedup", "baseline"),
     )
+    if args.reach:
+        from paper_checks.bench import mtr_reach
+        from sims._jsonio import read_json, write_json_atomic
+
+        reach = mtr_reach()
+        for r in reach:
+            print(
+                f"exact M_tr within 60 s at |H| = {r['n_hypotheses']}: |X| = {r['n_points']} "
+                f"({r['seconds']:.1f} s)"
+            )
+        write_json_atomic(args.out, {**read_json(args.out), "mtr_reach": reach})
     print(f"wrote {args.out}")
     return 0
 
@@ -159,6 +170,17 @@ def cmd_solve_passk(args: argparse.Namespace) -> int:
 
     _, lines = solve_passk(args.samples, k_max=args.k_max, plot=args.plot)
     print("\n".join(lines))
+    return 0
+
+
+def cmd_solve_online(args: argparse.Namespace) -> int:
+    import json
+
+    from paper_checks.solve import solve_online
+    from sims._jsonio import to_jsonable
+
+    out, lines = solve_online(args.class_file, max_n=args.max_n, export_tree=args.export_tree)
+    print(json.dumps(to_jsonable(out)) if args.json else "\n".join(lines))
     return 0
 
 
@@ -221,6 +243,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out", type=Path, default=Path("bench.json"), help="output (default: bench.json)"
     )
+    p.add_argument(
+        "--reach",
+        action="store_true",
+        help="also find the largest |X| the exact M_tr DP solves within 60 s (takes minutes)",
+    )
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("solve", parents=[common], help="run the numeric core on your own input")
@@ -238,6 +265,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--plot", type=Path, default=Path("passk.png"), help="figure path (default: passk.png)"
     )
     s.set_defaults(func=cmd_solve_passk)
+    s = solvers.add_parser(
+        "online",
+        parents=[common],
+        help="Ldim, VC and the exact transductive mistake bound of a class",
+        description="FILE: one hypothesis per line as a 0/1 string (# comments allowed), or JSON: a "
+        'list of lists of 0/1, or {"hypotheses": [...], "points": [labels]}.',
+    )
+    s.add_argument("--class", dest="class_file", required=True, type=Path, metavar="FILE")
+    s.add_argument(
+        "--max-n", type=_positive_int, default=None, help="M_tr(H, n): sequences of length n"
+    )
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument(
+        "--export-tree",
+        type=Path,
+        default=None,
+        metavar="OUT",
+        help="write the Littlestone tree witness (.graphml or .dot)",
+    )
+    s.set_defaults(func=cmd_solve_online)
     return parser
 
 

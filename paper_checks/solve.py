@@ -187,3 +187,69 @@ def solve_passk(
         written = save_figure(fig, plot.parent, plot.stem)
         lines.append(f"plot: {written[0]} (and .pdf)")
     return out, lines
+
+
+#: The CLI solves M_tr exactly up to this many canonical points (about a minute at |H| = 64 and 20
+#: points on one core); beyond, it reports a certified lower bound.
+EXACT_POINTS_CLI = 20
+
+
+def solve_online(
+    path: Path, *, max_n: int | None = None, export_tree: Path | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """Ldim, VC and M_tr of the class in ``path`` (exact, or a certified lower bound when the class
+    is too large for the exact DP), with an optimal sequence in the user's point labels."""
+    from theory.online import ConceptClass
+    from theory.online.certificates import mtr_lower_bound
+    from theory.online.dims import littlestone_dim, littlestone_tree, vc_dim
+    from theory.online.mtr import transductive_mistake_bound
+
+    if max_n is not None and max_n < 1:
+        raise ValueError(f"--max-n must be a positive integer (got {max_n})")
+    H = ConceptClass.from_file(path)
+    canon, _ = H.canonical()
+    ldim, vc = littlestone_dim(H), vc_dim(H)
+    reason = None
+    if canon.n_points <= EXACT_POINTS_CLI:
+        bound = transductive_mistake_bound(H, n=max_n)
+        value, sequence, exact = bound.value, list(bound.sequence), True
+    else:
+        reason = (
+            f"{canon.n_points} distinct non-constant points exceed the exact DP's "
+            f"{EXACT_POINTS_CLI} on the command line"
+        )
+        if max_n is not None:
+            raise ValueError(f"--max-n needs the exact DP, but {reason}")
+        cert = mtr_lower_bound(H, rng=0)
+        value, sequence = cert.value, list(cert.sequence)
+        exact = value >= min(ldim, int(np.floor(np.log2(H.n_hypotheses))))  # sandwiched
+    out = {
+        "ldim": ldim,
+        "vc": vc,
+        "mtr": value,
+        "mtr_exact": exact,
+        "sequence": sequence,
+        "n_points": H.n_points,
+        "n_hypotheses": H.n_hypotheses,
+    }
+    label = "M_tr" if max_n is None else f"M_tr(H, n={max_n})"
+    lines = [
+        (
+            f"class: {H.n_hypotheses} hypotheses on {H.n_points} points "
+            f"({canon.n_points} after merging constant, repeated and complementary points)"
+        ),
+        f"Ldim = {ldim}",
+        f"VC = {vc}",
+        f"{label} = {value}"
+        if exact
+        else f"{label} is at least {value} (certified lower bound: {reason})",
+        "optimal sequence: " + " ".join(H.points[j] for j in sequence)
+        if exact
+        else "certifying sequence: " + " ".join(H.points[j] for j in sequence),
+    ]
+    if export_tree is not None:
+        from sims.online import littlestone_tree_graph, write_graph
+
+        write_graph(littlestone_tree_graph(littlestone_tree(H), H), export_tree)
+        lines.append(f"Littlestone tree (depth {ldim}) written to {export_tree}")
+    return out, lines

@@ -65,3 +65,25 @@ def test_cli_unknown_benchmark_is_one_line(tmp_path: Path, monkeypatch, capsys):
     assert len(captured.err.splitlines()) == 1
     assert "no_such_bench" in captured.err
     assert not (tmp_path / "bench.json").exists()
+
+
+def test_online_benchmarks_agree_with_their_baselines(tmp_path):
+    rows = run_benchmarks(quick=True, only=["mtr_dp_8_points", "littlestone_dim"], repeats=1)
+    assert [r["name"] for r in rows] == ["mtr_dp_8_points", "littlestone_dim"]
+    assert all(r["agree"] for r in rows)
+
+
+def test_quick_skips_full_only_benchmarks(monkeypatch):
+    from paper_checks import bench
+
+    cheap = bench.Comparison(
+        ours=lambda: 1, baseline=lambda: 1, agree=lambda a, b: a == b, size="1"
+    )
+    fake = {
+        "light": bench.Benchmark("light", "d", "b", lambda quick: cheap),
+        "heavy": bench.Benchmark("heavy", "d", "b", lambda quick: cheap, full_only=True),
+    }
+    monkeypatch.setattr(bench, "_BENCHMARKS", fake)
+    assert [r["name"] for r in run_benchmarks(quick=True, repeats=1)] == ["light"]
+    assert [r["name"] for r in run_benchmarks(quick=False, repeats=1)] == ["light", "heavy"]
+    assert _BENCHMARKS["mtr_dp_10_points"].full_only

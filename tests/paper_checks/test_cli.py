@@ -326,9 +326,9 @@ def test_one_failure_among_passes_exits_1(fake_claims, tmp_path, monkeypatch, ca
 
 def test_paper_key_selects_its_claims(fake_claims, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    ours = [fake_claims("pass", paper="online"), fake_claims("inc", paper="online")]
+    ours = [fake_claims("pass", paper="hivemind"), fake_claims("inc", paper="hivemind")]
     fake_claims("fail")  # an rlvr claim that must not run
-    code, payload = run_fake(["online"], tmp_path)
+    code, payload = run_fake(["hivemind"], tmp_path)
     assert code == 0
     assert [c["claim_id"] for c in payload["claims"]] == sorted(ours)
 
@@ -393,14 +393,14 @@ def test_list_prints_every_claim(tmp_path, monkeypatch, capsys):
 
 def test_list_filters_by_paper(fake_claims, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    other = fake_claims("pass", paper="online")
+    other = fake_claims("pass", paper="hivemind")
     assert main(["list"]) == 0
     assert other in listed(capsys.readouterr().out)
     assert main(["list", "rlvr"]) == 0
     rlvr = listed(capsys.readouterr().out)
     assert other not in rlvr
     assert list(rlvr) == [c.id for c in all_claims() if c.paper == "rlvr"]
-    assert main(["list", "online"]) == 0
+    assert main(["list", "hivemind"]) == 0
     assert list(listed(capsys.readouterr().out)) == [other]
 
 

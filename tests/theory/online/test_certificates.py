@@ -1,0 +1,107 @@
+"""theory.online.certificates: the certified lower bound on M_tr is exact for its sequence, below
+Ldim, at least VC, and equal to the brute force on the spec's classes (online.md §5, §6)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from tests.naive import mtr_bruteforce, transductive_value_naive
+from tests.theory.online.test_dims import (
+    W_ROWS,
+    all_functions,
+    matrices,
+    minimal_tree_class,
+    product,
+    singletons,
+    thresholds,
+)
+from theory.online import ConceptClass
+from theory.online.certificates import Certificate, mtr_lower_bound
+from theory.online.dims import littlestone_dim, vc_dim
+from theory.online.transductive import transductive_value
+
+
+def assert_certified(H: ConceptClass, cert: Certificate) -> None:
+    assert cert.value == transductive_value(H, cert.sequence)
+    assert len(set(cert.sequence)) == len(cert.sequence)
+    assert all(0 <= x < H.n_points for x in cert.sequence)
+    assert cert.value <= littlestone_dim(H)
+
+
+@settings(deadline=None, max_examples=80)
+@given(matrices(max_points=6, max_hypotheses=30))
+def test_certificate_is_exact_and_between_the_known_bounds(matrix):
+    H = ConceptClass(matrix)
+    cert = mtr_lower_bound(H, restarts=4, swaps=30, rng=0)
+    assert_certified(H, cert)
+    assert cert.value == transductive_value_naive(matrix, cert.sequence)
+    assert vc_dim(H) <= cert.value <= mtr_bruteforce(matrix)
+    assert cert.value >= min(littlestone_dim(H), 2)  # online.md §5
+
+
+@settings(deadline=None, max_examples=40)
+@given(matrices(max_points=4, max_hypotheses=16))
+def test_certificate_is_optimal_on_four_points(matrix):
+    # with rng=1 this holds for every class on ≤ 4 points (checked once against census(4))
+    assert mtr_lower_bound(ConceptClass(matrix), rng=1).value == mtr_bruteforce(matrix)
+
+
+@pytest.mark.parametrize("k", range(1, 8))
+def test_spec_oracles_thresholds(k):
+    H = thresholds(k)
+    cert = mtr_lower_bound(H, rng=0)
+    assert_certified(H, cert)
+    assert cert.value == int(np.floor(np.log2(k + 1)))
+    if k <= 6:
+        assert cert.value == mtr_bruteforce(H.matrix)
+
+
+def test_spec_oracles_gadget_all_functions_trees():
+    W = ConceptClass.from_strings(W_ROWS)
+    cert = mtr_lower_bound(W, rng=0)
+    assert_certified(W, cert)
+    assert cert.value == mtr_bruteforce(W.matrix) == 2
+    WW = product(W, W)
+    assert mtr_lower_bound(WW, rng=0).value == 4  # = M_tr(W × W), online.md §5
+    for k in range(1, 6):
+        assert mtr_lower_bound(all_functions(k), rng=0).value == k
+        assert mtr_lower_bound(singletons(k, with_zero=True), rng=0).value == 1
+    for d in range(1, 8):
+        H = minimal_tree_class(d)
+        cert = mtr_lower_bound(H, rng=0)
+        assert_certified(H, cert)
+        assert (cert.value, cert.method) == (d, "bfs-tree")  # the upper bound stops the search
+
+
+def test_user_columns_constant_and_degenerate_classes():
+    base = ConceptClass.from_strings(W_ROWS).matrix
+    # a constant column, a duplicate and a complement of column 0, then W
+    matrix = np.column_stack([np.ones(8, dtype=np.uint8), base[:, 0], 1 - base[:, 0], base])
+    H = ConceptClass(matrix)
+    cert = mtr_lower_bound(H, rng=0)
+    assert_certified(H, cert)
+    assert cert.value == 2
+    constant = ConceptClass.from_strings(["0110", "0110"])
+    assert mtr_lower_bound(constant, rng=0) == Certificate(0, (), "empty")
+
+
+def test_deterministic_for_a_seed():
+    H = ConceptClass(np.random.default_rng(5).integers(0, 2, size=(60, 10)))
+    first = mtr_lower_bound(H, restarts=6, swaps=50, rng=3)
+    assert mtr_lower_bound(H, restarts=6, swaps=50, rng=3) == first
+    assert_certified(H, first)
+    only_orders = mtr_lower_bound(H, restarts=0, rng=3)
+    assert only_orders.method in {"bfs-tree", "dfs-tree", "vc-witness"}
+    assert only_orders.value <= first.value
+
+
+def test_bad_arguments_are_named():
+    H = thresholds(3)
+    with pytest.raises(ValueError, match="restarts"):
+        mtr_lower_bound(H, restarts=-1)
+    with pytest.raises(ValueError, match="swaps"):
+        mtr_lower_bound(H, swaps=1.5)
+    with pytest.raises(ValueError, match="H must be a ConceptClass"):
+        mtr_lower_bound(H.matrix)

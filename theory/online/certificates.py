@@ -1,0 +1,179 @@
+"""Certified lower bounds on M_tr: a sequence together with its exact transductive value.
+
+"M_tr ≥ k" has a short certificate, a sequence x with v(H, x) ≥ k, checked in O(n·|H|) by
+:func:`theory.online.transductive.transductive_value` (online.md §6). This module searches for
+good sequences; "M_tr ≤ k" has no such certificate (use Ldim, Halving or products instead).
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+
+import numpy as np
+
+from theory.online.concept_class import ConceptClass
+from theory.online.dims import LittlestoneTree, _concept_class, littlestone_tree, vc_witness
+from theory.online.transductive import _SequenceScorer, transductive_value
+
+__all__ = ["Certificate", "mtr_lower_bound"]
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """A certified lower bound M_tr(H) ≥ ``value``: ``value == transductive_value(H, sequence)``.
+
+    ``sequence`` holds column indices of H; ``method`` names the search step that found it
+    (``"empty"``, ``"bfs-tree"``, ``"dfs-tree"``, ``"vc-witness"``, ``"random"`` or
+    ``"hill-climb"``).
+    """
+
+    value: int
+    sequence: tuple[int, ...]
+    method: str
+
+
+def _count(value: object, name: str) -> int:
+    if not isinstance(value, bool | np.bool_):
+        try:
+            n = operator.index(value)
+        except TypeError:
+            pass
+        else:
+            if n >= 0:
+                return n
+    raise ValueError(f"{name} must be a non-negative integer (got {value!r})")
+
+
+def _tree_orders(C: ConceptClass, tree: LittlestoneTree) -> list[tuple[str, np.ndarray]]:
+    """BFS and DFS (pre-order) orders of a Littlestone-tree witness, completed to permutations.
+
+    Querying the tree's nodes top-down lets the adversary follow the tree (online.md §3, §5:
+    BFS order forces d on minimal tree classes). A point repeated at several nodes is kept at its
+    first occurrence (a repeat is a pass-through), and the points off the tree are appended
+    (appending never lowers v).
+    """
+    nodes = tree.nodes
+    orders = []
+    for name, keys in (
+        ("bfs-tree", sorted(nodes, key=lambda s: (len(s), s))),
+        ("dfs-tree", sorted(nodes)),  # "" < "0" < "00" < "01" < "1" ...: pre-order
+    ):
+        first = list(dict.fromkeys(nodes[s] for s in keys))
+        seen = set(first)
+        rest = [x for x in range(C.n_points) if x not in seen]
+        orders.append((name, np.array(first + rest, dtype=np.int64)))
+    return orders
+
+
+def _vc_order(C: ConceptClass) -> np.ndarray:
+    """A largest shattered set first (value VC in any order), then the other points."""
+    first = list(vc_witness(C))
+    seen = set(first)
+    return np.array(first + [x for x in range(C.n_points) if x not in seen], dtype=np.int64)
+
+
+def _neighbour(seq: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Swap two positions, or move one point to another position (equal odds)."""
+    out = seq.copy()
+    i, j = rng.choice(seq.size, size=2, replace=False)
+    if rng.random() < 0.5:
+        out[i], out[j] = out[j], out[i]
+    else:
+        out = np.insert(np.delete(out, i), j, seq[i])
+    return out
+
+
+def mtr_lower_bound(
+    H: ConceptClass,
+    *,
+    restarts: int = 20,
+    swaps: int = 200,
+    rng: np.random.Generator | int | None = None,
+) -> Certificate:
+    r"""A certified lower bound on M_tr(H): the best sequence found and its exact value.
+
+    M_tr(H) = max over orders π of X of v(H, π) (online.md §1), so any order's value is a lower
+    bound. The search (online.md §6) runs on the canonical class (constant columns dropped,
+    identical or complementary columns merged, which keeps v) and scores every candidate with
+    the exact kernel of :func:`~theory.online.transductive.transductive_value`:
+
+    1. the BFS and DFS orders of a Littlestone-tree witness (online.md §3, §5), and a largest
+       shattered set first (value ≥ VC, since appending points never lowers v), each completed
+       with the remaining points;
+    2. ``restarts`` hill climbs, the first three from those orders and the others from random
+       permutations; each tries ``swaps`` moves (swap two positions, or move one point) and
+       keeps a move when it does not lower the value (sideways moves cross plateaus).
+
+    Hence ``value ≥ VC(H)``, and ``value ≥ min(Ldim, 2)`` (the tree's root and its two children
+    come first in BFS order, online.md §5).
+
+    It stops as soon as the value reaches the upper bound min(Ldim, ⌊log2 |H|⌋) (Fact E.1),
+    where |H| counts distinct hypotheses. The result is exact for its sequence, hence
+    ``value ≤ M_tr(H) ≤ Ldim(H)``; it is deterministic for a given ``rng`` seed.
+
+    Parameters
+    ----------
+    H : ConceptClass
+    restarts : int, default 20
+        Number of hill climbs (≥ 0); with 0, only the tree orders are scored.
+    swaps : int, default 200
+        Moves tried per hill climb (≥ 0).
+    rng : numpy.random.Generator, int or None
+        Seed or generator for the random starts and moves.
+
+    Returns
+    -------
+    Certificate
+        ``value``, ``sequence`` (a permutation of the canonical class's points, as columns of H)
+        and the ``method`` that found it.
+    """
+    H = _concept_class(H)
+    restarts = _count(restarts, "restarts")
+    swaps = _count(swaps, "swaps")
+    rng = np.random.default_rng(rng)
+    C, keep = H.canonical()
+    if C.n_points == 0:
+        return Certificate(0, (), "empty")
+
+    tree = littlestone_tree(C)
+    orders = [*_tree_orders(C, tree), ("vc-witness", _vc_order(C))]
+    upper = min(tree.depth, C.n_hypotheses.bit_length() - 1)
+    score = _SequenceScorer(C)
+
+    best_value, best_seq, best_method = -1, orders[0][1], orders[0][0]
+
+    def consider(value: int, seq: np.ndarray, method: str) -> bool:
+        nonlocal best_value, best_seq, best_method
+        if value > best_value:
+            best_value, best_seq, best_method = value, seq, method
+        return best_value >= upper
+
+    done = False
+    for name, seq in orders:
+        done = consider(score(seq), seq, name)
+        if done:
+            break
+    starts = [seq for _, seq in orders]
+    for r in range(restarts if not done else 0):
+        if r < len(starts):
+            seq, method = starts[r], "hill-climb"
+        else:
+            seq, method = rng.permutation(C.n_points).astype(np.int64), "random"
+        value = score(seq)
+        if consider(value, seq, method):
+            break
+        if C.n_points < 2:
+            continue
+        for _ in range(swaps):
+            cand = _neighbour(seq, rng)
+            cand_value = score(cand)
+            if cand_value >= value:
+                seq, value = cand, cand_value
+                if consider(value, seq, "hill-climb"):
+                    break
+        if best_value >= upper:
+            break
+
+    sequence = tuple(int(keep[x]) for x in best_seq)
+    return Certificate(transductive_value(H, sequence), sequence, best_method)
