@@ -244,12 +244,13 @@ def tree_words(v, depth, index_, bits, index, keys, vals, chain, node_points, le
 
 # ------------------------------------------------------------------------------------ VC dimension
 @njit(cache=True)
-def shattered_extensions(points, start, bits, full):
-    """The points x ≥ ``start`` such that ``points`` ∪ {x} is shattered (``points`` shattered).
+def shattered_extensions(points, candidates, bits, full):
+    """For a shattered set S = ``points``: the candidates x with S ∪ {x} shattered, and the size
+    of the smallest cell of H's partition by its labels on S.
 
-    The cells of H by its labels on ``points`` are built by splitting ``full`` at each point;
-    S ∪ {x} is shattered iff x splits every cell (both labels occur in each of the 2^|S| cells).
-    ``bits`` is (|X|, n_words) as ``ConceptClass.point_bits``.
+    The cells are built by splitting ``full`` at each point of S; S ∪ {x} is shattered iff x
+    splits every one of the 2^|S| cells. A shattered superset of S with j more points needs
+    2^j distinct rows in every cell. ``bits`` is (|X|, n_words) as ``ConceptClass.point_bits``.
     """
     n_words = full.shape[0]
     n_cells = 1 << points.shape[0]
@@ -262,9 +263,13 @@ def shattered_extensions(points, start, bits, full):
             cells[filled + c] = cells[c] & bits[p]
             cells[c] = cells[c] & ~bits[p]
         filled *= 2
-    out = np.empty(bits.shape[0], dtype=np.int64)
+    smallest = count_words(full)
+    for c in range(n_cells):
+        smallest = min(smallest, count_words(cells[c]))
+    out = np.empty(candidates.shape[0], dtype=np.int64)
     n_out = 0
-    for x in range(start, bits.shape[0]):
+    for i in range(candidates.shape[0]):
+        x = candidates[i]
         splits_all = True
         for c in range(n_cells):
             has0 = False
@@ -282,7 +287,7 @@ def shattered_extensions(points, start, bits, full):
         if splits_all:
             out[n_out] = x
             n_out += 1
-    return out[:n_out]
+    return out[:n_out], smallest
 
 
 # ----------------------------------------------------------------------------- threshold dimension

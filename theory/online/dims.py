@@ -211,12 +211,13 @@ def vc_witness(H: ConceptClass) -> tuple[int, ...]:
     """A largest shattered point set (sorted column indices; ``()`` when VC = 0).
 
     A set S is shattered iff H restricted to S has all 2^|S| rows. Shattered sets are closed
-    under subsets, so the search goes level by level: each shattered k-set S = {s_1 < ... < s_k}
-    is extended by the points x > s_k that split every cell of H's partition by S (Numba kernel).
-    Constant columns are dropped and identical or complementary columns merged first
-    (:meth:`ConceptClass.canonical`); the search stops when 2^k exceeds the number of distinct
-    hypotheses. By Pajor's lemma each level holds at most |H| sets, so a level costs at most
-    |H|·|X| cell tests.
+    under subsets, so a depth-first search over the sets S = {s_1 < ... < s_k} in lexicographic
+    order only extends S by its *extensions*: the points x > s_k, among the parent's extensions,
+    that split every cell of H's partition by S (Numba kernel). Branch and bound: a shattered
+    superset of S adds at most min(#extensions, ⌊log2 (smallest cell)⌋) points, and the search
+    stops at ⌊log2 |H|⌋. It runs on :meth:`ConceptClass.canonical` (constant columns dropped,
+    identical or complementary columns merged, rows distinct). Worst case C(|X|, VC) sets, i.e.
+    |X|^{O(log |H|)} (online.md §6).
 
     Parameters
     ----------
@@ -230,18 +231,24 @@ def vc_witness(H: ConceptClass) -> tuple[int, ...]:
     H = _concept_class(H)
     C, keep = H.canonical()
     bits = np.ascontiguousarray(C.point_bits)
-    level = [(x,) for x in range(C.n_points)]  # canonical columns are non-constant
+    cap = C.n_hypotheses.bit_length() - 1  # 2^VC ≤ |H|
     best: tuple[int, ...] = ()
-    while level:
-        best = level[0]
-        if 2 ** (len(best) + 1) > C.n_hypotheses:
-            break
-        level = [
-            (*s, int(x))
-            for s in level
-            for x in _k.shattered_extensions(np.array(s, dtype=np.int64), s[-1] + 1, bits, C.full)
-        ]
+    stack: list[tuple[tuple[int, ...], np.ndarray]] = [((), np.arange(C.n_points))]
+    while stack and len(best) < cap:
+        points, candidates = stack.pop()
+        if len(points) > len(best):
+            best = points
+        ext, smallest = _k.shattered_extensions(
+            np.array(points, dtype=np.int64), candidates, bits, C.full
+        )
+        if len(points) + min(ext.size, _floor_log2(smallest)) <= len(best):
+            continue
+        stack.extend(((*points, int(ext[i])), ext[i + 1 :]) for i in range(ext.size - 1, -1, -1))
     return tuple(int(keep[j]) for j in best)
+
+
+def _floor_log2(n: int) -> int:
+    return int(n).bit_length() - 1
 
 
 def vc_dim(H: ConceptClass) -> int:
