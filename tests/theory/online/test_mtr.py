@@ -12,7 +12,7 @@ from theory.online import ConceptClass
 from theory.online.census import census
 from theory.online.dims import littlestone_dim
 from theory.online.mtr import MAX_POINTS, transductive_mistake_bound
-from theory.online.strategies import classes_with_planted_gap, concept_classes
+from theory.online.strategies import classes_with_planted_gap, concept_classes, products
 
 W_ROWS = ["0000", "1000", "0100", "0001", "1101", "0011", "1011", "1111"]
 
@@ -81,3 +81,45 @@ def test_too_many_points_and_bad_n_are_refused():
         transductive_mistake_bound(ConceptClass.from_array(wide))
     with pytest.raises(ValueError, match="n must be"):
         transductive_mistake_bound(ConceptClass.from_strings(W_ROWS), n=-1)
+
+
+@settings(deadline=None, max_examples=60)
+@given(concept_classes(max_points=5, max_hypotheses=16), st.data())
+def test_mtr_is_invariant_under_relabelling_and_duplication(H, data):
+    value = transductive_mistake_bound(H).value
+    m = H.matrix
+    perm = data.draw(st.permutations(range(H.n_points)))
+    flip = data.draw(st.integers(0, H.n_points - 1))
+    copy = data.draw(st.integers(0, H.n_points - 1))
+    variants = [
+        m[:, perm],
+        np.where(np.arange(H.n_points) == flip, 1 - m, m),
+        np.column_stack([m, m[:, copy], 1 - m[:, copy]]),
+        np.vstack([m, m[:1]]),
+    ]
+    for variant in variants:
+        assert transductive_mistake_bound(ConceptClass.from_array(variant)).value == value
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    products(
+        concept_classes(max_points=3, max_hypotheses=6),
+        concept_classes(max_points=3, max_hypotheses=6),
+    )
+)
+def test_mtr_adds_over_disjoint_products(triple):
+    A, B, AB = triple
+    assert transductive_mistake_bound(AB).value == (
+        transductive_mistake_bound(A).value + transductive_mistake_bound(B).value
+    )
+
+
+@settings(deadline=None, max_examples=40)
+@given(concept_classes(max_points=5, max_hypotheses=16), st.data())
+def test_mtr_is_monotone_under_subclasses(H, data):
+    rows = data.draw(st.lists(st.integers(0, H.n_hypotheses - 1), min_size=1, unique=True))
+    assert (
+        transductive_mistake_bound(H.subclass(sorted(rows))).value
+        <= transductive_mistake_bound(H).value
+    )
