@@ -549,6 +549,21 @@ def adversary_forces(ctx: Context, *, guaranteed: Callable | None = None) -> Che
 
 
 # ------------------------------------------------------------------------- learner_invariants
+def _halving_worst_case(H: ConceptClass, order: np.ndarray) -> int:
+    """Mistakes of the Halving learner on ``order`` against its optimal adversary (max over
+    targets: a deterministic learner's worst case on a fixed sequence, online.md §6)."""
+    from theory.online.dims import HalvingLearner
+
+    worst = 0
+    for target in range(H.n_hypotheses):
+        learner = HalvingLearner(H)
+        for x in order:
+            learner.predict(int(x))
+            learner.update(int(x), int(H.matrix[target, x]))
+        worst = max(worst, learner.mistakes)
+    return worst
+
+
 @claim(
     "online.learner_invariants",
     paper="online",
@@ -562,8 +577,10 @@ def learner_invariants(ctx: Context, *, weight_factor: float = 0.75) -> CheckRes
     the count of consistent experts after each step, and learner mistakes ≤ log_{1/f}(1/w_true)
     with f the weight factor; also counts runs exceeding the paper's claimed halving (f = 1/2)."""
     from sims.online import DangerZoneLearner
+    from theory.online.transductive import transductive_value
 
     rng = ctx.rng("classes")
+    worst_cases: list[dict[str, float]] = []
     settings = [(d, q) for d in (3, 4, 5) for q in (0.0, 0.25)]
     bad_steps, bound_violations, over_halving, runs = 0, 0, 0, 0
     mistakes_all, bound_all = [], []
@@ -571,7 +588,11 @@ def learner_invariants(ctx: Context, *, weight_factor: float = 0.75) -> CheckRes
     for d, q in settings:
         H = constructions.tree_class(d, q=q, rng=rng)
         order = np.arange(H.n_points)  # BFS order of the tree nodes
-        targets = range(H.n_hypotheses) if d <= 4 else rng.choice(H.n_hypotheses, 12, replace=False)
+        exhaustive = d <= 4
+        targets = (
+            range(H.n_hypotheses) if exhaustive else rng.choice(H.n_hypotheses, 12, replace=False)
+        )
+        class_mistakes = []
         for target in targets:
             learner = DangerZoneLearner(H, None, order, halving_size=2, t_max=len(order))
             for x in order:
@@ -585,8 +606,19 @@ def learner_invariants(ctx: Context, *, weight_factor: float = 0.75) -> CheckRes
             for case, n in learner.true_expert(int(target)).mistakes.items():
                 case_totals[case] += n
             mistakes_all.append(learner.n_mistakes)
+            class_mistakes.append(learner.n_mistakes)
             bound_all.append(bound)
             runs += 1
+        if exhaustive:  # worst case over targets = the optimal adversary against this learner
+            worst_cases.append(
+                {
+                    "d": d,
+                    "q": q,
+                    "learner_worst": max(class_mistakes),
+                    "value": transductive_value(H, list(order)),
+                    "halving_worst": _halving_worst_case(H, order),
+                }
+            )
     fig, (ax, ax_c) = new_figure(ncols=2)
     ax.plot(bound_all, mistakes_all, "o", ms=3, mfc="none", label="runs (measured)")
     top = max(bound_all)
@@ -597,19 +629,29 @@ def learner_invariants(ctx: Context, *, weight_factor: float = 0.75) -> CheckRes
     ax_c.bar(list(case_totals), list(case_totals.values()), color="C2")
     ax_c.set_ylabel("true expert's mistakes, by case")
     ax_c.tick_params(axis="x", labelsize=7)
-    passed = bad_steps == 0 and bound_violations == 0
+    below_value = sum(w["learner_worst"] < w["value"] for w in worst_cases)
+    passed = bad_steps == 0 and bound_violations == 0 and below_value == 0
     return CheckResult(
         verdict=Verdict.of(passed),
         summary=f"{runs} runs: steps without exactly one true expert {bad_steps}; mistakes over "
-        f"the 3/4-factor bound {bound_violations}; over the paper's halving rate {over_halving}",
+        f"the 3/4-factor bound {bound_violations}; over the paper's halving rate {over_halving}; "
+        f"worst case vs optimal adversary (learner/v/Halving): "
+        + ", ".join(f"{w['learner_worst']}/{w['value']}/{w['halving_worst']}" for w in worst_cases),
         measured={
             "runs": runs,
             "steps_without_exactly_one_true_expert": bad_steps,
             "runs_over_weight_bound": bound_violations,
             "runs_over_halving_rate": over_halving,
             "true_expert_mistakes_by_case": case_totals,
+            "worst_case_against_optimal_adversary": worst_cases,
+            "classes_where_learner_beats_the_value": below_value,
         },
-        expected={"steps_without_exactly_one_true_expert": 0, "runs_over_weight_bound": 0},
-        tolerance="exact counts; mistakes ≤ log(1/w_true)/log(1/f) with f = 3/4",
+        expected={
+            "steps_without_exactly_one_true_expert": 0,
+            "runs_over_weight_bound": 0,
+            "classes_where_learner_beats_the_value": 0,
+        },
+        tolerance="exact counts; mistakes ≤ log(1/w_true)/log(1/f) with f = 3/4; on d ≤ 4 (every "
+        "target, i.e. the optimal adversary) the learner's worst case is ≥ the game value v(H, x)",
         figures=ctx.save_figure(fig),
     )
