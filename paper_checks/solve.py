@@ -220,7 +220,7 @@ def solve_online(
         )
         if max_n is not None:
             raise ValueError(f"--max-n needs the exact DP, but {reason}")
-        cert = mtr_lower_bound(H, rng=0)
+        cert = mtr_lower_bound(H, rng=0, candidates=_construct_sequences(H, littlestone_tree(H)))
         value, sequence = cert.value, list(cert.sequence)
         exact = value >= min(ldim, int(np.floor(np.log2(H.n_hypotheses))))  # sandwiched
     out = {
@@ -253,3 +253,14 @@ def solve_online(
         write_graph(littlestone_tree_graph(littlestone_tree(H), H), export_tree)
         lines.append(f"Littlestone tree (depth {ldim}) written to {export_tree}")
     return out, lines
+
+
+def _construct_sequences(H: Any, tree: Any) -> list[list[int]]:
+    """The paper's CONSTRUCTSEQUENCE(ε, M) on the Littlestone tree witness (online.md §3), for a
+    few (ε, M): candidate certificates for the lower-bound search."""
+    from sims.online import construct_sequence
+
+    if tree.depth < 1:
+        return []
+    grid = [(0.05, m) for m in range(1, min(tree.depth, 6) + 1)] + [(0.2, 2), (0.3, 3)]
+    return [construct_sequence(H, eps, m, tree=tree).original_sequence.tolist() for eps, m in grid]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import networkx as nx
+import numpy as np
 import pytest
 
 from paper_checks.cli import main
@@ -74,3 +75,37 @@ def test_malformed_class_file_exits_2_with_one_line(tmp_path, capsys, content, m
 def test_missing_class_file_exits_2(tmp_path, capsys):
     assert main(["solve", "online", "--class", str(tmp_path / "none.txt")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_large_class_gets_a_certified_lower_bound_or_a_sandwich(tmp_path, capsys):
+    from theory.online.constructions import tree_class
+
+    tree = tmp_path / "tree5.txt"
+    tree.write_text("\n".join(tree_class(5).rows()) + "\n")  # 31 points: beyond the CLI's exact DP
+    assert main(["solve", "online", "--class", str(tree), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["ldim"], out["mtr"], out["mtr_exact"]) == (5, 5, True)  # lower bound = Ldim
+
+    rng = np.random.default_rng(3)
+    wide = tmp_path / "wide.txt"
+    wide.write_text(
+        "\n".join("".join(map(str, r)) for r in rng.integers(0, 2, size=(40, 30))) + "\n"
+    )
+    assert main(["solve", "online", "--class", str(wide)]) == 0
+    text = capsys.readouterr().out
+    if "at least" in text:
+        assert "exceed the exact DP" in text
+    else:  # the certificate met min(Ldim, floor(log2|H|)): exact by the sandwich
+        assert "M_tr = " in text
+    assert main(["solve", "online", "--class", str(wide), "--max-n", "3"]) == 2
+
+
+def test_construct_sequence_candidates_certify_the_pilot_value():
+    from sims.online import construct_sequence
+    from theory.online.certificates import mtr_lower_bound
+    from theory.online.constructions import tree_class
+
+    H = tree_class(6)
+    pilot = construct_sequence(H, 0.05, 4).sequence.tolist()
+    cert = mtr_lower_bound(H, restarts=0, candidates=[pilot], rng=0)
+    assert cert.value >= 5

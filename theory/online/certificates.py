@@ -8,6 +8,7 @@ good sequences; "M_tr ≤ k" has no such certificate (use Ldim, Halving or produ
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -90,6 +91,7 @@ def mtr_lower_bound(
     restarts: int = 20,
     swaps: int = 200,
     rng: np.random.Generator | int | None = None,
+    candidates: Sequence[Sequence[int]] = (),
 ) -> Certificate:
     r"""A certified lower bound on M_tr(H): the best sequence found and its exact value.
 
@@ -121,6 +123,10 @@ def mtr_lower_bound(
         Moves tried per hill climb (≥ 0).
     rng : numpy.random.Generator, int or None
         Seed or generator for the random starts and moves.
+    candidates : sequence of sequences of int
+        Further sequences (columns of H, repeats allowed) scored exactly on H, e.g. the output
+        of the paper's CONSTRUCTSEQUENCE (``sims.online.construct_sequence``); the best of them
+        wins when it beats the search (method ``"candidate"``).
 
     Returns
     -------
@@ -176,4 +182,9 @@ def mtr_lower_bound(
             break
 
     sequence = tuple(int(keep[x]) for x in best_seq)
-    return Certificate(transductive_value(H, sequence), sequence, best_method)
+    best = Certificate(transductive_value(H, sequence), sequence, best_method)
+    for candidate in candidates:
+        value = transductive_value(H, list(candidate))
+        if value > best.value:
+            best = Certificate(value, tuple(int(x) for x in candidate), "candidate")
+    return best
