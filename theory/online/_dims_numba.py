@@ -14,6 +14,12 @@ pruned with L(V) ≤ ⌊log2 |V|⌋ (online.md §6):
   chains), so equal hashes of different sets are told apart by comparing the stored words.
 
 The memo containers are created by the caller and may be reused across calls on the same class.
+Also here: the VC branch and bound (``largest_shattered_set``) and the threshold-dimension subset
+DP (``threshold_chain``).
+
+Recursive kernels must be called with one argument signature only (no literal ints from other
+kernels): with ``cache=True``, a second specialisation of a recursive function segfaults when it
+is loaded from the cache (numba issues #6061, #6713).
 """
 
 from __future__ import annotations
@@ -24,10 +30,7 @@ from numba import njit
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
 _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
-_MIX = np.uint64(0xFF51AFD7ED558CCD)
+_HASH_SEED = np.uint64(0x9E3779B97F4A7C15)
 
 
 @njit(cache=True)
@@ -36,7 +39,10 @@ def popcount64(x):
     x = x - ((x >> np.uint64(1)) & _M1)
     x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
     x = (x + (x >> np.uint64(4))) & _M4
-    return np.int64((x * _H01) >> np.uint64(56))
+    x = x + (x >> np.uint64(8))  # byte sums by shifts (no overflowing multiply in pure Python)
+    x = x + (x >> np.uint64(16))
+    x = x + (x >> np.uint64(32))
+    return np.int64(x & np.uint64(0x7F))
 
 
 @njit(cache=True)
@@ -124,12 +130,13 @@ def tree_word(v, depth, index, bits, memo, node_points, leaf_rows):
 # ------------------------------------------------------------------------- many words (any |H|)
 @njit(cache=True)
 def _hash_words(v):
-    h = _FNV_OFFSET
+    """xorshift64 mix of the words (shifts only; collisions are resolved by the chains)."""
+    h = _HASH_SEED
     for w in range(v.shape[0]):
-        h = (h ^ v[w]) * _FNV_PRIME
-    h ^= h >> np.uint64(33)
-    h *= _MIX
-    h ^= h >> np.uint64(33)
+        h ^= v[w]
+        h ^= h << np.uint64(13)
+        h ^= h >> np.uint64(7)
+        h ^= h << np.uint64(17)
     return h
 
 
@@ -244,50 +251,106 @@ def tree_words(v, depth, index_, bits, index, keys, vals, chain, node_points, le
 
 # ------------------------------------------------------------------------------------ VC dimension
 @njit(cache=True)
-def shattered_extensions(points, candidates, bits, full):
-    """For a shattered set S = ``points``: the candidates x with S ∪ {x} shattered, and the size
-    of the smallest cell of H's partition by its labels on S.
+def _vc_search(cells, depth, candidates, bits, path, best, bounds):
+    """Depth-first branch and bound over shattered sets (see :func:`largest_shattered_set`).
 
-    The cells are built by splitting ``full`` at each point of S; S ∪ {x} is shattered iff x
-    splits every one of the 2^|S| cells. A shattered superset of S with j more points needs
-    2^j distinct rows in every cell. ``bits`` is (|X|, n_words) as ``ConceptClass.point_bits``.
+    ``cells`` are the 2^depth cells of H by its labels on ``path[:depth]`` (a shattered set S);
+    ``candidates`` are the points that may extend it; ``bounds = [best size, cap]``.
     """
-    n_words = full.shape[0]
-    n_cells = 1 << points.shape[0]
-    cells = np.empty((n_cells, n_words), dtype=np.uint64)
-    cells[0] = full
-    filled = 1
-    for k in range(points.shape[0]):
-        p = points[k]
-        for c in range(filled):
-            cells[filled + c] = cells[c] & bits[p]
-            cells[c] = cells[c] & ~bits[p]
-        filled *= 2
-    smallest = count_words(full)
+    if depth > bounds[0]:
+        bounds[0] = depth
+        best[:depth] = path[:depth]
+    if bounds[0] >= bounds[1]:
+        return
+    n_cells, n_words = cells.shape
+    # x extends S iff it splits every cell. If S ∪ T is shattered and x ∈ T, every cell's two
+    # halves at x shatter T − {x}, so |T| ≤ rank(x) = 1 + ⌊log2 min_c min(|c ∩ [x=0]|, |c ∩ [x=1]|)⌋;
+    # beating the best needs |T| > best − depth, so points of lower rank are dropped (smallest
+    # cells are scanned first, over their nonzero words only, to reject points early).
+    least_needed = np.int64(1) << max(bounds[0] - depth, 0)
+    sizes = np.empty(n_cells, dtype=np.int64)
     for c in range(n_cells):
-        smallest = min(smallest, count_words(cells[c]))
-    out = np.empty(candidates.shape[0], dtype=np.int64)
-    n_out = 0
+        sizes[c] = count_words(cells[c])
+    order = np.argsort(sizes)
+    words = np.empty(n_cells * n_words, dtype=np.int64)  # nonzero words, cell after cell
+    starts = np.empty(n_cells + 1, dtype=np.int64)
+    n = 0
+    for k in range(n_cells):
+        starts[k] = n
+        for w in range(n_words):
+            if cells[order[k], w] != np.uint64(0):
+                words[n] = w
+                n += 1
+    starts[n_cells] = n
+    ext = np.empty(candidates.shape[0], dtype=np.int64)
+    rank = np.empty(candidates.shape[0], dtype=np.int64)
+    n_ext = 0
     for i in range(candidates.shape[0]):
         x = candidates[i]
-        splits_all = True
-        for c in range(n_cells):
-            has0 = False
-            has1 = False
-            for w in range(n_words):
-                if cells[c, w] & bits[x, w] != np.uint64(0):
-                    has1 = True
-                if cells[c, w] & ~bits[x, w] != np.uint64(0):
-                    has0 = True
-                if has0 and has1:
-                    break
-            if not (has0 and has1):
-                splits_all = False
+        least = np.int64(1) << 62
+        for k in range(n_cells):
+            c = order[k]
+            ones = 0
+            for q in range(starts[k], starts[k + 1]):
+                w = words[q]
+                ones += popcount64(cells[c, w] & bits[x, w])
+            least = min(least, ones, sizes[c] - ones)
+            if least < least_needed or least == 0:
                 break
-        if splits_all:
-            out[n_out] = x
-            n_out += 1
-    return out[:n_out], smallest
+        if least >= least_needed and least > 0:
+            ext[n_ext] = x
+            rank[n_ext] = 1 + floor_log2(least)
+            n_ext += 1
+    # suffix[i] = the h-index of rank[i:] (max j with j ranks ≥ j): a superset through ext[i]
+    # uses only points of ext[i:], each of rank ≥ the number of points added
+    cap = bounds[1] - depth
+    suffix = np.zeros(n_ext + 1, dtype=np.int64)
+    counts = np.zeros(cap + 2, dtype=np.int64)
+    for i in range(n_ext - 1, -1, -1):
+        counts[min(rank[i], cap + 1)] += 1
+        at_least = 0
+        for j in range(cap + 1, 0, -1):
+            at_least += counts[j]
+            if at_least >= j:
+                suffix[i] = j
+                break
+    if depth + suffix[0] <= bounds[0]:
+        return
+    for i in range(n_ext):
+        if depth + min(suffix[i], rank[i]) <= bounds[0]:
+            continue
+        x = ext[i]
+        child = np.empty((2 * n_cells, n_words), dtype=np.uint64)
+        for c in range(n_cells):
+            child[c] = cells[c] & ~bits[x]
+            child[n_cells + c] = cells[c] & bits[x]
+        path[depth] = x
+        _vc_search(child, depth + 1, ext[i + 1 : n_ext], bits, path, best, bounds)
+        if bounds[0] >= bounds[1]:
+            return
+
+
+@njit(cache=True)
+def largest_shattered_set(bits, full, cap):
+    """The lexicographically first largest shattered set, searching sets S = {s_1 < ... < s_k}
+    depth first in lexicographic order.
+
+    S ∪ {x} is shattered iff x splits each of the 2^|S| cells of H by its labels on S; only the
+    parent's extensions can extend a child (shattered sets are closed under subsets). Branch
+    and bound: a point x can join only sets of size ≤ rank(x) beyond S (see ``_vc_search``), so at
+    most the h-index of the extensions' ranks can be added; the search stops once ``cap``
+    (⌊log2 |H|⌋) is reached. ``bits`` is (|X|, n_words).
+    """
+    cells = np.empty((1, full.shape[0]), dtype=np.uint64)
+    cells[0] = full
+    path = np.empty(max(cap, 1), dtype=np.int64)
+    best = np.empty(max(cap, 1), dtype=np.int64)
+    bounds = np.array([0, cap], dtype=np.int64)
+    candidates = np.arange(bits.shape[0], dtype=np.int64)
+    # depth from an array, not the literal 0: a recursive kernel must keep one signature, or
+    # loading it from the cache segfaults (numba issues #6061, #6713)
+    _vc_search(cells, bounds[0], candidates, bits, path, best, bounds)
+    return best[: bounds[0]].copy()
 
 
 # ----------------------------------------------------------------------------- threshold dimension

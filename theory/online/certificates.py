@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from theory.online.concept_class import ConceptClass
-from theory.online.dims import LittlestoneTree, _concept_class, littlestone_tree, vc_witness
+from theory.online.dims import LittlestoneTree, _concept_class, littlestone_tree
 from theory.online.transductive import _SequenceScorer, transductive_value
 
 __all__ = ["Certificate", "mtr_lower_bound"]
@@ -25,8 +25,8 @@ class Certificate:
     """A certified lower bound M_tr(H) ≥ ``value``: ``value == transductive_value(H, sequence)``.
 
     ``sequence`` holds column indices of H; ``method`` names the search step that found it
-    (``"empty"``, ``"bfs-tree"``, ``"dfs-tree"``, ``"vc-witness"``, ``"random"`` or
-    ``"hill-climb"``).
+    (``"empty"``, ``"bfs-tree"``, ``"dfs-tree"``, ``"random"``, ``"hill-climb"`` or
+    ``"candidate"``).
     """
 
     value: int
@@ -67,13 +67,6 @@ def _tree_orders(C: ConceptClass, tree: LittlestoneTree) -> list[tuple[str, np.n
     return orders
 
 
-def _vc_order(C: ConceptClass) -> np.ndarray:
-    """A largest shattered set first (value VC in any order), then the other points."""
-    first = list(vc_witness(C))
-    seen = set(first)
-    return np.array(first + [x for x in range(C.n_points) if x not in seen], dtype=np.int64)
-
-
 def _neighbour(seq: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Swap two positions, or move one point to another position (equal odds)."""
     out = seq.copy()
@@ -100,15 +93,15 @@ def mtr_lower_bound(
     identical or complementary columns merged, which keeps v) and scores every candidate with
     the exact kernel of :func:`~theory.online.transductive.transductive_value`:
 
-    1. the BFS and DFS orders of a Littlestone-tree witness (online.md §3, §5), and a largest
-       shattered set first (value ≥ VC, since appending points never lowers v), each completed
-       with the remaining points;
-    2. ``restarts`` hill climbs, the first three from those orders and the others from random
+    1. the BFS and DFS orders of a Littlestone-tree witness (online.md §3, §5), each completed
+       with the points off the tree (appending points never lowers v);
+    2. ``restarts`` hill climbs, the first two from those orders and the others from random
        permutations; each tries ``swaps`` moves (swap two positions, or move one point) and
        keeps a move when it does not lower the value (sideways moves cross plateaus).
 
-    Hence ``value ≥ VC(H)``, and ``value ≥ min(Ldim, 2)`` (the tree's root and its two children
-    come first in BFS order, online.md §5).
+    Hence ``value ≥ min(Ldim, 2)``: the tree's root and its two children come first in BFS
+    order (online.md §5). ``value ≥ VC`` is not guaranteed (no VC search here: it can cost
+    |X|^{O(log |H|)}); put a shattered set first yourself if you need it.
 
     It stops as soon as the value reaches the upper bound min(Ldim, ⌊log2 |H|⌋) (Fact E.1),
     where |H| counts distinct hypotheses. The result is exact for its sequence, hence
@@ -131,8 +124,8 @@ def mtr_lower_bound(
     Returns
     -------
     Certificate
-        ``value``, ``sequence`` (a permutation of the canonical class's points, as columns of H)
-        and the ``method`` that found it.
+        ``value``, ``sequence`` (a permutation of the canonical class's points, as columns of
+        H, or a winning entry of ``candidates``) and the ``method`` that found it.
     """
     H = _concept_class(H)
     restarts = _count(restarts, "restarts")
@@ -143,7 +136,7 @@ def mtr_lower_bound(
         return Certificate(0, (), "empty")
 
     tree = littlestone_tree(C)
-    orders = [*_tree_orders(C, tree), ("vc-witness", _vc_order(C))]
+    orders = _tree_orders(C, tree)
     upper = min(tree.depth, C.n_hypotheses.bit_length() - 1)
     score = _SequenceScorer(C)
 

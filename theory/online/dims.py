@@ -2,8 +2,10 @@
 
 * :func:`littlestone_dim`, :func:`littlestone_tree`: Ldim = M_std (Littlestone 1987) by the memoised
   recursion on bitset version spaces (Numba, ``_dims_numba``), with a shattered-tree witness.
-* :func:`vc_dim`, :func:`vc_witness`: the VC dimension by a level-wise search over shattered sets.
-* :func:`threshold_dim`, :func:`threshold_witness`: the threshold dimension (longest half-graph).
+* :func:`vc_dim`, :func:`vc_witness`: the VC dimension by branch and bound over shattered sets
+  (Numba).
+* :func:`threshold_dim`, :func:`threshold_witness`: the threshold dimension (the longest
+  half-graph), by a subset DP (Numba, ≤ 20 distinct points) or branch and bound.
 * :func:`soa_predict`, :class:`SOALearner`, :class:`HalvingLearner`: online learners in the
   standard (non-transductive) model.
 
@@ -95,7 +97,6 @@ class _LdimOracle:
     """L(V) for subsets V of one class, with a memo kept across calls (online.md §1, §6)."""
 
     def __init__(self, H: ConceptClass) -> None:
-        self.n_hyp = H.n_hypotheses
         self.single = H.n_words == 1
         if self.single:
             self.bits = np.ascontiguousarray(H.point_bits[:, 0])
@@ -211,13 +212,13 @@ def vc_witness(H: ConceptClass) -> tuple[int, ...]:
     """A largest shattered point set (sorted column indices; ``()`` when VC = 0).
 
     A set S is shattered iff H restricted to S has all 2^|S| rows. Shattered sets are closed
-    under subsets, so a depth-first search over the sets S = {s_1 < ... < s_k} in lexicographic
-    order only extends S by its *extensions*: the points x > s_k, among the parent's extensions,
-    that split every cell of H's partition by S (Numba kernel). Branch and bound: a shattered
-    superset of S adds at most min(#extensions, ⌊log2 (smallest cell)⌋) points, and the search
-    stops at ⌊log2 |H|⌋. It runs on :meth:`ConceptClass.canonical` (constant columns dropped,
-    identical or complementary columns merged, rows distinct). Worst case C(|X|, VC) sets, i.e.
-    |X|^{O(log |H|)} (online.md §6).
+    under subsets, so a depth-first search (Numba) over the sets S = {s_1 < ... < s_k} in
+    lexicographic order only extends S by points that split every cell of H's partition by S,
+    taken among the parent's extensions. Branch and bound: a point x can be in a shattered
+    superset S ∪ T only if |T| ≤ 1 + ⌊log2 m_x⌋, m_x the smallest half of a cell split by x, so
+    at most the h-index of these ranks can be added; the search stops at ⌊log2 |H|⌋. It runs on :meth:`ConceptClass.canonical` (constant columns dropped, identical
+    or complementary columns merged, rows distinct). Worst case about C(|X|, VC) sets, i.e.
+    |X|^{O(log |H|)} (online.md §6): dense random classes with |H| in the thousands are slow.
 
     Parameters
     ----------
@@ -230,25 +231,9 @@ def vc_witness(H: ConceptClass) -> tuple[int, ...]:
     """
     H = _concept_class(H)
     C, keep = H.canonical()
-    bits = np.ascontiguousarray(C.point_bits)
     cap = C.n_hypotheses.bit_length() - 1  # 2^VC ≤ |H|
-    best: tuple[int, ...] = ()
-    stack: list[tuple[tuple[int, ...], np.ndarray]] = [((), np.arange(C.n_points))]
-    while stack and len(best) < cap:
-        points, candidates = stack.pop()
-        if len(points) > len(best):
-            best = points
-        ext, smallest = _k.shattered_extensions(
-            np.array(points, dtype=np.int64), candidates, bits, C.full
-        )
-        if len(points) + min(ext.size, _floor_log2(smallest)) <= len(best):
-            continue
-        stack.extend(((*points, int(ext[i])), ext[i + 1 :]) for i in range(ext.size - 1, -1, -1))
-    return tuple(int(keep[j]) for j in best)
-
-
-def _floor_log2(n: int) -> int:
-    return int(n).bit_length() - 1
+    found = _k.largest_shattered_set(np.ascontiguousarray(C.point_bits), C.full, cap)
+    return tuple(int(keep[j]) for j in found)
 
 
 def vc_dim(H: ConceptClass) -> int:

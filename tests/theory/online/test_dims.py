@@ -32,9 +32,11 @@ W_ROWS = ["0000", "1000", "0100", "0001", "1101", "0011", "1011", "1111"]  # onl
 
 # ------------------------------------------------------------------------- classes for the tests
 @st.composite
-def matrices(draw: st.DrawFn, max_points: int = 7, max_hypotheses: int = 40) -> np.ndarray:
-    """Random 0/1 class matrices (rows may repeat) with 1..max_points columns."""
-    m = draw(st.integers(1, max_points))
+def matrices(
+    draw: st.DrawFn, max_points: int = 7, max_hypotheses: int = 40, min_points: int = 1
+) -> np.ndarray:
+    """Random 0/1 class matrices (rows may repeat) with min_points..max_points columns."""
+    m = draw(st.integers(min_points, max_points))
     codes = draw(st.lists(st.integers(0, 2**m - 1), min_size=1, max_size=max_hypotheses))
     return np.array([[(c >> j) & 1 for j in range(m)] for c in codes], dtype=np.uint8)
 
@@ -175,6 +177,12 @@ def test_vc_and_threshold_dims_equal_the_naive_search(matrix):
     assert ldim <= int(np.floor(np.log2(len({tuple(r) for r in matrix}))))
 
 
+@settings(deadline=None, max_examples=30)
+@given(matrices(min_points=7, max_points=8, max_hypotheses=200))
+def test_vc_multiword_equals_the_naive_search(matrix):
+    assert vc_dim(ConceptClass(matrix)) == vc_dim_naive(matrix)
+
+
 @settings(deadline=None, max_examples=100)
 @given(matrices(max_points=9, max_hypotheses=30))
 def test_threshold_branch_and_bound_equals_the_subset_dp(matrix):
@@ -193,6 +201,7 @@ def test_dims_of_the_spec_classes():
     assert threshold_dim(thresholds(7)) == 7
     assert threshold_dim(thresholds(40)) == 40  # branch and bound (> 20 columns)
     assert vc_dim(all_functions(5)) == threshold_dim(all_functions(5)) == 5
+    assert vc_dim(all_functions(8)) == 8
     assert vc_dim(minimal_tree_class(6)) == 1
     assert vc_dim(W) == vc_dim_naive(W.matrix)
     assert threshold_dim(W) == threshold_dim_naive(W.matrix)
