@@ -106,3 +106,134 @@ def mtr_bruteforce(matrix) -> int:
     """M_tr = max over all orders of the points of the transductive value (online.md §1)."""
     n_points = len(_class_rows(matrix)[0])
     return max(transductive_value_naive(matrix, order) for order in permutations(range(n_points)))
+
+
+# diffusion: training dynamics of the random-feature score model ----------------------------------
+# Definitions from shared/papers/diffusion.md §1: B = A/√p, L(B) = 1 + (Δ/d) Tr(B U Bᵀ) +
+# (2√Δ/d) Tr(B V), flow dB/dτ = −(2/ψ_p)(Δ B U + √Δ Vᵀ) from B(0) = 0. Dense p × p matrices only.
+
+
+def quadratic_dsm_loss_naive(B, U, V, delta: float) -> float:
+    """1 + (Δ/d) Σ_ij (B U Bᵀ)_ii + (2√Δ/d) Σ_i (B V)_ii, the traces written out."""
+    import numpy as np
+
+    d = B.shape[0]
+    quad = sum((B @ U @ B.T)[i, i] for i in range(d))
+    lin = sum((B @ V)[i, i] for i in range(d))
+    return float(1 + delta / d * quad + 2 * np.sqrt(delta) / d * lin)
+
+
+def ge_flow_dense_naive(sample, tau: float) -> dict:
+    """The GE closed form with dense matrices: U = M Mᵀ + s_t² I, V = b_t W/√d,
+    Ũ = a_t² W Σ_t Wᵀ/d + (v_t² + s_t²) I, B(τ) = −(1/√Δ) Vᵀ U⁻¹ (I − expm(−2ΔUτ/ψ_p)) (scipy
+    expm); the score error by its definition E‖B φ(x) + Σ_t⁻¹ x‖²/d, with the GE moments
+    E[φφᵀ] = Ũ and E[φ xᵀ] = a_t W Σ_t/√d (Stein)."""
+    import numpy as np
+    from scipy.linalg import expm
+
+    c = sample.consts
+    W, d, p = np.asarray(sample.W), sample.d, sample.p
+    U = np.asarray(sample.u_matrix())
+    V = c.b * W / np.sqrt(d)
+    sigma_t = np.exp(-2 * c.t) * np.asarray(sample.sigma_diag) + c.delta
+    U_test = c.a**2 * W @ np.diag(sigma_t) @ W.T / d + (c.v2 + c.s2) * np.eye(p)
+    psi_p = p / d
+    if np.isinf(tau):
+        B = -V.T @ np.linalg.inv(U) / np.sqrt(c.delta)
+    else:
+        B = (
+            -V.T @ np.linalg.inv(U) @ (np.eye(p) - expm(-2 * c.delta * U * tau / psi_p))
+        ) / np.sqrt(c.delta)
+    cross = c.a * W @ np.diag(sigma_t) / np.sqrt(d)  # E[φ xᵀ]
+    score = (
+        np.trace(B @ U_test @ B.T)
+        + 2 * np.trace(B @ cross @ np.diag(1 / sigma_t))
+        + np.sum(1 / sigma_t)
+    ) / d
+    return {
+        "B": B,
+        "train": quadratic_dsm_loss_naive(B, U, V, c.delta),
+        "test": quadratic_dsm_loss_naive(B, U_test, V, c.delta),
+        "score": float(score),
+        "U": U,
+        "V": V,
+        "U_test": U_test,
+    }
+
+
+def euler_flow_naive(U, V, delta: float, psi_p: float, tau: float, steps: int):
+    """Explicit Euler for dB/dτ = −(2/ψ_p)(Δ B U + √Δ Vᵀ), B(0) = 0, with ``steps`` equal steps."""
+    import numpy as np
+
+    B = np.zeros((V.shape[1], U.shape[0]))
+    h = tau / steps
+    for _ in range(steps):
+        B = B - h * (2 / psi_p) * (delta * B @ U + np.sqrt(delta) * V.T)
+    return B
+
+
+def ridgeless_minimum_naive(U, V, delta: float) -> float:
+    """min_B L(B): solve the normal equations Δ B U = −√Δ Vᵀ and evaluate the loss there."""
+    import numpy as np
+
+    B = np.linalg.solve(U, -np.sqrt(delta) * V).T / delta
+    return quadratic_dsm_loss_naive(B, U, V, delta)
+
+
+def noise_averaged_features_naive(W, X, t: float, nodes: int = 40):
+    """U_ij = (1/n) Σ_ν E_ξ σ(h_iν) σ(h_jν) and V = (1/n) Σ_ν E_ξ[σ(h_ν) ξᵀ] for tanh,
+    h_iν = e^{−t} W_i·x_ν/√d + √Δ W_i·ξ/√d, by plain loops: each pair by 2-D Gauss–Hermite in
+    (ζ_i, ζ_j) (the noise pre-activations written as a 2-D Gaussian via Cholesky), V by the 1-D
+    projection ξ = (W_i/‖W_i‖) z + (orthogonal part, which averages out)."""
+    import numpy as np
+
+    z, w = np.polynomial.hermite_e.hermegauss(nodes)
+    w = w / np.sqrt(2 * np.pi)
+    p, d = W.shape
+    n = X.shape[1]
+    delta = 1 - np.exp(-2 * t)
+    cov = delta * W @ W.T / d
+    U = np.zeros((p, p))
+    V = np.zeros((p, d))
+    for nu in range(n):
+        m = np.exp(-t) * W @ X[:, nu] / np.sqrt(d)
+        for i in range(p):
+            norm = np.linalg.norm(W[i])
+            slope = sum(
+                wk * np.tanh(m[i] + np.sqrt(delta) * norm / np.sqrt(d) * zk) * zk
+                for zk, wk in zip(z, w, strict=True)
+            )
+            V[i] += slope * W[i] / norm / n
+            for j in range(p):
+                a = np.sqrt(cov[i, i])
+                r = cov[i, j] / a
+                b = np.sqrt(max(cov[j, j] - r * r, 0.0))
+                total = 0.0
+                for z1, w1 in zip(z, w, strict=True):
+                    for z2, w2 in zip(z, w, strict=True):
+                        total += w1 * w2 * np.tanh(m[i] + a * z1) * np.tanh(m[j] + r * z1 + b * z2)
+                U[i, j] += total / n
+    return U, V
+
+
+def population_entry_naive(W, sigma_t, i: int, j: int, nodes: int = 200) -> float:
+    """E[tanh(h_i) tanh(h_j)] for h = W x/√d, x ~ N(0, diag(σ_t)), by 2-D Gauss–Hermite."""
+    import numpy as np
+
+    z, w = np.polynomial.hermite_e.hermegauss(nodes)
+    w = w / np.sqrt(2 * np.pi)
+    d = W.shape[1]
+    cov = W @ np.diag(sigma_t) @ W.T / d
+    a = np.sqrt(cov[i, i])
+    r = cov[i, j] / a
+    b = np.sqrt(max(cov[j, j] - r * r, 0.0))
+    Z1, Z2 = np.meshgrid(z, z, indexing="ij")
+    return float(np.sum(np.outer(w, w) * np.tanh(a * Z1) * np.tanh(r * Z1 + b * Z2)))
+
+
+def first_crossing_naive(tau, values, level: float, *, start: int = 0, up: bool) -> float:
+    """The first grid τ at or after ``start`` where values cross ``level`` (no refinement)."""
+    for k in range(start, len(tau)):
+        if (values[k] >= level) if up else (values[k] <= level):
+            return float(tau[k])
+    return float("nan")

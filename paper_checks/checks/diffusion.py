@@ -1,0 +1,872 @@
+"""Claims of "Why Diffusion Models Don't Memorize" (Bonnaire, Urfin, Biroli, Mézard, NeurIPS 2025):
+the spectrum of the random-feature matrix U and the two training timescales it sets.
+
+Spec: ``shared/papers/diffusion.md`` (checks C1–C8 of §5).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from paper_checks.claims import claim
+from paper_checks.context import Context
+from paper_checks.plotting import THEORY, new_figure
+from paper_checks.results import CheckResult, Verdict
+from sims.diffusion_rf import gd_task, infinite_time_gap_task, score_dynamics_task
+from sims.rmt import ge_spectrum_task, nonlinear_spectrum_task
+from theory import rmt
+from theory.fits import fit_power_law
+
+# ============================================================ spectrum of U (C1–C5)
+SPEC_CONSTANTS = {  # spec §1 table: tanh, σ_x = 1, Gauss–Hermite [V]; (a_t, b_t, v_t², s_t²)
+    0.01: (0.60571, 0.08523, 0.025542, 0.0018735),
+    0.1: (0.60571, 0.2579, 0.01384, 0.01357),
+    1.0: (0.60571, 0.5632, 5e-5, 0.02736),
+}
+CONSTANT_NAMES = ("a_t", "b_t", "v_t²", "s_t²")
+
+
+def _table_tolerance(value: float) -> float:
+    """Half a unit in the last printed digit of a table entry (the table is rounded)."""
+    text = repr(value)
+    mantissa, _, exponent = text.partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return 0.5 * 10.0 ** (-decimals + (int(exponent) if exponent else 0)) * (1 + 1e-9)
+
+
+def _direct_integrals(k: rmt.RFConstants) -> tuple[float, float]:
+    """b_t = E[v σ(cu + √Δ v)] by 2-D quadrature and v_t² = E[σ(cu + √Δ v) σ(cu + √Δ w)] − a_t²c²
+    by 3-D quadrature (tanh), on 128 nodes against the 96 of :func:`theory.rmt.rf_constants`
+    and without its conditional-mean shortcut."""
+    c, noise = k.decay * math.sqrt(k.sigma_x2), math.sqrt(k.delta)
+    b = rmt.gaussian_expectation(lambda u, v: v * np.tanh(c * u + noise * v), dims=2, nodes=128)
+    both = rmt.gaussian_expectation(
+        lambda u, v, w: np.tanh(c * u + noise * v) * np.tanh(c * u + noise * w), dims=3, nodes=128
+    )
+    return b, both - (k.a * c) ** 2
+
+
+@claim(
+    "diffusion.constants",
+    paper="diffusion",
+    statement="The Gaussian-equivalence constants a_t, b_t, v_t², s_t² of the tanh random-feature "
+    "model, by quadrature, reproduce the spec's table, with b_t = √Δ_t a_t (Stein) and v_t² "
+    "from the conditional mean agreeing with a direct three-dimensional integral.",
+    source="diffusion.md §1 (constants, Lemma C.1) and §5 C1",
+)
+def constants(ctx: Context, *, rf_constants: Callable = rmt.rf_constants) -> CheckResult:
+    """Each constant against the table within half a unit of its last printed digit; b_t against
+    the direct E[v σ(h)] and v_t² against the direct E[σ(cu+√Δv)σ(cu+√Δw)] − a²c² (tensor
+    quadrature, independent of the code path that computes them) to 1e-10."""
+    rows, worst = [], 0.0
+    identity_error = 0.0
+    for t, table in SPEC_CONSTANTS.items():
+        k = rf_constants(t)
+        ours = (k.a, k.b, k.v2, k.s2)
+        ok = [abs(o - e) <= _table_tolerance(e) for o, e in zip(ours, table, strict=True)]
+        worst = max(
+            worst, *(abs(o - e) / _table_tolerance(e) for o, e in zip(ours, table, strict=True))
+        )
+        b_direct, v2_direct = _direct_integrals(k)
+        identity_error = max(identity_error, abs(k.b - b_direct), abs(k.v2 - v2_direct))
+        rows.append({"t": t, "ours": ours, "table": table, "within_rounding": ok})
+    table_ok = all(all(r["within_rounding"]) for r in rows)
+    identities_ok = identity_error < 1e-10
+
+    ts = np.geomspace(1e-3, 3.0, 60)
+    curves = np.array([[getattr(rf_constants(t), f) for f in ("a", "b", "v2", "s2")] for t in ts])
+    fig, ax = new_figure()
+    for j, name in enumerate(CONSTANT_NAMES):
+        ax.plot(ts, curves[:, j], "-", color=f"C{j}", label=f"{name} (quadrature)")
+        ax.plot(list(SPEC_CONSTANTS), [r["table"][j] for r in rows], "o", mfc="none", color=f"C{j}")
+    ax.plot([], [], "o", mfc="none", color=THEORY, label="spec table")
+    ax.set(xscale="log", yscale="log", xlabel="diffusion time t", ylabel="constant (tanh, σ_x = 1)")
+    ax.legend(fontsize="small")
+    return CheckResult(
+        verdict=Verdict.of(table_ok and identities_ok),
+        summary=f"all 12 table entries within rounding (worst {worst:.2f} of a half-unit); "
+        f"direct integrals agree to {identity_error:.1e}",
+        measured={
+            "t": list(SPEC_CONSTANTS),
+            "a_b_v2_s2": [r["ours"] for r in rows],
+            "worst_fraction_of_rounding": worst,
+            "identity_error": identity_error,
+        },
+        expected={"t": list(SPEC_CONSTANTS), "a_b_v2_s2": [r["table"] for r in rows]},
+        tolerance="|ours − table| ≤ half a unit in the table's last digit; b_t and v_t² against "
+        "direct 2-D/3-D quadrature within 1e-10",
+        figures=ctx.save_figure(fig),
+    )
+
+
+def _bulk_masses_in_units(spec: rmt.Spectrum, psi_p: float) -> list[float]:
+    return [b.mass * psi_p for b in spec.bulks]
+
+
+@claim(
+    "diffusion.solver_sanity",
+    paper="diffusion",
+    statement="The grid solver of Theorem 3.1 returns a Herglotz Stieltjes transform (Im q ≥ 0, "
+    "q ~ −1/z), bulk masses 1/ψ_p (low bulk), (ψ_n − 1)/ψ_p (ρ1) and 1/ψ_p (ρ2) beside the "
+    "analytic delta, and agrees with the reference-style per-λ Levenberg–Marquardt continuation.",
+    source="diffusion.md §2–3 and §5 C2",
+)
+def solver_sanity(
+    ctx: Context, *, spectrum_fn: Callable = rmt.rf_spectrum, stieltjes: Callable = rmt.rf_stieltjes
+) -> CheckResult:
+    """ψ_p = 4096, ψ_n = 16, Σ = I, t = 0.01: masses to relative 1e-3, total mass 1 to 1e-6,
+    min Im q ≥ 0, |1 + z q(z)| < 1e-3 at |z| = 1e3 · λ_max, the delta's residue −ζ q(ζ) at
+    ζ = 10⁻⁹ s_t² i equal to 1 − (1+ψ_n)/ψ_p to 1e-6; then ψ_p = 8, ψ_n = 2, Σ = {0.5, 1.5}:
+    |Δρ| < 1e-4·max(1, ρ) between our Newton and the per-λ LM on a grid of λ (same ε = 1e-9)."""
+    psi_p, psi_n, t = 4096.0, 16.0, 0.01
+    spec = spectrum_fn(psi_p=psi_p, psi_n=psi_n, t=t)
+    masses = _bulk_masses_in_units(spec, psi_p)
+    expected_masses = [1.0, psi_n - 1.0, 1.0]
+    masses_ok = len(masses) == 3 and all(
+        abs(m - e) <= 1e-3 * e for m, e in zip(masses, expected_masses, strict=True)
+    )
+    q_grid, _, converged = stieltjes(spec.lam, psi_p=psi_p, psi_n=psi_n, t=t)
+    min_im = float(np.min(q_grid.imag))
+    far = 1e3 * spec.lam[-1] * np.exp(1j * np.linspace(0.05, np.pi - 0.05, 9))
+    q_far, _, _ = stieltjes(far.real, psi_p=psi_p, psi_n=psi_n, t=t, eta=far.imag)
+    far_error = float(np.max(np.abs(1 + far * q_far)))
+    s2 = spec.delta_location
+    zeta = 1e-9 * s2 * 1j
+    q0, _, _ = stieltjes(np.array([s2]), psi_p=psi_p, psi_n=psi_n, t=t, eta=np.array([zeta.imag]))
+    residue = float((-zeta * q0[0]).real)
+    delta_expected = 1.0 - (1.0 + psi_n) / psi_p
+
+    n_ref = ctx.pick(quick=24, full=120)
+    kw = {"psi_p": 8.0, "psi_n": 2.0, "t": t, "spectrum": rmt.DataSpectrum.of([0.5, 1.5])}
+    small = spectrum_fn(**kw)
+    lam_ref = np.concatenate(
+        [np.linspace(b.lower, b.upper, n_ref // len(small.bulks) + 2)[1:-1] for b in small.bulks]
+    )
+    rho_ref = rmt.rf_density_per_point(lam_ref, **kw)
+    q_ours, _, _ = stieltjes(lam_ref, eta=1e-9, **kw)
+    rho_ours = q_ours.imag / np.pi
+    agreement = float(np.max(np.abs(rho_ours - rho_ref) / np.maximum(1.0, rho_ref)))
+
+    checks = {
+        "masses": masses_ok,
+        "total_mass": abs(spec.total_mass - 1.0) < 1e-6,
+        "herglotz": min_im >= 0.0 and bool(np.all(converged)),
+        "q_minus_one_over_z": far_error < 1e-3,
+        "delta_residue": abs(residue - delta_expected) < 1e-6,
+        "per_point_lm": agreement < 1e-4,
+    }
+    fig, (ax, ax_ref) = new_figure(ncols=2)
+    x = spec.lam - s2
+    ax.plot(x, spec.lam * spec.density, color=THEORY, lw=1, label="λρ(λ), grid Newton")
+    for b, m in zip(spec.bulks, masses, strict=True):
+        ax.axvspan(b.lower - s2, b.upper - s2, alpha=0.15, label=f"bulk, mass {m:.4f}/ψ_p")
+    ax.set(xscale="log", yscale="log", xlabel="λ − s_t²", ylabel="λ ρ(λ)")
+    ax.set_ylim(1e-8, None)
+    ax.set_title(
+        f"ψ_p = {psi_p:g}, ψ_n = {psi_n:g}, t = {t:g}; delta {spec.delta_mass:.5f} at s_t²"
+    )
+    ax.legend(fontsize="x-small")
+    ax_ref.plot(small.lam, small.density, color=THEORY, lw=1, label="grid Newton (theory)")
+    ax_ref.plot(lam_ref, rho_ref, "o", mfc="none", ms=4, label="per-λ LM, 113 stages")
+    ax_ref.set(xscale="log", yscale="log", xlabel="λ", ylabel="ρ(λ)")
+    ax_ref.set_title("ψ_p = 8, ψ_n = 2, Σ = {0.5, 1.5}")
+    ax_ref.legend(fontsize="small")
+    failed = [k for k, ok in checks.items() if not ok]
+    return CheckResult(
+        verdict=Verdict.of(not failed),
+        summary=f"masses {', '.join(f'{m:.4f}' for m in masses)} (units 1/ψ_p; expected 1, "
+        f"{psi_n - 1:g}, 1); min Im q = {min_im:.1e}; |1 + zq| = {far_error:.1e}; "
+        f"LM agreement {agreement:.1e}" + (f"; failed: {', '.join(failed)}" if failed else ""),
+        measured={
+            "bulk_masses_times_psi_p": masses,
+            "total_mass": spec.total_mass,
+            "min_imag_q": min_im,
+            "far_field_error": far_error,
+            "delta_residue": residue,
+            "lm_max_relative_difference": agreement,
+            "checks": checks,
+        },
+        expected={
+            "bulk_masses_times_psi_p": expected_masses,
+            "total_mass": 1.0,
+            "delta_residue": delta_expected,
+        },
+        tolerance="masses rel. 1e-3; total mass 1e-6; Im q ≥ 0; |1 + zq| < 1e-3 at 1e3·λ_max; "
+        "residue 1e-6; |Δρ| < 1e-4·max(1, ρ) against the per-λ LM",
+        figures=ctx.save_figure(fig),
+    )
+
+
+def _ks_to_theory(values: NDArray, cdf: Callable[[NDArray], NDArray]) -> float:
+    """Kolmogorov–Smirnov distance between the empirical CDF of ``values`` and ``cdf``."""
+    x = np.sort(values)
+    k = len(x)
+    f = cdf(x)
+    return float(max(np.max(np.arange(1, k + 1) / k - f), np.max(f - np.arange(k) / k)))
+
+
+def _bulk_cdf(spec: rmt.Spectrum, cut: float) -> Callable[[NDArray], NDArray]:
+    """The theory CDF of the continuous part conditioned on λ > cut."""
+    at_cut = spec.cdf(cut)
+
+    def cdf(x: NDArray) -> NDArray:
+        return (spec.cdf(x) - at_cut) / (1.0 - at_cut)
+
+    return cdf
+
+
+def _group_counts(eigs: NDArray, spec: rmt.Spectrum) -> list[int]:
+    """How many eigenvalues fall in each bulk, the boundaries taken halfway across each gap."""
+    gaps = [(a.upper + b.lower) / 2 for a, b in itertools.pairwise(spec.bulks)]
+    cuts = [-np.inf, *gaps, np.inf]
+    return [int(np.sum((eigs > lo) & (eigs <= hi))) for lo, hi in itertools.pairwise(cuts)]
+
+
+def _spectrum_panels(spec: rmt.Spectrum, eigs: NDArray, p: int, axes: Sequence[Any]) -> None:
+    """Fig. 4 of the paper: a density histogram of sampled eigenvalues (normalised over all p,
+    the delta included) against the theory density; the bulks near s_t² and the top bulk on
+    separate log axes, since one axis cannot resolve both."""
+    split = (spec.bulks[-2].upper + spec.bulks[-1].lower) / 2 if len(spec.bulks) > 1 else None
+    groups = [spec.lam < split, spec.lam >= split] if split is not None else [spec.lam > 0]
+    for ax, sel in zip(axes, groups, strict=False):
+        lam, rho = spec.lam[sel], spec.density[sel]
+        support = lam[rho > 0]
+        lo, hi = support.min() * 0.9, support.max() * 1.1
+        bins = np.geomspace(lo, hi, 45)
+        counts, _ = np.histogram(eigs, bins=bins)
+        ax.stairs(counts / p / np.diff(bins), bins, fill=True, alpha=0.45, label="sampled")
+        ax.plot(lam, rho, color=THEORY, lw=1.2, label="theory ρ(λ)")
+        ax.set(xscale="log", yscale="log", xlabel="λ", ylabel="ρ(λ)", xlim=(lo, hi))
+        ax.set_ylim(max(rho.max() * 1e-5, 1e-12), rho.max() * 3)
+    axes[0].legend(fontsize="small")
+
+
+GE_KS_TOLERANCE = 0.03  # spec §5 C3: KS < 0.03 at d = 100 (pilot 0.0099; KS ≈ 3/k)
+CUT_ABOVE_FLOOR = 1e-3  # spec §5 C3: eigenvalues above s_t² + 1e-3 enter the KS
+
+
+@claim(
+    "diffusion.spectrum_matches_theory",
+    paper="diffusion",
+    statement="The eigenvalues of a sampled Gaussian-equivalent U follow the deterministic "
+    "equivalent (Fig. 4): small KS distance, and the four eigenvalue groups (delta at s_t², "
+    "low bulk, ρ1, ρ2) hold exactly p−n−d, d, n−d and d eigenvalues.",
+    source="diffusion.md §3 (finite-ψ structure), §5 C3; paper Fig. 4",
+)
+def spectrum_matches_theory(
+    ctx: Context, *, spectrum_fn: Callable = rmt.rf_spectrum, task: Callable = ge_spectrum_task
+) -> CheckResult:
+    """KS between GE eigenvalues above s_t² + 1e-3 and the theory CDF conditioned on the same
+    cut (ψ_p = 8, ψ_n = 2, Σ = {0.5, 1.5}, t = 0.01, d = 100 quick / 200 full) below 0.03; at
+    ψ_p = 64, ψ_n = 8, d = 50 the counts per group equal the theory masses times p exactly."""
+    t, atoms = 0.01, [0.5, 1.5]
+    d = ctx.pick(quick=100, full=200)
+    base = {"psi_p": 8.0, "psi_n": 2.0, "t": t, "sigma_atoms": atoms}
+    counts_case = {"psi_p": 64.0, "psi_n": 8.0, "t": t, "sigma_atoms": atoms, "d": 50}
+    ks_run, count_run = ctx.sweep(task, [{**base, "d": d}, counts_case], name="ge")
+    spectrum = rmt.DataSpectrum.of(atoms)
+    theory = spectrum_fn(psi_p=8.0, psi_n=2.0, t=t, spectrum=spectrum)
+    eigs = np.asarray(ks_run["result"]["eigenvalues"])
+    cut = theory.delta_location + CUT_ABOVE_FLOOR
+    ks = _ks_to_theory(eigs[eigs > cut], _bulk_cdf(theory, cut))
+
+    theory_counts = spectrum_fn(psi_p=64.0, psi_n=8.0, t=t, spectrum=spectrum)
+    p = int(count_run["result"]["p"])
+    sampled = np.asarray(count_run["result"]["eigenvalues"])
+    floor = int(count_run["result"]["floor_count"])
+    measured_groups = [floor, *_group_counts(sampled, theory_counts)]
+    expected_groups = [
+        round(theory_counts.delta_mass * p),
+        *(round(b.mass * p) for b in theory_counts.bulks),
+    ]
+    counts_ok = measured_groups == expected_groups
+
+    fig, axes = new_figure(ncols=2, nrows=2, figsize=(8.4, 6.4))
+    all_eigs = np.concatenate(
+        [eigs, np.full(int(ks_run["result"]["floor_count"]), theory.delta_location)]
+    )
+    _spectrum_panels(theory, all_eigs, int(ks_run["result"]["p"]), axes[0])
+    axes[0][0].set_title(
+        f"ψ_p = 8, ψ_n = 2, Σ = {{0.5, 1.5}}, d = {d}: KS = {ks:.4f}", fontsize="small"
+    )
+    _spectrum_panels(theory_counts, sampled, p, axes[1])
+    axes[1][0].set_title(
+        f"ψ_p = 64, ψ_n = 8, d = 50: groups {measured_groups} (theory {expected_groups})",
+        fontsize="small",
+    )
+    return CheckResult(
+        verdict=Verdict.of(ks < GE_KS_TOLERANCE and counts_ok),
+        summary=f"KS = {ks:.4f} (< {GE_KS_TOLERANCE}) at d = {d}; groups {measured_groups} "
+        f"vs theory {expected_groups}",
+        measured={"ks": ks, "d": d, "group_counts": measured_groups},
+        expected={"ks_below": GE_KS_TOLERANCE, "group_counts": expected_groups},
+        tolerance=f"KS < {GE_KS_TOLERANCE} on eigenvalues above s_t² + {CUT_ABOVE_FLOOR:g}; "
+        "group counts exactly equal",
+        figures=ctx.save_figure(fig),
+        arrays={"eigenvalues": eigs, "eigenvalues_counts_case": sampled},
+    )
+
+
+@claim(
+    "diffusion.nonlinear_matches_theory",
+    paper="diffusion",
+    statement="The spectrum of the true nonlinear random-feature U (E_ξ exact, by Mehler's "
+    "expansion) matches the Gaussian-equivalent deterministic equivalent up to the "
+    "Gaussian-equivalence corrections, KS ≤ 0.6/√d.",
+    source="diffusion.md §5 C4 and §6 (Mehler expansion); Lemma C.1",
+)
+def nonlinear_matches_theory(
+    ctx: Context,
+    *,
+    spectrum_fn: Callable = rmt.rf_spectrum,
+    task: Callable = nonlinear_spectrum_task,
+) -> CheckResult:
+    """ψ_p = 8, ψ_n = 2, Σ = {0.5, 1.5}, t = 0.01, d = 100 quick / 160 full: KS on eigenvalues
+    above s_t² + 1e-3 against the theory CDF on the same cut, below 0.6/√d. At full scale a
+    Monte Carlo U (400 noise draws per sample, d = 100) is compared with the Mehler U of the same
+    draw."""
+    t, atoms = 0.01, [0.5, 1.5]
+    d = ctx.pick(quick=100, full=160)
+    base = {"psi_p": 8.0, "psi_n": 2.0, "t": t, "sigma_atoms": atoms}
+    params = [{**base, "d": d}]
+    if ctx.scale != "quick":
+        params += [{**base, "d": 100}, {**base, "d": 100, "noise_draws": 400}]
+    runs = ctx.sweep(task, params, name="nonlinear")
+    theory = spectrum_fn(psi_p=8.0, psi_n=2.0, t=t, spectrum=rmt.DataSpectrum.of(atoms))
+    cut = theory.delta_location + CUT_ABOVE_FLOOR
+    cdf = _bulk_cdf(theory, cut)
+    ks_values = []
+    for run in runs:
+        eigs = np.asarray(run["result"]["eigenvalues"])
+        ks_values.append(_ks_to_theory(eigs[eigs > cut], cdf))
+    tolerance = 0.6 / math.sqrt(d)
+    ok = ks_values[0] <= tolerance
+    measured: dict[str, Any] = {"d": d, "ks_mehler": ks_values[0]}
+    if len(runs) == 3:
+        measured |= {"ks_mehler_d100": ks_values[1], "ks_monte_carlo_d100": ks_values[2]}
+        ok = ok and ks_values[2] <= 0.6 / math.sqrt(100)
+    fig, axes = new_figure(ncols=2)
+    eigs = np.asarray(runs[0]["result"]["eigenvalues"])
+    _spectrum_panels(theory, eigs, int(runs[0]["result"]["p"]), axes)
+    axes[0].set_title(
+        f"true nonlinear U (Mehler), d = {d}: KS = {ks_values[0]:.3f}", fontsize="small"
+    )
+    return CheckResult(
+        verdict=Verdict.of(ok),
+        summary=f"KS = {ks_values[0]:.4f} (≤ 0.6/√d = {tolerance:.3f}) at d = {d}"
+        + (f"; Monte Carlo U at d = 100: KS = {ks_values[2]:.4f}" if len(runs) == 3 else ""),
+        measured=measured,
+        expected={"ks_at_most": tolerance},
+        tolerance="KS ≤ 0.6/√d on eigenvalues above s_t² + 1e-3 (spec C4: Gaussian-equivalence "
+        "corrections decay like ~0.5/√d)",
+        figures=ctx.save_figure(fig),
+        arrays={"eigenvalues": eigs},
+    )
+
+
+EDGE_EXPONENT_RANGE = (0.9, 1.2)  # spec §5 C5
+MP_EDGE_RTOL = 0.01  # ρ1 edges vs s_t² + v_t²(1 ± √(ψ_p/ψ_n))² when ψ_p/ψ_n ≥ 64
+
+
+@claim(
+    "diffusion.two_bulks_scaling",
+    paper="diffusion",
+    statement="For ψ_p ≫ ψ_n ≫ 1 the spectrum splits into ρ1, a Marchenko–Pastur law in ψ_p/ψ_n "
+    "whose scale ψ_p/λ sets τ_mem ∝ ψ_n, and ρ2 at O(ψ_p), independent of n, which sets τ_gen.",
+    source="diffusion.md §2 (asymptotic regimes), §5 C5; paper Thm 3.1 and its consequences",
+)
+def two_bulks_scaling(ctx: Context, *, spectrum_fn: Callable = rmt.rf_spectrum) -> CheckResult:
+    """ψ_p = 4096, Σ = I, t = 0.01, ψ_n ∈ {4, ..., 128}: the exponents of ψ_p/λ_edge(ρ1) (lower and
+    upper edge) against ψ_n lie in [0.9, 1.2]; where ψ_p/ψ_n ≥ 64 the ρ1 edges are within 1% of
+    s_t² + v_t²(1 ± √(ψ_p/ψ_n))²; ρ2's edges divided by ψ_p vary by less than 10% across ψ_n."""
+    psi_p, t = 4096.0, 0.01
+    psi_ns = np.array([4.0, 8.0, 16.0, 32.0, 64.0, 128.0])
+    consts = rmt.rf_constants(t)
+    rows = []
+    for psi_n in psi_ns:
+        spec = spectrum_fn(psi_p=psi_p, psi_n=psi_n, t=t)
+        masses = np.array([b.mass for b in spec.bulks])
+        rho1 = spec.bulks[int(np.argmin(np.abs(masses - (psi_n - 1) / psi_p)))]
+        rho2 = spec.bulks[-1]
+        rows.append((rho1.lower, rho1.upper, rho2.lower, rho2.upper))
+    rho1_lo, rho1_hi, rho2_lo, rho2_hi = np.array(rows).T
+    fit_lo = fit_power_law(psi_ns, psi_p / rho1_lo, n_boot=0)
+    fit_hi = fit_power_law(psi_ns, psi_p / rho1_hi, n_boot=0)
+    ratio = psi_p / psi_ns
+    mp_lo = consts.s2 + consts.v2 * (1 - np.sqrt(ratio)) ** 2
+    mp_hi = consts.s2 + consts.v2 * (1 + np.sqrt(ratio)) ** 2
+    asym = ratio >= 64
+    mp_error = float(
+        np.max(np.abs(np.concatenate([rho1_lo / mp_lo - 1, rho1_hi / mp_hi - 1])[np.tile(asym, 2)]))
+    )
+    rho2_spread = float(max(np.ptp(rho2_lo) / rho2_lo.min(), np.ptp(rho2_hi) / rho2_hi.min()))
+    lo_range, hi_range = EDGE_EXPONENT_RANGE
+    exponents_ok = all(lo_range <= f.exponent <= hi_range for f in (fit_lo, fit_hi))
+    ok = exponents_ok and mp_error <= MP_EDGE_RTOL and rho2_spread < 0.1
+
+    fig, (ax, ax_fit) = new_figure(ncols=2)
+    ax.fill_between(psi_ns, rho1_lo, rho1_hi, alpha=0.3, label="ρ1 support (solver)")
+    ax.plot(psi_ns, mp_lo, "--", color=THEORY, lw=1, label="s² + v²(1 ± √(ψ_p/ψ_n))²")
+    ax.plot(psi_ns, mp_hi, "--", color=THEORY, lw=1)
+    ax.fill_between(psi_ns, rho2_lo, rho2_hi, alpha=0.3, color="C1", label="ρ2 support (solver)")
+    ax.set(
+        xscale="log", yscale="log", xlabel="ψ_n", ylabel="λ", title=f"ψ_p = {psi_p:g}, t = {t:g}"
+    )
+    ax.legend(fontsize="small")
+    for values, fit, label in (
+        (psi_p / rho1_lo, fit_lo, "lower"),
+        (psi_p / rho1_hi, fit_hi, "upper"),
+    ):
+        ax_fit.plot(
+            psi_ns, values, "o", mfc="none", label=f"ψ_p/λ_{label}(ρ1): slope {fit.exponent:.2f}"
+        )
+        ax_fit.plot(psi_ns, fit.prefactor * psi_ns**fit.exponent, "-", lw=0.8)
+    ax_fit.plot(
+        psi_ns, psi_ns * (psi_p / rho1_hi[0]) / psi_ns[0], ":", color=THEORY, label="theory slope 1"
+    )
+    ax_fit.set(xscale="log", yscale="log", xlabel="ψ_n", ylabel="ψ_p / λ  (∝ τ_mem)")
+    ax_fit.legend(fontsize="small")
+    return CheckResult(
+        verdict=Verdict.of(ok),
+        summary=f"exponents of ψ_p/λ_edge(ρ1): lower {fit_lo.exponent:.2f}, upper "
+        f"{fit_hi.exponent:.2f} (in [{lo_range}, {hi_range}]); MP edges within {mp_error:.2%}; "
+        f"ρ2 edges vary {rho2_spread:.1%} across ψ_n",
+        measured={
+            "psi_n": psi_ns,
+            "exponent_lower_edge": fit_lo.exponent,
+            "exponent_upper_edge": fit_hi.exponent,
+            "rho1_edges": np.array([rho1_lo, rho1_hi]).T,
+            "rho2_edges": np.array([rho2_lo, rho2_hi]).T,
+            "mp_edge_max_relative_error": mp_error,
+            "rho2_edge_spread": rho2_spread,
+        },
+        expected={
+            "exponent_range": EDGE_EXPONENT_RANGE,
+            "rho1_edges_asymptotic": np.array([mp_lo, mp_hi]).T,
+        },
+        tolerance=f"exponents in {EDGE_EXPONENT_RANGE}; MP edges within {MP_EDGE_RTOL:.0%} where "
+        "ψ_p/ψ_n ≥ 64; ρ2 edges vary < 10% across ψ_n",
+        figures=ctx.save_figure(fig),
+    )
+
+
+# ============================================================ training dynamics (C6–C8)
+DYNAMICS_T = 0.01  # diffusion time of Fig. 5 (spec §3)
+
+
+def _geometric_anchor(x: NDArray[np.float64], y: NDArray[np.float64], slope: float) -> Any:
+    """The line y = C x^slope through the geometric means of the points (for theory slopes)."""
+    x0, y0 = np.exp(np.mean(np.log(x))), np.exp(np.mean(np.log(y)))
+    return lambda xs: y0 * (np.asarray(xs) / x0) ** slope
+
+
+def _plain_log_ticks(*axes: Any) -> None:
+    """Drop minor tick labels on log axes (dozens of mathtext labels per axis, slow to lay out)."""
+    from matplotlib.ticker import NullFormatter
+
+    for ax in axes:
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+# -------------------------------------------------------------- tau_gen_constant_tau_mem_linear
+TAU_GEN_TOL = 0.1  # |exponent of τ_gen − theory| (spec §5 C6)
+TAU_MEM_TOL = 0.2  # exponent of τ_mem within theory ± 0.2, i.e. [0.8, 1.2] (spec §5 C6)
+
+
+@claim(
+    "diffusion.tau_gen_constant_tau_mem_linear",
+    paper="diffusion",
+    statement="Under gradient flow of the random-feature score model, the score error reaches "
+    "its generalisation regime at τ_gen independent of n, and memorisation sets in at "
+    "τ_mem ∝ n; the minimal score error falls with n.",
+    source="diffusion.md §3 (τ_gen = O(1/Δ_t), τ_mem ~ ψ_n/Δ_t, Fig. 5) and §5 C6",
+)
+def tau_gen_constant_tau_mem_linear(
+    ctx: Context, *, tau_gen_exponent: float = 0.0, tau_mem_exponent: float = 1.0
+) -> CheckResult:
+    """GE closed-form flow (:func:`sims.diffusion_rf.ge_flow`) at t = 0.01, Σ = I. τ_gen: the
+    score error is halfway from E(0) to its minimum; τ_mem: first τ after the minimum with E = 2
+    E_min. Power-law fits over all (ψ_n, seed) points, 95% bootstrap CIs. PASS: |s_gen −
+    tau_gen_exponent| < 0.1, s_mem within tau_mem_exponent ± 0.2 and the minimal score error's
+    exponent CI below 0. FAIL: the τ_gen rule fails, the τ_mem CI lies outside the window, or E_min
+    does not fall. Otherwise (s_mem outside the window, CI overlapping it) INCONCLUSIVE."""
+    d, psi_p, psi_ns, n_seeds = ctx.pick(
+        quick=(10, 256, (4, 8, 16, 32), 2), full=(20, 512, (4, 8, 16, 32, 64), 3)
+    )
+    records = ctx.sweep(
+        score_dynamics_task,
+        [{"d": d, "psi_p": psi_p, "psi_n": x, "t": DYNAMICS_T} for x in psi_ns],
+        name="dynamics",
+        n_seeds=n_seeds,
+    )
+    psi = np.array([r["params"]["psi_n"] for r in records], dtype=float)
+    res = [r["result"] for r in records]
+    tau_gen = np.array([r["tau_gen"] for r in res], dtype=float)
+    tau_mem = np.array([r["tau_mem"] for r in res], dtype=float)  # None (JSON null) → nan
+    score_min = np.array([r["score_min"] for r in res], dtype=float)
+    boot = ctx.rng("bootstrap")
+    fit_gen = fit_power_law(psi, tau_gen, rng=boot)
+    fit_min = fit_power_law(psi, score_min, rng=boot)
+    doubled = np.isfinite(tau_mem)
+    lo, hi = tau_mem_exponent - TAU_MEM_TOL, tau_mem_exponent + TAU_MEM_TOL
+    fit_mem = (
+        fit_power_law(psi[doubled], tau_mem[doubled], rng=boot)
+        if len(set(psi[doubled])) >= 2 and doubled.sum() >= 3
+        else None
+    )
+    gen_ok = abs(fit_gen.exponent - tau_gen_exponent) < TAU_GEN_TOL
+    min_falls = fit_min.ci_high < 0
+    if fit_mem is None:
+        verdict = Verdict.FAIL if not (gen_ok and min_falls) else Verdict.INCONCLUSIVE
+        mem_text = f"score error doubles after its minimum in only {doubled.sum()} runs"
+    else:
+        mem_in = lo <= fit_mem.exponent <= hi
+        mem_out = fit_mem.ci_high < lo or fit_mem.ci_low > hi
+        if gen_ok and mem_in and min_falls:
+            verdict = Verdict.PASS
+        elif not (gen_ok and min_falls) or mem_out:
+            verdict = Verdict.FAIL
+        else:
+            verdict = Verdict.INCONCLUSIVE
+        mem_text = (
+            f"τ_mem ∝ ψ_n^{fit_mem.exponent:.2f} [{fit_mem.ci_low:.2f}, {fit_mem.ci_high:.2f}] "
+            f"(window [{lo:g}, {hi:g}])"
+        )
+    summary = (
+        f"τ_gen ∝ ψ_n^{fit_gen.exponent:.3f} [{fit_gen.ci_low:.3f}, {fit_gen.ci_high:.3f}] "
+        f"(|· − {tau_gen_exponent:g}| < {TAU_GEN_TOL:g}); {mem_text}; min score error ∝ "
+        f"ψ_n^{fit_min.exponent:.2f} [{fit_min.ci_low:.2f}, {fit_min.ci_high:.2f}]"
+    )
+    if verdict is Verdict.INCONCLUSIVE:
+        summary += (
+            "; the τ_mem exponent is not resolved at this size: the doubling crosses a slow "
+            "creep of the score error right after its minimum, whose height fluctuates "
+            "between draws at ψ_p/ψ_n ≈ 8"
+        )
+
+    fig, (ax_curve, ax_tau, ax_min) = new_figure(ncols=3)
+    first = [i for i, r in enumerate(records) if r["seed_index"] == 0]
+    for colour, i in enumerate(first):
+        r = res[i]
+        line = ax_curve.loglog(r["tau"], r["score"], color=f"C{colour}", lw=1.2)[0]
+        if doubled[i]:
+            ax_curve.axvspan(tau_gen[i], tau_mem[i], color=line.get_color(), alpha=0.12)
+        marks = [(r["tau_gen"], 0.5 * (r["score_start"] + r["score_min"]))]
+        if doubled[i]:
+            marks.append((tau_mem[i], 2 * score_min[i]))
+        ax_curve.plot(*zip(*marks, strict=True), "o", color=line.get_color(), ms=3.5)
+        line.set_label(f"ψ_n = {psi[i]:g}")
+    ax_curve.set_xlabel("τ = kη/d²")
+    ax_curve.set_ylabel("score error E‖s_A − ∇log P_t‖²/d")
+    ax_curve.set_title(f"GE flow, d = {d}, ψ_p = {psi_p}, t = {DYNAMICS_T:g}", fontsize="small")
+    ax_curve.legend(fontsize="x-small", title="dots, shade: τ_gen, τ_mem", title_fontsize="x-small")
+    grid = np.geomspace(psi.min(), psi.max(), 50)
+    for label, values, fit, slope, marker in (
+        ("τ_gen", tau_gen, fit_gen, tau_gen_exponent, "o"),
+        ("τ_mem", tau_mem, fit_mem, tau_mem_exponent, "s"),
+    ):
+        keep = np.isfinite(values)
+        ax_tau.loglog(psi[keep], values[keep], marker, mfc="none", label=f"{label} (measured)")
+        if fit is not None:
+            ax_tau.plot(grid, fit.prefactor * grid**fit.exponent, "--", lw=1, color="0.5")
+            theory = _geometric_anchor(psi[keep], values[keep], slope)
+            ax_tau.plot(grid, theory(grid), color=THEORY, lw=1, label=f"slope {slope:g} (theory)")
+    ax_tau.set_xlabel("ψ_n = n/d")
+    ax_tau.set_ylabel("τ")
+    ax_tau.legend(fontsize="x-small")
+    ax_min.loglog(psi, score_min, "o", mfc="none", label="min score error (measured)")
+    ax_min.plot(grid, fit_min.prefactor * grid**fit_min.exponent, "--", color="0.5", lw=1)
+    ax_min.set_xlabel("ψ_n = n/d")
+    ax_min.set_ylabel("min_τ score error")
+    ax_min.set_title(
+        f"fit: ψ_n^{fit_min.exponent:.2f} (spec pilot: −0.6 to −0.69)", fontsize="small"
+    )
+    ax_min.legend(fontsize="x-small")
+    _plain_log_ticks(ax_curve, ax_tau, ax_min)
+    return CheckResult(
+        verdict=verdict,
+        summary=summary,
+        measured={
+            "psi_n": psi,
+            "tau_gen": tau_gen,
+            "tau_mem": tau_mem,
+            "score_min": score_min,
+            "exponent_tau_gen": [fit_gen.exponent, fit_gen.ci_low, fit_gen.ci_high],
+            "exponent_tau_mem": None
+            if fit_mem is None
+            else [fit_mem.exponent, fit_mem.ci_low, fit_mem.ci_high],
+            "exponent_score_min": [fit_min.exponent, fit_min.ci_low, fit_min.ci_high],
+        },
+        expected={
+            "exponent_tau_gen": tau_gen_exponent,
+            "exponent_tau_mem": tau_mem_exponent,
+            "exponent_score_min": "< 0 (spec pilot −0.6 quick, −0.69 full)",
+        },
+        tolerance=f"PASS: |s_gen − {tau_gen_exponent:g}| < {TAU_GEN_TOL:g}, s_mem in [{lo:g}, "
+        f"{hi:g}], 95% CI of s_min below 0; FAIL: τ_gen or E_min rule broken, or the 95% CI of "
+        "s_mem outside the window; otherwise INCONCLUSIVE",
+        figures=ctx.save_figure(fig),
+        arrays={"psi_n": psi, "tau_gen": tau_gen, "tau_mem": tau_mem, "score_min": score_min},
+    )
+
+
+# ------------------------------------------------------------------------ memorization_threshold
+#: spec §5 C7 pilot gaps L_test − L_train at τ = ∞ (ψ_p = 16, d = 40, t = 0.01). They are in the
+#: loss's own units (not Δ_t): our closed form reproduces them to a few % at exactly these ψ_n,
+#: which is how the spec's (unstated) grid was inferred.
+SPEC_GAPS = {2: 26.8, 4: 15.3, 8: 5.8, 12: 2.1, 16: 0.72, 24: 0.16, 32: 0.068, 64: 0.016}
+THRESHOLD_PSI_N = (2, 4, 8, 12, 16, 24, 32, 48, 64)  # the spec's grid plus 48 for the tail fit
+DECAY_TOL = 0.8  # the tail must fall at least 0.8× as steeply (in log-log) as the decay exponent
+
+
+@claim(
+    "diffusion.memorization_threshold",
+    paper="diffusion",
+    statement="At τ = ∞ the random-feature model memorises below a threshold n* ≈ p: the "
+    "train–test gap falls monotonically with n, below Δ_t by ψ_n ≈ 2ψ_p, then decays like 1/ψ_n.",
+    source="diffusion.md §3 (architectural regularisation, n* ≈ p in the RF model) and §5 C7",
+)
+def memorization_threshold(
+    ctx: Context, *, threshold_ratio: float = 2.0, decay_exponent: float = -1.0
+) -> CheckResult:
+    """Gap L_test(∞) − L_train(∞) of the ridgeless minimiser B(∞) = −VᵀU⁻¹/√Δ (GE closed form,
+    ψ_p = 16, t = 0.01, mean over seeds). Tolerance fixed from the spec before measuring, in the
+    loss's units: (a) the mean gap falls strictly at each step of ψ_n; (b) it is below Δ_t at every
+    ψ_n ≥ threshold_ratio·ψ_p; (c) its log-log slope over ψ_n ∈ [2ψ_p, 4ψ_p] is
+    ≤ 0.8·decay_exponent (at least as steep as ψ_n^{decay_exponent}, within 20%)."""
+    d, n_seeds = ctx.pick(quick=(40, 2), full=(80, 3))
+    psi_p = 16
+    records = ctx.sweep(
+        infinite_time_gap_task,
+        [{"d": d, "psi_p": psi_p, "psi_n": x, "t": DYNAMICS_T} for x in THRESHOLD_PSI_N],
+        name="gap",
+        n_seeds=n_seeds,
+    )
+    psi = np.array(THRESHOLD_PSI_N, dtype=float)
+    gaps = np.array([r["result"]["gap"] for r in records]).reshape(psi.size, n_seeds)
+    delta = float(records[0]["result"]["delta"])
+    gap = gaps.mean(axis=1)
+    monotone = bool(np.all(np.diff(gap) < 0))
+    beyond = psi >= threshold_ratio * psi_p
+    below = bool(np.all(gap[beyond] < delta)) if beyond.any() else False
+    tail = (psi >= 2 * psi_p) & (psi <= 4 * psi_p)
+    fit_tail = (
+        fit_power_law(psi[tail], np.abs(gap[tail]), n_boot=0) if np.all(gap[tail] > 0) else None
+    )
+    decays = fit_tail is not None and fit_tail.exponent <= DECAY_TOL * decay_exponent
+    crossing = np.flatnonzero(gap < delta)
+    if crossing.size and crossing[0] > 0:
+        j = crossing[0]  # log-log interpolation of the first ψ_n with gap = Δ_t
+        frac = np.log(gap[j - 1] / delta) / np.log(gap[j - 1] / gap[j])
+        psi_cross = float(np.exp(np.log(psi[j - 1]) + frac * np.log(psi[j] / psi[j - 1])))
+    else:
+        psi_cross = math.nan
+    spec_psi = np.array(sorted(SPEC_GAPS), dtype=float)
+    spec_gap = np.array([SPEC_GAPS[int(x)] for x in spec_psi])
+    ours_at_spec = gap[np.searchsorted(psi, spec_psi)]
+    spec_dev = float(np.max(np.abs(ours_at_spec / spec_gap - 1)))
+    at = {float(x): float(g / delta) for x, g in zip(psi, gap, strict=True)}
+    slope_text = "n/a" if fit_tail is None else f"{fit_tail.exponent:.2f}"
+    summary = (
+        f"gap/Δ_t = {at[2.0]:.0f} (ψ_n=2) → {at[16.0]:.1f} (ψ_n=ψ_p) → {at[32.0]:.2f} (2ψ_p) → "
+        f"{at[64.0]:.2f} (4ψ_p); monotone: {monotone}; below Δ_t for ψ_n ≥ {threshold_ratio:g}ψ_p: "
+        f"{below} (crosses Δ_t at ψ_n ≈ {psi_cross / psi_p:.1f}ψ_p); tail slope {slope_text} "
+        f"(≤ {DECAY_TOL * decay_exponent:g}); matches the spec's gaps within {spec_dev:.0%}"
+    )
+
+    fig, ax = new_figure()
+    for s in range(n_seeds):
+        ax.loglog(psi / psi_p, gaps[:, s] / delta, "o", mfc="none", ms=3, color="C0", alpha=0.5)
+    ax.loglog(psi / psi_p, gap / delta, "o-", color="C0", label="GE closed form (mean over draws)")
+    ax.loglog(spec_psi / psi_p, spec_gap / delta, "x", color="C1", label="spec pilot (§5 C7)")
+    ax.axhline(1.0, color="0.5", ls=":", lw=1, label="gap = Δ_t")
+    ax.axvline(
+        threshold_ratio,
+        color=THEORY,
+        ls="--",
+        lw=1,
+        label=f"claimed: < Δ_t from {threshold_ratio:g}ψ_p",
+    )
+    x_tail = np.geomspace(2, psi.max() / psi_p, 20)
+    ax.loglog(
+        x_tail,
+        (gap[psi == 2 * psi_p][0] / delta) * (x_tail / 2) ** decay_exponent,
+        color=THEORY,
+        lw=1,
+        label=f"ψ_n^{decay_exponent:g} (theory tail)",
+    )
+    ax.set_xlabel("ψ_n / ψ_p = n/p")
+    ratios = psi[np.isin(psi, [2, 4, 8, 16, 32, 64])] / psi_p
+    ax.set_xticks(ratios, [f"{r:g}" for r in ratios])
+    ax.set_ylabel("(L_test − L_train)(τ = ∞) / Δ_t")
+    ax.set_title(f"ψ_p = {psi_p}, d = {d}, t = {DYNAMICS_T:g}", fontsize="small")
+    ax.legend(fontsize="x-small")
+    _plain_log_ticks(ax)
+    return CheckResult(
+        verdict=Verdict.of(monotone and below and decays),
+        summary=summary,
+        measured={
+            "psi_n": psi,
+            "gap": gap,
+            "gap_over_delta": gap / delta,
+            "monotone": monotone,
+            "below_delta_beyond_threshold": below,
+            "psi_n_where_gap_equals_delta": psi_cross,
+            "tail_slope": None if fit_tail is None else fit_tail.exponent,
+            "spec_gap_max_relative_deviation": spec_dev,
+        },
+        expected={
+            "delta_t": delta,
+            "spec_gap": spec_gap,
+            "threshold_psi_n": threshold_ratio * psi_p,
+            "tail_slope_at_most": DECAY_TOL * decay_exponent,
+        },
+        tolerance=f"mean gap strictly decreasing; gap < Δ_t = {delta:.4f} for ψ_n ≥ "
+        f"{threshold_ratio:g}ψ_p; log-log slope on [2ψ_p, 4ψ_p] ≤ {DECAY_TOL * decay_exponent:g}",
+        figures=ctx.save_figure(fig),
+        arrays={"psi_n": psi, "gaps": gaps},
+    )
+
+
+# ---------------------------------------------------------------------------- gd_matches_flow
+GD_REL_TOL = 0.05  # relative 5% on the loss change 1 − L at the plateaus (spec §5 C8)
+GD_WINDOW_LR = 1e-5  # lr_ref = 1e-5·d/Δ_t: the SGD noise floor is ~1e-3 of the dip
+GD_REFERENCE_LR = 1e-2  # the reference script's lr_ref = 0.01·d/Δ_t (spec §8)
+GD_LATE_TAU = 1e6
+
+
+def paper_tau_per_step(lr_ref: float, d: int, p: int) -> float:
+    """τ per step, τ = kη/d² with η = lr_ref·p (the reference script trains the readout without
+    the 1/√p, so its lr acts on B = A/√p; spec §8: paper τ = Training_time·p/d²)."""
+    return lr_ref * p / d**2
+
+
+def _plateau_error(gd: NDArray[np.float64], flow: NDArray[np.float64]) -> float:
+    """|mean(1 − L_gd) − mean(1 − L_flow)| / |mean(1 − L_flow)| over a window of checkpoints."""
+    return float(abs(np.mean(gd) - np.mean(flow)) / abs(1.0 - np.mean(flow)))
+
+
+@claim(
+    "diffusion.gd_matches_flow",
+    paper="diffusion",
+    statement="Discrete gradient descent of the tanh random-feature score model with fresh noise "
+    "at every step follows the closed-form gradient flow "
+    "B(τ) = −Vᵀ U⁻¹(I − e^{−2Δ_t U τ/ψ_p})/√Δ_t once steps are converted to τ = kη/d².",
+    source="diffusion.md §1 (gradient flow), §5 C8 and §8 (reference training script)",
+)
+def gd_matches_flow(
+    ctx: Context, *, tau_per_step: Callable[[float, int, int], float] = paper_tau_per_step
+) -> CheckResult:
+    """d = 10, ψ_p = 32, t = 0.01. The closed form uses the true (ξ-exact, Mehler) U, V of the
+    draw and its population Ũ, Ṽ; GD iterates are scored with the same exact losses. Two plateaus:
+    the generalisation window (checkpoints within ×1.5 of the flow's test-loss minimum; GD with
+    lr_ref = 1e-5·d/Δ_t) and, at full scale, the memorisation phase (τ ∈ [τ_end/2, τ_end],
+    τ_end = 1e6, the reference lr_ref = 0.01·d/Δ_t). PASS: relative error of the mean loss change
+    1 − L ≤ 5% for train and test at every plateau and ψ_n."""
+    psi_ns = ctx.pick(quick=(2,), full=(2, 4, 8))
+    phases = ctx.pick(quick=("window",), full=("window", "late"))
+    phase_params = {
+        "window": {"lr_factor": GD_WINDOW_LR, "tau_end": 3.0, "tau_end_is_test_min_multiple": True},
+        "late": {"lr_factor": GD_REFERENCE_LR, "tau_end": GD_LATE_TAU},
+    }
+    params = [
+        {"d": 10, "psi_p": 32, "psi_n": x, "t": DYNAMICS_T, "checkpoints": 60, **phase_params[ph]}
+        for x in psi_ns
+        for ph in phases
+    ]
+    records = ctx.sweep(gd_task, params, name="gd", paired_seeds=True)
+    rows, errors, reference_lift = [], {}, []
+    fig, axes = new_figure(ncols=len(psi_ns))
+    axes = np.atleast_1d(axes)
+    for k, (r, prm) in enumerate(zip(records, params, strict=True)):
+        res = r["result"]
+        phase = phases[k % len(phases)]
+        ax = axes[psi_ns.index(prm["psi_n"])]
+        delta = res["delta"]
+        tau = np.asarray(res["steps"]) * tau_per_step(res["lr_ref"], res["d"], res["p"])
+
+        def flow_at(key: str, tau: NDArray[np.float64] = tau, res: dict = res) -> Any:
+            return np.interp(np.log(tau), np.log(res["tau"]), res[key])
+
+        tau_star = float(res["tau"][int(np.argmin(res["flow_test"]))])
+        in_window = (tau >= tau_star / 1.5) & (tau <= tau_star * 1.5)
+        if phase == "window":
+            sel = in_window
+        else:
+            sel = tau >= tau.max() / 2
+            if in_window.any():  # how far the reference lr's SGD noise lifts the dip (info only)
+                lift = np.asarray(res["gd_test"])[in_window] - flow_at("flow_test")[in_window]
+                reference_lift.append(float(np.mean(lift) / delta))
+        for which in ("train", "test"):
+            gd = np.asarray(res[f"gd_{which}"])
+            err = _plateau_error(gd[sel], flow_at(f"flow_{which}")[sel]) if sel.any() else math.inf
+            errors[(prm["psi_n"], phase, which)] = err
+            rows.append([prm["psi_n"], phase, which, err])
+            marker = "o" if which == "train" else "s"
+            ax.plot(
+                tau,
+                (gd - 1) / delta,
+                marker,
+                ms=2.5,
+                mfc="none",
+                alpha=0.8,
+                color="C0" if phase == "window" else "C1",
+                label=f"GD {which}, lr_ref = {prm['lr_factor']:g}·d/Δ_t",
+            )
+        if sel.any():
+            ax.axvspan(tau[sel].min(), tau[sel].max(), color="0.85", zorder=0)
+        if k % len(phases) == 0:
+            for key, colour, ls, label in (
+                ("flow_train", THEORY, "-", "closed form, true U (train)"),
+                ("flow_test", THEORY, "--", "closed form, true U (test)"),
+                ("ge_test", "0.6", ":", "GE closed form (test)"),
+            ):
+                curve = (np.asarray(res[key]) - 1) / delta
+                ax.plot(res["tau"], curve, color=colour, ls=ls, lw=1, label=label)
+        ax.set_xscale("log")
+        ax.set_yscale("symlog", linthresh=1.0)
+        ax.set_xlabel("τ = kη/d²")
+        ax.set_ylabel("(L − 1)/Δ_t")
+        ax.set_title(f"ψ_n = {prm['psi_n']:g}, ψ_p = 32, d = 10", fontsize="small")
+    axes[0].legend(fontsize="xx-small")
+    _plain_log_ticks(*axes)
+    worst = max(errors.values())
+    passed = worst <= GD_REL_TOL
+    summary = "; ".join(
+        f"ψ_n={x:g} {ph}: train {errors[(x, ph, 'train')]:.1%}, test {errors[(x, ph, 'test')]:.1%}"
+        for x in psi_ns
+        for ph in phases
+    )
+    summary = (
+        f"max relative error of 1 − L at the plateaus {worst:.1%} (≤ {GD_REL_TOL:.0%}): {summary}"
+    )
+    if ctx.scale == "quick":
+        summary += (
+            "; quick runs ψ_n = 2 in the generalisation window only "
+            "(memorisation phase: full scale only)"
+        )
+    if reference_lift:
+        summary += (
+            f"; at the reference lr the SGD noise lifts the test loss in the generalisation "
+            f"window by {min(reference_lift):.1f}–{max(reference_lift):.1f} Δ_t above the flow"
+        )
+    return CheckResult(
+        verdict=Verdict.of(passed),
+        summary=summary,
+        measured={
+            "plateau_relative_error": rows,
+            "max_relative_error": worst,
+            "reference_lr_window_test_lift_over_delta": reference_lift,
+        },
+        expected={"plateau_relative_error_at_most": GD_REL_TOL},
+        tolerance=f"|mean(1 − L_GD) − mean(1 − L_flow)| ≤ {GD_REL_TOL:.0%}·|mean(1 − L_flow)| on "
+        "each plateau window, for train and test",
+        figures=ctx.save_figure(fig),
+    )

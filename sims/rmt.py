@@ -1,0 +1,261 @@
+"""Sampled spectra of the random-feature matrix U (spec ``diffusion.md`` §1, §6).
+
+- :func:`sample_ge` draws the Gaussian-equivalent (GE) matrix of Lemma C.1,
+  U ≅ G Gᵀ/n + b_t² W Wᵀ/d + s_t² I_p with G = e^{−t} a_t W X/√d + v_t Ω,
+  as its low-rank factor M = [G/√n, b_t W/√d] (p × (n+d)), so that U = M Mᵀ + s_t² I.
+- :func:`ge_eigenvalues` returns its spectrum through the (n+d) × (n+d) Gram matrix MᵀM: the
+  p − rank eigenvalues equal to s_t² are counted, never computed. :func:`dense_eigenvalues` is the
+  O(p³) baseline.
+- :func:`nonlinear_u_mehler` and :func:`nonlinear_u_monte_carlo` build the true nonlinear
+  U = (1/n) Σ_ν E_ξ[φ_ν φ_νᵀ], φ_ν = σ(W x_t^ν/√d), for the Gaussian-equivalence cross-checks.
+
+Written against the array API (``xp`` from :mod:`sims._backend`), so a cupy backend runs it on a GPU;
+the random draws come from a numpy Generator and are moved to the device, so numpy and cupy see
+the same matrices.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from theory.rmt import Activation, DataSpectrum, RFConstants, hermite_rule, rf_constants
+
+__all__ = [
+    "GESample",
+    "dense_eigenvalues",
+    "ge_eigenvalues",
+    "ge_spectrum_task",
+    "nonlinear_spectrum_task",
+    "nonlinear_u_mehler",
+    "nonlinear_u_monte_carlo",
+    "sample_ge",
+]
+
+
+def _dims(d: int, psi_p: float, psi_n: float) -> tuple[int, int]:
+    """p = round(ψ_p d) and n = round(ψ_n d), both at least 1."""
+    if d < 1:
+        raise ValueError(f"d must be >= 1 (got {d})")
+    for name, psi in (("psi_p", psi_p), ("psi_n", psi_n)):
+        if not (psi > 0 and math.isfinite(psi)):
+            raise ValueError(f"{name} must be positive (got {psi})")
+    return max(1, round(psi_p * d)), max(1, round(psi_n * d))
+
+
+@dataclass(frozen=True)
+class GESample:
+    """One draw of the model's random matrices and its GE factor.
+
+    Attributes
+    ----------
+    consts
+        The constants a_t, b_t, v_t², s_t² at time t.
+    W : (p, d)
+        Frozen first-layer weights, i.i.d. N(0, 1) (unit variance, as the theory assumes).
+    X : (d, n)
+        Training data x0 ~ N(0, Σ), Σ diagonal with the spectrum's atoms.
+    Omega : (p, n)
+        The i.i.d. N(0, 1) matrix standing in for the nonlinear part of E[σ | x].
+    sigma_diag : (d,)
+        The diagonal of Σ.
+    """
+
+    consts: RFConstants
+    W: Any
+    X: Any
+    Omega: Any
+    sigma_diag: Any
+
+    @property
+    def p(self) -> int:
+        return int(self.W.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.W.shape[1])
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def G(self) -> Any:
+        """G = e^{−t} a_t W X/√d + v_t Ω (p × n)."""
+        c = self.consts
+        return (c.decay * c.a / math.sqrt(self.d)) * (self.W @ self.X) + math.sqrt(
+            c.v2
+        ) * self.Omega
+
+    @property
+    def M(self) -> Any:
+        """The factor M = [G/√n, b_t W/√d] (p × (n+d)) with U_GE = M Mᵀ + s_t² I."""
+        xp = _namespace(self.W)
+        return xp.concat(
+            [self.G / math.sqrt(self.n), (self.consts.b / math.sqrt(self.d)) * self.W], axis=1
+        )
+
+    def u_matrix(self) -> Any:
+        """The dense p × p GE matrix U = M Mᵀ + s_t² I (for the baselines)."""
+        xp = _namespace(self.W)
+        M = self.M
+        return M @ M.T + self.consts.s2 * xp.eye(self.p, dtype=M.dtype)
+
+
+def _namespace(x: Any) -> Any:
+    from sims._backend import array_namespace
+
+    return array_namespace(x)
+
+
+def sample_ge(
+    d: int,
+    psi_p: float,
+    psi_n: float,
+    t: float,
+    *,
+    rng: np.random.Generator,
+    spectrum: DataSpectrum | None = None,
+    activation: Activation = np.tanh,
+    xp: Any = None,
+) -> GESample:
+    """Draw W, X, Ω at p = ψ_p d, n = ψ_n d and return the GE sample on ``xp`` (default numpy).
+
+    Σ is diagonal with the atoms of ``spectrum`` (default Σ = I) in proportions as close to its
+    weights as d allows; the constants use σ_x² = Tr Σ / d of that diagonal.
+    """
+    p, n = _dims(d, psi_p, psi_n)
+    spectrum = DataSpectrum.identity() if spectrum is None else spectrum
+    sigma_diag = spectrum.diagonal(d)
+    consts = rf_constants(t, activation, sigma_x2=float(sigma_diag.mean()))
+    W = rng.standard_normal((p, d))
+    X = np.sqrt(sigma_diag)[:, None] * rng.standard_normal((d, n))
+    Omega = rng.standard_normal((p, n))
+    if xp is None:
+        import array_api_compat.numpy as xp
+    return GESample(consts, xp.asarray(W), xp.asarray(X), xp.asarray(Omega), xp.asarray(sigma_diag))
+
+
+def ge_eigenvalues(sample: GESample) -> tuple[NDArray[np.float64], int]:
+    """All eigenvalues of U_GE via the Gram trick: (sorted eigenvalues of MᵀM + s_t², count of the
+    remaining p − (n+d) eigenvalues equal to s_t² exactly). Cost O(p(n+d)² + (n+d)³)."""
+    from sims._backend import to_numpy
+
+    xp = _namespace(sample.W)
+    M = sample.M
+    gram = M.T @ M
+    values = to_numpy(xp.linalg.eigvalsh(gram)) + sample.consts.s2
+    k = int(M.shape[1])
+    if k > sample.p:  # MᵀM has k − p structural zeros: keep the p eigenvalues of M Mᵀ
+        values = values[k - sample.p :]
+    return np.sort(values), max(0, sample.p - k)
+
+
+def dense_eigenvalues(sample: GESample) -> NDArray[np.float64]:
+    """All p eigenvalues of the dense GE matrix by ``eigvalsh`` (the O(p³) baseline)."""
+    from sims._backend import to_numpy
+
+    xp = _namespace(sample.W)
+    return np.sort(to_numpy(xp.linalg.eigvalsh(sample.u_matrix())))
+
+
+def _preactivations(sample: GESample) -> tuple[Any, Any, Any]:
+    """The noise-free pre-activations m = e^{−t} W X/√d (p × n), K = W Wᵀ/d and the noise scales
+    s_i = √(Δ_t K_ii): the pre-activation of feature i on sample ν is m_iν + s_i ζ_i with
+    ζ ~ N(0, ρ), ρ_ij = K_ij/√(K_ii K_jj)."""
+    xp = _namespace(sample.W)
+    c = sample.consts
+    K = sample.W @ sample.W.T / sample.d
+    mean = (c.decay / math.sqrt(sample.d)) * (sample.W @ sample.X)
+    scale = xp.sqrt(c.delta * xp.linalg.diagonal(K))
+    return mean, K, scale
+
+
+def nonlinear_u_mehler(
+    sample: GESample, *, order: int = 3, activation: Activation = np.tanh, nodes: int = 48
+) -> Any:
+    """The true nonlinear U = (1/n) Σ_ν E_ξ[φ_ν φ_νᵀ], E_ξ exact, by Mehler's expansion (spec §6):
+
+        U_ij = Σ_{k=0}^{order} ρ_ij^k/k! · (1/n) Σ_ν C_k(i, ν) C_k(j, ν)   (i ≠ j),
+        U_ii = (1/n) Σ_ν E σ(m_iν + s_i z)²,
+
+    with C_k(i, ν) = E[σ(m_iν + s_i z) He_k(z)] = s_i^k E σ^{(k)}(m_iν + s_i z) (Gaussian integration
+    by parts), all by Gauss–Hermite quadrature. Off-diagonal ρ_ij = O(1/√d), so the tail after
+    ``order`` is O(d^{−(order+1)/2}) per entry. Cost O(p² n · order).
+    """
+    if order < 0:
+        raise ValueError(f"order must be >= 0 (got {order})")
+    xp = _namespace(sample.W)
+    mean, K, scale = _preactivations(sample)
+    z, w = hermite_rule(nodes)
+    herm = [np.polynomial.hermite_e.hermeval(z, [0] * k + [1]) for k in range(order + 1)]
+    coeffs = [xp.zeros_like(mean) for _ in range(order + 1)]
+    second = xp.zeros_like(mean)
+    for node in range(nodes):
+        phi = activation(mean + float(z[node]) * scale[:, None])
+        second += float(w[node]) * phi * phi
+        for k in range(order + 1):
+            coeffs[k] += float(w[node] * herm[k][node]) * phi
+    diag = xp.sqrt(xp.linalg.diagonal(K))
+    rho = K / (diag[:, None] * diag[None, :])
+    U = xp.zeros_like(K)
+    rho_k = xp.ones_like(K)
+    for k in range(order + 1):
+        U += rho_k * (coeffs[k] @ coeffs[k].T) / (sample.n * math.factorial(k))
+        rho_k = rho_k * rho
+    eye = xp.eye(sample.p, dtype=U.dtype)
+    return U * (1.0 - eye) + eye * xp.mean(second, axis=1)[:, None]
+
+
+def nonlinear_u_monte_carlo(
+    sample: GESample,
+    *,
+    noise_draws: int,
+    rng: np.random.Generator,
+    activation: Activation = np.tanh,
+) -> Any:
+    """The nonlinear U with E_ξ replaced by an average over ``noise_draws`` draws of ξ per sample:
+    U ≈ (1/(n m)) Σ_ν Σ_j φ(x_t^{νj}) φ(x_t^{νj})ᵀ. Cost O(p² n m); a cross-check of
+    :func:`nonlinear_u_mehler`, biased by spurious eigenvalues near s_t² when m is small."""
+    if noise_draws < 1:
+        raise ValueError(f"noise_draws must be >= 1 (got {noise_draws})")
+    xp = _namespace(sample.W)
+    mean, _, _ = _preactivations(sample)
+    noise = math.sqrt(sample.consts.delta / sample.d)
+    U = xp.zeros((sample.p, sample.p), dtype=mean.dtype)
+    for _ in range(noise_draws):
+        xi = xp.asarray(rng.standard_normal((sample.d, sample.n)))
+        phi = activation(mean + noise * (sample.W @ xi))
+        U += phi @ phi.T
+    return U / (sample.n * noise_draws)
+
+
+# ------------------------------------------------------------------------------ sweep tasks
+def _sample_from_params(params: dict[str, Any], rng: np.random.Generator) -> GESample:
+    spectrum = DataSpectrum.of(params.get("sigma_atoms", [1.0]), params.get("weights"))
+    return sample_ge(
+        int(params["d"]), params["psi_p"], params["psi_n"], params["t"], rng=rng, spectrum=spectrum
+    )
+
+
+def ge_spectrum_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Sweep task: the GE spectrum at (d, psi_p, psi_n, t, sigma_atoms[, weights]) by the Gram
+    trick: the non-trivial eigenvalues and the count of eigenvalues equal to s_t²."""
+    sample = _sample_from_params(params, rng)
+    values, at_floor = ge_eigenvalues(sample)
+    return {"eigenvalues": values, "floor_count": at_floor, "p": sample.p, "s2": sample.consts.s2}
+
+
+def nonlinear_spectrum_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Sweep task: all p eigenvalues of the true nonlinear U of the same draw, by Mehler
+    (``noise_draws`` absent) or by Monte Carlo over ``noise_draws`` noise draws per sample."""
+    sample = _sample_from_params(params, rng)
+    if params.get("noise_draws"):
+        U = nonlinear_u_monte_carlo(sample, noise_draws=int(params["noise_draws"]), rng=rng)
+    else:
+        U = nonlinear_u_mehler(sample, order=int(params.get("order", 3)))
+    return {"eigenvalues": np.linalg.eigvalsh(U), "p": sample.p, "s2": sample.consts.s2}

@@ -1,0 +1,814 @@
+"""Deterministic equivalents of random matrices: Marchenko–Pastur, the general sample-covariance
+(Silverstein) equation, and the spectrum of the random-feature matrix U of "Why Diffusion Models
+Don't Memorize" (Bonnaire, Urfin, Biroli, Mézard, NeurIPS 2025; spec ``diffusion.md`` §1–2).
+
+Everything here is the p → ∞ limit, computed by solving the self-consistent equations for the
+Stieltjes transform q(z) = ∫ ρ(λ) dλ / (λ − z) on a whole grid of z = λ + iη at once (vectorised
+complex Newton, warm-started along a decreasing η schedule), never by sampling. The density is
+ρ(λ) = lim_{η→0⁺} Im q(λ + iη) / π, on the branch with Im q > 0 (the Herglotz branch).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "Bulk",
+    "DataSpectrum",
+    "RFConstants",
+    "RFSpectrum",
+    "Spectrum",
+    "find_bulks",
+    "gaussian_expectation",
+    "hermite_rule",
+    "marchenko_pastur_density",
+    "marchenko_pastur_edges",
+    "rf_constants",
+    "rf_density_per_point",
+    "rf_spectrum",
+    "rf_stieltjes",
+    "sample_covariance_spectrum",
+    "sample_covariance_stieltjes",
+]
+
+Activation = Callable[[NDArray[np.float64]], NDArray[np.float64]]
+
+QUADRATURE_NODES = 96  # Gauss–Hermite nodes: exact to ~1e-12 for tanh at every t ≥ 1e-3
+
+
+# ------------------------------------------------------------------------------ quadrature
+@functools.cache
+def hermite_rule(nodes: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Nodes and weights of E f(z), z ~ N(0, 1): probabilists' Gauss–Hermite, weights sum to 1
+    (cached and read-only)."""
+    x, w = np.polynomial.hermite_e.hermegauss(nodes)
+    w = w / math.sqrt(2.0 * math.pi)
+    x.flags.writeable = False
+    w.flags.writeable = False
+    return x, w
+
+
+def gaussian_expectation(
+    f: Callable[[NDArray[np.float64]], ArrayLike], *, dims: int = 1, nodes: int = QUADRATURE_NODES
+) -> float:
+    """E f(z_1, ..., z_dims) for independent standard normals, by tensor Gauss–Hermite quadrature.
+
+    ``f`` receives one array per dimension (broadcast against each other) and returns values of
+    the same shape.
+    """
+    if dims < 1:
+        raise ValueError(f"dims must be >= 1 (got {dims})")
+    x, w = hermite_rule(nodes)
+    grids = np.meshgrid(*([x] * dims), indexing="ij", sparse=True)
+    weight = w
+    for _ in range(dims - 1):
+        weight = np.multiply.outer(weight, w)
+    return float(np.sum(weight * np.asarray(f(*grids), dtype=float)))
+
+
+# ------------------------------------------------------------------------------ data spectrum
+@dataclass(frozen=True)
+class DataSpectrum:
+    """A discrete population spectrum ρ_Σ = Σ_k w_k δ(λ − λ_k) (spec §1: the paper uses Σ = I and
+    ½δ(λ − 0.5) + ½δ(λ − 1.5))."""
+
+    atoms: tuple[float, ...]
+    weights: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        atoms = np.asarray(self.atoms, dtype=float)
+        weights = np.asarray(self.weights, dtype=float)
+        if atoms.ndim != 1 or atoms.size == 0 or atoms.shape != weights.shape:
+            raise ValueError("sigma_atoms and weights must be non-empty lists of the same length")
+        if not np.all(np.isfinite(atoms) & (atoms > 0)):
+            raise ValueError(f"sigma_atoms must be positive (got {list(self.atoms)})")
+        if not np.all(np.isfinite(weights) & (weights > 0)):
+            raise ValueError(f"weights must be positive (got {list(self.weights)})")
+        object.__setattr__(self, "atoms", tuple(float(a) for a in atoms))
+        object.__setattr__(self, "weights", tuple(float(w) for w in weights / weights.sum()))
+
+    @classmethod
+    def identity(cls) -> DataSpectrum:
+        """Σ = I."""
+        return cls((1.0,), (1.0,))
+
+    @classmethod
+    def of(cls, atoms: Sequence[float], weights: Sequence[float] | None = None) -> DataSpectrum:
+        """Atoms with the given weights (equal weights by default; normalised to sum to 1)."""
+        return cls(tuple(atoms), tuple([1.0] * len(atoms) if weights is None else weights))
+
+    @property
+    def mean(self) -> float:
+        """σ_x² = Tr Σ / d = Σ_k w_k λ_k."""
+        return float(np.dot(self.atoms, self.weights))
+
+    def diagonal(self, d: int) -> NDArray[np.float64]:
+        """A length-d diagonal of Σ whose atom counts are the weights times d, rounded so that
+        they add up to d (largest remainders first)."""
+        raw = np.asarray(self.weights) * d
+        counts = np.floor(raw).astype(int)
+        counts[np.argsort(counts - raw)[: d - counts.sum()]] += 1
+        return np.repeat(np.asarray(self.atoms), counts)
+
+
+# ------------------------------------------------------------------------------ constants
+@dataclass(frozen=True)
+class RFConstants:
+    """The Gaussian-equivalence constants of the random-feature score model at diffusion time t
+    (spec §1, Lemma C.1). With u, v, w, z independent standard normals, c = e^{−t}σ_x and
+    h = c·u + √Δ_t·v ~ N(0, Γ_t²):
+
+    - a_t = E[σ(h) u] / c = E σ'(h)  (computed as E[h σ(h)] / Γ_t² by Stein's lemma),
+    - b_t = E[v σ(h)] = √Δ_t · a_t,
+    - v_t² = E[σ(c u + √Δ_t v) σ(c u + √Δ_t w)] − a_t² c²,
+    - s_t² = E σ(Γ_t z)² − a_t² c² − v_t² − b_t².
+
+    Attributes ``t``, ``sigma_x2`` (σ_x² = Tr Σ / d, a variance) and the four constants.
+    """
+
+    t: float
+    sigma_x2: float
+    a: float
+    b: float
+    v2: float
+    s2: float
+
+    @property
+    def delta(self) -> float:
+        """Δ_t = 1 − e^{−2t}, the noise variance of the forward process."""
+        return -math.expm1(-2.0 * self.t)
+
+    @property
+    def decay(self) -> float:
+        """e^{−t}, the signal factor of the forward process."""
+        return math.exp(-self.t)
+
+    @property
+    def gamma2(self) -> float:
+        """Γ_t² = e^{−2t} σ_x² + Δ_t, the variance of a pre-activation."""
+        return self.decay**2 * self.sigma_x2 + self.delta
+
+    @property
+    def second_moment(self) -> float:
+        """E σ(Γ_t z)², which the four parts a_t²e^{−2t}σ_x² + b_t² + v_t² + s_t² add up to."""
+        return self.a**2 * self.decay**2 * self.sigma_x2 + self.b**2 + self.v2 + self.s2
+
+
+def rf_constants(
+    t: float,
+    activation: Activation = np.tanh,
+    *,
+    sigma_x2: float = 1.0,
+    nodes: int = QUADRATURE_NODES,
+) -> RFConstants:
+    """The constants a_t, b_t, v_t², s_t² of :class:`RFConstants` by Gauss–Hermite quadrature.
+
+    Monte Carlo is not an option: s_t² is a small difference of O(1) numbers (spec §8).
+    """
+    if not (t > 0 and math.isfinite(t)):
+        raise ValueError(f"t must be a positive finite diffusion time (got {t})")
+    if not (sigma_x2 > 0 and math.isfinite(sigma_x2)):
+        raise ValueError(f"sigma_x2 must be positive (got {sigma_x2})")
+    c = math.exp(-t) * math.sqrt(sigma_x2)
+    noise = math.sqrt(-math.expm1(-2.0 * t))
+    gamma = math.sqrt(c * c + noise * noise)
+    mean_slope = gaussian_expectation(lambda z: z * activation(gamma * z), nodes=nodes) / gamma
+    a = mean_slope
+    b = noise * a
+    x, w = hermite_rule(nodes)
+    conditional_mean = activation(c * x[:, None] + noise * x[None, :]) @ w  # E[σ(h) | u]
+    v2 = float(w @ conditional_mean**2) - (a * c) ** 2
+    second = gaussian_expectation(lambda z: activation(gamma * z) ** 2, nodes=nodes)
+    s2 = second - (a * c) ** 2 - v2 - b * b
+    return RFConstants(t=float(t), sigma_x2=float(sigma_x2), a=a, b=b, v2=v2, s2=s2)
+
+
+# ------------------------------------------------------------------------------ the solver
+#: Relative imaginary part of z at which densities are read: ρ(λ) ≈ Im q(λ + iη)/π with
+#: η = ETA_REL · |λ − λ_floor|: far below every bulk's width (spec §8: η ≤ 1e-10), and low enough
+#: that the η-tails of Im q outside the support stay below BULK_THRESHOLD.
+ETA_REL = 1e-13
+#: Decades of η descended per continuation stage, and how often a failing stage may be halved.
+DECADES_PER_STAGE = 1.0
+MAX_STEP_HALVINGS = 4
+#: η never goes below ETA_REL · ETA_FLOOR_REL · (top of the spectrum): closer to a hard edge than
+#: that, the density is read at that η (smoothed on a scale ~1e-23 of the spectrum's width).
+ETA_FLOOR_REL = 1e-10
+
+System = Callable[[NDArray[np.complex128], NDArray[np.complex128]], tuple[NDArray, NDArray]]
+
+
+def _solve_linear(J: NDArray, F: NDArray) -> NDArray:
+    """Solve J x = F pointwise for J of shape (k, k, N), F of shape (k, N), k ∈ {1, 2} (Cramer)."""
+    if F.shape[0] == 1:
+        return F / J[0]
+    det = J[0, 0] * J[1, 1] - J[0, 1] * J[1, 0]
+    return np.stack([J[1, 1] * F[0] - J[0, 1] * F[1], J[0, 0] * F[1] - J[1, 0] * F[0]]) / det
+
+
+def _residual_norm(F: NDArray, x: NDArray) -> NDArray[np.float64]:
+    """max_k |F_k| / (1 + |x_k|): a scale-aware size of the residual per point."""
+    return np.max(np.abs(F) / (1.0 + np.abs(x)), axis=0)
+
+
+def _newton(
+    system: System, x: NDArray, z: NDArray, *, max_iter: int = 60, tol: float = 1e-12
+) -> tuple[NDArray, NDArray[np.bool_]]:
+    """Damped complex Newton on every grid point at once; returns (x, converged).
+
+    A step is halved (up to 5 times, per point) until the residual decreases, so iterates never
+    jump to a far branch. The equations are holomorphic in x, so the complex Jacobian is exact.
+    """
+    x = x.copy()
+    F, J = system(x, z)
+    norm = _residual_norm(F, x)
+    active = np.flatnonzero(norm > tol)
+    for _ in range(max_iter):
+        if active.size == 0:
+            break
+        step = _solve_linear(J[:, :, active], F[:, active])
+        tiny = np.max(np.abs(step) / (1.0 + np.abs(x[:, active])), axis=0) < 1e-15
+        active, step = active[~tiny], step[:, ~tiny]  # converged to rounding
+        scale = np.ones(active.size)
+        pending = np.arange(active.size)
+        for _ in range(6):
+            idx = active[pending]
+            trial = x[:, idx] - scale[pending] * step[:, pending]
+            F_trial, J_trial = system(trial, z[idx])
+            norm_trial = _residual_norm(F_trial, trial)
+            better = (norm_trial < norm[idx]) & np.all(np.isfinite(trial), axis=0)
+            good = idx[better]
+            x[:, good], F[:, good], J[:, :, good] = (
+                trial[:, better],
+                F_trial[:, better],
+                J_trial[:, :, better],
+            )
+            norm[good] = norm_trial[better]
+            pending = pending[~better]
+            if pending.size == 0:
+                break
+            scale[pending] /= 2.0
+        stalled = active[pending]
+        active = active[norm[active] > tol]
+        active = np.setdiff1d(active, stalled, assume_unique=True)
+    return x, norm <= max(tol, 1e-10)
+
+
+#: A change of unknowns (x ↦ y, y ↦ x) in which the solution behaves like a power of ζ near the
+#: real axis; predictions are made in y.
+Chart = tuple[Callable[[NDArray], NDArray], Callable[[NDArray], NDArray]]
+IDENTITY_CHART: Chart = (lambda x: x, lambda y: y)
+
+
+def _predictions(
+    history: list[tuple[NDArray, NDArray]], zeta_new: NDArray, chart: Chart
+) -> list[NDArray]:
+    """Starting points for the next stage, best first: a power law y ∝ ζ^α through the last two
+    stages (α = −1 next to a delta, −½ at a hard edge, 0 once η is below the local scale), the
+    pole law α = −1, and the last solution unmoved."""
+    to_y, from_y = chart
+    x1, z1 = history[-1]
+    y1 = to_y(x1)
+    step = np.log(zeta_new / z1)
+    guesses = []
+    if len(history) > 1:
+        x0, z0 = history[-2]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            alpha = np.log(y1 / to_y(x0)) / np.log(z1 / z0)
+            guess = from_y(y1 * np.exp(alpha * step))
+        guesses.append(np.where(np.isfinite(guess), guess, x1))
+    guesses.append(from_y(y1 * np.exp(-step)))
+    guesses.append(x1)
+    return guesses
+
+
+def _advance(
+    system: System,
+    history: list[tuple[NDArray, NDArray]],
+    zeta: NDArray,
+    chart: Chart,
+    depth: int = 0,
+) -> tuple[NDArray, NDArray[np.bool_]]:
+    """One continuation step to ``zeta`` from the last (one or two) solutions in ``history``:
+    Newton from each of :func:`_predictions` in turn, keeping the first that converges at each
+    point; points where none does are reached through the geometric midpoint in η, recursively
+    (up to :data:`MAX_STEP_HALVINGS` halvings of the step)."""
+    x_new = np.empty_like(history[-1][0])
+    converged = np.zeros(zeta.shape, dtype=bool)
+    for guess in _predictions(history, zeta, chart):
+        idx = np.flatnonzero(~converged)
+        solved, ok = _newton(system, guess[:, idx], zeta[idx])
+        x_new[:, idx] = solved
+        converged[idx] = ok
+        if converged.all():
+            return x_new, converged
+    if depth < MAX_STEP_HALVINGS:
+        idx = np.flatnonzero(~converged)
+        sub = [(x[:, idx], z[idx]) for x, z in history]
+        z_last = sub[-1][1]
+        z_mid = zeta[idx].real + 1j * np.sqrt(z_last.imag * zeta[idx].imag)
+        x_mid, ok_mid = _advance(system, sub, z_mid, chart, depth + 1)
+        x_end, ok_end = _advance(system, [sub[-1], (x_mid, z_mid)], zeta[idx], chart, depth + 1)
+        x_new[:, idx] = x_end
+        converged[idx] = ok_mid & ok_end
+    return x_new, converged
+
+
+def _continuation(
+    system: System,
+    offset: NDArray[np.float64],
+    eta_final: NDArray[np.float64],
+    eta_start: float,
+    initial: Callable[[NDArray[np.complex128]], NDArray[np.complex128]],
+    chart: Chart = IDENTITY_CHART,
+) -> tuple[NDArray[np.complex128], NDArray[np.bool_]]:
+    """Track the Herglotz solution from ζ = offset + i·eta_start (where ``initial`` is accurate)
+    down to ζ = offset + i·eta_final, one decade of η per stage (:func:`_advance`, which shortens
+    the step where a stage fails)."""
+    decades = np.log10(eta_start / eta_final)
+    stages = max(2, int(np.ceil(decades.max() / DECADES_PER_STAGE)) + 1)
+    zeta = offset + 1j * eta_start
+    x, converged = _newton(system, initial(zeta), zeta)
+    history = [(x, zeta)]
+    for f in np.linspace(0.0, 1.0, stages)[1:]:
+        zeta = offset + 1j * eta_start * (eta_final / eta_start) ** f
+        x, converged = _advance(system, history, zeta, chart)
+        history = [history[-1], (x, zeta)]
+    return x, converged
+
+
+# ------------------------------------------------------------------------------ sample covariance
+def marchenko_pastur_edges(ratio: float, variance: float = 1.0) -> tuple[float, float]:
+    """Edges σ²(1 ∓ √γ)² of the Marchenko–Pastur law with ratio γ = p/n."""
+    root = math.sqrt(ratio)
+    return variance * (1.0 - root) ** 2, variance * (1.0 + root) ** 2
+
+
+def marchenko_pastur_density(x: ArrayLike, ratio: float, variance: float = 1.0) -> NDArray:
+    """The absolutely continuous part of the Marchenko–Pastur law of S = σ² Z Zᵀ/n, Z p × n
+    i.i.d. standard, γ = p/n:  ρ(x) = √((b − x)(x − a)) / (2π σ² γ x) on [a, b]. (For γ > 1 an atom
+    of mass 1 − 1/γ sits at 0.)"""
+    if not (ratio > 0 and variance > 0):
+        raise ValueError("ratio and variance must be positive")
+    x = np.asarray(x, dtype=float)
+    a, b = marchenko_pastur_edges(ratio, variance)
+    inside = (x > a) & (x < b)
+    safe = np.where(inside, x, (a + b) / 2)
+    return np.where(
+        inside, np.sqrt((b - safe) * (safe - a)) / (2 * np.pi * variance * ratio * safe), 0.0
+    )
+
+
+def _covariance_system(ratio: float, spectrum: DataSpectrum) -> System:
+    """Silverstein's equation for the Stieltjes transform m of S = Σ^{1/2} Z Zᵀ Σ^{1/2}/n,
+    γ = p/n, ρ_Σ = Σ_k w_k δ_{τ_k}, multiplied through by −z so every term stays O(1) at the
+    atom at 0:  F = 1 + Σ_k w_k z/(τ_k(1 − γ − γ z m) − z) · ... = −z m + E_τ[−z/(τ(1−γ−γzm) − z)]."""
+    tau = np.asarray(spectrum.atoms)[:, None]
+    w = np.asarray(spectrum.weights)[:, None]
+
+    def system(x: NDArray, z: NDArray) -> tuple[NDArray, NDArray]:
+        zm = z * x[0]
+        inv = 1.0 / (tau * (1.0 - ratio - ratio * zm) - z)
+        F = -zm + np.sum(w * z * inv, axis=0)
+        dF = -z + np.sum(w * z * inv * inv * tau * ratio * z, axis=0)
+        return F[None, :], dF[None, None, :]
+
+    return system
+
+
+def sample_covariance_stieltjes(
+    lam: ArrayLike, *, ratio: float, spectrum: DataSpectrum, eta: ArrayLike | None = None
+) -> tuple[NDArray[np.complex128], NDArray[np.bool_]]:
+    """m(λ + iη) of the sample covariance with population ρ_Σ and ratio γ = p/n (Silverstein's
+    equation m = E_τ 1/(τ(1 − γ − γ z m) − z)), by η-continuation; returns (m, converged)."""
+    lam = np.atleast_1d(np.asarray(lam, dtype=float))
+    scale = max(spectrum.atoms) * (1.0 + math.sqrt(ratio)) ** 2
+    if eta is None:
+        eta_final = ETA_REL * np.maximum(np.abs(lam), ETA_FLOOR_REL * scale)
+    else:
+        eta_final = np.broadcast_to(np.asarray(eta, dtype=float), lam.shape)
+    x, converged = _continuation(
+        _covariance_system(ratio, spectrum),
+        lam,
+        eta_final,
+        10.0 * max(scale, float(np.max(np.abs(lam)))),
+        lambda z: (-1.0 / z)[None, :],
+    )
+    return x[0], converged
+
+
+def sample_covariance_spectrum(
+    *, ratio: float, spectrum: DataSpectrum, points: int = 1000
+) -> Spectrum:
+    """The limiting spectrum of a sample covariance (Silverstein): an atom at 0 of mass
+    max(0, 1 − 1/γ) and the bulks of Im m/π."""
+    if not (ratio > 0 and math.isfinite(ratio)):
+        raise ValueError(f"ratio must be positive (got {ratio})")
+
+    def density(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return sample_covariance_stieltjes(x, ratio=ratio, spectrum=spectrum)[0].imag / np.pi
+
+    top = 1.5 * max(spectrum.atoms) * (1.0 + math.sqrt(ratio)) ** 2
+    return _assemble(0.0, max(0.0, 1.0 - 1.0 / ratio), find_bulks(density, top, points=points))
+
+
+# ------------------------------------------------------------------------------ random-feature U
+def _rf_system(consts: RFConstants, psi_p: float, psi_n: float, spectrum: DataSpectrum) -> System:
+    """The self-consistent equations of Theorem 3.1 in the unknowns (q, ε = 1/(1+δ)), as functions
+    of ζ = z − s_t² (spec §2, solver form 1/q = s_t² − z + v_t² ε + E_λ κ/(1 + ψ_p q κ)):
+
+        F₁ = 1 + q ζ − q v_t² ε − E_λ[q κ / D] = 0,
+        F₂ = 1 − ε − (ψ_p/ψ_n) q ε (c² a_t² E_λ[λ / D] + v_t²) = 0,
+
+    with κ(λ) = b_t² + c² a_t² λ ε, D = 1 + ψ_p q κ, c = e^{−t}, and E_λ over ρ_Σ. The paper's
+    δ = 1/ε − 1 and r = q E_λ[λ/D] are eliminated. Multiplying the q-equation through by q and
+    using ε instead of δ keeps every term O(1) next to the delta peak at s_t², where q and δ
+    diverge like 1/ζ. Returns (F, J) with J the exact complex Jacobian.
+    """
+    lam = np.asarray(spectrum.atoms)[:, None]  # (J, 1)
+    w = np.asarray(spectrum.weights)[:, None]
+    ca2 = consts.decay**2 * consts.a**2
+    b2, v2, ratio = consts.b**2, consts.v2, psi_p / psi_n
+
+    def system(x: NDArray, zeta: NDArray) -> tuple[NDArray, NDArray]:
+        q, eps = x
+        kappa = b2 + ca2 * lam * eps  # (J, N)
+        inv_d = 1.0 / (1.0 + psi_p * q * kappa)
+        inv_d2 = inv_d * inv_d
+        lam_d = np.sum(w * lam * inv_d, axis=0)  # E λ/D
+        lam_d2 = np.sum(w * lam * inv_d2, axis=0)  # E λ/D²
+        F = np.stack(
+            [
+                1.0 + q * zeta - q * v2 * eps - q * np.sum(w * kappa * inv_d, axis=0),
+                1.0 - eps - ratio * q * eps * (ca2 * lam_d + v2),
+            ]
+        )
+        J = np.stack(
+            [
+                np.stack(
+                    [
+                        zeta - v2 * eps - np.sum(w * kappa * inv_d2, axis=0),
+                        -q * (v2 + ca2 * lam_d2),
+                    ]
+                ),
+                np.stack(
+                    [
+                        -ratio * eps * (ca2 * lam_d2 + v2),
+                        -1.0
+                        - ratio * q * (ca2 * lam_d + v2)
+                        + ratio
+                        * psi_p
+                        * (q * ca2) ** 2
+                        * eps
+                        * np.sum(w * lam * lam * inv_d2, axis=0),
+                    ]
+                ),
+            ]
+        )
+        return F, J
+
+    return system
+
+
+def _rf_initial(
+    consts: RFConstants, psi_p: float, psi_n: float, spectrum: DataSpectrum
+) -> Callable[[NDArray[np.complex128]], NDArray[np.complex128]]:
+    """Large-|ζ| start: q ≈ −1/ζ and ε ≈ 1/(1 + (ψ_p/ψ_n) q (c² a_t² E λ + v_t²))."""
+    ca2 = consts.decay**2 * consts.a**2
+
+    def initial(zeta: NDArray[np.complex128]) -> NDArray[np.complex128]:
+        q = -1.0 / zeta
+        return np.stack([q, 1.0 / (1.0 + (psi_p / psi_n) * q * (ca2 * spectrum.mean + consts.v2))])
+
+    return initial
+
+
+#: Predict in (q, δ), which both scale like powers of ζ, and solve in (q, ε = 1/(1+δ)).
+_RF_CHART: Chart = (
+    lambda x: np.stack([x[0], 1.0 / x[1] - 1.0]),
+    lambda y: np.stack([y[0], 1.0 / (1.0 + y[1])]),
+)
+
+
+def _rf_spectral_bound(
+    consts: RFConstants, psi_p: float, psi_n: float, spectrum: DataSpectrum
+) -> float:
+    """An upper bound (with margin) on λ_max(U) − s_t², from ‖U − s_t²‖ ≤ ‖G‖²/n + b_t²‖W‖²/d and
+    the Bai–Yin edges ‖W/√d‖ ≈ √ψ_p + 1, ‖X/√n‖ ≈ √λ_max(1 + 1/√ψ_n), ‖Ω/√n‖ ≈ √(ψ_p/ψ_n) + 1."""
+    w_norm = math.sqrt(psi_p) + 1.0
+    x_norm = math.sqrt(max(spectrum.atoms)) * (1.0 + 1.0 / math.sqrt(psi_n))
+    g_norm = consts.decay * consts.a * w_norm * x_norm + math.sqrt(consts.v2) * (
+        math.sqrt(psi_p / psi_n) + 1.0
+    )
+    return 1.5 * (g_norm**2 + consts.b**2 * w_norm**2) + 1e-12
+
+
+def rf_stieltjes(
+    lam: ArrayLike,
+    *,
+    psi_p: float,
+    psi_n: float,
+    t: float,
+    spectrum: DataSpectrum | None = None,
+    activation: Activation = np.tanh,
+    eta: ArrayLike | None = None,
+    consts: RFConstants | None = None,
+) -> tuple[NDArray[np.complex128], NDArray[np.complex128], NDArray[np.bool_]]:
+    """q(z) and δ(z) of the random-feature U at z = λ + iη on a whole grid (Theorem 3.1).
+
+    η defaults to ``ETA_REL · max(|λ − s_t²|, ETA_FLOOR_REL · λ_top)``, i.e. just above the real axis. The
+    solution is tracked by η-continuation from far above the spectrum, where q ≈ −1/z, so the
+    branch is the Herglotz one (Im q > 0). Returns (q, δ, converged).
+    """
+    spectrum = DataSpectrum.identity() if spectrum is None else spectrum
+    consts = rf_constants(t, activation, sigma_x2=spectrum.mean) if consts is None else consts
+    lam = np.atleast_1d(np.asarray(lam, dtype=float))
+    offset = lam - consts.s2
+    top = _rf_spectral_bound(consts, psi_p, psi_n, spectrum)
+    if eta is None:
+        eta_final = ETA_REL * np.maximum(np.abs(offset), ETA_FLOOR_REL * top)
+    else:
+        eta_final = np.broadcast_to(np.asarray(eta, dtype=float), lam.shape)
+        if np.any(eta_final <= 0):
+            raise ValueError("eta must be positive")
+    eta_start = 10.0 * max(top, float(np.max(np.abs(offset))))
+    x, converged = _continuation(
+        _rf_system(consts, psi_p, psi_n, spectrum),
+        offset,
+        eta_final,
+        eta_start,
+        _rf_initial(consts, psi_p, psi_n, spectrum),
+        _RF_CHART,
+    )
+    return x[0], 1.0 / x[1] - 1.0, converged
+
+
+# ------------------------------------------------------------------------------ bulks
+#: A grid point belongs to a bulk when the mass per unit log x there, x·ρ, exceeds this. Scale-free:
+#: it finds bulks at 1e-8 and at 1e4 alike, and is far above the η-tails of the delta (~1e-11).
+BULK_THRESHOLD = 1e-9
+EDGE_SUBDIVISIONS = 32  # points per refinement pass of an edge bracket
+EDGE_PASSES = 5  # 32⁵ ≈ 3·10⁷: edges to ~1e-9 relative
+MASS_NODES = 256  # tanh-sinh nodes per bulk for its mass
+
+
+@dataclass(frozen=True)
+class Bulk:
+    """A connected component of the absolutely continuous spectrum: [lower, upper] and its mass."""
+
+    mass: float
+    lower: float
+    upper: float
+
+
+@dataclass(frozen=True)
+class Spectrum:
+    """A deterministic-equivalent spectral density: ρ = delta_mass·δ(λ − delta_location) + ρ_ac.
+
+    Attributes
+    ----------
+    lam, density
+        The grid (sorted; log-spaced, with every bulk's quadrature nodes and edges) and ρ_ac on it.
+    delta_location, delta_mass
+        The atom (mass 0 when there is none).
+    bulks
+        The bulks, in increasing λ, with masses from Chebyshev-angle quadrature.
+    """
+
+    lam: NDArray[np.float64]
+    density: NDArray[np.float64]
+    delta_location: float
+    delta_mass: float
+    bulks: tuple[Bulk, ...]
+
+    @property
+    def total_mass(self) -> float:
+        """delta_mass + Σ bulk masses (1 up to quadrature error when every bulk was found)."""
+        return self.delta_mass + sum(b.mass for b in self.bulks)
+
+    def cdf(self, lam: ArrayLike) -> NDArray[np.float64]:
+        """The cumulative distribution at ``lam``: the delta plus the trapezoid integral of ρ_ac."""
+        lam = np.asarray(lam, dtype=float)
+        pieces = np.concatenate(
+            [[0.0], np.diff(self.lam) * (self.density[1:] + self.density[:-1]) / 2]
+        )
+        cum = np.cumsum(pieces)
+        cum *= (self.total_mass - self.delta_mass) / cum[-1] if cum[-1] > 0 else 1.0
+        return np.interp(lam, self.lam, cum) + self.delta_mass * (lam >= self.delta_location)
+
+    def to_json(self) -> dict:
+        """The ``solve rmt --json`` document: lambda, density, delta_location, delta_mass, bulks."""
+        return {
+            "lambda": self.lam.tolist(),
+            "density": self.density.tolist(),
+            "delta_location": self.delta_location,
+            "delta_mass": self.delta_mass,
+            "bulks": [{"mass": b.mass, "lower": b.lower, "upper": b.upper} for b in self.bulks],
+        }
+
+
+def _tanh_sinh_rule(nodes: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Tanh-sinh nodes u ∈ (−1, 1) and weights for ∫_{−1}^{1} f(u) du: u = tanh(π/2 · sinh s) on
+    an equispaced s-grid over [−3.2, 3.2] (nodes that round to ±1 are dropped)."""
+    s = np.linspace(-3.2, 3.2, nodes)
+    h = s[1] - s[0]
+    arg = np.pi / 2 * np.sinh(s)
+    u = np.tanh(arg)
+    w = h * np.pi / 2 * np.cosh(s) / np.cosh(arg) ** 2
+    keep = np.abs(u) < 1.0
+    return u[keep], w[keep]
+
+
+DensityFn = Callable[[NDArray[np.float64]], NDArray[np.float64]]
+
+
+def _refine_edges(
+    density: DensityFn, outside: NDArray[np.float64], inside: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Narrow each bracket (outside, inside) of an edge, all at once, to the first point where
+    x·ρ(x) exceeds :data:`BULK_THRESHOLD`; returns the refined outside ends, so that the
+    interval [lower, upper] never cuts off a piece of the bulk."""
+    lo, hi = outside.copy(), inside.copy()
+    frac = np.linspace(0.0, 1.0, EDGE_SUBDIVISIONS + 1)[1:-1]
+    for _ in range(EDGE_PASSES):
+        pts = lo[:, None] + (hi - lo)[:, None] * frac[None, :]
+        inside_pts = pts * density(pts.ravel()).reshape(pts.shape) > BULK_THRESHOLD
+        # the bracket's inside end moves towards the first point seen inside (from lo's side)
+        first = np.where(inside_pts.any(axis=1), inside_pts.argmax(axis=1), len(frac))
+        new_hi = np.where(
+            first < len(frac), pts[np.arange(len(lo)), np.minimum(first, len(frac) - 1)], hi
+        )
+        new_lo = np.where(first > 0, pts[np.arange(len(lo)), np.maximum(first - 1, 0)], lo)
+        lo, hi = new_lo, new_hi
+    return lo
+
+
+def find_bulks(
+    density: DensityFn, x_max: float, *, points: int = 1000, x_min_rel: float = ETA_FLOOR_REL
+) -> tuple[NDArray[np.float64], NDArray[np.float64], list[Bulk], list[tuple]]:
+    """Locate the bulks of a density on x ∈ (0, x_max] (x = λ − λ_floor, so a delta at the floor
+    never enters): a log grid of ``points`` over ``x_max·x_min_rel … x_max`` marks where x·ρ(x)
+    exceeds :data:`BULK_THRESHOLD` (an absolute, scale-free threshold: a threshold relative to
+    max ρ fails when bulks sit 4–5 decades apart), each edge is refined inside its bracket, and
+    each mass is ∫ρ on [lower, upper] with x = m − h·cos θ and the midpoint rule in θ (exact
+    enough for square-root and inverse-square-root edges alike). A bulk touching the bottom of
+    the grid gets lower edge 0.
+
+    Returns (grid, density on it, bulks, quadrature (x nodes, ρ) per bulk).
+    """
+    x = np.geomspace(x_max * x_min_rel, x_max, points)
+    rho = density(x)
+    on = x * rho > BULK_THRESHOLD
+    starts = np.flatnonzero(on & ~np.concatenate([[False], on[:-1]]))
+    ends = np.flatnonzero(on & ~np.concatenate([on[1:], [False]]))
+    lower_bracket = [(x[i - 1], x[i]) if i > 0 else (0.0, 0.0) for i in starts]
+    upper_bracket = [(x[j + 1], x[j]) if j + 1 < points else (x[j], x[j]) for j in ends]
+    brackets = np.array(lower_bracket + upper_bracket, dtype=float).reshape(-1, 2)
+    refine = brackets[:, 0] != brackets[:, 1]
+    edges = brackets[:, 1].copy()
+    if refine.any():
+        edges[refine] = _refine_edges(density, brackets[refine, 0], brackets[refine, 1])
+    lowers, uppers = edges[: len(starts)], edges[len(starts) :]
+    unit, weight = _tanh_sinh_rule(MASS_NODES)
+    bulks, nodes = [], []
+    if len(starts):
+        mid, half = (lowers + uppers) / 2, (uppers - lowers) / 2
+        xs = mid[:, None] + half[:, None] * unit[None, :]
+        rho_nodes = density(xs.ravel()).reshape(xs.shape)
+        masses = (rho_nodes * weight[None, :]).sum(axis=1) * half
+        for k in range(len(starts)):
+            bulks.append(Bulk(float(masses[k]), float(lowers[k]), float(uppers[k])))
+            nodes.append((xs[k], rho_nodes[k]))
+    return x, rho, bulks, nodes
+
+
+def _assemble(
+    floor: float,
+    delta_mass: float,
+    grid: tuple[NDArray[np.float64], NDArray[np.float64], list[Bulk], list[tuple]],
+) -> Spectrum:
+    """A :class:`Spectrum` in absolute λ from :func:`find_bulks` output on offsets x = λ − floor;
+    the plotting grid is the log grid plus every bulk's nodes, with zeros at the edges."""
+    x, rho, bulks, nodes = grid
+    xs = [x] + [n[0] for n in nodes] + [np.array([b.lower, b.upper]) for b in bulks]
+    rhos = [rho] + [n[1] for n in nodes] + [np.zeros(2) for _ in bulks]
+    x_all, rho_all = np.concatenate(xs), np.concatenate(rhos)
+    order = np.argsort(x_all, kind="stable")
+    shifted = tuple(Bulk(b.mass, b.lower + floor, b.upper + floor) for b in bulks)
+    return Spectrum(
+        lam=x_all[order] + floor,
+        density=np.maximum(rho_all[order], 0.0),
+        delta_location=float(floor),
+        delta_mass=float(delta_mass),
+        bulks=shifted,
+    )
+
+
+@dataclass(frozen=True)
+class RFSpectrum(Spectrum):
+    """The spectrum of the random-feature U with the model it belongs to."""
+
+    consts: RFConstants = field(default=None)  # type: ignore[assignment]
+    psi_p: float = 0.0
+    psi_n: float = 0.0
+
+
+def rf_spectrum(
+    *,
+    psi_p: float,
+    psi_n: float,
+    t: float,
+    spectrum: DataSpectrum | None = None,
+    activation: Activation = np.tanh,
+    points: int = 1000,
+) -> RFSpectrum:
+    """The limiting eigenvalue density of U (Theorem 3.1): a delta at s_t² of mass
+    max(0, 1 − (1+ψ_n)/ψ_p) (the p − n − d directions orthogonal to Ω and W, added analytically,
+    spec §3) plus the bulks found by :func:`find_bulks` on ρ(λ) = Im q(λ + i0⁺)/π.
+    """
+    for name, value in (("psi_p", psi_p), ("psi_n", psi_n)):
+        if not (value > 0 and math.isfinite(value)):
+            raise ValueError(f"{name} must be positive (got {value})")
+    if points < 16:
+        raise ValueError(f"grid must have at least 16 points (got {points})")
+    spectrum = DataSpectrum.identity() if spectrum is None else spectrum
+    consts = rf_constants(t, activation, sigma_x2=spectrum.mean)
+
+    def density(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        q, _, _ = rf_stieltjes(
+            consts.s2 + x, psi_p=psi_p, psi_n=psi_n, t=t, spectrum=spectrum, consts=consts
+        )
+        return q.imag / np.pi
+
+    top = _rf_spectral_bound(consts, psi_p, psi_n, spectrum)
+    base = _assemble(
+        consts.s2, max(0.0, 1.0 - (1.0 + psi_n) / psi_p), find_bulks(density, top, points=points)
+    )
+    return RFSpectrum(**vars(base), consts=consts, psi_p=float(psi_p), psi_n=float(psi_n))
+
+
+#: ε schedule of the reference script's per-λ continuation (spec §2): 100, 99, …, 1, then
+#: 0.9, 0.7, 0.5, 0.3, 0.1, then 1e-2 … 1e-9 — 113 warm-started solves per λ.
+REFERENCE_EPS_SCHEDULE = tuple(
+    [float(e) for e in range(100, 0, -1)]
+    + [0.9, 0.7, 0.5, 0.3, 0.1]
+    + [10.0**-k for k in range(2, 10)]
+)
+
+
+def rf_density_per_point(
+    lam: ArrayLike,
+    *,
+    psi_p: float,
+    psi_n: float,
+    t: float,
+    spectrum: DataSpectrum | None = None,
+    activation: Activation = np.tanh,
+) -> NDArray[np.float64]:
+    """ρ(λ) the way the authors' script computes it, as an independent baseline: the three
+    equations of Theorem 3.1 in (q, r, s) (spec §2),
+
+        s = E_λ 1/(ŝ + λ r̂),  r = E_λ λ/(ŝ + λ r̂),
+        ψ_p(s_t² − z) + ψ_p v_t²/(1+δ) + (1 − ψ_p)/q − s/q² = 0,
+
+    δ = (ψ_p/ψ_n)(c² a_t² r + v_t² q), ŝ = b_t² ψ_p + 1/q, r̂ = ψ_p c² a_t²/(1+δ), as six real
+    unknowns per λ solved by Levenberg–Marquardt (``scipy.optimize.root``) along the 113-stage
+    ε schedule, z = λ + iε (the Herglotz sign; the script's λ − iε with |Im q| hides branches).
+    Slow by design: O(113 · LM solves) per point.
+    """
+    from scipy.optimize import root
+
+    spectrum = DataSpectrum.identity() if spectrum is None else spectrum
+    consts = rf_constants(t, activation, sigma_x2=spectrum.mean)
+    atoms, weights = np.asarray(spectrum.atoms), np.asarray(spectrum.weights)
+    ca2 = consts.decay**2 * consts.a**2
+    out = []
+    for lam_k in np.atleast_1d(np.asarray(lam, dtype=float)):
+
+        def equations(v: NDArray[np.float64], z: complex) -> NDArray[np.float64]:
+            q, r, s = v[0] + 1j * v[1], v[2] + 1j * v[3], v[4] + 1j * v[5]
+            delta = psi_p / psi_n * (ca2 * r + consts.v2 * q)
+            s_hat, r_hat = consts.b**2 * psi_p + 1.0 / q, psi_p * ca2 / (1.0 + delta)
+            den = s_hat + atoms * r_hat
+            e = (
+                s - np.sum(weights / den),
+                r - np.sum(weights * atoms / den),
+                psi_p * (consts.s2 - z)
+                + psi_p * consts.v2 / (1.0 + delta)
+                + (1.0 - psi_p) / q
+                - s / q**2,
+            )
+            return np.array([part for c in e for part in (c.real, c.imag)])
+
+        z0 = lam_k + 1j * REFERENCE_EPS_SCHEDULE[0]
+        guess = np.array([(1 / z0).real * -1, (-1 / z0).imag] * 3)
+        for eps in REFERENCE_EPS_SCHEDULE:
+            guess = root(equations, guess, args=(lam_k + 1j * eps,), method="lm").x
+        out.append(guess[1] / np.pi)
+    return np.asarray(out)
