@@ -238,16 +238,14 @@ PDIS_CASES = {"12/12/1": ((6, 6, 1, 6, 6), 0.5), "unanimous": ((0, 0, 0, 25, 0),
 
 
 def compositions(total: int, parts: int) -> np.ndarray:
-    """Every vector of ``parts`` non-negative integers summing to ``total`` (stars and bars)."""
-    if parts == 1:
-        return np.array([[total]])
-    return np.array(
-        [
-            [first, *rest]
-            for first in range(total + 1)
-            for rest in compositions(total - first, parts - 1)
-        ]
+    """Every vector of ``parts`` non-negative integers summing to ``total``: stars and bars, one
+    row per choice of the ``parts − 1`` bar positions among ``total + parts − 1`` slots."""
+    bars = np.array(list(combinations(range(total + parts - 1), parts - 1)), dtype=np.int64)
+    bars = bars.reshape(-1, parts - 1)
+    edges = np.hstack(
+        [np.full((len(bars), 1), -1), bars, np.full((len(bars), 1), total + parts - 1)]
     )
+    return np.diff(edges, axis=1) - 1  # (C(total+parts−1, parts−1), parts)
 
 
 @claim(
@@ -289,7 +287,8 @@ def entropy_values(
     ax.set_xticks(x, names, rotation=30, fontsize="small")
     ax.set_ylabel("bits / P_dis")
     ax.legend(fontsize="small")
-    ax_h.scatter(ent_all, pd_all, s=2, alpha=0.3, label=f"all {len(every):,} splits")
+    shown = np.unique(np.round(np.column_stack([ent_all, pd_all]), 3), axis=0)  # distinct points
+    ax_h.scatter(*shown.T, s=2, alpha=0.5, rasterized=True, label=f"all {len(every):,} splits")
     ax_h.axvline(np.log2(5), color=THEORY, ls="--", label="log2 5 (theory max)")
     ax_h.axhline(0.5, color=THEORY, ls=":", label="0.5 (theory max)")
     ax_h.set_xlabel("entropy (bits)")
