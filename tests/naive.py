@@ -165,8 +165,9 @@ def iou_naive(a, b, legacy: bool = False) -> float:
     iw = max(0, min(a[2], b[2]) - max(a[0], b[0]) + extra)
     ih = max(0, min(a[3], b[3]) - max(a[1], b[1]) + extra)
     inter = iw * ih
-    area = lambda z: (z[2] - z[0] + extra) * (z[3] - z[1] + extra)  # noqa: E731
-    return inter / (area(a) + area(b) - inter)
+    area_a = (a[2] - a[0] + extra) * (a[3] - a[1] + extra)
+    area_b = (b[2] - b[0] + extra) * (b[3] - b[1] + extra)
+    return inter / (area_a + area_b - inter)
 
 
 def nms_naive(boxes, scores, threshold: float, legacy: bool = True) -> list[int]:

@@ -187,7 +187,7 @@ def test_inconsistent_scorers_are_rejected(tmp_path):
         {"query": "q", "response": "r", "ratings": [3], "scores": {"a": 1}},
         {"query": "q", "response": "s", "ratings": [4], "scores": {"b": 1}},
     ]
-    with pytest.raises(ValueError, match="r.jsonl:2: 'scores' must name the same scorers"):
+    with pytest.raises(ValueError, match=r"r\.jsonl:2: 'scores' must name the same scorers"):
         hr.read_ratings(write(tmp_path / "r.jsonl", rows))
 
 

@@ -56,7 +56,9 @@ def test_random_boxes_fit_the_image_and_the_band(lo, factor, seed):
     aspect = (b[:, 3] - b[:, 1]) / (b[:, 2] - b[:, 0])
     assert np.all((side >= lo * (1 - 1e-9)) & (side <= lo * factor * (1 + 1e-9)))
     assert np.all((aspect >= 0.5 - 1e-9) & (aspect <= 2 + 1e-9))
-    assert b[:, :2].min() >= 0 and b[:, 2].max() <= 1000 and b[:, 3].max() <= 600
+    assert b[:, :2].min() >= 0
+    assert b[:, 2].max() <= 1000
+    assert b[:, 3].max() <= 600
 
 
 def test_random_boxes_reject_boxes_larger_than_the_image():
