@@ -51,6 +51,16 @@ def _seed(text: str) -> int:
     return value
 
 
+def _cosine(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a cosine in [-1, 1], got {text!r}") from None
+    if not -1.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a cosine in [-1, 1], got {text!r}")
+    return value
+
+
 def _scheduler(text: str) -> str:
     if text in ("processes", "dask") or text.startswith("tcp://"):
         return text
@@ -194,6 +204,7 @@ def cmd_solve_hivemind(args: argparse.Namespace) -> int:
         out_dir=args.out,
         cache_dir=args.cache,
         include_self_pairs=args.include_self_pairs,
+        cutoffs=args.cutoffs,
         n_boot=args.n_boot,
         seed=args.seed,
     )
@@ -332,6 +343,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         help="embedding cache folder (default: OUT/embedding-cache)",
+    )
+    s.add_argument(
+        "--cutoffs",
+        nargs="+",
+        type=_cosine,
+        default=[0.7, 0.8, 0.9],
+        metavar="C",
+        help="report the share of queries with s̄ above each (default: the paper's 0.7 0.8 0.9)",
     )
     s.add_argument(
         "--include-self-pairs",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -274,6 +275,7 @@ def solve_hivemind(
     out_dir: Path = Path("hivemind-report"),
     cache_dir: Path | None = None,
     include_self_pairs: bool = False,
+    cutoffs: Sequence[float] = (0.7, 0.8, 0.9),
     n_boot: int = 1000,
     seed: int = 0,
 ) -> tuple[dict[str, Any], list[str]]:
@@ -294,7 +296,7 @@ def solve_hivemind(
         cache = out_dir / "embedding-cache" if cache_dir is None else cache_dir
         unit = make_embedder(embedder, cache_dir=cache).embed(gens.responses)
     rng = np.random.default_rng(seed)
-    div = hr.diversity(gens, unit, include_self_pairs=include_self_pairs, rng=rng)
+    div = hr.diversity(gens, unit, cutoffs=cutoffs, include_self_pairs=include_self_pairs, rng=rng)
     out: dict[str, Any] = {"embedder": embedder, "diversity": div, "calibration": {}}
     out_dir.mkdir(parents=True, exist_ok=True)
     figures = hr.plot_diversity(div, out_dir)

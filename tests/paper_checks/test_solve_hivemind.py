@@ -100,6 +100,16 @@ def test_vectors_embedder_uses_the_files_embeddings(tmp_path):
     assert inter[0, 2] == pytest.approx(0.0)
 
 
+def test_cutoffs_are_the_users(tmp_path):
+    data, lines = solve_hivemind(GENS, cutoffs=[0.1, 0.2], out_dir=tmp_path, n_boot=10)
+    assert data["diversity"]["cutoffs"] == [0.1, 0.2]
+    s_bar = [r["s_bar"] for r in data["diversity"]["s_bar"] if r["model"] == "alpha"]
+    assert data["diversity"]["intra"][0]["share_above"] == pytest.approx(
+        [100 * np.mean(np.array(s_bar) > c) for c in (0.1, 0.2)]
+    )
+    assert "% > 0.1, > 0.2" in lines[2]
+
+
 def test_cli_solve_hivemind_runs(tmp_path, capsys):
     code = main(
         [
@@ -198,6 +208,7 @@ def test_inconsistent_scorers_are_rejected(tmp_path):
         (["--gens", str(GENS), "--embedder", "vectors"], "--embedder vectors needs"),
         (["--gens", str(GENS), "--embedder", "openai"], "--embedder"),
         (["--gens", str(GENS), "--n-boot", "0"], "--n-boot"),
+        (["--gens", str(GENS), "--cutoffs", "1.5"], "--cutoffs"),
     ],
 )
 def test_bad_arguments_exit_2(tmp_path, capsys, argv, message):
