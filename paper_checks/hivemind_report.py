@@ -263,28 +263,14 @@ def diversity(
         },
         "s_bar": [{"model": m, "query": q, "s_bar": v} for (m, q), v in s_bar.items()],
     }
-    out["by_category"] = _breakdown(gens, cells, s_bar, cutoffs, key="categories")
-    out["by_decoding"] = _breakdown(gens, cells, s_bar, cutoffs, key="decodings")
+    out["by_category"] = _by_category(gens, cells, s_bar, cutoffs)
+    out["by_decoding"] = _by_decoding(gens, unit, cutoffs)
     out["paraphrase"] = _paraphrase_gap(gens, unit, s_bar)
     return out
 
 
-def _breakdown(
-    gens: Generations,
-    cells: dict[Any, np.ndarray],
-    s_bar: dict[tuple[str, str], float],
-    cutoffs: Sequence[float],
-    *,
-    key: str,
-) -> list[dict[str, Any]]:
-    """Mean s̄ and shares above the cut-offs per category (multi-label) or decoding setting."""
-    values: dict[str, list[float]] = defaultdict(list)
-    for cell, v in s_bar.items():
-        tags = {getattr(gens, key)[i] for i in cells[cell]}
-        for tag in sorted(
-            {t for group in tags for t in (group if key == "categories" else (group,))} - {None}
-        ):
-            values[tag].append(v)
+def _tag_rows(values: dict[str, list[float]], cutoffs: Sequence[float]) -> list[dict[str, Any]]:
+    """One row per tag: cells, mean s̄ and the shares above the cut-offs."""
     return [
         {
             "name": tag,
@@ -294,6 +280,34 @@ def _breakdown(
         }
         for tag, v in sorted(values.items())
     ]
+
+
+def _by_category(
+    gens: Generations,
+    cells: dict[Any, np.ndarray],
+    s_bar: dict[tuple[str, str], float],
+    cutoffs: Sequence[float],
+) -> list[dict[str, Any]]:
+    """s̄ of the (model, query) cells per category (multi-label: a cell counts in each of its
+    query's categories)."""
+    values: dict[str, list[float]] = defaultdict(list)
+    for cell, v in s_bar.items():
+        for tag in sorted({t for i in cells[cell] for t in gens.categories[i]}):
+            values[tag].append(v)
+    return _tag_rows(values, cutoffs)
+
+
+def _by_decoding(
+    gens: Generations, unit: np.ndarray, cutoffs: Sequence[float]
+) -> list[dict[str, Any]]:
+    """s̄ per decoding setting, over (model, query, decoding) cells: samples drawn with different
+    settings are never paired."""
+    values: dict[str, list[float]] = defaultdict(list)
+    keys = list(zip(gens.models, gens.queries, gens.decodings, strict=True))
+    for (_, _, decoding), idx in _groups(keys).items():
+        if decoding is not None and idx.size > 1:
+            values[decoding].append(hm.mean_pairwise_similarity(unit[idx]))
+    return _tag_rows(values, cutoffs)
 
 
 def _paraphrase_gap(

@@ -333,6 +333,12 @@ def solve_hivemind(
             f"(interchangeable {topn['interchangeable'][-1]:.2f}, disjoint "
             f"{topn['disjoint'][-1]:.0f})"
         )
+    lines.extend(
+        f"{key.replace('_', ' ')}: "
+        + "; ".join(f"{r['name']} {r['mean']:.3f} ({r['cells']} cells)" for r in div[key])
+        for key in ("by_category", "by_decoding")
+        if div[key]
+    )
     if div["paraphrase"]:
         p = div["paraphrase"]
         lines.append(

@@ -41,7 +41,7 @@ def test_example_report_has_every_table_and_figure(report):
         "Creative Content Generation",
         "Brainstorm & Ideation",
     }
-    assert len(div["by_decoding"]) == 2
+    assert [row["cells"] for row in div["by_decoding"]] == [12, 12]  # 3 models x 4 queries each
     assert set(div["paraphrase"]) == {"within", "across", "gap"}
     assert set(data["calibration"]) == {"abs", "pair"}
     for name in ("intra", "inter", "topn", "calibration_abs", "calibration_pair"):
@@ -63,6 +63,25 @@ def test_example_s_bar_matches_the_embeddings(report):
         e = unit[(models == row["model"]) & (queries == row["query"])]
         assert row["s_bar"] == pytest.approx(hm.mean_pairwise_similarity(e))
     assert (out / "embedding-cache" / "hash-1024-bigrams.npz").is_file()
+
+
+def test_decoding_breakdown_never_pairs_across_settings(report):
+    _, data, lines = report
+    gens = hr.read_generations(GENS)
+    from neural.hivemind import HashEmbedder
+
+    unit = HashEmbedder().embed(gens.responses)
+    keys = np.array(
+        [f"{m}|{q}|{d}" for m, q, d in zip(gens.models, gens.queries, gens.decodings, strict=True)]
+    )
+    expected = {}
+    for key in np.unique(keys):
+        expected.setdefault(key.split("|")[2], []).append(
+            hm.mean_pairwise_similarity(unit[keys == key])
+        )
+    got = {row["name"]: row["mean"] for row in data["diversity"]["by_decoding"]}
+    assert got == pytest.approx({k: np.mean(v) for k, v in expected.items()})
+    assert any(line.startswith("by decoding:") for line in lines)
 
 
 def test_calibration_rows_cover_the_subsets(report):
