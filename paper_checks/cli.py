@@ -51,6 +51,16 @@ def _seed(text: str) -> int:
     return value
 
 
+def _cosine(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a cosine in [-1, 1], got {text!r}") from None
+    if not -1.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a cosine in [-1, 1], got {text!r}")
+    return value
+
+
 def _scheduler(text: str) -> str:
     if text in ("processes", "dask") or text.startswith("tcp://"):
         return text
@@ -184,6 +194,24 @@ def cmd_solve_online(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_solve_hivemind(args: argparse.Namespace) -> int:
+    from paper_checks.solve import solve_hivemind
+
+    _, lines = solve_hivemind(
+        args.gens,
+        ratings=args.ratings,
+        embedder=args.embedder,
+        out_dir=args.out,
+        cache_dir=args.cache,
+        include_self_pairs=args.include_self_pairs,
+        cutoffs=args.cutoffs,
+        n_boot=args.n_boot,
+        seed=args.seed,
+    )
+    print("\n".join(lines))
+    return 0
+
+
 # ------------------------------------------------------------------------------------------ parser
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
@@ -285,6 +313,57 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the Littlestone tree witness (.graphml or .dot)",
     )
     s.set_defaults(func=cmd_solve_online)
+    s = solvers.add_parser(
+        "hivemind",
+        parents=[common],
+        help="Artificial Hivemind diversity and calibration metrics on your generations",
+        description="--gens: JSONL of {query, model, response, category?, decoding?, prompt?, "
+        "embedding?}. --ratings: abs.jsonl {query, response, ratings [1..5], scores {name: x}} "
+        "and/or pair.jsonl {query, response_1, response_2, labels [-2..2], scores {name: "
+        "[s1, s2]}}. MiniLM cosines are on another scale than the paper's embedder: read the "
+        "baseline cut-offs, not only 0.7/0.8/0.9.",
+    )
+    s.add_argument("--gens", required=True, type=Path, metavar="FILE")
+    s.add_argument("--ratings", nargs="+", type=Path, default=None, metavar="FILE")
+    s.add_argument(
+        "--embedder",
+        choices=("minilm", "hash", "vectors"),
+        default="hash",
+        help="minilm (extra 'minilm'), hash (bag of words, no model) or vectors (the file's "
+        "'embedding' keys) (default: hash)",
+    )
+    s.add_argument(
+        "--out",
+        type=Path,
+        default=Path("hivemind-report"),
+        help="output folder (default: hivemind-report)",
+    )
+    s.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="embedding cache folder (default: OUT/embedding-cache)",
+    )
+    s.add_argument(
+        "--cutoffs",
+        nargs="+",
+        type=_cosine,
+        default=[0.7, 0.8, 0.9],
+        metavar="C",
+        help="report the share of queries with s̄ above each (default: the paper's 0.7 0.8 0.9)",
+    )
+    s.add_argument(
+        "--include-self-pairs",
+        action="store_true",
+        help="keep i = j pairs in the inter-model diagonal (the paper's convention)",
+    )
+    s.add_argument(
+        "--n-boot", type=_positive_int, default=1000, help="bootstrap resamples (default: 1000)"
+    )
+    s.add_argument(
+        "--seed", type=_seed, default=0, help="seed of baseline and bootstrap (default: 0)"
+    )
+    s.set_defaults(func=cmd_solve_hivemind)
     return parser
 
 

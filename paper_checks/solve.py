@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -264,3 +265,120 @@ def _construct_sequences(H: Any, tree: Any) -> list[list[int]]:
         return []
     grid = [(0.05, m) for m in range(1, min(tree.depth, 6) + 1)] + [(0.2, 2), (0.3, 3)]
     return [construct_sequence(H, eps, m, tree=tree).original_sequence.tolist() for eps, m in grid]
+
+
+def solve_hivemind(
+    gens_path: Path,
+    *,
+    ratings: list[Path] | None = None,
+    embedder: str = "hash",
+    out_dir: Path = Path("hivemind-report"),
+    cache_dir: Path | None = None,
+    include_self_pairs: bool = False,
+    cutoffs: Sequence[float] = (0.7, 0.8, 0.9),
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> tuple[dict[str, Any], list[str]]:
+    """The Hivemind report on the user's generations (and ratings): tables as JSON and CSV and the
+    figures in ``out_dir`` (see :mod:`paper_checks.hivemind_report` for the formats)."""
+    from neural.hivemind import VectorEmbedder, make_embedder
+    from paper_checks import hivemind_report as hr
+    from sims._jsonio import to_jsonable, write_json_atomic
+
+    gens = hr.read_generations(gens_path)
+    if embedder == "vectors":
+        if gens.embeddings is None:
+            raise ValueError("--embedder vectors needs an 'embedding' on every line of --gens")
+        unit = VectorEmbedder(dict(zip(gens.responses, gens.embeddings, strict=True))).embed(
+            gens.responses
+        )
+    else:
+        cache = out_dir / "embedding-cache" if cache_dir is None else cache_dir
+        unit = make_embedder(embedder, cache_dir=cache).embed(gens.responses)
+    rng = np.random.default_rng(seed)
+    div = hr.diversity(gens, unit, cutoffs=cutoffs, include_self_pairs=include_self_pairs, rng=rng)
+    out: dict[str, Any] = {"embedder": embedder, "diversity": div, "calibration": {}}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figures = hr.plot_diversity(div, out_dir)
+    cut = ", ".join(f"> {c:g}" for c in div["cutoffs"])
+    bcut = ", ".join(
+        f"> p{p:g} ({v:.3f})"
+        for p, v in zip(div["baseline_percentiles"], div["baseline_cutoffs"], strict=True)
+    )
+    lines = [
+        (
+            f"{len(gens.responses)} responses, {len(div['models'])} models, "
+            f"{len(set(gens.queries))} queries; embedder {embedder}"
+        ),
+        f"cross-query baseline: mean cosine {div['baseline_mean']:.3f}; cut-offs from it: {bcut}",
+        f"{'model':<24} {'queries':>7} {'mean s̄':>7}  % {cut}  |  % {bcut}",
+    ]
+    for row in div["intra"]:
+        shares = " ".join(f"{v:5.1f}" for v in row["share_above"])
+        base = " ".join(f"{v:5.1f}" for v in row["share_above_baseline"])
+        lines.append(
+            f"{row['model']:<24} {row['queries']:>7} {row['mean']:>7.3f}  {shares}  |  {base}"
+        )
+    inter = np.asarray(div["inter"])
+    off = inter[~np.eye(len(inter), dtype=bool)]
+    if off.size and np.isfinite(off).any():
+        lines.append(
+            f"inter-model similarity (off-diagonal): {np.nanmin(off):.3f} to {np.nanmax(off):.3f}"
+            + ("; diagonal includes self-pairs" if include_self_pairs else "")
+        )
+    topn = div["topn"]
+    if topn["n"]:
+        lines.append(
+            f"distinct models among the top {topn['n'][-1]} neighbours: {topn['measured'][-1]:.2f} "
+            f"(interchangeable {topn['interchangeable'][-1]:.2f}, disjoint "
+            f"{topn['disjoint'][-1]:.0f})"
+        )
+    lines.extend(
+        f"{key.replace('_', ' ')}: "
+        + "; ".join(f"{r['name']} {r['mean']:.3f} ({r['cells']} cells)" for r in div[key])
+        for key in ("by_category", "by_decoding")
+        if div[key]
+    )
+    if div["paraphrase"]:
+        p = div["paraphrase"]
+        lines.append(
+            f"paraphrases: within {p['within']:.3f}, across {p['across']:.3f}, gap {p['gap']:.3f}"
+        )
+    for path in ratings or []:
+        items = hr.read_ratings(path)
+        rows = hr.calibration(items, n_boot=n_boot, rng=rng)
+        table = hr.item_table(items)
+        _write_csv(out_dir / f"items_{path.stem}.csv", table)
+        _write_csv(
+            out_dir / f"calibration_{path.stem}.csv",
+            {k: [r[k] for r in rows] for k in rows[0]} if rows else {},
+        )
+        out["calibration"][path.stem] = {"kind": items.kind, "rows": rows, "items": table}
+        if rows:
+            figures += hr.plot_calibration(rows, out_dir, f"hivemind_calibration_{path.stem}")
+        lines.append(
+            f"{path.name}: {items.kind}, {items.queries.size} items, mean entropy "
+            f"{table['entropy'].mean():.3f} bits"
+        )
+        lines.extend(
+            f"  {r['scorer']:<22} Spearman {r['spearman']:+.3f} "
+            f"[{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] (Pearson {r['pearson']:+.3f}, N = {r['n']})"
+            for r in rows
+            if r["subset"] == "full"
+        )
+    _write_csv(
+        out_dir / "intra_model.csv",
+        {k: [r[k] for r in div["s_bar"]] for k in ("model", "query", "s_bar")},
+    )
+    write_json_atomic(out_dir / "report.json", to_jsonable(out))
+    lines.append(f"wrote {out_dir}/report.json, CSV tables and {len(figures) // 2} figures")
+    return out, lines
+
+
+def _write_csv(path: Path, columns: dict[str, Any]) -> None:
+    """Write equal-length columns as a CSV table."""
+    names = list(columns)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(names)
+        writer.writerows(zip(*(list(columns[n]) for n in names), strict=True))

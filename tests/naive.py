@@ -237,3 +237,75 @@ def first_crossing_naive(tau, values, level: float, *, start: int = 0, up: bool)
         if (values[k] >= level) if up else (values[k] <= level):
             return float(tau[k])
     return float("nan")
+
+
+# Artificial Hivemind ---------------------------------------------------------------------------
+# Definitions from shared/papers/hivemind_faster_rcnn.md §1.3–1.4, as plain loops over pairs.
+
+
+def inter_model_naive(groups, include_self_pairs: bool = False):
+    """Entry (a, b): the mean of e·f over every pair (e of model a, f of model b) of every query
+    both answered; for a = b the pair (i, i) is skipped unless include_self_pairs."""
+    n_models = max(len(g) for g in groups)
+    out = [[None] * n_models for _ in range(n_models)]
+    for a in range(n_models):
+        for b in range(n_models):
+            values = []
+            for per_model in groups:
+                ea, eb = per_model[a], per_model[b]
+                if ea is None or eb is None:
+                    continue
+                for i, e in enumerate(ea):
+                    for j, f in enumerate(eb):
+                        if a != b or i != j or include_self_pairs:
+                            values.append(float(sum(x * y for x, y in zip(e, f, strict=True))))
+            out[a][b] = sum(values) / len(values) if values else float("nan")
+    return out
+
+
+def distinct_models_naive(unit, models, n: int) -> float:
+    """Mean over responses of the number of distinct models among its n most similar others
+    (ties by position)."""
+    r = len(unit)
+    counts = []
+    for i in range(r):
+        sims = [(-sum(x * y for x, y in zip(unit[i], unit[j], strict=True)), j) for j in range(r)]
+        order = [j for _, j in sorted(s for s in sims if s[1] != i)]
+        counts.append(len({models[j] for j in order[:n]}))
+    return sum(counts) / r
+
+
+def interchangeable_naive(per_model, n: int) -> float:
+    """Distinct models among n neighbours drawn uniformly from the others, by enumerating every
+    n-subset (tiny sizes only)."""
+    labels = [m for m, c in enumerate(per_model) for _ in range(c)]
+    total = 0.0
+    for i in range(len(labels)):
+        others = [labels[j] for j in range(len(labels)) if j != i]
+        subsets = list(combinations(others, n))
+        total += sum(len(set(s)) for s in subsets) / len(subsets)
+    return total / len(labels)
+
+
+# Faster R-CNN ----------------------------------------------------------------------------------
+
+
+def iou_naive(a, b, legacy: bool = False) -> float:
+    """IoU of two boxes [x1, y1, x2, y2]; legacy counts inclusive pixels (+1)."""
+    extra = 1 if legacy else 0
+    iw = max(0, min(a[2], b[2]) - max(a[0], b[0]) + extra)
+    ih = max(0, min(a[3], b[3]) - max(a[1], b[1]) + extra)
+    inter = iw * ih
+    area_a = (a[2] - a[0] + extra) * (a[3] - a[1] + extra)
+    area_b = (b[2] - b[0] + extra) * (b[3] - b[1] + extra)
+    return inter / (area_a + area_b - inter)
+
+
+def nms_naive(boxes, scores, threshold: float, legacy: bool = True) -> list[int]:
+    """Keep boxes in decreasing score order unless IoU with a kept box exceeds threshold."""
+    order = sorted(range(len(boxes)), key=lambda i: (-scores[i], i))
+    keep: list[int] = []
+    for i in order:
+        if all(iou_naive(boxes[i], boxes[k], legacy) <= threshold for k in keep):
+            keep.append(i)
+    return keep

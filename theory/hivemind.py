@@ -1,0 +1,228 @@
+"""Diversity and calibration metrics of "Artificial Hivemind: The Open-Ended Homogeneity of Language
+Models (and Beyond)" (Jiang et al., NeurIPS 2025 D&B), as the authors' code computes them, with
+its quirks made explicit options. Spec: ``shared/papers/hivemind_faster_rcnn.md`` §1.3–1.5.
+
+Everything here is deterministic numpy/scipy (no torch; the random cross-query baseline and the
+bootstrap live in :mod:`sims.hivemind`). Embeddings are rows of unit vectors; similarities are
+cosines (dot products of unit vectors).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import comb
+
+import numpy as np
+from scipy import stats
+
+#: Cut-offs of the paper's Figure 4/5 heatmaps (defined on OpenAI text-embedding-3-small cosines).
+PAPER_CUTOFFS = (0.7, 0.8, 0.9)
+#: Absolute ratings are 1..5; pairwise labels −2..2 (0 = tie), each a fixed label set (§1.4).
+ABSOLUTE_LABELS = (1, 2, 3, 4, 5)
+PAIRWISE_LABELS = (-2, -1, 0, 1, 2)
+#: Subset grids of the paper's calibration tables (Tables 14–20).
+TUKEY_KS = (3.0, 2.5, 2.0, 1.5, 1.0, 0.5)
+ENTROPY_TOP_FRACTIONS = (0.16, 0.12, 0.08, 0.04, 0.02)
+PAIRWISE_TOP_FRACTIONS = (0.95, 0.9, 0.8, 0.7, 0.6)
+
+
+def normalize_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm (zero rows stay zero)."""
+    v = np.asarray(vectors, dtype=float)
+    norms = np.linalg.norm(v, axis=-1, keepdims=True)
+    return np.divide(v, norms, out=np.zeros_like(v), where=norms > 0)
+
+
+# --------------------------------------------------------------------------------- intra-model
+def mean_pairwise_similarity(unit: np.ndarray) -> float:
+    """s̄ = mean of cos(e_i, e_j) over i < j for N unit vectors, in O(N·d):
+    Σ_{i≠j} e_i·e_j = ‖Σ e_i‖² − N, so s̄ = (N‖ē‖² − 1)/(N − 1) (§1.3, intra-model)."""
+    e = np.asarray(unit, dtype=float)
+    n = e.shape[0]
+    if n < 2:
+        raise ValueError(f"mean pairwise similarity needs at least 2 vectors (got {n})")
+    total = e.sum(axis=0)
+    return float((total @ total - np.einsum("ij,ij->", e, e)) / (n * (n - 1)))
+
+
+def shares_above(values: np.ndarray, cutoffs: Sequence[float]) -> np.ndarray:
+    """Percentage of ``values`` strictly above each cut-off (the heatmaps' "% of queries")."""
+    v = np.asarray(values, dtype=float)
+    return np.array([100.0 * np.mean(v > c) for c in cutoffs])
+
+
+def similarity_histogram(values: np.ndarray, bins: int = 10) -> np.ndarray:
+    """Percentage of ``values`` in ``bins`` equal bins on [0, 1] (Figure 4's rows). Values are
+    clipped to [0, 1] first: ``np.histogram(range=(0, 1))`` would drop identical texts whose
+    cosine rounds to 1 + 1e-16 (a quirk of the authors' code, §3)."""
+    v = np.clip(np.asarray(values, dtype=float), 0.0, 1.0)
+    counts, _ = np.histogram(v, bins=bins, range=(0.0, 1.0))
+    return 100.0 * counts / max(v.size, 1)
+
+
+# --------------------------------------------------------------------------------- inter-model
+def inter_model_matrix(
+    groups: Sequence[Sequence[np.ndarray | None]], *, include_self_pairs: bool = False
+) -> np.ndarray:
+    """The M×M inter-model similarity (Figure 6): ``groups[q][m]`` holds model m's unit embeddings
+    for query q (or None). Entry (a, b) pools every cross pair e_a·e_b over the queries both models
+    answered and averages once: Σ_q S_qa·S_qb / Σ_q n_qa·n_qb with S the sum of embeddings.
+
+    The diagonal excludes the i = j self-pairs by default (Σ_q (‖S_qa‖² − Σ‖e‖²) / Σ_q n(n−1));
+    ``include_self_pairs=True`` keeps them, as the paper's code does (adds about 0.003 at n = 50).
+    Queries are joined by key, not by position (the code's ``zip``)."""
+    n_models = max(len(g) for g in groups)
+    num = np.zeros((n_models, n_models))
+    den = np.zeros((n_models, n_models))
+    for per_model in groups:
+        present = [m for m, e in enumerate(per_model) if e is not None and len(e)]
+        if not present:
+            continue
+        sums = np.stack([np.asarray(per_model[m]).sum(axis=0) for m in present])  # (P, d)
+        counts = np.array([len(per_model[m]) for m in present], dtype=float)  # (P,)
+        idx = np.ix_(present, present)
+        num[idx] += sums @ sums.T
+        den[idx] += np.outer(counts, counts)
+        if not include_self_pairs:
+            for i, m in enumerate(present):
+                e = np.asarray(per_model[m])
+                num[m, m] -= np.einsum("ij,ij->", e, e)
+                den[m, m] -= counts[i]
+    return np.divide(num, den, out=np.full_like(num, np.nan), where=den > 0)
+
+
+# ------------------------------------------------------------------------- top-N distinct models
+def distinct_model_curve(unit: np.ndarray, models: np.ndarray, n_max: int) -> np.ndarray:
+    """For one query's pooled responses: the mean over responses of the number of distinct source
+    models among each response's N nearest neighbours (cosine, excluding itself), N = 1..n_max
+    (Figure 8). The response's own model counts only when a neighbour comes from it, so fully
+    disjoint models give 1 up to N = n − 1 and 2 at N = n. Ties in similarity are broken by
+    position (stable sort)."""
+    e = np.asarray(unit, dtype=float)
+    labels = np.unique(np.asarray(models), return_inverse=True)[1]
+    r = e.shape[0]
+    if not 1 <= n_max <= r - 1:
+        raise ValueError(f"n_max must be between 1 and {r - 1} (got {n_max})")
+    sim = e @ e.T
+    np.fill_diagonal(sim, -np.inf)
+    order = np.argsort(-sim, axis=1, kind="stable")[:, :n_max]  # (R, N)
+    nbr = labels[order]  # (R, N) model index of each neighbour
+    seen = np.zeros((r, labels.max() + 1), dtype=bool)
+    new = np.zeros((r, n_max), dtype=bool)
+    rows = np.arange(r)
+    for k in range(n_max):
+        new[:, k] = ~seen[rows, nbr[:, k]]
+        seen[rows, nbr[:, k]] = True
+    return np.cumsum(new, axis=1).mean(axis=0)  # (N,)
+
+
+def interchangeable_curve(per_model: Sequence[int], n_max: int) -> np.ndarray:
+    """Expected distinct models among N neighbours when models are interchangeable (labels carry
+    no information about similarity), N = 1..n_max. ``per_model[m]`` is model m's response count.
+    For a response of model m the N neighbours are a uniform draw without replacement from the
+    T = Σn − 1 others, which hold n_m − 1 of its own model and n_m' of each other model, so
+    E = Σ_m' [1 − C(T − c_m', N)/C(T, N)] (hypergeometric), averaged over responses. At 25 models
+    × 50 responses: 8.4 at N = 10 and 21.9 at N = 50 (spec §1.3)."""
+    counts = [int(c) for c in per_model]
+    total = sum(counts) - 1
+    if not 1 <= n_max <= total:
+        raise ValueError(f"n_max must be between 1 and {total} (got {n_max})")
+    out = np.zeros(n_max)
+    for n in range(1, n_max + 1):
+        all_draws = comb(total, n)
+        miss = {c: comb(total - c, n) / all_draws for c in {*counts, *(c - 1 for c in counts)}}
+        per_response = [
+            sum(1 - miss[c - (j == m)] for j, c in enumerate(counts)) for m in range(len(counts))
+        ]
+        out[n - 1] = np.dot(counts, per_response) / sum(counts)
+    return out
+
+
+def disjoint_curve(per_model: int, n_max: int) -> np.ndarray:
+    """Distinct models among N neighbours when models share nothing: 1 for N < n, then a new
+    model every n neighbours: 1 + ⌊N/n⌋ (2 at N = n: self is excluded, so not 1)."""
+    return 1.0 + np.arange(1, n_max + 1) // per_model
+
+
+# --------------------------------------------------------------------------- rating disagreement
+def label_counts(labels: Sequence[int], label_set: Sequence[int]) -> np.ndarray:
+    """Counts of each label of the fixed ``label_set`` (raises on labels outside it)."""
+    arr = np.asarray(labels)
+    unknown = set(arr.tolist()) - set(label_set)
+    if unknown:
+        raise ValueError(f"labels must be in {list(label_set)} (got {sorted(unknown)})")
+    return np.array([np.sum(arr == v) for v in label_set])
+
+
+def entropy_bits(counts: np.ndarray) -> np.ndarray:
+    """Shannon entropy H = −Σ p log2 p over the fixed labels (last axis); at most log2 5 = 2.3219.
+    (5,5,5,5,5) → 2.3219, (13,12) → 0.99885, unanimous → 0 (§1.4)."""
+    c = np.asarray(counts, dtype=float)
+    p = c / c.sum(axis=-1, keepdims=True)
+    logs = np.log2(p, out=np.zeros_like(p), where=p > 0)
+    return -(p * logs).sum(axis=-1) + 0.0  # + 0.0 turns −0 into 0
+
+
+def gini_impurity(counts: np.ndarray) -> np.ndarray:
+    """Gini impurity 1 − Σ p² over the labels (Table 20's alternative)."""
+    c = np.asarray(counts, dtype=float)
+    p = c / c.sum(axis=-1, keepdims=True)
+    return 1.0 - (p * p).sum(axis=-1)
+
+
+def p_disagree(counts: np.ndarray) -> np.ndarray:
+    """Pairwise disagreement P_dis = 1 − (max(C1, C2) + ½·C_tie)/C_total, with C1 the labels
+    preferring response 1 (+1, +2), C2 those preferring response 2 and C_tie the zeros; counts
+    are over (−2, −1, 0, 1, 2). In [0, ½]; 12/12/1 → 0.5 (§1.4)."""
+    c = np.asarray(counts, dtype=float)
+    c2, tie, c1 = c[..., :2].sum(axis=-1), c[..., 2], c[..., 3:].sum(axis=-1)
+    return 1.0 - (np.maximum(c1, c2) + 0.5 * tie) / c.sum(axis=-1)
+
+
+def item_kappa(counts: np.ndarray) -> np.ndarray:
+    """Single-item Fleiss κ_i = (P_i − P_e)/(1 − P_e): P_i = (Σ_j n_ij² − n_i)/(n_i(n_i − 1)) the
+    item's observed agreement and P_e = Σ_j p̄_j² the chance agreement of the pooled label shares
+    (counts: items × labels; items with fewer than 2 ratings give NaN)."""
+    c = np.asarray(counts, dtype=float)
+    n = c.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_i = ((c * c).sum(axis=1) - n) / (n * (n - 1))
+    pooled = c.sum(axis=0) / c.sum()
+    p_e = float(pooled @ pooled)
+    if p_e >= 1.0:
+        return np.where(n > 1, 1.0, np.nan)
+    return np.where(n > 1, (p_i - p_e) / (1.0 - p_e), np.nan)
+
+
+# -------------------------------------------------------------------------------- correlations
+def spearman(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman ρ: Pearson's r of the average ranks (ties share their mean rank)."""
+    return pearson(stats.rankdata(x), stats.rankdata(y))
+
+
+def pearson(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson r = Σ(x − x̄)(y − ȳ)/√(Σ(x − x̄)² Σ(y − ȳ)²); NaN when either side is constant."""
+    a = np.asarray(x, dtype=float) - np.mean(x)
+    b = np.asarray(y, dtype=float) - np.mean(y)
+    denom = np.sqrt((a @ a) * (b @ b))
+    return float(a @ b / denom) if denom > 0 else float("nan")
+
+
+def tukey_subset(values: np.ndarray, k: float) -> np.ndarray:
+    """Mask of values inside Tukey's fences [Q1 − k·IQR, Q3 + k·IQR] (the "similar quality"
+    subsets of the absolute ratings, k = 3 … 0.5, applied to the pooled item means)."""
+    v = np.asarray(values, dtype=float)
+    q1, q3 = np.percentile(v, [25, 75])
+    iqr = q3 - q1
+    return (v >= q1 - k * iqr) & (v <= q3 + k * iqr)
+
+
+def top_fraction_subset(values: np.ndarray, fraction: float) -> np.ndarray:
+    """Mask of the top ``fraction`` of items by ``values``: every item at least as large as the
+    value at rank int(fraction·n), so ties inflate N (top 16% of 750 by entropy gives 123)."""
+    v = np.asarray(values, dtype=float)
+    n_top = int(fraction * v.size)
+    if n_top < 1:
+        return np.zeros(v.size, dtype=bool)
+    threshold = np.sort(v)[::-1][n_top - 1]
+    return v >= threshold
