@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import sys
 import time
 from collections.abc import Sequence
@@ -49,6 +50,28 @@ def _seed(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
     return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def _positive_floats(text: str) -> list[float]:
+    try:
+        values = [float(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated positive numbers, got {text!r}"
+        ) from None
+    if not all(v > 0 and math.isfinite(v) for v in values):
+        raise argparse.ArgumentTypeError(f"expected comma-separated positive numbers, got {text!r}")
+    return values
 
 
 def _cosine(text: str) -> float:
@@ -154,11 +177,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 f"{r['ours_s']:.4g}",
                 f"{r['baseline_s']:.4g}",
                 f"{r['speedup']:.1f}x",
+                ("agree" if r["agree"] else "DISAGREE")
+                + (f": {r['detail']}" if r["detail"] else ""),
                 r["baseline"],
             )
             for r in rows
         ],
-        ("benchmark", "ours s", "baseline s", "speedup", "baseline"),
+        ("benchmark", "ours s", "baseline s", "speedup", "outputs", "baseline"),
     )
     if args.reach:
         from paper_checks.bench import mtr_reach
@@ -191,6 +216,34 @@ def cmd_solve_online(args: argparse.Namespace) -> int:
 
     out, lines = solve_online(args.class_file, max_n=args.max_n, export_tree=args.export_tree)
     print(json.dumps(to_jsonable(out)) if args.json else "\n".join(lines))
+    return 0
+
+
+def cmd_solve_rmt(args: argparse.Namespace) -> int:
+    import json
+
+    from paper_checks.solve import solve_rmt
+
+    if args.weights is not None and len(args.weights) != len(args.sigma_atoms):
+        print(
+            f"paper-checks solve rmt: error: argument --weights: {len(args.weights)} weights for "
+            f"{len(args.sigma_atoms)} --sigma-atoms",
+            file=sys.stderr,
+        )
+        return 2
+    spec, lines = solve_rmt(
+        psi_p=args.psi_p,
+        psi_n=args.psi_n,
+        t=args.t,
+        sigma_atoms=args.sigma_atoms,
+        weights=args.weights,
+        activation=args.activation,
+        points=args.grid,
+        sample_d=args.sample,
+        seed=args.seed,
+        plot=args.plot,
+    )
+    print(json.dumps(spec.to_json()) if args.json else "\n".join(lines))
     return 0
 
 
@@ -364,6 +417,40 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=_seed, default=0, help="seed of baseline and bootstrap (default: 0)"
     )
     s.set_defaults(func=cmd_solve_hivemind)
+    from paper_checks.solve import ACTIVATIONS
+
+    s = solvers.add_parser(
+        "rmt",
+        parents=[common],
+        help="spectrum of the random-feature matrix U (diffusion paper, Thm 3.1)",
+        description="Deterministic equivalent of U = (1/n) Σ_ν E_ξ φ_ν φ_νᵀ for p = ψ_p d features, "
+        "n = ψ_n d samples x0 ~ N(0, Σ) at diffusion time t: the delta at s_t² and each bulk's "
+        "mass and edges. --sample D overlays a sampled Gaussian-equivalent U at dimension D.",
+    )
+    s.add_argument("--psi-p", required=True, type=_positive_float, help="p/d")
+    s.add_argument("--psi-n", required=True, type=_positive_float, help="n/d")
+    s.add_argument("--t", required=True, type=_positive_float, help="diffusion time")
+    s.add_argument(
+        "--sigma-atoms",
+        type=_positive_floats,
+        default=[1.0],
+        metavar="A,B,...",
+        help="eigenvalues of the data covariance Σ (default: 1, i.e. Σ = I)",
+    )
+    s.add_argument(
+        "--weights", type=_positive_floats, default=None, metavar="W,...", help="their weights"
+    )
+    s.add_argument("--activation", choices=ACTIVATIONS, default="tanh")
+    s.add_argument(
+        "--grid", type=_positive_int, default=1000, help="log-grid points (default 1000)"
+    )
+    s.add_argument(
+        "--sample", type=_positive_int, default=None, metavar="D", help="also draw U at d = D"
+    )
+    s.add_argument("--seed", type=_seed, default=0, help="seed of the --sample draw (default: 0)")
+    s.add_argument("--json", action="store_true", help="print the spectrum as one JSON object")
+    s.add_argument("--plot", type=Path, default=None, metavar="OUT.png", help="write the figure")
+    s.set_defaults(func=cmd_solve_rmt)
     return parser
 
 

@@ -11,9 +11,13 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+
+    from theory.rmt import Spectrum
 
 STYLE = files("paper_checks") / "paper.mplstyle"
 
@@ -82,3 +86,24 @@ def plot_pass_at_k(
     ax.set_ylabel("pass@k")
     ax.legend(fontsize="small")
     return artists
+
+
+def plot_spectrum_panels(
+    spec: Spectrum, eigs: Sequence[float], p: int, axes: Sequence[Axes]
+) -> None:
+    """Fig. 4 of the paper: a density histogram of sampled eigenvalues (normalised over all p,
+    the delta included) against the theory density; the bulks near s_t² and the top bulk on
+    separate log axes, since one axis cannot resolve both."""
+    split = (spec.bulks[-2].upper + spec.bulks[-1].lower) / 2 if len(spec.bulks) > 1 else None
+    groups = [spec.lam < split, spec.lam >= split] if split is not None else [spec.lam > 0]
+    for ax, sel in zip(axes, groups, strict=False):
+        lam, rho = spec.lam[sel], spec.density[sel]
+        support = lam[rho > 0]
+        lo, hi = support.min() * 0.9, support.max() * 1.1
+        bins = np.geomspace(lo, hi, 45)
+        counts, _ = np.histogram(np.asarray(eigs), bins=bins)
+        ax.stairs(counts / p / np.diff(bins), bins, fill=True, alpha=0.45, label="sampled")
+        ax.plot(lam, rho, color=THEORY, lw=1.2, label="theory ρ(λ)")
+        ax.set(xscale="log", yscale="log", xlabel="λ", ylabel="ρ(λ)", xlim=(lo, hi))
+        ax.set_ylim(rho.max() * 1e-3, rho.max() * 3)
+    axes[0].legend(fontsize="small")

@@ -602,6 +602,20 @@ class Spectrum:
         cum *= (self.total_mass - self.delta_mass) / cum[-1] if cum[-1] > 0 else 1.0
         return np.interp(lam, self.lam, cum) + self.delta_mass * (lam >= self.delta_location)
 
+    def ks_distance(self, values: ArrayLike, *, above: float | None = None) -> float:
+        """Kolmogorov–Smirnov distance between the empirical CDF of sampled eigenvalues and this
+        spectrum. With ``above`` set, only values > above count, against the CDF conditioned on
+        λ > above (spec §5 C3: the delta at s_t² is left out by cutting just above it)."""
+        x = np.sort(np.asarray(values, dtype=float))
+        cut = -np.inf if above is None else above
+        x = x[x > cut]
+        if x.size == 0:
+            raise ValueError("no sampled eigenvalues above the cut")
+        at_cut = 0.0 if above is None else float(self.cdf(above))
+        f = (self.cdf(x) - at_cut) / (1.0 - at_cut)
+        k = x.size
+        return float(max(np.max(np.arange(1, k + 1) / k - f), np.max(f - np.arange(k) / k)))
+
     def to_json(self) -> dict:
         """The ``solve rmt --json`` document: lambda, density, delta_location, delta_mass, bulks."""
         return {

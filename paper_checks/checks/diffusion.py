@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from paper_checks.claims import claim
 from paper_checks.context import Context
-from paper_checks.plotting import THEORY, new_figure
+from paper_checks.plotting import THEORY, new_figure, plot_spectrum_panels
 from paper_checks.results import CheckResult, Verdict
 from sims.diffusion_rf import gd_task, infinite_time_gap_task, score_dynamics_task
 from sims.rmt import ge_spectrum_task, nonlinear_spectrum_task
@@ -203,48 +203,11 @@ def solver_sanity(
     )
 
 
-def _ks_to_theory(values: NDArray, cdf: Callable[[NDArray], NDArray]) -> float:
-    """Kolmogorov–Smirnov distance between the empirical CDF of ``values`` and ``cdf``."""
-    x = np.sort(values)
-    k = len(x)
-    f = cdf(x)
-    return float(max(np.max(np.arange(1, k + 1) / k - f), np.max(f - np.arange(k) / k)))
-
-
-def _bulk_cdf(spec: rmt.Spectrum, cut: float) -> Callable[[NDArray], NDArray]:
-    """The theory CDF of the continuous part conditioned on λ > cut."""
-    at_cut = spec.cdf(cut)
-
-    def cdf(x: NDArray) -> NDArray:
-        return (spec.cdf(x) - at_cut) / (1.0 - at_cut)
-
-    return cdf
-
-
 def _group_counts(eigs: NDArray, spec: rmt.Spectrum) -> list[int]:
     """How many eigenvalues fall in each bulk, the boundaries taken halfway across each gap."""
     gaps = [(a.upper + b.lower) / 2 for a, b in itertools.pairwise(spec.bulks)]
     cuts = [-np.inf, *gaps, np.inf]
     return [int(np.sum((eigs > lo) & (eigs <= hi))) for lo, hi in itertools.pairwise(cuts)]
-
-
-def _spectrum_panels(spec: rmt.Spectrum, eigs: NDArray, p: int, axes: Sequence[Any]) -> None:
-    """Fig. 4 of the paper: a density histogram of sampled eigenvalues (normalised over all p,
-    the delta included) against the theory density; the bulks near s_t² and the top bulk on
-    separate log axes, since one axis cannot resolve both."""
-    split = (spec.bulks[-2].upper + spec.bulks[-1].lower) / 2 if len(spec.bulks) > 1 else None
-    groups = [spec.lam < split, spec.lam >= split] if split is not None else [spec.lam > 0]
-    for ax, sel in zip(axes, groups, strict=False):
-        lam, rho = spec.lam[sel], spec.density[sel]
-        support = lam[rho > 0]
-        lo, hi = support.min() * 0.9, support.max() * 1.1
-        bins = np.geomspace(lo, hi, 45)
-        counts, _ = np.histogram(eigs, bins=bins)
-        ax.stairs(counts / p / np.diff(bins), bins, fill=True, alpha=0.45, label="sampled")
-        ax.plot(lam, rho, color=THEORY, lw=1.2, label="theory ρ(λ)")
-        ax.set(xscale="log", yscale="log", xlabel="λ", ylabel="ρ(λ)", xlim=(lo, hi))
-        ax.set_ylim(max(rho.max() * 1e-5, 1e-12), rho.max() * 3)
-    axes[0].legend(fontsize="small")
 
 
 GE_KS_TOLERANCE = 0.03  # spec §5 C3: KS < 0.03 at d = 100 (pilot 0.0099; KS ≈ 3/k)
@@ -274,7 +237,7 @@ def spectrum_matches_theory(
     theory = spectrum_fn(psi_p=8.0, psi_n=2.0, t=t, spectrum=spectrum)
     eigs = np.asarray(ks_run["result"]["eigenvalues"])
     cut = theory.delta_location + CUT_ABOVE_FLOOR
-    ks = _ks_to_theory(eigs[eigs > cut], _bulk_cdf(theory, cut))
+    ks = theory.ks_distance(eigs, above=cut)
 
     theory_counts = spectrum_fn(psi_p=64.0, psi_n=8.0, t=t, spectrum=spectrum)
     p = int(count_run["result"]["p"])
@@ -291,11 +254,11 @@ def spectrum_matches_theory(
     all_eigs = np.concatenate(
         [eigs, np.full(int(ks_run["result"]["floor_count"]), theory.delta_location)]
     )
-    _spectrum_panels(theory, all_eigs, int(ks_run["result"]["p"]), axes[0])
+    plot_spectrum_panels(theory, all_eigs, int(ks_run["result"]["p"]), axes[0])
     axes[0][0].set_title(
         f"ψ_p = 8, ψ_n = 2, Σ = {{0.5, 1.5}}, d = {d}: KS = {ks:.4f}", fontsize="small"
     )
-    _spectrum_panels(theory_counts, sampled, p, axes[1])
+    plot_spectrum_panels(theory_counts, sampled, p, axes[1])
     axes[1][0].set_title(
         f"ψ_p = 64, ψ_n = 8, d = 50: groups {measured_groups} (theory {expected_groups})",
         fontsize="small",
@@ -340,11 +303,7 @@ def nonlinear_matches_theory(
     runs = ctx.sweep(task, params, name="nonlinear")
     theory = spectrum_fn(psi_p=8.0, psi_n=2.0, t=t, spectrum=rmt.DataSpectrum.of(atoms))
     cut = theory.delta_location + CUT_ABOVE_FLOOR
-    cdf = _bulk_cdf(theory, cut)
-    ks_values = []
-    for run in runs:
-        eigs = np.asarray(run["result"]["eigenvalues"])
-        ks_values.append(_ks_to_theory(eigs[eigs > cut], cdf))
+    ks_values = [theory.ks_distance(run["result"]["eigenvalues"], above=cut) for run in runs]
     tolerance = 0.6 / math.sqrt(d)
     ok = ks_values[0] <= tolerance
     measured: dict[str, Any] = {"d": d, "ks_mehler": ks_values[0]}
@@ -353,7 +312,7 @@ def nonlinear_matches_theory(
         ok = ok and ks_values[2] <= 0.6 / math.sqrt(100)
     fig, axes = new_figure(ncols=2)
     eigs = np.asarray(runs[0]["result"]["eigenvalues"])
-    _spectrum_panels(theory, eigs, int(runs[0]["result"]["p"]), axes)
+    plot_spectrum_panels(theory, eigs, int(runs[0]["result"]["p"]), axes)
     axes[0].set_title(
         f"true nonlinear U (Mehler), d = {d}: KS = {ks_values[0]:.3f}", fontsize="small"
     )

@@ -14,6 +14,7 @@ ROW_KEYS = {
     "name",
     "description",
     "baseline",
+    "detail",
     "size",
     "ours_s",
     "baseline_s",
@@ -87,3 +88,15 @@ def test_quick_skips_full_only_benchmarks(monkeypatch):
     assert [r["name"] for r in run_benchmarks(quick=True, repeats=1)] == ["light"]
     assert [r["name"] for r in run_benchmarks(quick=False, repeats=1)] == ["light", "heavy"]
     assert _BENCHMARKS["mtr_dp_10_points"].full_only
+
+
+def test_rmt_density_row_agrees_and_reports_the_difference():
+    rows = run_benchmarks(quick=True, only=["rmt_density"], repeats=1)
+    assert rows[0]["agree"] is True
+    assert rows[0]["detail"].startswith("max |Δρ|/max(1, ρ) = ")
+
+
+def test_ge_gram_row_agrees():
+    rows = run_benchmarks(quick=True, only=["ge_gram_eigenvalues"], repeats=1)
+    assert rows[0]["agree"] is True
+    assert "p=1600" in rows[0]["size"]

@@ -1,0 +1,66 @@
+"""``paper-checks solve rmt``: the random-feature spectrum as the README documents it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from paper_checks.cli import main
+
+
+def test_table_lists_the_delta_and_each_bulk_with_exact_masses(capsys):
+    assert main(["solve", "rmt", "--psi-p", "64", "--psi-n", "8", "--t", "0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "delta at s_t² = 0.00187355: mass 0.859375" in out
+    rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit()]
+    masses_times_psi_p = [float(r[2]) for r in rows]
+    assert masses_times_psi_p == pytest.approx([1.0, 7.0, 1.0], rel=1e-4)
+    assert "total mass 1.0000000" in out
+
+
+def test_json_has_the_documented_keys_and_a_normalised_density(capsys):
+    args = ["solve", "rmt", "--psi-p", "8", "--psi-n", "2", "--t", "0.01", "--json"]
+    assert main([*args, "--sigma-atoms", "0.5,1.5", "--weights", "1,1", "--grid", "200"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc) == {"lambda", "density", "delta_location", "delta_mass", "bulks"}
+    lam, rho = np.array(doc["lambda"]), np.array(doc["density"])
+    assert len(lam) == len(rho) and np.all(np.diff(lam) >= 0)
+    assert np.all(np.isfinite(rho)) and np.all(rho >= 0)
+    assert doc["delta_mass"] == pytest.approx(1 - 3 / 8)
+    assert sum(b["mass"] for b in doc["bulks"]) + doc["delta_mass"] == pytest.approx(1, abs=1e-9)
+    assert all(b["lower"] < b["upper"] for b in doc["bulks"])
+
+
+def test_sample_counts_each_group_and_writes_the_figure(tmp_path, capsys):
+    plot = tmp_path / "u.png"
+    args = ["solve", "rmt", "--psi-p", "64", "--psi-n", "8", "--t", "0.01", "--sample", "20"]
+    assert main([*args, "--plot", str(plot)]) == 0
+    out = capsys.readouterr().out
+    # p = 1280, n = 160, d = 20: p − n − d at s_t², then d, n − d, d per bulk
+    assert "1100 eigenvalues at s_t²; per bulk [20, 140, 20] (theory [20, 140, 20])" in out
+    assert plot.is_file()
+    assert plot.with_suffix(".pdf").is_file()
+
+
+@pytest.mark.parametrize(
+    ("extra", "argument"),
+    [
+        (["--psi-p", "0", "--psi-n", "1", "--t", "0.1"], "--psi-p"),
+        (["--psi-p", "4", "--psi-n", "nan", "--t", "0.1"], "--psi-n"),
+        (["--psi-p", "4", "--psi-n", "1", "--t", "-1"], "--t"),
+        (["--psi-p", "4", "--psi-n", "1", "--t", "0.1", "--sigma-atoms", "1,-2"], "--sigma-atoms"),
+        (["--psi-p", "4", "--psi-n", "1", "--t", "0.1", "--weights", "1,1"], "--weights"),
+        (["--psi-p", "4", "--psi-n", "1", "--t", "0.1", "--activation", "cube"], "--activation"),
+        (["--psi-p", "4", "--psi-n", "1", "--t", "0.1", "--grid", "0"], "--grid"),
+    ],
+)
+def test_bad_input_is_one_line_naming_the_argument_and_exit_2(extra, argument, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        code = main(["solve", "rmt", *extra])
+        raise SystemExit(code)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert argument in err
