@@ -441,6 +441,12 @@ def solve_rmt(
         for i, b in enumerate(spec.bulks, 1)
     ]
     lines.append(f"total mass {spec.total_mass:.9f}")
+    if spec.unconverged or abs(spec.total_mass - 1.0) > 1e-6:
+        lines.append(
+            f"warning: {spec.unconverged} grid points did not converge and the masses add up to "
+            f"{spec.total_mass:.6f}: near-degenerate edges (v_t² = {k.v2:.2g}); read the bulks "
+            "as approximate"
+        )
     eigs, p = None, None
     if sample_d is not None:
         from sims.rmt import ge_eigenvalues, sample_ge

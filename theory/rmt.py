@@ -196,7 +196,7 @@ def rf_constants(
 ETA_REL = 1e-13
 #: Decades of η descended per continuation stage, and how often a failing stage may be halved.
 DECADES_PER_STAGE = 1.0
-MAX_STEP_HALVINGS = 4
+MAX_STEP_HALVINGS = 2
 #: η never goes below ETA_REL · ETA_FLOOR_REL · (top of the spectrum): closer to a hard edge than
 #: that, the density is read at that η (smoothed on a scale ~1e-23 of the spectrum's width).
 ETA_FLOOR_REL = 1e-10
@@ -519,10 +519,12 @@ def rf_stieltjes(
     activation: Activation = np.tanh,
     eta: ArrayLike | None = None,
     consts: RFConstants | None = None,
+    x_floor: float | None = None,
 ) -> tuple[NDArray[np.complex128], NDArray[np.complex128], NDArray[np.bool_]]:
     """q(z) and δ(z) of the random-feature U at z = λ + iη on a whole grid (Theorem 3.1).
 
-    η defaults to ``ETA_REL · max(|λ − s_t²|, ETA_FLOOR_REL · λ_top)``, i.e. just above the real axis. The
+    η defaults to ``ETA_REL · max(|λ − s_t²|, x_floor)``, x_floor defaulting to
+    ``ETA_FLOOR_REL · λ_top``, i.e. just above the real axis. The
     solution is tracked by η-continuation from far above the spectrum, where q ≈ −1/z, so the
     branch is the Herglotz one (Im q > 0). Returns (q, δ, converged).
     """
@@ -532,7 +534,8 @@ def rf_stieltjes(
     offset = lam - consts.s2
     top = _rf_spectral_bound(consts, psi_p, psi_n, spectrum)
     if eta is None:
-        eta_final = ETA_REL * np.maximum(np.abs(offset), ETA_FLOOR_REL * top)
+        floor = ETA_FLOOR_REL * top if x_floor is None else x_floor
+        eta_final = ETA_REL * np.maximum(np.abs(offset), floor)
     else:
         eta_final = np.broadcast_to(np.asarray(eta, dtype=float), lam.shape)
         if np.any(eta_final <= 0):
@@ -731,6 +734,9 @@ class RFSpectrum(Spectrum):
     consts: RFConstants = field(default=None)  # type: ignore[assignment]
     psi_p: float = 0.0
     psi_n: float = 0.0
+    #: Grid and quadrature points where Newton stopped above residual 1e-10 (near hard edges in
+    #: extreme (ψ_p, ψ_n, t)); their densities are approximate (clipped at 0).
+    unconverged: int = 0
 
 
 def rf_spectrum(
@@ -754,17 +760,36 @@ def rf_spectrum(
     spectrum = DataSpectrum.identity() if spectrum is None else spectrum
     consts = rf_constants(t, activation, sigma_x2=spectrum.mean)
 
+    top = _rf_spectral_bound(consts, psi_p, psi_n, spectrum)
+    # the smallest structure above s_t²: the low bulk at ~Δ_t v_t² ψ_p/ψ_n, ρ1 at ~v_t² (spec §3)
+    floor = min(ETA_FLOOR_REL * top, 1e-4 * consts.v2 * consts.delta * min(1.0, psi_p / psi_n))
+    floor = max(floor, 1e-30 * top)
+    unconverged = 0
+
     def density(x: NDArray[np.float64]) -> NDArray[np.float64]:
-        q, _, _ = rf_stieltjes(
-            consts.s2 + x, psi_p=psi_p, psi_n=psi_n, t=t, spectrum=spectrum, consts=consts
+        nonlocal unconverged
+        q, _, ok = rf_stieltjes(
+            consts.s2 + x,
+            psi_p=psi_p,
+            psi_n=psi_n,
+            t=t,
+            spectrum=spectrum,
+            consts=consts,
+            x_floor=floor,
         )
+        unconverged += int(np.count_nonzero(~ok))
         return q.imag / np.pi
 
-    top = _rf_spectral_bound(consts, psi_p, psi_n, spectrum)
-    base = _assemble(
-        consts.s2, max(0.0, 1.0 - (1.0 + psi_n) / psi_p), find_bulks(density, top, points=points)
+    decades = math.log10(top / floor)
+    grid = find_bulks(density, top, points=max(points, int(60 * decades)), x_min_rel=floor / top)
+    base = _assemble(consts.s2, max(0.0, 1.0 - (1.0 + psi_n) / psi_p), grid)
+    return RFSpectrum(
+        **vars(base),
+        consts=consts,
+        psi_p=float(psi_p),
+        psi_n=float(psi_n),
+        unconverged=unconverged,
     )
-    return RFSpectrum(**vars(base), consts=consts, psi_p=float(psi_p), psi_n=float(psi_n))
 
 
 #: ε schedule of the reference script's per-λ continuation (spec §2): 100, 99, …, 1, then
