@@ -11,9 +11,10 @@ import logging
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from paper_checks.claims import PAPERS, all_claims, select_claims
 from paper_checks.context import SCALES, Context
@@ -32,56 +33,43 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _positive_int(text: str) -> int:
+T = TypeVar("T")
+
+
+def _parsed(text: str, convert: Callable[[str], T], valid: Callable[[T], bool], expected: str) -> T:
+    """``convert(text)`` if it succeeds and is ``valid``; else the one-line argparse error."""
     try:
-        value = int(text)
+        value = convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if not valid(value):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
     return value
+
+
+def _positive_int(text: str) -> int:
+    return _parsed(text, int, lambda v: v >= 1, "a positive integer")
 
 
 def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
+    return _parsed(text, int, lambda v: v >= 0, "a non-negative integer")
 
 
 def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
+    return _parsed(text, float, lambda v: v > 0 and math.isfinite(v), "a positive number")
 
 
 def _positive_floats(text: str) -> list[float]:
-    try:
-        values = [float(part) for part in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated positive numbers, got {text!r}"
-        ) from None
-    if not all(v > 0 and math.isfinite(v) for v in values):
-        raise argparse.ArgumentTypeError(f"expected comma-separated positive numbers, got {text!r}")
-    return values
+    return _parsed(
+        text,
+        lambda s: [float(part) for part in s.split(",")],
+        lambda vs: all(v > 0 and math.isfinite(v) for v in vs),
+        "comma-separated positive numbers",
+    )
 
 
 def _cosine(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a cosine in [-1, 1], got {text!r}") from None
-    if not -1.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a cosine in [-1, 1], got {text!r}")
-    return value
+    return _parsed(text, float, lambda v: -1.0 <= v <= 1.0, "a cosine in [-1, 1]")
 
 
 def _scheduler(text: str) -> str:
