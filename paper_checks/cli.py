@@ -430,7 +430,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--activation", choices=ACTIVATIONS, default="tanh")
     s.add_argument(
-        "--grid", type=_positive_int, default=1000, help="log-grid points (default 1000)"
+        "--grid",
+        type=lambda text: _parsed(text, int, lambda v: v >= 16, "an integer >= 16"),
+        default=1000,
+        help="log-grid points, at least 16 (default 1000)",
     )
     s.add_argument(
         "--sample", type=_positive_int, default=None, metavar="D", help="also draw U at d = D"

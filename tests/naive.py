@@ -309,3 +309,110 @@ def nms_naive(boxes, scores, threshold: float, legacy: bool = True) -> list[int]
         if all(iou_naive(boxes[i], boxes[k], legacy) <= threshold for k in keep):
             keep.append(i)
     return keep
+
+
+# diffusion: spectrum of the random-feature matrix U -----------------------------------------------
+# Definitions from shared/papers/diffusion.md §1–2 and §6, evaluated literally: adaptive scipy
+# quadrature (not Gauss–Hermite) for the constants, the quadratic equation for Marchenko–Pastur,
+# and the GE matrix written out term by term.
+
+_GAUSS_CUT = 12.0  # the normal density beyond |z| = 12 holds ~1e-32; every integrand is bounded
+
+
+def _normal_expectation_naive(f) -> float:
+    """E f(z), z ~ N(0, 1), by adaptive ``scipy.integrate.quad`` on [−12, 12]."""
+    import math
+
+    from scipy.integrate import quad
+
+    def weighted(z: float) -> float:
+        return f(z) * math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+
+    return quad(weighted, -_GAUSS_CUT, _GAUSS_CUT, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
+
+
+def rf_constants_naive(t: float, activation=None, sigma_x2: float = 1.0) -> dict:
+    """The constants of spec §1 from their definitions, with c = e^{−t}σ_x, h = c u + √Δ_t v:
+    a_t = E[σ(h) u]/c, b_t = E[v σ(h)], v_t² = E[σ(cu + √Δ v) σ(cu + √Δ w)] − a_t²c² (v, w
+    independent given u, so the inner pair is the square of E_v σ(cu + √Δ v)), and
+    s_t² = E σ(Γ_t z)² − a_t²c² − v_t² − b_t²; every expectation by nested adaptive quadrature.
+    Also returns ``second_moment`` = E σ(Γ_t z)² computed on its own."""
+    import math
+
+    activation = math.tanh if activation is None else activation
+    c = math.exp(-t) * math.sqrt(sigma_x2)
+    noise = math.sqrt(1 - math.exp(-2 * t))
+    gamma = math.sqrt(c * c + noise * noise)
+
+    def given_u(u: float, g) -> float:  # E_v g(u, v)
+        return _normal_expectation_naive(lambda v: g(u, v))
+
+    a = _normal_expectation_naive(
+        lambda u: given_u(u, lambda u_, v: activation(c * u_ + noise * v) * u_)
+    )
+    a /= c
+    b = _normal_expectation_naive(
+        lambda u: given_u(u, lambda u_, v: v * activation(c * u_ + noise * v))
+    )
+    both = _normal_expectation_naive(
+        lambda u: given_u(u, lambda u_, v: activation(c * u_ + noise * v)) ** 2
+    )
+    v2 = both - (a * c) ** 2
+    second = _normal_expectation_naive(lambda z: activation(gamma * z) ** 2)
+    s2 = second - (a * c) ** 2 - v2 - b * b
+    return {"a": a, "b": b, "v2": v2, "s2": s2, "second_moment": second}
+
+
+def mp_stieltjes_naive(z: complex, ratio: float, variance: float = 1.0) -> complex:
+    """The Marchenko–Pastur Stieltjes transform at one z (Im z > 0): the root with Im m > 0 of
+    γσ²z m² + (z − σ²(1 − γ)) m + 1 = 0 (Silverstein's equation with a single atom σ²)."""
+    import numpy as np
+
+    roots = np.roots([ratio * variance * z, z - variance * (1 - ratio), 1.0])
+    return complex(max(roots, key=lambda m: m.imag))
+
+
+def ge_matrix_naive(sample):
+    """U_GE = G Gᵀ/n + b_t² W Wᵀ/d + s_t² I_p with G = e^{−t} a_t W X/√d + v_t Ω (Lemma C.1),
+    written term by term from W, X, Ω (not through the factor M)."""
+    import math
+
+    import numpy as np
+
+    c = sample.consts
+    W, X, Omega = (np.asarray(m) for m in (sample.W, sample.X, sample.Omega))
+    p, d = W.shape
+    n = X.shape[1]
+    G = c.decay * c.a * (W @ X) / math.sqrt(d) + math.sqrt(c.v2) * Omega
+    return G @ G.T / n + c.b**2 * (W @ W.T) / d + c.s2 * np.eye(p)
+
+
+def nonlinear_u_naive(sample, nodes: int = 100):
+    """The true U_ij = (1/n) Σ_ν E_ξ tanh(h_iν) tanh(h_jν), h_iν = m_iν + √Δ_t W_i·ξ/√d with
+    m = e^{−t} W X/√d (spec §1), one entry and one sample at a time: the noise pair
+    (W_i·ξ, W_j·ξ)√(Δ_t/d) is written as (α z₁, β z₁ + γ z₂) by a 2 × 2 Cholesky factor of
+    Δ_t K_{ij}, K = W Wᵀ/d, and E over (z₁, z₂) is a tensor Gauss–Hermite sum."""
+    import math
+
+    import numpy as np
+
+    c = sample.consts
+    W, X = np.asarray(sample.W), np.asarray(sample.X)
+    p, d = W.shape
+    n = X.shape[1]
+    z, w = np.polynomial.hermite_e.hermegauss(nodes)
+    w = w / math.sqrt(2 * math.pi)
+    Z1, Z2 = np.meshgrid(z, z, indexing="ij")
+    weight = np.outer(w, w)
+    cov = c.delta * (W @ W.T) / d
+    m = c.decay * (W @ X) / math.sqrt(d)
+    U = np.zeros((p, p))
+    for i in range(p):
+        for j in range(p):
+            alpha = math.sqrt(cov[i, i])
+            beta = cov[i, j] / alpha
+            gamma = math.sqrt(max(cov[j, j] - beta * beta, 0.0))
+            for nu in range(n):
+                both = np.tanh(m[i, nu] + alpha * Z1) * np.tanh(m[j, nu] + beta * Z1 + gamma * Z2)
+                U[i, j] += float(np.sum(weight * both)) / n
+    return U

@@ -756,7 +756,7 @@ def rf_spectrum(
         if not (value > 0 and math.isfinite(value)):
             raise ValueError(f"{name} must be positive (got {value})")
     if points < 16:
-        raise ValueError(f"grid must have at least 16 points (got {points})")
+        raise ValueError(f"points must be at least 16 (got {points})")
     spectrum = DataSpectrum.identity() if spectrum is None else spectrum
     consts = rf_constants(t, activation, sigma_x2=spectrum.mean)
 

@@ -90,7 +90,8 @@ def constants(ctx: Context, *, rf_constants: Callable = rmt.rf_constants) -> Che
     ax.legend(fontsize="small")
     return CheckResult(
         verdict=Verdict.of(table_ok and identities_ok),
-        summary=f"all 12 table entries within rounding (worst {worst:.2f} of a half-unit); "
+        summary=f"{sum(sum(r['within_rounding']) for r in rows)} of 12 table entries within "
+        f"rounding (worst {worst:.2f} of a half-unit); "
         f"direct integrals agree to {identity_error:.1e}",
         measured={
             "t": list(SPEC_CONSTANTS),
@@ -270,7 +271,8 @@ def spectrum_matches_theory(
     )
     return CheckResult(
         verdict=Verdict.of(ks < GE_KS_TOLERANCE and counts_ok),
-        summary=f"KS = {ks:.4f} (< {GE_KS_TOLERANCE}) at d = {d}; groups {measured_groups} "
+        summary=f"KS = {ks:.4f} ({'<' if ks < GE_KS_TOLERANCE else '≥'} {GE_KS_TOLERANCE}) at "
+        f"d = {d}; groups {measured_groups} "
         f"vs theory {expected_groups}",
         measured={"ks": ks, "d": d, "group_counts": measured_groups},
         expected={"ks_below": GE_KS_TOLERANCE, "group_counts": expected_groups},
@@ -323,7 +325,8 @@ def nonlinear_matches_theory(
     )
     return CheckResult(
         verdict=Verdict.of(ok),
-        summary=f"KS = {ks_values[0]:.4f} (≤ 0.6/√d = {tolerance:.3f}) at d = {d}"
+        summary=f"KS = {ks_values[0]:.4f} ({'≤' if ks_values[0] <= tolerance else '>'} 0.6/√d = "
+        f"{tolerance:.3f}) at d = {d}"
         + (f"; Monte Carlo U at d = 100: KS = {ks_values[2]:.4f}" if len(runs) == 3 else ""),
         measured=measured,
         expected={"ks_at_most": tolerance},

@@ -1,0 +1,259 @@
+"""The spectrum claims C1–C5 of the diffusion paper pass with our theory and FAIL when handed a
+wrong one (spec ``diffusion.md`` §5 C1–C5, §8). Each claim runs once with the default theory
+(module-scoped, shared by several assertions) and once with a wrong theory."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+import numpy as np
+import pytest
+
+from paper_checks.checks import diffusion
+from paper_checks.context import Context
+from paper_checks.results import Verdict
+from sims.rmt import ge_eigenvalues, sample_ge
+from theory import rmt
+
+
+def _context(tmp_path_factory) -> Context:
+    """A fresh run directory per claim run: sweeps are cached by directory and claim id, so a
+    wrong-theory run must never see the default run's cache."""
+    out = tmp_path_factory.mktemp("diffusion")
+    return Context(scale="quick", seed=0, out_dir=out, claim_id="diffusion.under_test")
+
+
+def _run(claim, tmp_path_factory, **theory):
+    ctx = _context(tmp_path_factory)
+    return ctx, claim(ctx, **theory)
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory):
+    """``default_run(claim)`` → (ctx, result) of the claim with its default theory, run once per
+    module and shared by the tests that read it."""
+    runs = {}
+
+    def get(claim):
+        if claim not in runs:
+            runs[claim] = _run(claim, tmp_path_factory)
+        return runs[claim]
+
+    return get
+
+
+# ---- wrong theories ------------------------------------------------------------------------
+
+
+def monte_carlo_constants(t, activation=np.tanh, *, sigma_x2=1.0, samples=20_000):
+    """The reference script's constants (spec §2, §8): plain Monte Carlo averages of the
+    definitions, here with 2·10⁴ samples (the script uses 5·10⁵; s_t² is a small difference of
+    O(1) numbers, so the noise swamps the table's digits)."""
+    rng = np.random.default_rng(0)
+    u, v, w = rng.standard_normal((3, samples))
+    c, noise = math.exp(-t) * math.sqrt(sigma_x2), math.sqrt(-math.expm1(-2 * t))
+    h = c * u + noise * v
+    a = float(np.mean(activation(h) * u)) / c
+    b = float(np.mean(v * activation(h)))
+    v2 = float(np.mean(activation(h) * activation(c * u + noise * w))) - (a * c) ** 2
+    s2 = float(np.mean(activation(h) ** 2)) - (a * c) ** 2 - v2 - b * b
+    return rmt.RFConstants(t=t, sigma_x2=sigma_x2, a=a, b=b, v2=v2, s2=s2)
+
+
+def swapped_spectrum(*, psi_p, psi_n, **kw):
+    """The solver called with ψ_p and ψ_n exchanged."""
+    return rmt.rf_spectrum(psi_p=psi_n, psi_n=psi_p, **kw)
+
+
+def wrong_time_spectrum(*, t, **kw):
+    """The solver at t = 0.1 instead of the claim's t."""
+    return rmt.rf_spectrum(t=0.1, **kw)
+
+
+def ge_task_with_double_division(params, rng):
+    """The reference script's empirical GE matrix (spec §8): b_t² (W Wᵀ)/d with W already scaled by
+    1/√d, i.e. b_t² W Wᵀ/d² for unit-variance W. Same draws as ``ge_spectrum_task``; only b_t is
+    divided by √d."""
+    sample = sample_ge(
+        int(params["d"]),
+        params["psi_p"],
+        params["psi_n"],
+        params["t"],
+        rng=rng,
+        spectrum=rmt.DataSpectrum.of(params["sigma_atoms"]),
+    )
+    consts = dataclasses.replace(sample.consts, b=sample.consts.b / math.sqrt(sample.d))
+    values, at_floor = ge_eigenvalues(dataclasses.replace(sample, consts=consts))
+    return {"eigenvalues": values, "floor_count": at_floor, "p": sample.p, "s2": consts.s2}
+
+
+@functools.cache
+def _u_tilde_edges(psi_p, t):
+    return diffusion.u_tilde_top_edges(psi_p, t)
+
+
+def inverted_ratio_spectrum(*, psi_p, psi_n, t, **_):
+    """A wrong edge law: ρ1 as Marchenko–Pastur in ψ_n/ψ_p (instead of ψ_p/ψ_n), with edges
+    s_t² + v_t²(1 ± √(ψ_n/ψ_p))², and ρ2 frozen at its n → ∞ limit (the Ũ edges); masses as in
+    §3. Bulks only (the claim reads nothing else)."""
+    k = rmt.rf_constants(t)
+    root = math.sqrt(psi_n / psi_p)
+    rho1 = rmt.Bulk(
+        (psi_n - 1) / psi_p, k.s2 + k.v2 * (1 - root) ** 2, k.s2 + k.v2 * (1 + root) ** 2
+    )
+    low = rmt.Bulk(1 / psi_p, k.s2 + 1e-4 * k.v2, k.s2 + 1e-3 * k.v2)
+    rho2 = rmt.Bulk(1 / psi_p, *_u_tilde_edges(psi_p, t))
+    return rmt.Spectrum(
+        lam=np.array([k.s2, rho2.upper]),
+        density=np.zeros(2),
+        delta_location=k.s2,
+        delta_mass=max(0.0, 1 - (1 + psi_n) / psi_p),
+        bulks=(low, rho1, rho2),
+    )
+
+
+# ---- C1 constants ----------------------------------------------------------------------------
+
+
+def test_constants_passes(default_run):
+    _, result = default_run(diffusion.constants)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["worst_fraction_of_rounding"] <= 1.0
+    assert result.measured["identity_error"] < 1e-10
+    a, b, v2, s2 = result.measured["a_b_v2_s2"][0]  # t = 0.01
+    assert (a, b, v2, s2) == pytest.approx((0.60571, 0.08523, 0.025542, 0.0018735), abs=6e-6)
+
+
+@pytest.fixture(scope="module")
+def monte_carlo_constants_run(tmp_path_factory):
+    return _run(diffusion.constants, tmp_path_factory, rf_constants=monte_carlo_constants)[1]
+
+
+def test_constants_fail_with_monte_carlo_constants(monte_carlo_constants_run):
+    result = monte_carlo_constants_run
+    assert result.verdict is Verdict.FAIL
+    # off the table by many rounding half-units, and b_t ≠ the direct E[v σ(h)]
+    assert result.measured["worst_fraction_of_rounding"] > 10
+    assert result.measured["identity_error"] > 1e-4
+
+
+def test_constants_fail_summary_does_not_claim_agreement(monte_carlo_constants_run):
+    assert "all 12 table entries within rounding" not in monte_carlo_constants_run.summary
+    assert " of 12 table entries within rounding" in monte_carlo_constants_run.summary
+
+
+# ---- C2 solver sanity ------------------------------------------------------------------------
+
+
+def test_solver_sanity_passes(default_run):
+    _, result = default_run(diffusion.solver_sanity)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["min_imag_q_over_abs_q"] >= -diffusion.HERGLOTZ_RTOL
+
+
+def test_solver_sanity_measured_numbers(default_run):
+    _, result = default_run(diffusion.solver_sanity)
+    m = result.measured
+    assert m["bulk_masses_times_psi_p"] == pytest.approx([1.0, 15.0, 1.0], rel=1e-3)
+    assert m["total_mass"] == pytest.approx(1.0, abs=1e-6)
+    assert m["far_field_error"] < 1e-3
+    assert m["delta_residue"] == pytest.approx(1 - 17 / 4096, abs=1e-6)
+    assert m["lm_max_relative_difference"] < 1e-4
+    assert all(m["checks"].values())
+
+
+def test_solver_sanity_fails_with_swapped_ratios(tmp_path_factory):
+    _, result = _run(diffusion.solver_sanity, tmp_path_factory, spectrum_fn=swapped_spectrum)
+    assert result.verdict is Verdict.FAIL
+    assert result.measured["checks"]["masses"] is False
+    assert result.measured["bulk_masses_times_psi_p"] != pytest.approx([1.0, 15.0, 1.0], rel=1e-3)
+
+
+# ---- C3 GE spectrum vs theory ----------------------------------------------------------------
+
+
+def test_spectrum_matches_theory_passes(default_run):
+    _, result = default_run(diffusion.spectrum_matches_theory)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["ks"] < 0.03  # spec: pilot 0.0099
+    counts = result.measured["group_counts"]
+    # Σ = {0.5, 1.5}: delta, low bulk (two sub-bulks), ρ1, ρ2 (two sub-bulks); spec §3
+    assert counts[0] == 2750
+    assert sum(counts[1:3]) == 50
+    assert counts[3] == 350
+    assert sum(counts[4:]) == 50
+    assert counts == result.expected["group_counts"]
+
+
+def test_spectrum_matches_theory_fails_with_the_double_division_bug(tmp_path_factory):
+    _, result = _run(
+        diffusion.spectrum_matches_theory, tmp_path_factory, task=ge_task_with_double_division
+    )
+    assert result.verdict is Verdict.FAIL
+    # the low bulk collapses onto s_t²: its d eigenvalues leave the low-bulk group
+    assert result.measured["group_counts"] != result.expected["group_counts"]
+    assert result.measured["ks"] > 0.03
+
+
+# ---- C4 nonlinear U vs theory ----------------------------------------------------------------
+
+
+def test_nonlinear_matches_theory_passes(default_run):
+    _, result = default_run(diffusion.nonlinear_matches_theory)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["d"] == 100
+    assert result.measured["ks_mehler"] <= 0.6 / math.sqrt(100)
+
+
+def test_nonlinear_matches_theory_fails_at_the_wrong_time(tmp_path_factory):
+    _, result = _run(
+        diffusion.nonlinear_matches_theory, tmp_path_factory, spectrum_fn=wrong_time_spectrum
+    )
+    assert result.verdict is Verdict.FAIL
+    assert result.measured["ks_mehler"] > 2 * 0.6 / math.sqrt(100)
+
+
+# ---- C5 two bulks scaling --------------------------------------------------------------------
+
+
+def test_two_bulks_scaling_passes(default_run):
+    _, result = default_run(diffusion.two_bulks_scaling)
+    assert result.verdict is Verdict.PASS, result.summary
+    m = result.measured
+    assert 0.9 <= m["exponent_lower_edge"] <= 1.2  # spec: 1.10
+    assert 0.9 <= m["exponent_upper_edge"] <= 1.2  # spec: 0.92
+    assert m["mp_edge_max_relative_error"] <= 0.01
+    assert np.all(np.diff(m["rho2_distance_to_u_tilde"]) < 0)
+    edges_16 = m["rho1_edges"][2]  # ψ_n = 16, ψ_p/ψ_n = 256: s_t² + v_t²(1 ± 16)²
+    k = rmt.rf_constants(0.01)
+    assert edges_16 == pytest.approx([k.s2 + k.v2 * 15**2, k.s2 + k.v2 * 17**2], rel=0.01)
+
+
+def test_two_bulks_scaling_fails_with_an_inverted_marchenko_pastur_ratio(tmp_path_factory):
+    _, result = _run(
+        diffusion.two_bulks_scaling, tmp_path_factory, spectrum_fn=inverted_ratio_spectrum
+    )
+    assert result.verdict is Verdict.FAIL
+    m = result.measured
+    assert abs(m["exponent_lower_edge"]) < 0.5
+    assert abs(m["exponent_upper_edge"]) < 0.5
+    assert m["mp_edge_max_relative_error"] > 0.5
+    assert m["checks"]["rho2_tends_to_u_tilde"] is False
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        diffusion.constants,
+        diffusion.solver_sanity,
+        diffusion.spectrum_matches_theory,
+        diffusion.nonlinear_matches_theory,
+        diffusion.two_bulks_scaling,
+    ],
+)
+def test_default_runs_save_their_figure(default_run, claim):
+    ctx, result = default_run(claim)
+    assert result.figures
+    assert all((ctx.out_dir / f).is_file() for f in result.figures)

@@ -1,0 +1,359 @@
+"""Deterministic equivalents of theory/rmt.py: the random-feature constants, Marchenko–Pastur and
+Silverstein, and the random-feature solver of Theorem 3.1 (spec ``diffusion.md`` §1, §2, §6, §8),
+against the slow oracles of tests/naive.py and the spec's numbers."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.integrate import quad
+
+from sims.rmt import sample_ge
+from tests import naive
+from theory import rmt
+
+CONSTANT_FIELDS = ("a", "b", "v2", "s2")
+#: spec §1 table (tanh, σ_x = 1, Gauss–Hermite [V]), as printed: (a_t, b_t, v_t², s_t²)
+SPEC_TABLE = {
+    0.01: ("0.60571", "0.08523", "0.025542", "0.0018735"),
+    0.1: ("0.60571", "0.2579", "0.01384", "0.01357"),
+    1.0: ("0.60571", "0.5632", "5e-5", "0.02736"),
+}
+
+
+def _half_unit(printed: str) -> float:
+    """Half a unit in the last printed digit ('0.2579' → 5e-5, '5e-5' → 5e-6)."""
+    mantissa, _, exponent = printed.partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return 0.5 * 10.0 ** (int(exponent or 0) - decimals)
+
+
+# ---- constants (spec §1) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("t", sorted(SPEC_TABLE))
+def test_constants_match_the_spec_table_within_rounding(t):
+    k = rmt.rf_constants(t)
+    for field, printed in zip(CONSTANT_FIELDS, SPEC_TABLE[t], strict=True):
+        assert abs(getattr(k, field) - float(printed)) <= _half_unit(printed), (field, printed)
+
+
+@pytest.mark.parametrize(("t", "sigma_x2"), [(0.01, 1.0), (0.3, 1.5)])
+def test_constants_match_their_definitions_by_adaptive_quadrature(t, sigma_x2):
+    """Every constant against its literal definition (nested scipy quad, no Gauss–Hermite, no
+    Stein shortcut); σ_x² = 1.5 also checks that σ_x² enters as a variance (spec §8)."""
+    ref = naive.rf_constants_naive(t, sigma_x2=sigma_x2)
+    k = rmt.rf_constants(t, sigma_x2=sigma_x2)
+    for field in CONSTANT_FIELDS:
+        assert getattr(k, field) == pytest.approx(ref[field], abs=1e-9), field
+    # b_t = √Δ_t a_t (Stein) holds for the independently integrated a_t and b_t
+    assert ref["b"] == pytest.approx(math.sqrt(k.delta) * ref["a"], abs=1e-10)
+    assert k.b == pytest.approx(math.sqrt(k.delta) * k.a, rel=1e-14)
+    # the four parts add up to E σ(Γ_t z)², integrated on its own
+    assert k.second_moment == pytest.approx(ref["second_moment"], abs=1e-9)
+    assert k.gamma2 == pytest.approx(math.exp(-2 * t) * sigma_x2 + k.delta, rel=1e-14)
+
+
+def test_constants_of_another_activation_match_their_definitions():
+    ref = naive.rf_constants_naive(0.2, activation=math.sin)
+    k = rmt.rf_constants(0.2, np.sin)
+    for field in CONSTANT_FIELDS:
+        assert getattr(k, field) == pytest.approx(ref[field], abs=1e-10), field
+
+
+@pytest.mark.parametrize(("t", "sigma_x2"), [(0.001, 1.0), (0.3, 0.5), (2.0, 3.0)])
+def test_linear_activation_constants_are_exact(t, sigma_x2):
+    """σ(x) = x: a_t = E σ' = 1, b_t = √Δ_t; E[σ | u] = cu so v_t² = c² − c² = 0; and
+    E σ(Γ_t z)² = Γ_t² = c² + Δ_t, so s_t² = Γ_t² − c² − 0 − Δ_t = 0."""
+    k = rmt.rf_constants(t, lambda x: x, sigma_x2=sigma_x2)
+    assert k.a == pytest.approx(1.0, abs=1e-13)
+    assert k.b == pytest.approx(math.sqrt(-math.expm1(-2 * t)), abs=1e-13)
+    assert abs(k.v2) < 1e-13
+    assert abs(k.s2) < 1e-13
+
+
+@pytest.mark.parametrize("t", [0.01, 1.0])
+def test_constants_converge_in_the_number_of_quadrature_nodes(t):
+    ref = rmt.rf_constants(t, nodes=200)
+    errors = [
+        max(
+            abs(getattr(rmt.rf_constants(t, nodes=m), f) - getattr(ref, f)) for f in CONSTANT_FIELDS
+        )
+        for m in (10, 20, 40, 60, 96)
+    ]
+    assert all(later < earlier / 5 for earlier, later in itertools.pairwise(errors))
+    assert errors[2] < 1e-6  # spec §5 C1: ≥ 40 nodes reproduce the table to 1e-6
+    assert errors[-1] < 1e-10
+
+
+def test_gaussian_expectation_moments():
+    assert rmt.gaussian_expectation(lambda z: z**2) == pytest.approx(1.0, abs=1e-13)
+    assert rmt.gaussian_expectation(lambda z: z**4) == pytest.approx(3.0, abs=1e-12)
+    assert rmt.gaussian_expectation(np.cos) == pytest.approx(math.exp(-0.5), abs=1e-13)
+    two = rmt.gaussian_expectation(lambda u, v: (u * v + u) ** 2, dims=2, nodes=20)
+    assert two == pytest.approx(2.0, abs=1e-12)
+    x, w = rmt.hermite_rule(30)
+    assert w.sum() == pytest.approx(1.0, abs=1e-14)
+    with pytest.raises(ValueError, match="read-only"):
+        x[0] = 1.0  # the cached rule cannot be changed by a caller
+    with pytest.raises(ValueError, match="dims"):
+        rmt.gaussian_expectation(lambda z: z, dims=0)
+
+
+def test_bad_constants_inputs_name_the_argument():
+    with pytest.raises(ValueError, match=r"^t must"):
+        rmt.rf_constants(0.0)
+    with pytest.raises(ValueError, match=r"^t must"):
+        rmt.rf_constants(math.inf)
+    with pytest.raises(ValueError, match="sigma_x2"):
+        rmt.rf_constants(0.1, sigma_x2=-1.0)
+
+
+def test_data_spectrum_normalises_and_rounds_counts():
+    spec = rmt.DataSpectrum.of([0.5, 1.5], [1, 3])
+    assert spec.weights == (0.25, 0.75)
+    assert spec.mean == pytest.approx(1.25)
+    for d in (7, 10, 101):
+        atoms, counts = np.unique(spec.diagonal(d), return_counts=True)
+        assert atoms.tolist() == [0.5, 1.5]
+        assert counts.sum() == d
+        assert np.all(np.abs(counts - np.array(spec.weights) * d) < 1)
+    with pytest.raises(ValueError, match="sigma_atoms"):
+        rmt.DataSpectrum.of([0.0, 1.0])
+    with pytest.raises(ValueError, match="weights"):
+        rmt.DataSpectrum.of([1.0, 2.0], [1.0, -1.0])
+    with pytest.raises(ValueError, match="same length"):
+        rmt.DataSpectrum.of([1.0, 2.0], [1.0])
+
+
+# ---- Marchenko–Pastur and Silverstein -----------------------------------------------------
+
+
+@pytest.mark.parametrize("ratio", [0.3, 0.5, 2.0, 5.0])
+def test_marchenko_pastur_density_integrates_to_min_one_over_ratio(ratio):
+    lo, hi = rmt.marchenko_pastur_edges(ratio, 2.0)
+    mass = quad(lambda x: float(rmt.marchenko_pastur_density(x, ratio, 2.0)), lo, hi, limit=200)[0]
+    assert mass == pytest.approx(min(1.0, 1.0 / ratio), abs=1e-8)
+    assert rmt.marchenko_pastur_density([lo * 0.5, hi * 1.5], ratio, 2.0).tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("ratio", [0.25, 3.0])
+def test_silverstein_with_one_atom_is_marchenko_pastur(ratio):
+    variance = 2.0
+    one_atom = rmt.DataSpectrum.of([variance])
+    lo, hi = rmt.marchenko_pastur_edges(ratio, variance)
+    lam = np.linspace(lo, hi, 41)[1:-1]
+    m, converged = rmt.sample_covariance_stieltjes(lam, ratio=ratio, spectrum=one_atom)
+    assert converged.all()
+    np.testing.assert_allclose(
+        m.imag / np.pi, rmt.marchenko_pastur_density(lam, ratio, variance), rtol=1e-6, atol=1e-9
+    )
+    z = np.array([0.3 + 0.5j, hi + 1j, -1.0 + 0.1j, 4 * hi + 2j])
+    m_off, _ = rmt.sample_covariance_stieltjes(z.real, ratio=ratio, spectrum=one_atom, eta=z.imag)
+    want = [naive.mp_stieltjes_naive(zk, ratio, variance) for zk in z]
+    np.testing.assert_allclose(m_off, want, rtol=1e-10)
+    spec = rmt.sample_covariance_spectrum(ratio=ratio, spectrum=one_atom)
+    assert len(spec.bulks) == 1
+    assert spec.bulks[0].lower == pytest.approx(lo, rel=1e-6)
+    assert spec.bulks[0].upper == pytest.approx(hi, rel=1e-6)
+    assert spec.bulks[0].mass == pytest.approx(min(1.0, 1.0 / ratio), abs=1e-6)
+    assert spec.delta_mass == pytest.approx(max(0.0, 1.0 - 1.0 / ratio), abs=1e-15)
+
+
+def test_two_atom_silverstein_bulks_carry_the_atom_weights():
+    """Well-separated populations (τ = 1 and 30, ratio 0.02) give one bulk per atom, each holding
+    exactly its atom's share of the eigenvalues (exact separation)."""
+    spec = rmt.sample_covariance_spectrum(
+        ratio=0.02, spectrum=rmt.DataSpectrum.of([1.0, 30.0], [0.3, 0.7])
+    )
+    assert [b.mass for b in spec.bulks] == pytest.approx([0.3, 0.7], abs=1e-6)
+    assert spec.bulks[0].lower < 1.0 < spec.bulks[0].upper < 30.0 < spec.bulks[1].upper
+    assert spec.total_mass == pytest.approx(1.0, abs=1e-6)
+
+
+def test_bad_ratio_raises():
+    with pytest.raises(ValueError, match="ratio"):
+        rmt.sample_covariance_spectrum(ratio=0.0, spectrum=rmt.DataSpectrum.identity())
+    with pytest.raises(ValueError, match="ratio"):
+        rmt.marchenko_pastur_density([1.0], -1.0)
+
+
+def test_find_bulks_on_two_semicircles():
+    """Two semicircles on [1, 2] (mass 0.3) and [10, 20] (mass 0.7), four decades below the top."""
+
+    def semicircle(x, lo, hi, mass):
+        mid, half = (lo + hi) / 2, (hi - lo) / 2
+        inside = np.clip(1 - ((x - mid) / half) ** 2, 0, None)
+        return mass * 2 / (np.pi * half) * np.sqrt(inside)
+
+    def density(x):
+        return semicircle(x, 1.0, 2.0, 0.3) + semicircle(x, 10.0, 20.0, 0.7)
+
+    _, _, bulks, _ = rmt.find_bulks(density, 40.0)
+    assert [(b.lower, b.upper) for b in bulks] == [
+        (pytest.approx(1.0, rel=1e-6), pytest.approx(2.0, rel=1e-6)),
+        (pytest.approx(10.0, rel=1e-6), pytest.approx(20.0, rel=1e-6)),
+    ]
+    assert [b.mass for b in bulks] == pytest.approx([0.3, 0.7], abs=1e-6)
+
+
+# ---- the random-feature solver (Theorem 3.1) ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def spec_4096():
+    """The spec's C2 case: ψ_p = 4096, ψ_n = 16, Σ = I, t = 0.01."""
+    return rmt.rf_spectrum(psi_p=4096.0, psi_n=16.0, t=0.01)
+
+
+def test_bulk_masses_at_large_psi_p(spec_4096):
+    """Masses 1/ψ_p (low bulk), (ψ_n − 1)/ψ_p (ρ1), 1/ψ_p (ρ2), delta 1 − (1+ψ_n)/ψ_p (§3)."""
+    masses = [b.mass * 4096 for b in spec_4096.bulks]
+    assert masses == pytest.approx([1.0, 15.0, 1.0], rel=1e-3)
+    assert spec_4096.delta_mass == pytest.approx(1 - 17 / 4096, abs=1e-15)
+    assert spec_4096.delta_location == pytest.approx(spec_4096.consts.s2)
+    assert spec_4096.total_mass == pytest.approx(1.0, abs=1e-6)
+    assert np.all(np.diff(spec_4096.lam) >= 0)
+    cdf = spec_4096.cdf([spec_4096.lam[0] - 1, spec_4096.bulks[0].upper, spec_4096.lam[-1] + 1])
+    assert cdf.tolist() == pytest.approx([0.0, 1 - 16 / 4096, 1.0], abs=1e-6)
+
+
+def test_imag_q_is_nonnegative_on_the_spectrum_grid(spec_4096):
+    """Im q ≥ 0 up to rounding on the spectrum's own grid, edges included. Newton stops at
+    residual 1e-12 and at a square-root edge the error in q is the residual's square root, so
+    a relative −1e-9 is allowed there (the claim's HERGLOTZ_RTOL); at the pilot this grid gave
+    Im q = −2.3e-11 with q ≈ −4.44 just inside the low bulk's upper edge."""
+    q, _, converged = rmt.rf_stieltjes(spec_4096.lam, psi_p=4096.0, psi_n=16.0, t=0.01)
+    assert converged.all()
+    assert np.min(q.imag / np.abs(q)) >= -1e-9
+    inside = (spec_4096.lam > spec_4096.bulks[1].lower) & (spec_4096.lam < spec_4096.bulks[1].upper)
+    assert np.all(q.imag[inside] > 0)
+
+
+def test_herglotz_and_far_field():
+    """Im q > 0 off the axis and just above it; z(1 + z q(z)) → −E λ = −tr U/p = −E σ(Γ_t z)²
+    far away (the first moment of ρ; next term O(1/|z|))."""
+    kw = {"psi_p": 8.0, "psi_n": 2.0, "t": 0.1}
+    k = rmt.rf_constants(0.1)
+    lam = k.s2 + np.geomspace(1e-6, 1e3, 200)
+    q, _, converged = rmt.rf_stieltjes(lam, **kw)
+    assert converged.all()
+    assert q.imag.min() >= 0
+    q_off, _, _ = rmt.rf_stieltjes(lam, eta=0.3, **kw)
+    assert q_off.imag.min() > 0
+    far = 1e6 * np.exp(1j * np.linspace(0.05, np.pi - 0.05, 7))
+    q_far, _, _ = rmt.rf_stieltjes(far.real, eta=far.imag, **kw)
+    first_moment = -far * (1 + far * q_far)
+    np.testing.assert_allclose(first_moment, k.second_moment, rtol=1e-3)
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    log_psi_p=st.floats(0.0, math.log(4096.0)),
+    log_psi_n=st.floats(0.0, math.log(4096.0)),
+    log_t=st.floats(math.log(1e-3), math.log(0.25)),
+)
+def test_spectrum_is_a_probability_density(log_psi_p, log_psi_n, log_t):
+    """No NaN or negative density anywhere on the grid and total mass 1 within 1e-3, with
+    ψ_p, ψ_n log-uniform in [1, 4096], restricted to t ≤ 0.25 and (above 16) ψ_p/ψ_n outside
+    [1/2, 2]: beyond that, single solves take 10–60 s and the mass is off by up to 4%
+    (test_total_mass_is_one_in_hard_corners, a strict xfail)."""
+    psi_p, psi_n = math.exp(log_psi_p), math.exp(log_psi_n)
+    if abs(log_psi_p - log_psi_n) < math.log(2.0) and max(psi_p, psi_n) > 16:
+        psi_n = psi_p * 4.0  # the slow near-diagonal band (see docstring)
+    spec = rmt.rf_spectrum(psi_p=psi_p, psi_n=psi_n, t=math.exp(log_t), points=400)
+    assert np.all(np.isfinite(spec.density))
+    assert np.all(spec.density >= 0)
+    assert all(b.mass > 0 and b.lower < b.upper for b in spec.bulks)
+    assert spec.total_mass == pytest.approx(1.0, abs=1e-3)
+
+
+@settings(max_examples=5, deadline=None)
+@given(
+    log_psi_p=st.floats(0.0, math.log(4096.0)),
+    log_psi_n=st.floats(0.0, math.log(4096.0)),
+    log_t=st.floats(math.log(1e-3), math.log(3.0)),
+)
+def test_density_is_finite_and_nonnegative_on_the_whole_domain(log_psi_p, log_psi_n, log_t):
+    """The issue's requirement on the full domain ψ_p, ψ_n ∈ [1, 4096], t ∈ [1e-3, 3]: no NaN and
+    no negative density anywhere on the grid (the masses are checked where they are reliable,
+    above)."""
+    spec = rmt.rf_spectrum(
+        psi_p=math.exp(log_psi_p), psi_n=math.exp(log_psi_n), t=math.exp(log_t), points=200
+    )
+    assert np.all(np.isfinite(spec.density))
+    assert np.all(spec.density >= 0)
+    assert np.all(np.isfinite(spec.lam))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("psi_p", "psi_n", "t"),
+    [
+        pytest.param(10.302, 56.583, 2.5712, id="large-t"),
+        pytest.param(1292.01, 1466.789, 0.0437, id="psi_p-near-psi_n"),
+    ],
+)
+@pytest.mark.xfail(
+    strict=True,
+    reason="theory.rmt bug: total mass off by more than 1e-3. At 7c883e8: 1.0239 at large t "
+    "(v_t² ≈ 4e-9, ρ1 mass 9.548/ψ_p, not 9.302/ψ_p) and 1.0026 near ψ_p = ψ_n (ρ1 1294.3/ψ_p, "
+    "not 1291.0/ψ_p, plus a spurious bulk); at bb55e98: 0.9805 (ρ1 split into 5 fragments, "
+    "1001 unconverged points) and 0.9954 (417 unconverged)",
+)
+def test_total_mass_is_one_in_hard_corners(psi_p, psi_n, t):
+    spec = rmt.rf_spectrum(psi_p=psi_p, psi_n=psi_n, t=t)
+    assert spec.total_mass == pytest.approx(1.0, abs=1e-3)
+
+
+def test_grid_newton_agrees_with_the_per_point_levenberg_marquardt():
+    kw = {"psi_p": 8.0, "psi_n": 2.0, "t": 0.1, "spectrum": rmt.DataSpectrum.of([0.5, 1.5])}
+    spec = rmt.rf_spectrum(**kw, points=200)
+    lam = np.array([(b.lower + b.upper) / 2 for b in spec.bulks] + [spec.bulks[-1].lower * 1.01])
+    rho_lm = rmt.rf_density_per_point(lam, **kw)
+    q, _, _ = rmt.rf_stieltjes(lam, eta=1e-9, **kw)
+    assert rho_lm.min() > 0
+    np.testing.assert_allclose(q.imag / np.pi, rho_lm, rtol=1e-6, atol=1e-8)
+
+
+def test_delta_free_part_matches_a_sampled_ge_spectrum():
+    """d = 60, ψ_p = 4, ψ_n = 2, t = 0.1: the eigenvalues of a dense GE sample (naive eigvalsh)
+    above s_t² + 1e-3 against the theory CDF conditioned on the same cut. Eigenvalues of a
+    random matrix fluctuate by O(1/k) in CDF (spec §5 C3: KS ≈ 3/k, k the count); 10/k bounds it."""
+    sample = sample_ge(60, 4.0, 2.0, 0.1, rng=np.random.default_rng(11))
+    eigs = np.linalg.eigvalsh(naive.ge_matrix_naive(sample))
+    spec = rmt.rf_spectrum(psi_p=4.0, psi_n=2.0, t=0.1, points=400)
+    assert np.sum(np.abs(eigs - spec.delta_location) < 1e-10) == 240 - 180  # p − n − d at s_t²
+    cut = spec.delta_location + 1e-3
+    above = eigs[eigs > cut]
+    ks = spec.ks_distance(above, above=cut)
+    assert ks < 10 / len(above)
+    wrong = rmt.rf_spectrum(psi_p=2.0, psi_n=4.0, t=0.1, points=400)  # ψ's swapped: KS is large
+    assert wrong.ks_distance(above, above=cut) > 10 / len(above)
+
+
+def test_to_json_keys(spec_4096):
+    doc = spec_4096.to_json()
+    assert set(doc) == {"lambda", "density", "delta_location", "delta_mass", "bulks"}
+    assert len(doc["lambda"]) == len(doc["density"]) == len(spec_4096.lam)
+    assert [set(b) for b in doc["bulks"]] == [{"mass", "lower", "upper"}] * 3
+    assert doc["delta_mass"] == spec_4096.delta_mass
+    assert isinstance(doc["lambda"][0], float)
+
+
+def test_bad_solver_inputs_name_the_argument():
+    with pytest.raises(ValueError, match="psi_p"):
+        rmt.rf_spectrum(psi_p=0.0, psi_n=2.0, t=0.1)
+    with pytest.raises(ValueError, match="psi_n"):
+        rmt.rf_spectrum(psi_p=2.0, psi_n=math.nan, t=0.1)
+    with pytest.raises(ValueError, match=r"^t must"):
+        rmt.rf_spectrum(psi_p=2.0, psi_n=2.0, t=-1.0)
+    with pytest.raises(ValueError, match="points must be at least 16"):
+        rmt.rf_spectrum(psi_p=2.0, psi_n=2.0, t=0.1, points=5)
+    with pytest.raises(ValueError, match="eta"):
+        rmt.rf_stieltjes([0.1], psi_p=2.0, psi_n=2.0, t=0.1, eta=0.0)
