@@ -254,7 +254,7 @@ def _torch_toy_loop(p: np.ndarray, n_models: int, m: int, batch: int, steps: int
                     m2.mul_(beta2).addcmul_(param.grad, param.grad, value=1 - beta2)
                     denom = (m2 / (1 - beta2 ** (step + 1))).sqrt() + ADAM_EPS
                     param.sub_(lr * (m1 / (1 - beta1 ** (step + 1))) / denom)
-        last.append(float(loss))
+        last.append(loss.item())
     return np.array(last)
 
 
@@ -265,7 +265,7 @@ def _torch_toy_loop(p: np.ndarray, n_models: int, m: int, batch: int, steps: int
     baseline="one-model-at-a-time torch loop (autograd, one thread), the reference's kind",
 )
 def _bench_superposition_trainer(quick: bool) -> Comparison:
-    from sims.superposition import TrainConfig, train_models
+    from sims.superposition import TrainConfig, single_threaded_blas, train_models
 
     size = _SUPERPOSITION_SIZE
     steps = 40 if quick else 200
@@ -278,8 +278,13 @@ def _bench_superposition_trainer(quick: bool) -> Comparison:
         eval_batches=2,
     )
     p = config.frequencies()
+
+    def ours() -> np.ndarray:
+        with single_threaded_blas():  # as in a sweep worker; torch.set_num_threads(1) likewise
+            return train_models(config, 0).loss
+
     return Comparison(
-        ours=lambda: train_models(config, 0).loss,
+        ours=ours,
         baseline=lambda: _torch_toy_loop(p, size["models"], size["m"], size["batch"], steps),
         # different streams: the mean losses after the same schedule agree to 25%
         agree=lambda a, b: abs(np.mean(a) / np.mean(b) - 1) < 0.25,

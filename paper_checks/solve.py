@@ -293,7 +293,7 @@ def solve_superposition(
     width exponent α_m with its bootstrap CI (needs ≥ 3 widths)."""
     import math
 
-    from sims.superposition import TrainConfig, train_task
+    from sims.superposition import TrainConfig, single_threaded_blas, train_task
     from sims.sweep import run_sweep
     from theory.fits import fit_power_law
 
@@ -312,7 +312,8 @@ def solve_superposition(
         "backend": backend,
     }
     TrainConfig(**{k: v for k, v in params.items() if k != "backend"})  # validates sizes
-    records = run_sweep(train_task, [params], n_seeds=seeds, root_seed=seed)
+    with single_threaded_blas():
+        records = run_sweep(train_task, [params], n_seeds=seeds, root_seed=seed)
     per_seed = np.array([[m["loss"] for m in r["result"]["models"]] for r in records])  # (S, M)
     phi_half = np.array([[m["phi_half"] for m in r["result"]["models"]] for r in records])
     phi_one = np.array([[m["phi_one"] for m in r["result"]["models"]] for r in records])

@@ -20,7 +20,9 @@ Schedule: linear warm-up to the peak, then cosine down to 5% of the peak.
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +48,50 @@ ADAM_EPS = 1e-8
 FINAL_LR_FRACTION = 0.05
 STRONG_NORM = 1.0  # φ_1: rows with ‖W_i‖ > 1 ("strongly represented")
 REPRESENTED_NORM = 0.5  # φ_{1/2}
+
+
+# ------------------------------------------------------------------------------------- threads
+_OPENBLAS_SETTERS = (
+    "scipy_openblas_set_num_threads64_",
+    "openblas_set_num_threads64_",
+    "openblas_set_num_threads",
+)
+
+
+def _loaded_openblas() -> list[Any]:
+    """ctypes handles of the OpenBLAS libraries loaded in this process (Linux; else none)."""
+    import ctypes
+
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:  # noqa: PTH123
+            paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
+    except OSError:
+        return []
+    return [ctypes.CDLL(path) for path in sorted(paths)]
+
+
+@contextlib.contextmanager
+def single_threaded_blas() -> Iterator[None]:
+    """Run the block with every loaded OpenBLAS on one thread (restored afterwards).
+
+    The sweep executor pins worker processes through the environment; this covers in-process
+    callers (``solve``, ``bench``). The batched matmuls here are small, and a multithreaded
+    BLAS on contended cores was 10× slower (spec §4).
+    """
+    restore = []
+    for lib in _loaded_openblas():
+        for name in _OPENBLAS_SETTERS:
+            setter = getattr(lib, name, None)
+            getter = getattr(lib, name.replace("set_num", "get_num"), None)
+            if setter is not None and getter is not None:
+                restore.append((setter, getter()))
+                setter(1)
+                break
+    try:
+        yield
+    finally:
+        for setter, threads in restore:
+            setter(threads)
 
 
 # ---------------------------------------------------------------------------------------- data

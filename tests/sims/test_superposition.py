@@ -166,3 +166,17 @@ def test_cupy_trainer_agrees_statistically_with_numpy():
     gpu = sp.train_models(config, 0, backend="cupy")
     assert np.mean(gpu.loss) == pytest.approx(np.mean(cpu.loss), rel=0.15)
     assert np.all(gpu.phi_half == 1.0)
+
+
+def test_single_threaded_blas_pins_and_restores():
+    libs = sp._loaded_openblas()
+    getters = [
+        getattr(lib, name.replace("set_num", "get_num"))
+        for lib in libs
+        for name in sp._OPENBLAS_SETTERS
+        if hasattr(lib, name)
+    ][:1]
+    before = [g() for g in getters]
+    with sp.single_threaded_blas():
+        assert all(g() == 1 for g in getters)
+    assert [g() for g in getters] == before
