@@ -82,6 +82,23 @@ def _fit(models: list[dict[str, Any]], window: tuple[float, float], rng: Any) ->
     return fit_power_law(widths, losses, window=window, n_boot=N_BOOT, rng=rng)
 
 
+def _strong_ladder(
+    ctx: Context,
+    widths: Sequence[int],
+    split_at: int,
+    sizes: dict[str, Any],
+    window: tuple[float, float],
+) -> tuple[list[dict[str, Any]], PowerLawFit]:
+    """Train the strong-regime (γ = −1, α = 1) width ladder and fit L ∝ m^−α_m on ``window``."""
+    records = ctx.sweep(
+        train_task,
+        _ladder_tasks(widths, [STRONG_GAMMA], split_at, alpha=1.0, **sizes),
+        name="ladder",
+    )
+    models = _select(_models(records))
+    return models, _fit(models, window, ctx.rng("fit"))
+
+
 def _plot_loss_vs_m(ax: Any, curves: dict[str, tuple[list[dict[str, Any]], PowerLawFit]]) -> None:
     """Loss against m (log-log) with each fitted power law."""
     for i, (label, (models, fit)) in enumerate(curves.items()):
@@ -106,6 +123,22 @@ def _relative_gap(models: list[dict[str, Any]], reference: np.ndarray) -> np.nda
     with np.errstate(divide="ignore", invalid="ignore"):
         gap = losses / reference - 1
     return np.where(np.isnan(gap), 0.0, gap)
+
+
+def _decide(checks: dict[str, bool]) -> tuple[Verdict, str]:
+    """PASS iff every named check holds; the summary suffix names the failed ones."""
+    failed = [name for name, ok in checks.items() if not ok]
+    return Verdict.of(not failed), (f"; failed: {', '.join(failed)}" if failed else "")
+
+
+def _plot_gap_axes(ax: Any, band: tuple[float, float]) -> None:
+    """Axes of L / L_unl − 1 against m, with the tolerance band and the theory line at 0."""
+    ax.axhspan(*band, color="0.9", label="tolerance")
+    ax.axhline(0, color=THEORY, lw=1, label="L = L_unl (theory)")
+    ax.set_xscale("log")
+    ax.set_xlabel("m")
+    ax.set_ylabel("L / L_unl − 1")
+    ax.legend(fontsize=6)
 
 
 def _inconclusive_full_only(statement: str) -> CheckResult:
@@ -188,7 +221,7 @@ def geometry(
         "eq. 8": eq8_ok,
         "weak ideal": ideal_ok,
     }
-    failed = [k for k, ok in checks.items() if not ok]
+    verdict, failed = _decide(checks)
 
     fig, (ax, ax_e) = new_figure(ncols=2)
     ms = np.array(OVERLAP_WIDTHS, dtype=float)
@@ -223,11 +256,10 @@ def geometry(
     ax_e.set_title(f"trainer gradient rel. error {grad_err:.1e}", fontsize="small")
     ax_e.legend(fontsize=6)
     return CheckResult(
-        verdict=Verdict.of(not failed),
+        verdict=verdict,
         summary=f"max |z| of mean overlap {np.max(np.abs(z)):.2f} (≤ 3), max variance error "
         f"{np.max(np.abs(var_err)):.3f} (≤ 0.10); ETF − Welch {max(etf_gap):.1e}; gradient rel. "
-        f"error {grad_err:.1e} (< 1e-3); eq. 8 z = {eq8['z']:.2f}"
-        + (f"; failed: {', '.join(failed)}" if failed else ""),
+        f"error {grad_err:.1e} (< 1e-3); eq. 8 z = {eq8['z']:.2f}" + failed,
         measured={
             "m": ms,
             "mean_sq_overlap": means,
@@ -324,13 +356,7 @@ def strong_inverse_m(
     """n = 400, B = 512, 4000 steps, α = 1, γ = −1, m = 6..40: φ_{1/2} = 1 at every m; L strictly
     decreasing; α_m (OLS on all six points) within ±0.2 of ``predicted_exponent``; mean squared
     overlap of rows with norm > 1 within 15% of ``overlap_theory(m)`` for m ≥ 14."""
-    records = ctx.sweep(
-        train_task,
-        _ladder_tasks(QUICK_WIDTHS, [STRONG_GAMMA], 20, alpha=1.0, **QUICK),
-        name="ladder",
-    )
-    models = _select(_models(records))
-    fit = _fit(models, Q1_WINDOW, ctx.rng("fit"))
+    models, fit = _strong_ladder(ctx, QUICK_WIDTHS, 20, QUICK, Q1_WINDOW)
     widths = np.array([m["m"] for m in models])
     losses = np.array([m["loss"] for m in models])
     phi = np.array([m["phi_half"] for m in models])
@@ -345,7 +371,7 @@ def strong_inverse_m(
         "exponent": abs(alpha_m - predicted_exponent) <= Q1_BAND,
         "overlaps": bool(np.all(np.abs(overlap_err[checked]) <= OVERLAP_TOL)),
     }
-    failed = [k for k, ok in checks.items() if not ok]
+    verdict, failed = _decide(checks)
 
     fig, (ax, ax_o) = new_figure(ncols=2)
     _plot_loss_vs_m(ax, {"strong (γ = −1), measured": (models, fit)})
@@ -361,11 +387,11 @@ def strong_inverse_m(
     ax.legend(fontsize=6)
     _plot_overlaps(ax_o, widths, overlap, predicted, checked)
     return CheckResult(
-        verdict=Verdict.of(not failed),
+        verdict=verdict,
         summary=f"α_m = {alpha_m:.3f} [{-fit.ci_high:.2f}, {-fit.ci_low:.2f}] (R² {fit.r2:.3f}; "
         f"predicted {predicted_exponent:g} ± {Q1_BAND:g}); φ_1/2 min {phi.min():.3f}; overlap "
         f"error m ≥ {OVERLAP_MIN_M}: max {np.max(np.abs(overlap_err[checked])):.3f} (≤ {OVERLAP_TOL:g})"
-        + (f"; failed: {', '.join(failed)}" if failed else ""),
+        + failed,
         measured={
             "m": widths,
             "loss": losses,
@@ -452,7 +478,7 @@ def weak_tracks_unlearned(
         "L ≈ L_unl": bool(np.all((all_ratios >= WEAK_BAND[0]) & (all_ratios <= WEAK_BAND[1]))),
         "weak ≥ 1.5 strong": bool(np.all(over >= WEAK_OVER_STRONG)),
     }
-    failed = [k for k, ok in checks.items() if not ok]
+    verdict, failed = _decide(checks)
 
     fig, (ax, ax_r) = new_figure(ncols=2)
     _plot_loss_vs_m(ax, {f"weak γ = {WEAK_GAMMA:g}, α = {a:g}": weak_fits[a] for a in WEAK_ALPHAS})
@@ -475,18 +501,12 @@ def weak_tracks_unlearned(
         label="strong γ = −1, α = 1.5",
     )
     ax.legend(fontsize=6)
-    ax_r.axhspan(*WEAK_BAND, color="0.9", label="tolerance")
-    ax_r.axhline(0, color=THEORY, lw=1, label="L = L_unl (theory)")
-    ax_r.set_xscale("log")
-    ax_r.set_xlabel("m")
-    ax_r.set_ylabel("L / L_unl − 1")
-    ax_r.legend(fontsize=6)
+    _plot_gap_axes(ax_r, WEAK_BAND)
     return CheckResult(
-        verdict=Verdict.of(not failed),
+        verdict=verdict,
         summary=f"L/L_unl − 1 in [{all_ratios.min():+.3f}, {all_ratios.max():+.3f}] (band "
         f"[{WEAK_BAND[0]:+g}, {WEAK_BAND[1]:+g}]); weak/strong at α = 1.5, m ≥ 20: "
-        f"{', '.join(f'{r:.2f}' for r in over)} (≥ {WEAK_OVER_STRONG:g})"
-        + (f"; failed: {', '.join(failed)}" if failed else ""),
+        f"{', '.join(f'{r:.2f}' for r in over)} (≥ {WEAK_OVER_STRONG:g})" + failed,
         measured={
             "m": QUICK_WIDTHS,
             **{f"loss_weak_alpha{a:g}": [m["loss"] for m in w] for a, w, _ in rows},
@@ -541,7 +561,7 @@ def regime_knob(ctx: Context, *, band: Callable = phi_half_band) -> CheckResult:
         "monotone": bool(np.all(np.diff(phi) <= 0) and phi[-1] < phi[0]),
         "bands": bool(np.all((phi >= bands[:, 0]) & (phi <= bands[:, 1]))),
     }
-    failed = [k for k, ok in checks.items() if not ok]
+    verdict, failed = _decide(checks)
 
     fig, ax = new_figure()
     ax.fill_between(
@@ -554,10 +574,10 @@ def regime_knob(ctx: Context, *, band: Callable = phi_half_band) -> CheckResult:
     ax.set_ylabel("fraction of rows")
     ax.legend(fontsize=6)
     return CheckResult(
-        verdict=Verdict.of(not failed),
+        verdict=verdict,
         summary="φ_1/2 at γ = "
         + ", ".join(f"{g:g}: {f:.3f}" for g, f in zip(gammas, phi, strict=True))
-        + (f"; failed: {', '.join(failed)}" if failed else ""),
+        + failed,
         measured={
             "gamma": gammas,
             "phi_half": phi,
@@ -678,13 +698,7 @@ def reference_sweep(ctx: Context, *, predicted_exponent: float = 1.0) -> CheckRe
     than the reference, spec §7)."""
     if ctx.scale == "quick":
         return _inconclusive_full_only("n = 1000 ladder, 6000 steps")
-    records = ctx.sweep(
-        train_task,
-        _ladder_tasks(REFERENCE_WIDTHS, [STRONG_GAMMA], 50, alpha=1.0, **FULL_N1000),
-        name="ladder",
-    )
-    models = _select(_models(records))
-    fit = _fit(models, F2_WINDOW, ctx.rng("fit"))
+    models, fit = _strong_ladder(ctx, REFERENCE_WIDTHS, 50, FULL_N1000, F2_WINDOW)
     phi_one = np.array([m["phi_one"] for m in models])
     phi_half = np.array([m["phi_half"] for m in models])
     losses = {m["m"]: m["loss"] for m in models}
@@ -694,7 +708,7 @@ def reference_sweep(ctx: Context, *, predicted_exponent: float = 1.0) -> CheckRe
         "φ_1 rises": bool(phi_one[-1] > phi_one[0]),
         "φ_1/2 = 1": bool(np.all(phi_half == 1.0)),
     }
-    failed = [k for k, ok in checks.items() if not ok]
+    verdict, failed = _decide(checks)
     fig, (ax, ax_p) = new_figure(ncols=2)
     _plot_loss_vs_m(ax, {"strong, n = 1000": (models, fit)})
     ax.loglog(
@@ -709,11 +723,10 @@ def reference_sweep(ctx: Context, *, predicted_exponent: float = 1.0) -> CheckRe
     ax_p.set_ylabel("fraction of rows")
     ax_p.legend(fontsize=6)
     return CheckResult(
-        verdict=Verdict.of(not failed),
+        verdict=verdict,
         summary=f"α_m = {alpha_m:.3f} [{-fit.ci_high:.2f}, {-fit.ci_low:.2f}] (R² {fit.r2:.3f}); "
         f"φ_1 {phi_one[0]:.2f} → {phi_one[-1]:.2f}; L(10) = {losses[10]:.3f} (paper 0.7), "
-        f"L(100) = {losses[100]:.4f} (paper 0.07)"
-        + (f"; failed: {', '.join(failed)}" if failed else ""),
+        f"L(100) = {losses[100]:.4f} (paper 0.07)" + failed,
         measured={
             "m": widths,
             "loss": [m["loss"] for m in models],
@@ -790,11 +803,7 @@ def weak_law(ctx: Context, *, ideal_loss: Callable = theory.weak_ideal_loss) -> 
             curves[f"α = {alpha:g}, γ = {gamma:g}"] = (chosen, fit)
             ax_r.semilogx(widths, gap, "o-", label=f"α = {alpha:g}, γ = {gamma:g}")
     _plot_loss_vs_m(ax, curves)
-    ax_r.axhspan(-F3_LOSS_TOL, F3_LOSS_TOL, color="0.9")
-    ax_r.axhline(0, color=THEORY, lw=1, label="L = L_unl (theory)")
-    ax_r.set_xlabel("m")
-    ax_r.set_ylabel("L / L_unl − 1")
-    ax_r.legend(fontsize=6)
+    _plot_gap_axes(ax_r, (-F3_LOSS_TOL, F3_LOSS_TOL))
     return CheckResult(
         verdict=Verdict.of(ok),
         summary="; ".join(
@@ -855,7 +864,7 @@ def density_scaling(ctx: Context, *, predicted_slope: float = 1.0) -> CheckResul
         "L ∝ E": bool(np.all((slopes >= lo) & (slopes <= hi))),
         "α_m stable": bool(np.all(np.abs(exps - exps[0]) < DENSITY_SHIFT)),
     }
-    failed = [k for k, ok in checks.items() if not ok]
+    verdict, failed = _decide(checks)
     fig, (ax, ax_e) = new_figure(ncols=2)
     _plot_loss_vs_m(ax, {f"E = {e:g}": (by_e[e], fits[e]) for e in DENSITIES})
     widths = np.array(QUICK_WIDTHS, dtype=float)
@@ -873,10 +882,10 @@ def density_scaling(ctx: Context, *, predicted_slope: float = 1.0) -> CheckResul
     ax_e.set_title("lines: L ∝ E (theory)", fontsize="small")
     ax_e.legend(fontsize=5)
     return CheckResult(
-        verdict=Verdict.of(not failed),
+        verdict=verdict,
         summary=f"slopes of L in E: {', '.join(f'{s:.2f}' for s in slopes)} (in [{lo:g}, {hi:g}]); "
         f"α_m at E = {', '.join(f'{e:g}: {x:.2f}' for e, x in zip(DENSITIES, exps, strict=True))}"
-        + (f"; failed: {', '.join(failed)}" if failed else ""),
+        + failed,
         measured={
             "m": widths,
             "density": DENSITIES,
@@ -922,7 +931,7 @@ def llm_consistency(
         "uncertainty": abs(est.sigma_linear - PAPER_LLM["chinchilla_sigma"]) <= 0.005,
         "consistent": diff <= combined,
     }
-    failed = [k for k, ok in checks.items() if not ok]
+    verdict, failed = _decide(checks)
     fig, ax = new_figure()
     ax.errorbar(
         [0],
@@ -944,10 +953,9 @@ def llm_consistency(
     ax.set_ylabel("α_m")
     ax.legend(fontsize=6)
     return CheckResult(
-        verdict=Verdict.of(not failed),
+        verdict=verdict,
         summary=f"α_m = {est.value:.3f} ± {est.sigma:.3f} (quadrature; linear {est.sigma_linear:.3f}) vs "
-        f"fitted 0.91 ± 0.04: |Δ| = {diff:.3f} ≤ {combined:.3f}"
-        + (f"; failed: {', '.join(failed)}" if failed else ""),
+        f"fitted 0.91 ± 0.04: |Δ| = {diff:.3f} ≤ {combined:.3f}" + failed,
         measured={
             "alpha_m": est.value,
             "sigma_quadrature": est.sigma,
