@@ -274,3 +274,106 @@ def mtr_reach(seconds: float = 60.0, sizes: tuple[int, ...] = (64, 256)) -> list
             n += 1
         rows.append(solved)
     return rows
+
+
+# ----------------------------------------------------------------------------- superposition
+_SUPERPOSITION_SIZE = {"n": 400, "m": 20, "batch": 512, "models": 8}
+
+
+def _torch_toy_loop(p: np.ndarray, n_models: int, m: int, batch: int, steps: int) -> np.ndarray:
+    """The reference's way: one model at a time in torch (autograd, Bernoulli × uniform data,
+    the paper's AdamW with row-norm growth γ = −1), one thread; returns each model's last loss."""
+    import torch
+
+    from sims.superposition import ADAM_BETAS, ADAM_EPS, lr_schedule
+
+    torch.set_num_threads(1)
+    gen = torch.Generator().manual_seed(0)
+    probs = torch.as_tensor(p, dtype=torch.float32).expand(batch, p.size)
+    beta1, beta2 = ADAM_BETAS
+    last = []
+    for _ in range(n_models):
+        W = (torch.randn(p.size, m, generator=gen) / m**0.5).requires_grad_()
+        b = torch.randn(p.size, generator=gen).requires_grad_()
+        state = [torch.zeros_like(W), torch.zeros_like(W), torch.zeros_like(b), torch.zeros_like(b)]
+        for step in range(steps):
+            lr = lr_schedule(step, steps, 1e-2, steps // 10)
+            x = torch.bernoulli(probs, generator=gen) * torch.rand(batch, p.size, generator=gen) * 2
+            loss = ((torch.relu(x @ W @ W.T + b) - x) ** 2).sum(dim=1).mean()
+            W.grad = b.grad = None
+            loss.backward()
+            with torch.no_grad():
+                W -= lr * (1 - 1 / W.norm(dim=1, keepdim=True)) * W  # growth, γ = −1
+                for i, param in enumerate((W, b)):
+                    m1, m2 = state[2 * i], state[2 * i + 1]
+                    m1.mul_(beta1).add_(param.grad, alpha=1 - beta1)
+                    m2.mul_(beta2).addcmul_(param.grad, param.grad, value=1 - beta2)
+                    denom = (m2 / (1 - beta2 ** (step + 1))).sqrt() + ADAM_EPS
+                    param.sub_(lr * (m1 / (1 - beta1 ** (step + 1))) / denom)
+        last.append(loss.item())
+    return np.array(last)
+
+
+@benchmark(
+    "superposition_batched_trainer",
+    description="K = 8 toy models (n = 400, m = 20, B = 512) trained as one (K, n, m) stack on a "
+    "shared sample stream (model-steps per second ratio)",
+    baseline="one-model-at-a-time torch loop (autograd, one thread), the reference's kind",
+)
+def _bench_superposition_trainer(quick: bool) -> Comparison:
+    from sims.superposition import TrainConfig, single_threaded_blas, train_models
+
+    size = _SUPERPOSITION_SIZE
+    steps = 40 if quick else 200
+    config = TrainConfig(
+        n=size["n"],
+        widths=(size["m"],),
+        gammas=(-1.0,) * size["models"],
+        steps=steps,
+        batch=size["batch"],
+        eval_batches=2,
+    )
+    p = config.frequencies()
+
+    def ours() -> np.ndarray:
+        with single_threaded_blas():  # as in a sweep worker; torch.set_num_threads(1) likewise
+            return train_models(config, 0).loss
+
+    return Comparison(
+        ours=ours,
+        baseline=lambda: _torch_toy_loop(p, size["models"], size["m"], size["batch"], steps),
+        # different streams: the mean losses after the same schedule agree to 25%
+        agree=lambda a, b: abs(np.mean(a) / np.mean(b) - 1) < 0.25,
+        size=f"K = {size['models']}, n = {size['n']}, m = {size['m']}, B = {size['batch']}, "
+        f"{steps} steps",
+    )
+
+
+@benchmark(
+    "superposition_sampler",
+    description="toy-model data from one uniform draw per entry (U < p_i, value 2U/p_i)",
+    baseline="separate Bernoulli and uniform draws",
+)
+def _bench_superposition_sampler(quick: bool) -> Comparison:
+    from sims.superposition import sample_batch, sample_batch_two_draws
+    from theory.superposition import feature_frequencies
+
+    n, batch, repeats = 400, 512, (50 if quick else 500)
+    p = feature_frequencies(n, 1.0).astype(np.float32)
+
+    def stats(sampler: Callable) -> np.ndarray:
+        rng = np.random.default_rng(0)
+        draws = [sampler(p, batch, rng) for _ in range(repeats)]
+        return np.array(
+            [
+                np.mean([d.values.size for d in draws]) / batch,
+                np.mean([d.values.mean() for d in draws]),
+            ]
+        )  # active features per sample (E = 1), mean active value (1)
+
+    return Comparison(
+        ours=lambda: stats(sample_batch),
+        baseline=lambda: stats(sample_batch_two_draws),
+        agree=lambda a, b: bool(np.allclose(a, b, rtol=0.05)),
+        size=f"{repeats} batches of B = {batch}, n = {n}",
+    )

@@ -253,6 +253,31 @@ def cmd_solve_hivemind(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_solve_superposition(args: argparse.Namespace) -> int:
+    import json
+
+    from paper_checks.solve import solve_superposition
+    from sims._jsonio import to_jsonable
+
+    get_backend(args.backend)  # fails early (exit 2) without cupy or a device
+    out, lines = solve_superposition(
+        n=args.n,
+        widths=args.m,
+        alpha=args.alpha,
+        gamma=args.gamma,
+        steps=args.steps,
+        batch=args.batch,
+        seeds=args.seeds,
+        backend=args.backend,
+    )
+    print(json.dumps(to_jsonable(out)) if args.json else "\n".join(lines))
+    return 0
+
+
+def _finite_float(text: str) -> float:
+    return _parsed(text, float, math.isfinite, "a finite number")
+
+
 # ------------------------------------------------------------------------------------------ parser
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
@@ -442,6 +467,30 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the spectrum as one JSON object")
     s.add_argument("--plot", type=Path, default=None, metavar="OUT.png", help="write the figure")
     s.set_defaults(func=cmd_solve_rmt)
+    s = solvers.add_parser(
+        "superposition",
+        parents=[common],
+        help="train the toy model of the superposition paper at several widths; fit α_m",
+        description="Trains y = ReLU(W Wᵀ x + b) with p_i ∝ i^−α (Σp = 1) at every width of --m "
+        "(one batched stack per seed) with the paper's AdamW (γ < 0: row-norm growth, γ > 0: "
+        "decay), and prints the loss, φ_1/2, φ_1 and the fitted exponent of L ∝ m^−α_m.",
+    )
+    s.add_argument("--n", type=_positive_int, required=True, help="number of features")
+    s.add_argument("--m", required=True, metavar="M1,M2,...", help="hidden widths, e.g. 10,20,40")
+    s.add_argument("--alpha", type=_finite_float, default=1.0, help="p_i ∝ i^-alpha (default 1)")
+    s.add_argument("--gamma", type=_finite_float, default=-1.0, help="weight decay (default -1)")
+    s.add_argument(
+        "--steps", type=_positive_int, default=4000, help="optimiser steps (default 4000)"
+    )
+    s.add_argument(
+        "--batch", type=_positive_int, default=512, help="samples per step (default 512)"
+    )
+    s.add_argument("--seeds", type=_positive_int, default=1, help="independent seeds (default 1)")
+    s.add_argument(
+        "--backend", choices=BACKENDS, default="numpy", help="array backend (default: numpy)"
+    )
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(func=cmd_solve_superposition)
     return parser
 
 

@@ -416,3 +416,61 @@ def nonlinear_u_naive(sample, nodes: int = 100):
                 both = np.tanh(m[i, nu] + alpha * Z1) * np.tanh(m[j, nu] + beta * Z1 + gamma * Z2)
                 U[i, j] += float(np.sum(weight * both)) / n
     return U
+
+
+# superposition ------------------------------------------------------------------------------
+# Definitions from shared/papers/superposition.md §1–2, written as literally as possible.
+
+
+def toy_batch_loss_naive(W, b, x) -> float:
+    """(1/B) Σ_b Σ_i (ReLU(Σ_j W_ij Σ_k W_kj x_bk + b_i) − x_bi)² by plain loops (one model)."""
+    n_batch, n = len(x), len(W)
+    m = len(W[0])
+    total = 0.0
+    for s in range(n_batch):
+        h = [sum(W[k][j] * x[s][k] for k in range(n)) for j in range(m)]
+        for i in range(n):
+            y = max(0.0, sum(W[i][j] * h[j] for j in range(m)) + b[i])
+            total += (y - x[s][i]) ** 2
+    return total / n_batch
+
+
+def weak_ideal_loss_naive(p, m: int) -> float:
+    """Σ over all but the m most frequent features of 4/3 p_i − p_i²."""
+    ordered = sorted((float(v) for v in p), reverse=True)
+    return sum(4.0 / 3.0 * q - q * q for q in ordered[m:])
+
+
+def one_active_loss_quad(W, b, p) -> float:
+    """Eq. (8) by numerical quadrature over v ~ U(0, 2) of every term, pair by pair."""
+    from scipy.integrate import quad
+
+    n, m = len(W), len(W[0])
+    total_p = sum(p)
+    loss = 0.0
+    for i in range(n):
+        for j in range(n):
+            a = sum(W[j][k] * W[i][k] for k in range(m))
+            target = (lambda v: v) if i == j else (lambda v: 0.0)
+            value, _ = quad(
+                lambda v, a=a, c=b[j], t=target: 0.5 * (max(0.0, a * v + c) - t(v)) ** 2,
+                0.0,
+                2.0,
+                points=[min(2.0, max(0.0, -b[j] / a))] if a != 0 else None,
+            )
+            loss += p[i] / total_p * value
+    return loss
+
+
+def squared_overlaps_naive(rows) -> list[float]:
+    """(Ŵ_i·Ŵ_j)² for every pair i < j of non-zero rows."""
+    unit = []
+    for r in rows:
+        norm = sum(v * v for v in r) ** 0.5
+        if norm > 0:
+            unit.append([v / norm for v in r])
+    return [
+        sum(a * c for a, c in zip(unit[i], unit[j], strict=True)) ** 2
+        for i in range(len(unit))
+        for j in range(i + 1, len(unit))
+    ]

@@ -1,0 +1,436 @@
+"""Batched trainer for the toy model of "Superposition Yields Robust Neural Scaling".
+
+K models y = ReLU(W_k W_kᵀ x + b_k) are trained at once as a stacked (K, n, m) tensor on one shared
+stream of fresh samples (spec ``superposition.md`` §1, §4): they share m and the frequencies p and
+differ in their initialisation and in their weight decay γ_k. Written once against the array API
+(``xp`` from :func:`sims._backend.array_namespace`), so cupy arrays train on a GPU unchanged; the
+product with the sparse data matrix X goes through scipy / cupyx sparse matrices.
+
+Data (one uniform draw per entry): U ~ U(0, 1); feature i is active iff U < p_i, and then its
+value is 2U/p_i ~ U(0, 2). Loss per sample, summed over features (paper convention):
+L = ‖ReLU(W Wᵀ x + b) − x‖². Optimiser: the paper's hand-written AdamW (β = (0.9, 0.999),
+ε = 1e-8) with decoupled decay on W only, applied before the Adam step and scaled by the current
+learning rate η_t:
+
+- γ ≥ 0: W ← (1 − η_t γ) W;
+- γ < 0 ("growth"): W_i ← W_i − η_t |γ| (1 − 1/‖W_i‖) W_i, pulling every row to unit norm.
+
+Schedule: linear warm-up to the peak, then cosine down to 5% of the peak.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sims._backend import array_namespace, get_backend, to_numpy
+from theory.superposition import feature_frequencies
+
+__all__ = [
+    "SparseBatch",
+    "TrainConfig",
+    "TrainResult",
+    "loss_and_grad",
+    "lr_schedule",
+    "sample_batch",
+    "sample_batch_two_draws",
+    "train_models",
+    "train_task",
+]
+
+ADAM_BETAS = (0.9, 0.999)
+ADAM_EPS = 1e-8
+FINAL_LR_FRACTION = 0.05
+STRONG_NORM = 1.0  # φ_1: rows with ‖W_i‖ > 1 ("strongly represented")
+REPRESENTED_NORM = 0.5  # φ_{1/2}
+
+
+# ------------------------------------------------------------------------------------- threads
+_OPENBLAS_SETTERS = (
+    "scipy_openblas_set_num_threads64_",
+    "openblas_set_num_threads64_",
+    "openblas_set_num_threads",
+)
+
+
+def _loaded_openblas() -> list[Any]:
+    """ctypes handles of the OpenBLAS libraries loaded in this process (Linux; else none)."""
+    import ctypes
+
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:  # noqa: PTH123
+            paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
+    except OSError:
+        return []
+    return [ctypes.CDLL(path) for path in sorted(paths)]
+
+
+@contextlib.contextmanager
+def single_threaded_blas() -> Iterator[None]:
+    """Run the block with every loaded OpenBLAS on one thread (restored afterwards).
+
+    The sweep executor pins worker processes through the environment; this covers in-process
+    callers (``solve``, ``bench``). The batched matmuls here are small, and a multithreaded
+    BLAS on contended cores was 10× slower (spec §4).
+    """
+    restore = []
+    for lib in _loaded_openblas():
+        for name in _OPENBLAS_SETTERS:
+            setter = getattr(lib, name, None)
+            getter = getattr(lib, name.replace("set_num", "get_num"), None)
+            if setter is not None and getter is not None:
+                restore.append((setter, getter()))
+                setter(1)
+                break
+    try:
+        yield
+    finally:
+        for setter, threads in restore:
+            setter(threads)
+
+
+# ---------------------------------------------------------------------------------------- data
+@dataclass(frozen=True)
+class SparseBatch:
+    """A batch of B samples in coordinate form: x[rows[k], cols[k]] = values[k], zero elsewhere
+    (rows sorted)."""
+
+    rows: Any  # (nnz,) int
+    cols: Any  # (nnz,) int
+    values: Any  # (nnz,) float
+    shape: tuple[int, int]  # (B, n)
+
+    def dense(self) -> Any:
+        xp = array_namespace(self.values)
+        x = xp.zeros(self.shape, dtype=self.values.dtype)
+        x[self.rows, self.cols] = self.values
+        return x
+
+
+def _nonzero_batch(active: Any, values: Any) -> SparseBatch:
+    xp = array_namespace(values)
+    rows, cols = xp.nonzero(active)
+    return SparseBatch(rows, cols, values[rows, cols], tuple(active.shape))
+
+
+def sample_batch(p: Any, batch: int, rng: Any) -> SparseBatch:
+    """B samples of x_i = u_i v_i from one uniform draw per entry (U < p_i ⇒ x_i = 2U/p_i).
+
+    Conditional on U < p_i, U/p_i ~ U(0, 1), so 2U/p_i ~ U(0, 2) independently of the event:
+    one draw gives both the Bernoulli(p_i) and the U(0, 2) value. ``rng`` is the backend's
+    generator (numpy or cupy ``default_rng``); ``p`` an xp array (n,).
+    """
+    u = rng.random((batch, p.shape[0]), dtype=p.dtype)  # (B, n)
+    active = u < p
+    rows, cols = array_namespace(p).nonzero(active)
+    return SparseBatch(rows, cols, 2 * u[rows, cols] / p[cols], tuple(u.shape))
+
+
+def sample_batch_two_draws(p: Any, batch: int, rng: Any) -> SparseBatch:
+    """The same distribution from separate Bernoulli and uniform draws (the reference's way)."""
+    shape = (batch, p.shape[0])
+    active = rng.random(shape, dtype=p.dtype) < p  # (B, n)
+    values = 2 * rng.random(shape, dtype=p.dtype)  # (B, n)
+    return _nonzero_batch(active, values)
+
+
+def _sparse_matrix(batch: SparseBatch, xp: Any) -> Any:
+    """``batch`` as a CSR matrix of the backend (scipy or cupyx)."""
+    if xp.__name__.endswith("cupy"):
+        from cupyx.scipy import sparse
+    else:
+        from scipy import sparse
+    return sparse.csr_matrix((batch.values, (batch.rows, batch.cols)), shape=batch.shape)
+
+
+# ---------------------------------------------------------------------------- loss and gradient
+def loss_and_grad(
+    W: Any, b: Any, batch: SparseBatch, *, with_loss: bool = True
+) -> tuple[Any, Any, Any]:
+    r"""Batch-mean loss of every model and its gradient in (W, b).
+
+    Shapes: W (K, n, m), b (K, n). With H = XW (K, B, m), P = H Wᵀ + b (K, B, n) and
+    R = 1[P > 0]·(ReLU(P) − X):
+
+    .. math:: L_k = \frac1B \sum_{b,i} (\mathrm{ReLU}(P) - X)^2_{kbi},\quad
+              \nabla_W L = \frac2B\left(X^\top (R W) + R^\top H\right),\quad
+              \nabla_b L = \frac2B \sum_b R.
+
+    Only one dense pass over (K, B, n) beyond the matmuls: the bias is folded into the matmul
+    and X (≈ E non-zeros per row) enters through a sparse matrix and a gather at its non-zeros.
+    Returns (loss (K,) or None when not ``with_loss``, grad_W (K, n, m), grad_b (K, n)).
+    """
+    xp = array_namespace(W, b)
+    n_models, n, m = W.shape
+    n_batch = batch.shape[0]
+    X = _sparse_matrix(batch, xp)  # (B, n)
+    H = xp.reshape(
+        X @ xp.reshape(xp.permute_dims(W, (1, 0, 2)), (n, n_models * m)), (n_batch, n_models, m)
+    )
+    H = xp.permute_dims(H, (1, 0, 2))  # (K, B, m)
+    ones = xp.ones((n_models, n_batch, 1), dtype=W.dtype)
+    H_aug = xp.concat([H, ones], axis=2)  # (K, B, m+1)
+    W_aug = xp.concat([W, b[:, :, None]], axis=2)  # (K, n, m+1)
+    R = xp.matmul(H_aug, xp.permute_dims(W_aug, (0, 2, 1)))  # (K, B, n): P = H Wᵀ + b
+    R = xp.maximum(R, xp.zeros((), dtype=R.dtype))  # ReLU(P)
+    at_x = R[:, batch.rows, batch.cols]  # (K, nnz)
+    missed = at_x <= 0  # active features the model outputs 0 for: cost x², no gradient
+    R[:, batch.rows, batch.cols] = xp.where(missed, at_x, at_x - batch.values)
+    loss = None
+    if with_loss:
+        loss = (
+            xp.sum(xp.reshape(R * R, (n_models, -1)), axis=1)
+            + xp.sum(xp.where(missed, batch.values * batch.values, 0), axis=1)
+        ) / n_batch  # (K,)
+    RW = xp.matmul(R, W)  # (K, B, m)
+    XtRW = X.T @ xp.reshape(xp.permute_dims(RW, (1, 0, 2)), (n_batch, n_models * m))  # (n, K·m)
+    RtH = xp.matmul(xp.permute_dims(R, (0, 2, 1)), H_aug)  # (K, n, m+1); last column Σ_b R
+    scale = 2.0 / n_batch
+    grad_W = scale * (xp.permute_dims(xp.reshape(XtRW, (n, n_models, m)), (1, 0, 2)) + RtH[..., :m])
+    return loss, grad_W, scale * RtH[..., m]
+
+
+# -------------------------------------------------------------------------------------- training
+def lr_schedule(step: int, steps: int, peak: float, warmup: int) -> float:
+    r"""η_t: linear warm-up η(t+1)/w for t < w, then cosine from η to 5% of η:
+
+    .. math:: \eta_t = \eta_{min} + \tfrac12(\eta - \eta_{min})(1 + \cos(\pi (t - w)/(T - w))).
+    """
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    low = FINAL_LR_FRACTION * peak
+    progress = (step - warmup) / max(1, steps - warmup)
+    return low + 0.5 * (peak - low) * (1.0 + math.cos(math.pi * progress))
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """K toy models sharing n and p (and so one data stream), each with its width m_k and decay γ_k.
+
+    Models of different widths share one (K, n, max m) tensor: the columns beyond m_k start at
+    zero and stay zero (their gradient, decay and Adam step all vanish), so each model trains
+    exactly as it would alone.
+
+    Attributes
+    ----------
+    n : int
+        Features.
+    widths : tuple of int
+        Hidden width m_k of each model (length K, or 1 to share it).
+    gammas : tuple of float
+        Weight decay γ_k of each model (negative: the paper's growth term; length K or 1).
+    alpha : float
+        Paper exponent of the frequencies (p_i ∝ i^−α for ``law="power"``).
+    steps, batch : int
+        Optimiser steps and samples per step (fresh samples every step).
+    lr : float
+        Peak learning rate (W and b).
+    warmup_fraction : float
+        Share of the steps in linear warm-up.
+    density : float
+        Activation density E = Σ p_i.
+    law : str
+        ``power``, ``exponential`` or ``linear`` (:func:`theory.superposition.feature_frequencies`).
+    eval_batches : int
+        Fresh batches for the final loss (≥ 20 against the noise, spec §7).
+    dtype : str
+        ``float32`` (as the paper) or ``float64``.
+    """
+
+    n: int
+    widths: tuple[int, ...]
+    gammas: tuple[float, ...] = (-1.0,)
+    alpha: float = 1.0
+    steps: int = 4000
+    batch: int = 512
+    lr: float = 1e-2
+    warmup_fraction: float = 0.1
+    density: float = 1.0
+    law: str = "power"
+    eval_batches: int = 20
+    dtype: str = "float32"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "widths", tuple(self.widths))
+        object.__setattr__(self, "gammas", tuple(float(g) for g in self.gammas))
+        for name in ("n", "steps", "batch", "eval_batches"):
+            _check_positive_int(name, getattr(self, name))
+        if len(self.widths) == 0:
+            raise ValueError("widths must be a non-empty list of positive integers")
+        for m in self.widths:
+            _check_positive_int("widths", m)
+        if len(self.gammas) == 0 or not all(math.isfinite(g) for g in self.gammas):
+            raise ValueError(
+                f"gammas must be a non-empty list of finite numbers (got {self.gammas!r})"
+            )
+        if len({len(self.widths), len(self.gammas)} - {1}) > 1:
+            raise ValueError(
+                f"widths and gammas must have the same length or length 1 "
+                f"(got {len(self.widths)} and {len(self.gammas)})"
+            )
+        if not (math.isfinite(self.lr) and self.lr > 0):
+            raise ValueError(f"lr must be > 0 (got {self.lr!r})")
+        if not 0 <= self.warmup_fraction < 1:
+            raise ValueError(f"warmup_fraction must be in [0, 1) (got {self.warmup_fraction!r})")
+        if self.dtype not in ("float32", "float64"):
+            raise ValueError(f"dtype must be float32 or float64 (got {self.dtype!r})")
+
+    @property
+    def n_models(self) -> int:
+        return max(len(self.widths), len(self.gammas))
+
+    def model_widths(self) -> tuple[int, ...]:
+        return self.widths * self.n_models if len(self.widths) == 1 else self.widths
+
+    def model_gammas(self) -> tuple[float, ...]:
+        return self.gammas * self.n_models if len(self.gammas) == 1 else self.gammas
+
+    def frequencies(self) -> np.ndarray:
+        return feature_frequencies(self.n, self.alpha, law=self.law, density=self.density)
+
+
+def _check_positive_int(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{name} must be a positive integer (got {value!r})")
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """Final state and diagnostics of K models (numpy arrays on the host)."""
+
+    W: list[np.ndarray]  # K arrays (n, m_k)
+    b: np.ndarray  # (K, n)
+    loss: np.ndarray  # (K,) mean over eval_batches fresh batches
+    loss_se: np.ndarray  # (K,) standard error over the eval batches
+    p: np.ndarray  # (n,)
+
+    @property
+    def norms(self) -> np.ndarray:
+        return np.stack([np.linalg.norm(w, axis=1) for w in self.W])  # (K, n)
+
+    @property
+    def phi_half(self) -> np.ndarray:
+        """φ_{1/2}: fraction of rows with ‖W_i‖ > 1/2 (represented features)."""
+        return np.mean(self.norms > REPRESENTED_NORM, axis=1)
+
+    @property
+    def phi_one(self) -> np.ndarray:
+        """φ_1: fraction of rows with ‖W_i‖ > 1 (strongly represented)."""
+        return np.mean(self.norms > STRONG_NORM, axis=1)
+
+
+def _decay(W: Any, gammas: Any, lr: float) -> Any:
+    """Decoupled decay of W (before the Adam step): (1 − ηγ)W for γ ≥ 0, and for γ < 0
+    W_i − η|γ|(1 − 1/‖W_i‖)W_i, a gradient step on (|γ|/2)(‖W_i‖ − 1)²."""
+    xp = array_namespace(W, gammas)
+    gamma = gammas[:, None, None]  # (K, 1, 1)
+    norms = xp.linalg.vector_norm(W, axis=2, keepdims=True)  # (K, n, 1)
+    inverse = 1 / xp.maximum(norms, xp.asarray(1e-12, dtype=W.dtype))
+    factor = xp.where(gamma < 0, -gamma * (1 - inverse), gamma)  # (K, n, 1)
+    return W - lr * factor * W
+
+
+def _initial_weights(config: TrainConfig, host: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """W_k ~ N(0, 1/m_k) on its first m_k columns (zeros beyond), b ~ N(0, 1)."""
+    widths = np.asarray(config.model_widths())
+    m_max = int(widths.max())
+    W = host.normal(size=(config.n_models, config.n, m_max)) / np.sqrt(widths)[:, None, None]
+    W *= np.arange(m_max)[None, None, :] < widths[:, None, None]
+    return W, host.normal(size=(config.n_models, config.n))
+
+
+def train_models(config: TrainConfig, rng: Any = None, *, backend: str = "numpy") -> TrainResult:
+    """Train the K models of ``config`` from W ~ N(0, 1/m), b ~ N(0, 1) and evaluate them.
+
+    ``rng`` (numpy Generator | int | None) seeds everything: the initialisation and the data
+    stream (the backend's own generator, seeded from it). The final loss is the mean over
+    ``eval_batches`` fresh batches of the trained models.
+    """
+    bk = get_backend(backend)
+    xp = bk.xp
+    dtype = getattr(xp, config.dtype)
+    host = np.random.default_rng(rng)
+    W0, b0 = _initial_weights(config, host)
+    W, b = xp.asarray(W0, dtype=dtype), xp.asarray(b0, dtype=dtype)
+    data_rng = bk.rng(int(host.integers(2**63)))
+    p_host = config.frequencies()
+    p = xp.asarray(p_host, dtype=dtype)
+    gammas = xp.asarray(np.asarray(config.model_gammas()), dtype=dtype)
+    moments = [xp.zeros_like(W), xp.zeros_like(W), xp.zeros_like(b), xp.zeros_like(b)]
+    warmup = round(config.warmup_fraction * config.steps)
+    beta1, beta2 = ADAM_BETAS
+    for step in range(config.steps):
+        lr = lr_schedule(step, config.steps, config.lr, warmup)
+        _, grad_W, grad_b = loss_and_grad(
+            W, b, sample_batch(p, config.batch, data_rng), with_loss=False
+        )
+        W = _decay(W, gammas, lr)
+        corr1, corr2 = 1 - beta1 ** (step + 1), 1 - beta2 ** (step + 1)
+        params = []
+        for i, (param, grad) in enumerate(((W, grad_W), (b, grad_b))):
+            m1 = beta1 * moments[2 * i] + (1 - beta1) * grad
+            m2 = beta2 * moments[2 * i + 1] + (1 - beta2) * grad * grad
+            moments[2 * i], moments[2 * i + 1] = m1, m2
+            params.append(param - lr * (m1 / corr1) / (xp.sqrt(m2 / corr2) + ADAM_EPS))
+        W, b = params
+    losses = np.stack(
+        [
+            to_numpy(loss_and_grad(W, b, sample_batch(p, config.batch, data_rng))[0])
+            for _ in range(config.eval_batches)
+        ]
+    ).astype(np.float64)  # (eval_batches, K)
+    W_host = to_numpy(W).astype(np.float64)
+    se = (
+        losses.std(axis=0, ddof=1) / math.sqrt(config.eval_batches)
+        if config.eval_batches > 1
+        else np.zeros(config.n_models)
+    )
+    return TrainResult(
+        W=[W_host[k, :, :m] for k, m in enumerate(config.model_widths())],
+        b=to_numpy(b).astype(np.float64),
+        loss=losses.mean(axis=0),
+        loss_se=se,
+        p=p_host,
+    )
+
+
+# ------------------------------------------------------------------------------------ sweep task
+def _overlap_stats(rows: np.ndarray) -> dict[str, float | None]:
+    from theory.superposition import squared_overlaps
+
+    if rows.shape[0] < 2:
+        return {"mean": None, "var": None, "count": int(rows.shape[0])}
+    sq = squared_overlaps(rows)
+    return {"mean": float(sq.mean()), "var": float(sq.var()), "count": int(rows.shape[0])}
+
+
+def train_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Sweep task: train ``TrainConfig(**params)`` (``backend`` optional) and return per model its
+    width and γ, the final loss (and its s.e.), φ_{1/2}, φ_1, the row norms and the squared-overlap
+    statistics of the normalised rows (all rows, and rows with norm > 1)."""
+    params = dict(params)
+    backend = params.pop("backend", "numpy")
+    config = TrainConfig(**params)
+    result = train_models(config, rng, backend=backend)
+    norms = result.norms
+    models = []
+    for k, (m, gamma) in enumerate(zip(config.model_widths(), config.model_gammas(), strict=True)):
+        models.append(
+            {
+                "m": m,
+                "gamma": gamma,
+                "loss": float(result.loss[k]),
+                "loss_se": float(result.loss_se[k]),
+                "phi_half": float(result.phi_half[k]),
+                "phi_one": float(result.phi_one[k]),
+                "norms": norms[k],
+                "overlap_strong": _overlap_stats(result.W[k][norms[k] > STRONG_NORM]),
+                "overlap_all": _overlap_stats(result.W[k]),
+            }
+        )
+    return {"models": models}

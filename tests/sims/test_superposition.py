@@ -1,0 +1,182 @@
+"""The batched toy-model trainer: sampler, loss and gradient against oracles, padding, decay,
+schedule, determinism, and the sweep task."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from sims import superposition as sp
+from tests import naive
+from theory.superposition import feature_frequencies
+
+
+@pytest.mark.parametrize("sampler", [sp.sample_batch, sp.sample_batch_two_draws])
+def test_samplers_draw_bernoulli_times_uniform(sampler):
+    p = feature_frequencies(20, 1.0, density=2.0)
+    rng = np.random.default_rng(0)
+    n_batch = 20_000
+    batch = sampler(p, n_batch, rng)
+    counts = np.bincount(batch.cols, minlength=20)
+    z = (counts - n_batch * p) / np.sqrt(n_batch * p * (1 - p))
+    assert np.max(np.abs(z)) < 4.5
+    assert stats.kstest(batch.values / 2, "uniform").pvalue > 1e-3
+    assert np.all(np.diff(batch.rows) >= 0)
+    dense = batch.dense()
+    assert dense.shape == (n_batch, 20)
+    assert np.count_nonzero(dense) == batch.values.size
+
+
+def _random_models(seed: int, n_models: int = 2, n: int = 9, m: int = 3):
+    rng = np.random.default_rng(seed)
+    W = rng.normal(size=(n_models, n, m)) / np.sqrt(m)
+    b = rng.normal(size=(n_models, n)) * 0.5
+    batch = sp.sample_batch(feature_frequencies(n, 1.0, density=2.0), 12, rng)
+    return W, b, batch
+
+
+@given(st.integers(0, 2**32 - 1))
+@settings(max_examples=20)
+def test_loss_matches_the_naive_loops(seed):
+    W, b, batch = _random_models(seed)
+    loss, _, _ = sp.loss_and_grad(W, b, batch)
+    x = batch.dense().tolist()
+    for k in range(W.shape[0]):
+        assert loss[k] == pytest.approx(
+            naive.toy_batch_loss_naive(W[k].tolist(), b[k].tolist(), x), rel=1e-10
+        )
+
+
+@given(st.integers(0, 2**32 - 1))
+@settings(max_examples=10)
+def test_gradient_matches_finite_differences_of_the_naive_loss(seed):
+    W, b, batch = _random_models(seed)
+    _, grad_W, grad_b = sp.loss_and_grad(W, b, batch)
+    x = batch.dense().tolist()
+    eps = 1e-6
+
+    def f(k, Wk, bk):
+        return naive.toy_batch_loss_naive(Wk.tolist(), bk.tolist(), x)
+
+    for k in range(W.shape[0]):
+        for idx in np.ndindex(W.shape[1:]):
+            d = np.zeros_like(W[k])
+            d[idx] = eps
+            numeric = (f(k, W[k] + d, b[k]) - f(k, W[k] - d, b[k])) / (2 * eps)
+            assert grad_W[k][idx] == pytest.approx(numeric, abs=1e-5)
+        for i in range(b.shape[1]):
+            d = np.zeros_like(b[k])
+            d[i] = eps
+            numeric = (f(k, W[k], b[k] + d) - f(k, W[k], b[k] - d)) / (2 * eps)
+            assert grad_b[k][i] == pytest.approx(numeric, abs=1e-5)
+
+
+def test_zero_padded_columns_change_nothing_and_stay_zero():
+    W, b, batch = _random_models(3, n_models=1, m=3)
+    padded = np.concatenate([W, np.zeros((1, W.shape[1], 4))], axis=2)
+    loss, grad_W, grad_b = sp.loss_and_grad(W, b, batch)
+    loss_p, grad_W_p, grad_b_p = sp.loss_and_grad(padded, b, batch)
+    np.testing.assert_allclose(loss_p, loss, rtol=1e-12)
+    np.testing.assert_allclose(grad_W_p[..., :3], grad_W, rtol=1e-12)
+    assert np.all(grad_W_p[..., 3:] == 0)
+    np.testing.assert_allclose(grad_b_p, grad_b, rtol=1e-12)
+    for gamma in (-1.0, 0.5):
+        decayed = sp._decay(padded, np.array([gamma]), 0.1)
+        assert np.all(decayed[..., 3:] == 0)
+
+
+def test_decay_shrinks_for_positive_gamma_and_pulls_rows_to_unit_norm_for_negative():
+    rng = np.random.default_rng(0)
+    W = rng.normal(size=(2, 50, 4))
+    gammas = np.array([0.5, -1.0])
+    out = sp._decay(W, gammas, 0.1)
+    np.testing.assert_allclose(out[0], (1 - 0.1 * 0.5) * W[0])
+    before = np.abs(np.linalg.norm(W[1], axis=1) - 1)
+    after = np.abs(np.linalg.norm(out[1], axis=1) - 1)
+    assert np.all(after < before)
+    np.testing.assert_allclose(after, 0.9 * before)  # ‖W_i‖ − 1 shrinks by (1 − η|γ|)
+
+
+def test_lr_schedule_warms_up_then_decays_to_five_percent():
+    lrs = np.array([sp.lr_schedule(t, 1000, 0.01, 100) for t in range(1000)])
+    np.testing.assert_allclose(lrs[:100], 0.01 * np.arange(1, 101) / 100)
+    assert lrs.max() == pytest.approx(0.01)
+    assert np.all(np.diff(lrs[100:]) <= 0)
+    assert lrs[-1] == pytest.approx(0.0005, rel=1e-3)
+
+
+def test_training_is_deterministic_and_learns():
+    config = sp.TrainConfig(
+        n=40, widths=(4, 8), gammas=(-1.0,), steps=300, batch=64, eval_batches=5
+    )
+    first = sp.train_models(config, 7)
+    again = sp.train_models(config, 7)
+    np.testing.assert_array_equal(first.loss, again.loss)
+    assert [w.shape for w in first.W] == [(40, 4), (40, 8)]
+    untrained = sp.train_models(replace(config, steps=1), 7)  # same initialisation
+    assert np.all(first.loss < 0.2 * untrained.loss)
+    assert np.all(first.phi_half >= 0.9)  # growth keeps (nearly) every row near unit norm
+
+
+def test_weak_decay_drops_rows():
+    config = sp.TrainConfig(
+        n=60, widths=(5,), gammas=(0.5, -1.0), steps=600, batch=128, eval_batches=5
+    )
+    result = sp.train_models(config, 0)
+    assert result.phi_half[0] < 0.5 < result.phi_half[1]
+
+
+def test_train_task_returns_json_ready_models():
+    out = sp.train_task(
+        {"n": 30, "widths": [3, 6], "gammas": [-1.0], "steps": 20, "batch": 16, "eval_batches": 2},
+        np.random.default_rng(0),
+    )
+    assert [m["m"] for m in out["models"]] == [3, 6]
+    model = out["models"][0]
+    assert set(model) >= {"loss", "loss_se", "phi_half", "phi_one", "norms", "overlap_strong"}
+    assert len(model["norms"]) == 30
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"n": 0, "widths": (3,)}, "n must"),
+        ({"n": 10, "widths": ()}, "widths"),
+        ({"n": 10, "widths": (3, 0)}, "widths"),
+        ({"n": 10, "widths": (3, 4), "gammas": (1.0, 2.0, 3.0)}, "same length"),
+        ({"n": 10, "widths": (3,), "gammas": (float("nan"),)}, "gammas"),
+        ({"n": 10, "widths": (3,), "lr": 0.0}, "lr"),
+        ({"n": 10, "widths": (3,), "dtype": "float16"}, "dtype"),
+    ],
+)
+def test_train_config_rejects_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        sp.TrainConfig(**kwargs)
+
+
+@pytest.mark.gpu
+def test_cupy_trainer_agrees_statistically_with_numpy():
+    config = sp.TrainConfig(n=100, widths=(10,), gammas=(-1.0,) * 4, steps=500, batch=256)
+    cpu = sp.train_models(config, 0)
+    gpu = sp.train_models(config, 0, backend="cupy")
+    assert np.mean(gpu.loss) == pytest.approx(np.mean(cpu.loss), rel=0.15)
+    assert np.all(gpu.phi_half == 1.0)
+
+
+def test_single_threaded_blas_pins_and_restores():
+    libs = sp._loaded_openblas()
+    getters = [
+        getattr(lib, name.replace("set_num", "get_num"))
+        for lib in libs
+        for name in sp._OPENBLAS_SETTERS
+        if hasattr(lib, name)
+    ][:1]
+    before = [g() for g in getters]
+    with sp.single_threaded_blas():
+        assert all(g() == 1 for g in getters)
+    assert [g() for g in getters] == before
