@@ -6,7 +6,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # torch first: the pinned CPU wheel satisfies the `neural` extra's range without a CUDA download.
 TORCH ?= torch==2.13.0
-PYTEST_ARGS ?=
+# Two test processes (the CI machines have 2 cores), each with single-threaded BLAS and numba.
+PYTEST_ARGS ?= -n 2
+SINGLE_THREADED := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1
 
 .PHONY: run test lint bench clean
 
@@ -22,7 +24,7 @@ run: $(STAMP)
 	$(BIN)/paper-checks run --all --scale quick
 
 test: lint
-	MPLBACKEND=Agg $(BIN)/python -m pytest $(PYTEST_ARGS)
+	MPLBACKEND=Agg $(SINGLE_THREADED) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
