@@ -632,3 +632,144 @@ def toy_slope_prediction(ctx: Context, *, rl_arm: str = RL_ARM) -> CheckResult:
         figures=ctx.save_figure(fig),
         arrays={"k": KS, **{f"seed0_{k}": v for k, v in r0["curves"].items()}},
     )
+
+
+# ------------------------------------------------------------------ Arm B: tiny transformer
+N_BOOT = 2000
+BASE_ABOVE_CHANCE = 0.10  # gate: base pass@1 ≥ chance + 0.10 and ≥ 3 × chance before RL counts
+
+
+def paired_bootstrap_ci(
+    diff: np.ndarray, rng: np.random.Generator, n_boot: int = N_BOOT, level: float = 0.95
+) -> tuple[float, float]:
+    """Percentile CI of the mean of per-problem differences ``diff`` (P,), resampling problems
+    with replacement (paired: both models' estimates of a problem move together)."""
+    idx = rng.integers(diff.size, size=(n_boot, diff.size))
+    means = diff[idx].mean(axis=1)
+    tail = (1 - level) / 2
+    return float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))
+
+
+@claim(
+    "rlvr.transformer_crossing",
+    paper="rlvr",
+    statement="On a tiny path-finding transformer, GRPO raises pass@1 but loses at large k, while "
+    "distillation from a teacher using edges the base never saw gains at large k.",
+    source="rlvr.md §4 (Arm B) and §6 (paired bootstrap over problems; n ≥ 4k)",
+)
+def transformer_crossing(
+    ctx: Context,
+    *,
+    rl_arm: str = "rl",
+    params: dict | None = None,
+    task: Callable | None = None,
+) -> CheckResult:
+    """Arm B (``neural.rlvr_transformer``): per test prompt, n samples of base, GRPO and distilled
+    models; per-problem unbiased pass@k for k ≤ n/4, pooled over seeds (problems of different seeds
+    are distinct). Gate: the base's pass@1 must be ≥ chance + 0.10 and ≥ 3 × chance (uniform
+    random nodes), else INCONCLUSIVE. Then PASS when the 95% paired-bootstrap CIs over problems
+    show pass@1(RL) > pass@1(base), pass@k_max(base) > pass@k_max(RL) and
+    pass@k_max(distill) > pass@k_max(base). ``task`` replaces ``arm_b_task`` (same record
+    format), e.g. to hand the claim synthetic counts."""
+    import importlib.util
+
+    if task is None and importlib.util.find_spec("torch") is None:
+        return CheckResult(
+            verdict=Verdict.INCONCLUSIVE,
+            summary="torch is not installed (pip install -e '.[neural]'); Arm B not run",
+            measured={},
+            expected={},
+            tolerance="needs torch",
+        )
+    if task is None:
+        from neural.rlvr_transformer import arm_b_task as task
+
+    records = ctx.sweep(task, [dict(params or {})], name="arm_b", n_seeds=ctx.pick(quick=1, full=3))
+    res = [r["result"] for r in records]
+    n = int(res[0]["n"])
+    ks = 2 ** np.arange(int(np.log2(n // 4)) + 1)  # k ≤ n/4 (rlvr.md §6: n ≥ 2–4× k)
+    counts = {
+        arm: np.concatenate([np.asarray(r["counts"][arm], np.int64) for r in res])
+        for arm in ("base", "rl", "distill")
+    }
+    chance = np.concatenate([np.asarray(r["chance_pass1"], float) for r in res])
+    needs_hidden = np.concatenate([np.asarray(r["needs_hidden"], bool) for r in res])
+    est = {
+        arm: np.stack([passk.pass_at_k(np.full(c.size, n), c, int(k)) for k in ks], axis=1)
+        for arm, c in counts.items()
+    }  # arm -> (P, K) per-problem estimates
+    curves = {arm: e.mean(axis=0) for arm, e in est.items()}
+    base_pass1, chance_pass1 = float(curves["base"][0]), float(chance.mean())
+    learned = base_pass1 >= max(chance_pass1 + BASE_ABOVE_CHANCE, 3 * chance_pass1)
+    rng = ctx.rng("bootstrap")
+    ci = {
+        "pass1_gain": paired_bootstrap_ci(est[rl_arm][:, 0] - est["base"][:, 0], rng),
+        "large_k_loss": paired_bootstrap_ci(est["base"][:, -1] - est[rl_arm][:, -1], rng),
+        "distill_gain": paired_bootstrap_ci(est["distill"][:, -1] - est["base"][:, -1], rng),
+    }
+    cross = passk.crossing_k(ks, curves["base"], curves[rl_arm])
+    solved = {arm: int(np.sum(c > 0)) for arm, c in counts.items()}
+    hidden_solved = {arm: int(np.sum(c[needs_hidden] > 0)) for arm, c in counts.items()}
+    if not learned:
+        verdict = Verdict.INCONCLUSIVE
+        why = (
+            f"base never learned: pass@1 {base_pass1:.3f} vs chance {chance_pass1:.3f} "
+            f"(gate: ≥ chance + {BASE_ABOVE_CHANCE} and ≥ 3 × chance); RL not interpreted"
+        )
+    else:
+        failed = [name for name, (low, _) in ci.items() if low <= 0]
+        verdict = Verdict.of(not failed)
+        why = "all three shapes hold" if not failed else f"CI includes 0 for: {', '.join(failed)}"
+
+    fig, (ax, ax_d) = new_figure(ncols=2)
+    guess = np.array([np.mean(passk.pass_at_k_exact(chance, int(k))) for k in ks])
+    plot_pass_at_k(
+        ks,
+        {"base": curves["base"], f"GRPO ({rl_arm})": curves[rl_arm], "distill": curves["distill"]},
+        theory={"guessing baseline": guess},
+        crossing=cross.k_star,
+        ax=ax,
+    )
+    ax.set_title(f"{chance.size} test prompts, n = {n}, {len(res)} seed(s)", fontsize="small")
+    for j, (label, (low, high)) in enumerate(ci.items()):
+        mid = {
+            "pass1_gain": curves[rl_arm][0] - curves["base"][0],
+            "large_k_loss": curves["base"][-1] - curves[rl_arm][-1],
+            "distill_gain": curves["distill"][-1] - curves["base"][-1],
+        }[label]
+        ax_d.errorbar([j], [mid], yerr=[[mid - low], [high - mid]], fmt="o", capsize=4)
+    ax_d.axhline(0, color=THEORY, lw=0.8, label="claim: CI above 0")
+    ax_d.set_xticks(
+        range(3),
+        ["pass@1 gain", f"base − RL, k={ks[-1]}", f"distill − base, k={ks[-1]}"],
+        fontsize=7,
+    )
+    ax_d.set_ylabel("difference (95% paired bootstrap CI)")
+    ax_d.legend(fontsize="small")
+    return CheckResult(
+        verdict=verdict,
+        summary=f"{why}; pass@1 base/RL/distill {curves['base'][0]:.3f}/{curves[rl_arm][0]:.3f}/"
+        f"{curves['distill'][0]:.3f}, pass@{ks[-1]} {curves['base'][-1]:.3f}/"
+        f"{curves[rl_arm][-1]:.3f}/{curves['distill'][-1]:.3f}; k* = "
+        f"{'none' if cross.k_star is None else f'{cross.k_star:.2f}'}; {len(res)} seed(s)",
+        measured={
+            "k": ks,
+            **{f"pass_at_k_{arm}": v for arm, v in curves.items()},
+            "chance_pass1": chance_pass1,
+            "ci": ci,
+            "k_star": cross.k_star,
+            "solved": solved,
+            "solved_needing_hidden_edges": hidden_solved,
+            "prompts_needing_hidden_edges": int(needs_hidden.sum()),
+            "base_loss_last": float(res[0]["base_loss"][-1]),
+            "rl_reward_last": float(res[0]["rl_reward"][-1]),
+            "seeds": len(res),
+        },
+        expected={
+            "gate": f"base pass@1 ≥ max(chance + {BASE_ABOVE_CHANCE}, 3 × chance)",
+            "ci_low": "> 0 for pass1_gain, large_k_loss, distill_gain",
+        },
+        tolerance="95% paired-bootstrap CIs over problems exclude 0 in the stated direction",
+        figures=ctx.save_figure(fig),
+        arrays={"k": ks, **{f"counts_{a}": c for a, c in counts.items()}, "chance": chance},
+    )

@@ -72,10 +72,10 @@ def test_pass1_gain_fails_without_training(quiet):
     assert exp.toy_pass1_gain(quiet, rl_arm="base").verdict is Verdict.FAIL
 
 
-def test_crossing_passes_at_snr_1_after_800_steps(ctx):
+def test_crossing_passes_at_snr_1_after_800_steps(quiet):
     """At 400 steps the SNR-1 pass@256 loss (≈0.02–0.06 over seeds) straddles the 0.03 margin
     and the SNR-0 k* (≈1.9–2.9) straddles 2, so the default run can FAIL; 800 steps is clear."""
-    result = exp.toy_crossing(ctx, snrs=(1.0,), rl_arm="grpo800")
+    result = exp.toy_crossing(quiet, snrs=(1.0,), rl_arm="grpo800")
     assert result.verdict is Verdict.PASS, result.summary
     row = result.measured["snr_1"]
     assert all(n == 1 for n in row["n_crossings_per_seed"])
@@ -134,8 +134,8 @@ def test_coverage_shrinks_fails_for_distillation_which_adds_problems(quiet):
     assert result.measured["rl_only_fraction_max"] > exp.RL_ONLY_MAX
 
 
-def test_distillation_expands_passes(ctx):
-    result = exp.toy_distillation_expands(ctx)
+def test_distillation_expands_passes(quiet):
+    result = exp.toy_distillation_expands(quiet)
     assert result.verdict is Verdict.PASS, result.summary
     bounds = result.measured["delta_lower_bound"]
     assert np.all(bounds >= 0)
@@ -146,8 +146,8 @@ def test_distillation_expands_fails_for_grpo(quiet):
     assert exp.toy_distillation_expands(quiet, student_arm="grpo400").verdict is Verdict.FAIL
 
 
-def test_controls_do_not_cross_passes(ctx):
-    result = exp.toy_controls_do_not_cross(ctx)
+def test_controls_do_not_cross_passes(quiet):
+    result = exp.toy_controls_do_not_cross(quiet)
     assert result.verdict is Verdict.PASS, result.summary
     assert result.measured["tilt_crossings"] == 0
     assert result.measured["max_relative_loss_of_p"] < 0.1
@@ -177,3 +177,46 @@ def test_slope_prediction_fails_on_the_toy(quiet):
     assert all(r > b for r, b in zip(m["slope_rl"], m["slope_base"], strict=True))
     assert all(a > 1 for a in m["fit_alpha"])
     assert all(r > p for r, p in zip(m["slope_rl"], e["slope_rl"], strict=True))
+
+
+def synthetic_arm_b(params, rng):
+    """Arm B's record format with known success probabilities: base p ~ Beta(0.3, 1.5), RL the
+    logit-affine sharpening (α = 2, β = 2: crosses near k ≈ 5), distill the exact tilt (above
+    the base at every k); ``chance`` sets the guessing baseline."""
+    problems, n = 300, 256
+    p = rng.beta(0.3, 1.5, size=problems)
+    probs = {
+        "base": p,
+        "rl": passk.logit_affine(p, 2.0, 2.0),
+        "distill": passk.tilt(p, 0.5),
+    }
+    return {
+        "counts": {arm: rng.binomial(n, q) for arm, q in probs.items()},
+        "n": n,
+        "test": [[0, 1]] * problems,
+        "chance_pass1": np.full(problems, params["chance"]),
+        "needs_hidden": [False] * problems,
+        "base_loss": [1.0],
+        "rl_reward": [0.5],
+    }
+
+
+def test_transformer_crossing_passes_on_sharpened_counts(ctx):
+    result = exp.transformer_crossing(ctx, task=synthetic_arm_b, params={"chance": 0.01})
+    assert result.verdict is Verdict.PASS, result.summary
+    assert all(low > 0 for low, _ in result.measured["ci"].values())
+    assert result.measured["k"][-1] == 64  # k <= n/4
+
+
+def test_transformer_crossing_fails_without_rl(quiet):
+    result = exp.transformer_crossing(
+        quiet, task=synthetic_arm_b, params={"chance": 0.01}, rl_arm="base"
+    )
+    assert result.verdict is Verdict.FAIL
+    assert "pass1_gain" in result.summary
+
+
+def test_transformer_crossing_is_inconclusive_when_the_base_is_at_chance(quiet):
+    result = exp.transformer_crossing(quiet, task=synthetic_arm_b, params={"chance": 0.2})
+    assert result.verdict is Verdict.INCONCLUSIVE
+    assert "base never learned" in result.summary
