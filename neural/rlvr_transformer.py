@@ -27,6 +27,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from sims.rlvr_toy import group_advantages
+
 __all__ = [
     "ArmBConfig",
     "PathGraph",
@@ -288,9 +290,7 @@ def grpo_train(
         batch = np.repeat(prompts[rng.choice(len(prompts), cfg.rl_prompts)], cfg.group, axis=0)
         paths = sample_paths(model, batch, cfg, gen)
         r = verify(graph, batch, paths).astype(np.float64).reshape(cfg.rl_prompts, cfg.group)
-        centred = r - r.mean(axis=1, keepdims=True)
-        std = r.std(axis=1, keepdims=True)
-        adv = np.divide(centred, std, out=np.zeros_like(centred), where=std > 0).ravel()
+        adv = group_advantages(r).ravel()
         logp = _path_log_probs(model, torch.as_tensor(batch), torch.as_tensor(paths))
         loss = -(torch.as_tensor(adv, dtype=logp.dtype) * logp).mean()
         opt.zero_grad()

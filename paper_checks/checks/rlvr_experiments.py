@@ -134,10 +134,11 @@ def toy_pass1_gain(ctx: Context, *, rl_arm: str = RL_ARM) -> CheckResult:
     plot_pass_at_k(KS, {}, theory=exact, crossing=cross.k_star, ax=ax)
     for i, values in enumerate(sampled.values()):
         ax.plot(ks_est, values, "o", ms=3, mfc="none", color=f"C{i}")
-    ax.set_title("lines: exact; markers: n = 256 estimator (seed 0)", fontsize="small")
+    ax.set_title("lines: exact pass@k; markers: n = 256 estimator (seed 0)", fontsize="small")
     ax_g.plot(range(len(gains)), gains, "o", label="pass@1(RL) − pass@1(base), per seed")
     ax_g.axhline(PASS1_GAIN, color=THEORY, ls="--", label=f"spec margin {PASS1_GAIN}")
     ax_g.axhline(bound, color="C1", ls=":", label=f"mean − 3 s.e. = {bound:.3f}")
+    ax_g.set_xticks(range(len(gains)))
     ax_g.set_xlabel("seed")
     ax_g.legend(fontsize="small")
     return CheckResult(
