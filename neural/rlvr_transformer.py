@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from sims.rlvr_toy import group_advantages
+from sims.rlvr_toy import base_learned, group_advantages
 
 __all__ = [
     "ArmBConfig",
@@ -314,12 +314,14 @@ def _eval_counts(
 
 
 def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    """Sweep task: one seed of Arm B. ``params`` overrides ``ArmBConfig`` fields. Splits the
-    ordered pairs in half (train / test prompts), trains the base on ``base_steps`` × ``batch``
-    corpus walks, then GRPO (from the base, on train prompts) and distillation (from the base, on
-    the teacher's BFS paths for train prompts); returns per-test-prompt correct counts out of
-    ``n_eval`` for base, rl and distill, each test prompt's chance pass@1 (``chance_success``), and
-    the base's loss and GRPO's mean reward, thinned to ≤ 50 points."""
+    """Sweep task: one seed of Arm B. ``params`` overrides ``ArmBConfig`` fields; ``gate_margin``
+    (default 0.10) sets the ``base_learned`` gate, None disables it (smoke runs). Splits the ordered pairs in half (train / test
+    prompts) and trains the base on ``base_steps`` × ``batch`` corpus walks. Only if the base
+    passes the gate on the test prompts: GRPO (from the base, on train prompts) and distillation
+    (from the base, on the teacher's BFS paths for train prompts). Returns per-test-prompt correct
+    counts out of ``n_eval`` per trained arm, ``rl_run`` (whether the gate opened), each test
+    prompt's chance pass@1 (``chance_success``), and the base's loss and GRPO's mean reward,
+    thinned to ≤ 50 points."""
     torch.set_num_threads(1)
     cfg = ArmBConfig(**{k: v for k, v in params.items() if k in ArmBConfig.__dataclass_fields__})
     torch.manual_seed(int(rng.integers(2**31)))
@@ -328,17 +330,34 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     pairs = np.array([(s, g) for s in range(graph.n) for g in range(graph.n) if s != g])
     order = rng.permutation(len(pairs))
     train, test = pairs[order[: len(pairs) // 2]], pairs[order[len(pairs) // 2 :]]
+    chance = chance_success(graph, cfg)[test[:, 0], test[:, 1]]
+    base_only = shortest_paths(graph, graph.base)
+    out: dict[str, Any] = {
+        "n": cfg.n_eval,
+        "test": test,
+        "chance_pass1": chance,
+        "needs_hidden": [
+            len(base_only.get((int(s), int(g)), range(99))) > cfg.max_len for s, g in test
+        ],
+    }
 
     corpus = walk_corpus(graph, cfg, cfg.base_steps * cfg.batch // 4, rng)
     base = PathTransformer(cfg)
     losses = supervised_train(base, *corpus, cfg.base_steps, cfg, rng)
     base_state = {k: v.clone() for k, v in base.state_dict().items()}
     counts = {"base": _eval_counts(base, graph, test, cfg, gen)}
+    out |= {"counts": counts, "base_loss": losses[:: max(1, len(losses) // 50)]}
+    margin = params.get("gate_margin", 0.10)
+    base_pass1 = float(counts["base"].mean() / cfg.n_eval)
+    out["rl_run"] = margin is None or base_learned(base_pass1, float(chance.mean()), margin)
+    if not out["rl_run"]:
+        return out
 
     rl = PathTransformer(cfg)
     rl.load_state_dict(base_state)
     rewards = grpo_train(rl, graph, train, cfg, rng, gen)
     counts["rl"] = _eval_counts(rl, graph, test, cfg, gen)
+    out["rl_reward"] = rewards[:: max(1, len(rewards) // 50)]
 
     teacher = shortest_paths(graph)
     reachable = [
@@ -354,17 +373,4 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     student.load_state_dict(base_state)
     supervised_train(student, t_prompts, t_paths, cfg.distill_steps, cfg, rng)
     counts["distill"] = _eval_counts(student, graph, test, cfg, gen)
-
-    chance = chance_success(graph, cfg)
-    base_only = shortest_paths(graph, graph.base)
-    return {
-        "counts": counts,
-        "n": cfg.n_eval,
-        "test": test,
-        "chance_pass1": chance[test[:, 0], test[:, 1]],
-        "needs_hidden": [
-            len(base_only.get((int(s), int(g)), range(99))) > cfg.max_len for s, g in test
-        ],
-        "base_loss": losses[:: max(1, len(losses) // 50)],
-        "rl_reward": rewards[:: max(1, len(rewards) // 50)],
-    }
+    return out

@@ -31,6 +31,7 @@ __all__ = [
     "Policy",
     "Problems",
     "ToyConfig",
+    "base_learned",
     "base_policy",
     "distill",
     "group_advantages",
@@ -239,6 +240,12 @@ def distill(
         grad = _score_gradient(policy_probs(student, problems, idx), picks, correct)
         student = _apply_logit_gradient(student, problems, idx, grad, cfg.lr)
     return student
+
+
+def base_learned(base_pass1: float, chance_pass1: float, margin: float) -> bool:
+    """The gate before RL: base pass@1 ≥ chance + ``margin`` and ≥ 3 × chance (rlvr.md §4:
+    "gate RL on base pass@1 ≫ chance")."""
+    return bool(base_pass1 >= max(chance_pass1 + margin, 3.0 * chance_pass1))
 
 
 def sample_counts(p: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:

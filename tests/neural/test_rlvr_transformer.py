@@ -70,7 +70,7 @@ def test_chance_success_matches_monte_carlo(graph):
     assert abs(mc - chance[s, g]) < 4 * np.sqrt(chance[s, g] / reps)
 
 
-def test_tiny_arm_b_run_returns_counts_for_every_arm():
+def test_tiny_arm_b_run_gates_rl_and_returns_counts_for_every_arm():
     params = {
         "d_model": 16,
         "n_layers": 1,
@@ -82,7 +82,11 @@ def test_tiny_arm_b_run_returns_counts_for_every_arm():
         "group": 4,
         "n_eval": 4,
     }
-    out = nb.arm_b_task(params, np.random.default_rng(2))
+    gated = nb.arm_b_task(params, np.random.default_rng(2))  # 3 steps: far below the gate
+    assert gated["rl_run"] is False
+    assert set(gated["counts"]) == {"base"}
+    out = nb.arm_b_task({**params, "gate_margin": None}, np.random.default_rng(2))
+    assert out["rl_run"] is True
     n_test = len(out["test"])
     for arm in ("base", "rl", "distill"):
         c = np.asarray(out["counts"][arm])

@@ -154,3 +154,11 @@ def test_arms_task_is_deterministic_and_complete():
     for split in ("test", "train"):
         for arm in a[split]:
             np.testing.assert_array_equal(a[split][arm], b[split][arm])
+
+
+@pytest.mark.parametrize(
+    ("base", "chance", "expected"),
+    [(0.5, 0.01, True), (0.10, 0.01, False), (0.35, 0.2, False), (0.65, 0.2, True)],
+)
+def test_base_learned_gate_needs_margin_and_three_times_chance(base, chance, expected):
+    assert toy.base_learned(base, chance, 0.10) is expected

@@ -198,6 +198,7 @@ def synthetic_arm_b(params, rng):
         "needs_hidden": [False] * problems,
         "base_loss": [1.0],
         "rl_reward": [0.5],
+        "rl_run": True,
     }
 
 
@@ -206,6 +207,8 @@ def test_transformer_crossing_passes_on_sharpened_counts(ctx):
     assert result.verdict is Verdict.PASS, result.summary
     assert all(low > 0 for low, _ in result.measured["ci"].values())
     assert result.measured["k"][-1] == 64  # k <= n/4
+    replay, _ = solve_passk([ctx.out_dir / f for f in result.measured["sample_files"][:2]])
+    assert replay["pass_at_k"]  # Arm B's counts replay through solve passk too
 
 
 def test_transformer_crossing_fails_without_rl(quiet):
