@@ -1,7 +1,8 @@
-"""Claims of Yue et al. (NeurIPS 2025) checked on Arm A of the tiny reproduction: a
-shared-strategy softmax policy trained by GRPO or distilled from a teacher (rlvr.md §4).
+"""Claims of Yue et al. (NeurIPS 2025) checked on the tiny reproduction (rlvr.md §4): Arm A, a
+shared-strategy softmax policy trained by GRPO or distilled from a teacher (``sims.rlvr_toy``),
+and Arm B, a tiny path-finding transformer (``neural.rlvr_transformer``, torch imported lazily).
 
-Every pass@k here is exact (p_i = Σ_s π(s|x_i) g[i, s], see ``sims.rlvr_toy``); sampled counts
+In Arm A every pass@k is exact (p_i = Σ_s π(s|x_i) g[i, s], see ``sims.rlvr_toy``); sampled counts
 (n = 256 per problem) are drawn only to cross-check the estimator, to count solved sets, and to
 write the per-problem ``problem,n,c`` files that ``paper-checks solve passk`` replays.
 
