@@ -474,3 +474,33 @@ def squared_overlaps_naive(rows) -> list[float]:
         for i in range(len(unit))
         for j in range(i + 1, len(unit))
     ]
+
+
+# RLVR toy (Arm A) --------------------------------------------------------------------------------
+# rlvr.md §4: π(s|x) = softmax(logits)_s; GRPO's objective for one prompt is
+# (1/G) Σ_j A_j log π(s_j|x), differentiated here one logit at a time by central differences.
+
+
+def score_objective_gradient_naive(logits, picks, weights, h: float = 1e-6):
+    """d/dz_s of (1/G) Σ_j w_j log softmax(z)_{s_j}, per row, by central finite differences."""
+    import numpy as np
+
+    def objective(z, row):
+        log_pi = z - np.log(np.sum(np.exp(z)))
+        return sum(w * log_pi[s] for s, w in zip(picks[row], weights[row], strict=True)) / len(
+            picks[row]
+        )
+
+    grad = np.zeros_like(logits, dtype=float)
+    for row in range(logits.shape[0]):
+        for s in range(logits.shape[1]):
+            up, down = logits[row].astype(float), logits[row].astype(float)
+            up[s] += h
+            down[s] -= h
+            grad[row, s] = (objective(up, row) - objective(down, row)) / (2 * h)
+    return grad
+
+
+def success_prob_naive(probs, g) -> list[float]:
+    """p_i = Σ_s π(s|x_i) g[i, s] by explicit loops."""
+    return [sum(probs[i][s] * g[i][s] for s in range(len(g[i]))) for i in range(len(g))]

@@ -1,0 +1,376 @@
+"""Arm B of the RLVR reproduction: a tiny transformer that emits paths on a fixed graph
+(rlvr.md §4, "Arm B").
+
+Task: prompt (start s, goal g); the model emits nodes v1, v2, ... (at most ``max_len``) and
+stops as soon as it emits g. The verifier accepts a path when every step s→v1→v2→... is an edge
+of the full graph and the goal is reached.
+
+- Base: supervised training on hindsight-relabelled random walks over the *base* edges, biased
+  toward popular edges (weight ``popular_weight``), with label noise: a walk's last node becomes
+  its goal.
+- Teacher: BFS shortest paths on the full graph, which also holds *hidden* edges that the base
+  corpus never contains; distillation is supervised training of the base on those paths.
+- GRPO: ``group`` samples per prompt, reward 1 for a verified path, group-normalised advantage,
+  no KL.
+
+Every function pins torch to one thread; this module imports torch at import time, so callers in
+``paper_checks`` import it lazily.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from sims.rlvr_toy import base_learned, group_advantages
+
+__all__ = [
+    "ArmBConfig",
+    "PathGraph",
+    "PathTransformer",
+    "arm_b_task",
+    "chance_success",
+    "grpo_train",
+    "make_graph",
+    "sample_paths",
+    "shortest_paths",
+    "supervised_train",
+    "verify",
+    "walk_corpus",
+]
+
+
+@dataclass(frozen=True)
+class ArmBConfig:
+    """Sizes and recipe of Arm B (quick-scale defaults)."""
+
+    n_nodes: int = 24
+    max_len: int = 4  #: at most this many emitted nodes
+    popular_weight: float = 4.0  #: ring edges are this many times likelier in base walks
+    label_noise: float = 0.05  #: chance a walk step is replaced by a uniform random node
+    d_model: int = 32
+    n_layers: int = 2
+    n_heads: int = 2
+    base_steps: int = 600
+    distill_steps: int = 200
+    rl_steps: int = 300
+    batch: int = 256
+    rl_prompts: int = 32
+    group: int = 8
+    lr: float = 3e-3
+    rl_lr: float = 1e-3
+    n_eval: int = 256  #: samples per test prompt (k ≤ n/4 = 64)
+
+
+@dataclass(frozen=True)
+class PathGraph:
+    """Undirected graph: ``base`` edges (in the corpus) and ``hidden`` ones (teacher only);
+    ``weight`` is the base walk's preference for each base edge."""
+
+    base: np.ndarray  # (N, N) bool
+    hidden: np.ndarray  # (N, N) bool, disjoint from base
+    weight: np.ndarray  # (N, N) float, 0 off the base edges
+
+    @property
+    def full(self) -> np.ndarray:
+        return self.base | self.hidden
+
+    @property
+    def n(self) -> int:
+        return self.base.shape[0]
+
+
+def make_graph(cfg: ArmBConfig) -> PathGraph:
+    """A ring 0–1–…–(N−1)–0 of popular edges, chords i–(i+5) for even i (unpopular base edges),
+    and hidden chords i–(i+N/2) for i ≡ 0 mod 4 (rlvr.md §4: edges the base corpus never holds).
+    Fixed: no randomness."""
+    n = cfg.n_nodes
+    base = np.zeros((n, n), bool)
+    weight = np.zeros((n, n))
+    hidden = np.zeros((n, n), bool)
+    for i in range(n):
+        for j, w in (((i + 1) % n, cfg.popular_weight), ((i + 5) % n, 1.0)):
+            if j == (i + 5) % n and i % 2:
+                continue
+            base[i, j] = base[j, i] = True
+            weight[i, j] = weight[j, i] = w
+    for i in range(0, n // 2, 4):
+        j = i + n // 2
+        if not base[i, j]:
+            hidden[i, j] = hidden[j, i] = True
+    return PathGraph(base=base, hidden=hidden, weight=weight)
+
+
+def walk_corpus(
+    graph: PathGraph, cfg: ArmBConfig, size: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """``size`` hindsight-relabelled walks on the base edges: start uniform, 1..max_len steps to
+    a neighbour ∝ ``weight``, goal = the last node, cut at the goal's first visit; each step is
+    replaced by a uniform random node with probability ``label_noise``. Returns prompts (size, 2)
+    and paths (size, max_len) padded with −1."""
+    n, length = graph.n, cfg.max_len
+    prompts = np.zeros((size, 2), np.int64)
+    paths = np.full((size, length), -1, np.int64)
+    cum = np.cumsum(graph.weight, axis=1)
+    for row in range(size):
+        node = start = int(rng.integers(n))
+        steps = []
+        for _ in range(int(rng.integers(1, length + 1))):
+            node = int(np.searchsorted(cum[node], rng.random() * cum[node, -1], side="right"))
+            steps.append(node)
+        goal = steps[-1]
+        if goal == start:
+            continue  # a walk back to its start is no path; the row stays padding
+        steps = steps[: steps.index(goal) + 1]
+        noisy = [int(rng.integers(n)) if rng.random() < cfg.label_noise else s for s in steps]
+        noisy[-1] = goal
+        prompts[row] = start, goal
+        paths[row, : len(noisy)] = noisy
+    keep = paths[:, 0] >= 0
+    return prompts[keep], paths[keep]
+
+
+def shortest_paths(graph: PathGraph, adjacency: np.ndarray | None = None) -> dict:
+    """BFS shortest path (excluding the start) for every ordered pair, on ``adjacency``
+    (default: the full graph): {(s, g): [v1, ..., g]}; unreachable pairs are absent."""
+    adj = graph.full if adjacency is None else adjacency
+    out = {}
+    for s in range(graph.n):
+        parent = {s: None}
+        queue = deque([s])
+        while queue:
+            u = queue.popleft()
+            for v in np.flatnonzero(adj[u]):
+                if int(v) not in parent:
+                    parent[int(v)] = u
+                    queue.append(int(v))
+        for g in parent:
+            if g != s:
+                path, v = [], g
+                while v != s:
+                    path.append(v)
+                    v = parent[v]
+                out[(s, g)] = path[::-1]
+    return out
+
+
+def verify(graph: PathGraph, prompts: np.ndarray, paths: np.ndarray) -> np.ndarray:
+    """Verifier: path (padded with −1) is accepted iff each step is a full-graph edge and its
+    last node is the goal. prompts (B, 2), paths (B, L) -> (B,) bool."""
+    adj = graph.full
+    ok = np.zeros(len(paths), bool)
+    for row, ((s, g), path) in enumerate(zip(prompts, paths, strict=True)):
+        nodes = [int(v) for v in path if v >= 0]
+        if not nodes or nodes[-1] != g:
+            continue
+        ok[row] = all(adj[a, b] for a, b in zip([int(s), *nodes[:-1]], nodes, strict=True))
+    return ok
+
+
+def chance_success(graph: PathGraph, cfg: ArmBConfig) -> np.ndarray:
+    """pass@1 of the uniform random policy (each emitted node uniform over N, stop at the goal),
+    per ordered pair (N, N): Σ_{m=1}^{L} [(A_g/N)^{m−1} (A/N)]_{s,g}, A_g = A with column g zeroed
+    (the path may not pass through g before its end)."""
+    a = graph.full.astype(float) / graph.n
+    out = np.zeros((graph.n, graph.n))
+    for g in range(graph.n):
+        a_g = a.copy()
+        a_g[:, g] = 0.0
+        reach = np.eye(graph.n)
+        for _ in range(cfg.max_len):
+            out[:, g] += reach @ a[:, g]
+            reach = reach @ a_g
+    np.fill_diagonal(out, 0.0)
+    return out
+
+
+class PathTransformer(nn.Module):
+    """Decoder-only transformer over tokens [s, g, SEP, v1, ..., v_L]; logits over the N nodes."""
+
+    def __init__(self, cfg: ArmBConfig) -> None:
+        super().__init__()
+        self.sep = cfg.n_nodes
+        self.embed = nn.Embedding(cfg.n_nodes + 1, cfg.d_model)
+        self.position = nn.Embedding(3 + cfg.max_len, cfg.d_model)
+        layer = nn.TransformerEncoderLayer(
+            cfg.d_model, cfg.n_heads, 2 * cfg.d_model, dropout=0.0, batch_first=True
+        )
+        self.blocks = nn.TransformerEncoder(layer, cfg.n_layers, enable_nested_tensor=False)
+        self.head = nn.Linear(cfg.d_model, cfg.n_nodes)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """tokens (B, T) -> next-node logits (B, T, N)."""
+        t = tokens.shape[1]
+        h = self.embed(tokens) + self.position(torch.arange(t))  # (B, T, D)
+        mask = nn.Transformer.generate_square_subsequent_mask(t)
+        return self.head(self.blocks(h, mask=mask, is_causal=True))  # (B, T, N)
+
+
+def _tokens(model: PathTransformer, prompts: torch.Tensor, paths: torch.Tensor) -> torch.Tensor:
+    """[s, g, SEP, v1, ..., v_{L−1}] with padding (−1) mapped to SEP: (B, 2 + L)."""
+    sep = torch.full((len(prompts), 1), model.sep)
+    body = torch.where(paths[:, :-1] >= 0, paths[:, :-1], model.sep)
+    return torch.cat([prompts, sep, body], dim=1)
+
+
+def _path_log_probs(
+    model: PathTransformer, prompts: torch.Tensor, paths: torch.Tensor
+) -> torch.Tensor:
+    """Σ_t log π(v_t | s, g, v_<t) over the non-padding steps: (B,)."""
+    logits = model(_tokens(model, prompts, paths))[:, 2:]  # (B, L, N): predicts v1..vL
+    logp = torch.log_softmax(logits, dim=-1)
+    valid = paths >= 0
+    picked = logp.gather(2, paths.clamp(min=0).unsqueeze(2)).squeeze(2)  # (B, L)
+    return (picked * valid).sum(dim=1)
+
+
+def supervised_train(
+    model: PathTransformer,
+    prompts: np.ndarray,
+    paths: np.ndarray,
+    steps: int,
+    cfg: ArmBConfig,
+    rng: np.random.Generator,
+) -> list[float]:
+    """Adam on the mean next-node cross-entropy of minibatches drawn from (prompts, paths);
+    returns the loss per step."""
+    torch.set_num_threads(1)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    losses = []
+    for _ in range(steps):
+        idx = rng.integers(len(prompts), size=cfg.batch)
+        p, y = torch.as_tensor(prompts[idx]), torch.as_tensor(paths[idx])
+        loss = -_path_log_probs(model, p, y).sum() / (y >= 0).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+    return losses
+
+
+@torch.no_grad()
+def sample_paths(
+    model: PathTransformer, prompts: np.ndarray, cfg: ArmBConfig, gen: torch.Generator
+) -> np.ndarray:
+    """Sample one path per prompt row at temperature 1 (no top-p): nodes until the goal is
+    emitted or ``max_len`` nodes; (B, L) padded with −1."""
+    torch.set_num_threads(1)
+    b, length = len(prompts), cfg.max_len
+    p = torch.as_tensor(prompts)
+    paths = torch.full((b, length), -1, dtype=torch.long)
+    done = torch.zeros(b, dtype=torch.bool)
+    for t in range(length):
+        logits = model(_tokens(model, p, paths))[:, 2 + t]  # (B, N)
+        node = torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=gen).squeeze(1)
+        paths[:, t] = torch.where(done, -1, node)
+        done |= node == p[:, 1]
+    return paths.numpy()
+
+
+def grpo_train(
+    model: PathTransformer,
+    graph: PathGraph,
+    prompts: np.ndarray,
+    cfg: ArmBConfig,
+    rng: np.random.Generator,
+    gen: torch.Generator,
+) -> list[float]:
+    """GRPO: per step ``rl_prompts`` prompts × ``group`` samples, verifier reward, advantage
+    (r − mean)/std within each group (0 for uniform groups), loss −mean(A · log π(path)); no KL.
+    Returns the mean reward per step."""
+    torch.set_num_threads(1)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.rl_lr)
+    rewards_log = []
+    for _ in range(cfg.rl_steps):
+        batch = np.repeat(prompts[rng.choice(len(prompts), cfg.rl_prompts)], cfg.group, axis=0)
+        paths = sample_paths(model, batch, cfg, gen)
+        r = verify(graph, batch, paths).astype(np.float64).reshape(cfg.rl_prompts, cfg.group)
+        adv = group_advantages(r).ravel()
+        logp = _path_log_probs(model, torch.as_tensor(batch), torch.as_tensor(paths))
+        loss = -(torch.as_tensor(adv, dtype=logp.dtype) * logp).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        rewards_log.append(float(r.mean()))
+    return rewards_log
+
+
+def _eval_counts(
+    model: PathTransformer,
+    graph: PathGraph,
+    prompts: np.ndarray,
+    cfg: ArmBConfig,
+    gen: torch.Generator,
+) -> np.ndarray:
+    """Verified samples out of ``n_eval`` per prompt, (P,)."""
+    batch = np.repeat(prompts, cfg.n_eval, axis=0)
+    ok = verify(graph, batch, sample_paths(model, batch, cfg, gen))
+    return ok.reshape(len(prompts), cfg.n_eval).sum(axis=1)
+
+
+def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Sweep task: one seed of Arm B. ``params`` overrides ``ArmBConfig`` fields; ``gate_margin``
+    (default 0.10) sets the ``base_learned`` gate, None disables it (smoke runs). Splits the ordered pairs in half (train / test
+    prompts) and trains the base on ``base_steps`` × ``batch`` corpus walks. Only if the base
+    passes the gate on the test prompts: GRPO (from the base, on train prompts) and distillation
+    (from the base, on the teacher's BFS paths for train prompts). Returns per-test-prompt correct
+    counts out of ``n_eval`` per trained arm, ``rl_run`` (whether the gate opened), each test
+    prompt's chance pass@1 (``chance_success``), and the base's loss and GRPO's mean reward,
+    thinned to ≤ 50 points."""
+    torch.set_num_threads(1)
+    cfg = ArmBConfig(**{k: v for k, v in params.items() if k in ArmBConfig.__dataclass_fields__})
+    torch.manual_seed(int(rng.integers(2**31)))
+    gen = torch.Generator().manual_seed(int(rng.integers(2**31)))
+    graph = make_graph(cfg)
+    pairs = np.array([(s, g) for s in range(graph.n) for g in range(graph.n) if s != g])
+    order = rng.permutation(len(pairs))
+    train, test = pairs[order[: len(pairs) // 2]], pairs[order[len(pairs) // 2 :]]
+    chance = chance_success(graph, cfg)[test[:, 0], test[:, 1]]
+    base_only = shortest_paths(graph, graph.base)
+    out: dict[str, Any] = {
+        "n": cfg.n_eval,
+        "test": test,
+        "chance_pass1": chance,
+        "needs_hidden": [
+            len(base_only.get((int(s), int(g)), range(99))) > cfg.max_len for s, g in test
+        ],
+    }
+
+    corpus = walk_corpus(graph, cfg, cfg.base_steps * cfg.batch // 4, rng)
+    base = PathTransformer(cfg)
+    losses = supervised_train(base, *corpus, cfg.base_steps, cfg, rng)
+    base_state = {k: v.clone() for k, v in base.state_dict().items()}
+    counts = {"base": _eval_counts(base, graph, test, cfg, gen)}
+    out |= {"counts": counts, "base_loss": losses[:: max(1, len(losses) // 50)]}
+    margin = params.get("gate_margin", 0.10)
+    base_pass1 = float(counts["base"].mean() / cfg.n_eval)
+    out["rl_run"] = margin is None or base_learned(base_pass1, float(chance.mean()), margin)
+    if not out["rl_run"]:
+        return out
+
+    rl = PathTransformer(cfg)
+    rl.load_state_dict(base_state)
+    rewards = grpo_train(rl, graph, train, cfg, rng, gen)
+    counts["rl"] = _eval_counts(rl, graph, test, cfg, gen)
+    out["rl_reward"] = rewards[:: max(1, len(rewards) // 50)]
+
+    teacher = shortest_paths(graph)
+    reachable = [
+        (tuple(p), teacher[tuple(p)])
+        for p in train.tolist()
+        if len(teacher[tuple(p)]) <= cfg.max_len
+    ]
+    t_prompts = np.array([p for p, _ in reachable])
+    t_paths = np.full((len(reachable), cfg.max_len), -1, np.int64)
+    for row, (_, path) in enumerate(reachable):
+        t_paths[row, : len(path)] = path
+    student = PathTransformer(cfg)
+    student.load_state_dict(base_state)
+    supervised_train(student, t_prompts, t_paths, cfg.distill_steps, cfg, rng)
+    counts["distill"] = _eval_counts(student, graph, test, cfg, gen)
+    return out

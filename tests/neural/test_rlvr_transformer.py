@@ -1,0 +1,95 @@
+"""Arm B pieces: graph, corpus, verifier, BFS teacher, chance baseline and a tiny smoke run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from neural import rlvr_transformer as nb
+
+CFG = nb.ArmBConfig()
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return nb.make_graph(CFG)
+
+
+def test_graph_is_symmetric_with_disjoint_hidden_edges(graph):
+    for adj in (graph.base, graph.hidden):
+        assert np.array_equal(adj, adj.T)
+    assert not np.any(graph.base & graph.hidden)
+    assert graph.hidden.sum() > 0
+    assert np.all((graph.weight > 0) == graph.base)
+
+
+def test_some_goals_need_hidden_edges_within_the_length_limit(graph):
+    base_only = nb.shortest_paths(graph, graph.base)
+    full = nb.shortest_paths(graph)
+    pairs = [(s, g) for s in range(graph.n) for g in range(graph.n) if s != g]
+    assert all(len(full[p]) <= CFG.max_len for p in pairs)
+    assert any(len(base_only[p]) > CFG.max_len for p in pairs)
+
+
+def test_teacher_paths_are_verified_shortest_paths(graph):
+    full = nb.shortest_paths(graph)
+    prompts = np.array(list(full))
+    paths = np.full((len(prompts), graph.n), -1)
+    for row, p in enumerate(full.values()):
+        paths[row, : len(p)] = p
+    assert nb.verify(graph, prompts, paths).all()
+
+
+def test_verifier_rejects_wrong_endpoint_and_non_edges(graph):
+    prompts = np.array([[0, 2], [0, 2], [0, 2], [0, 2]])
+    paths = np.array([[1, 2, -1], [1, -1, -1], [2, -1, -1], [-1, -1, -1]])
+    assert nb.verify(graph, prompts, paths).tolist() == [True, False, bool(graph.full[0, 2]), False]
+
+
+def test_walk_corpus_is_relabelled_base_walks(graph):
+    cfg = nb.ArmBConfig(label_noise=0.0)
+    prompts, paths = nb.walk_corpus(graph, cfg, 500, np.random.default_rng(0))
+    assert len(prompts) > 400
+    base_graph = nb.PathGraph(graph.base, np.zeros_like(graph.hidden), graph.weight)
+    assert nb.verify(base_graph, prompts, paths).all()  # walks use base edges and end at the goal
+    assert np.all(prompts[:, 0] != prompts[:, 1])
+
+
+def test_chance_success_matches_monte_carlo(graph):
+    cfg = nb.ArmBConfig(max_len=3)
+    chance = nb.chance_success(graph, cfg)
+    rng = np.random.default_rng(1)
+    s, g, reps = 0, 1, 200_000
+    paths = rng.integers(graph.n, size=(reps, cfg.max_len))
+    hit = paths == g
+    first = np.where(hit.any(axis=1), hit.argmax(axis=1), cfg.max_len)
+    paths = np.where(np.arange(cfg.max_len) <= first[:, None], paths, -1)
+    mc = nb.verify(graph, np.tile([s, g], (reps, 1)), paths).mean()
+    assert abs(mc - chance[s, g]) < 4 * np.sqrt(chance[s, g] / reps)
+
+
+def test_tiny_arm_b_run_gates_rl_and_returns_counts_for_every_arm():
+    params = {
+        "d_model": 16,
+        "n_layers": 1,
+        "base_steps": 3,
+        "distill_steps": 2,
+        "rl_steps": 2,
+        "batch": 16,
+        "rl_prompts": 4,
+        "group": 4,
+        "n_eval": 4,
+    }
+    gated = nb.arm_b_task(params, np.random.default_rng(2))  # 3 steps: far below the gate
+    assert gated["rl_run"] is False
+    assert set(gated["counts"]) == {"base"}
+    out = nb.arm_b_task({**params, "gate_margin": None}, np.random.default_rng(2))
+    assert out["rl_run"] is True
+    n_test = len(out["test"])
+    for arm in ("base", "rl", "distill"):
+        c = np.asarray(out["counts"][arm])
+        assert c.shape == (n_test,)
+        assert np.all((c >= 0) & (c <= 4))
+    assert len(out["chance_pass1"]) == n_test == len(out["needs_hidden"])
