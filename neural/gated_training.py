@@ -146,7 +146,7 @@ def evaluate(model, tokens: np.ndarray) -> dict[str, Any]:
 
 def train_run(settings: RunSettings, seeds: tuple[int, int, int]) -> dict[str, Any]:
     """Train one model and return its losses, its measurements at the end and its trajectory
-    (val loss, F-Attn, M-Act and mean gate every ``eval_every`` steps).
+    (val loss, F-Attn, M-Act and mean gate at initialisation and every ``eval_every`` steps).
 
     ``seeds`` = (initialisation, data order, evaluation batch)."""
     import torch
@@ -167,7 +167,7 @@ def train_run(settings: RunSettings, seeds: tuple[int, int, int]) -> dict[str, A
     )
     diverge_at = math.log(data.vocab) + 1.0
     train_loss: list[float] = []
-    trajectory: list[dict[str, Any]] = []
+    trajectory = [{"step": 0, **_trajectory_point(evaluate(model, data.eval))}]
     diverged_step = None
     for step in range(settings.steps):
         for group in optimiser.param_groups:
