@@ -295,19 +295,15 @@ def massive_activations_drop(
         else ""
     )
 
-    fig, (ax, ax_r) = new_figure(ncols=2)
-    layers = np.arange(len(base[0]["final"]["m_act_per_layer"]))
-    for gate, colour in (("none", arm_colour("none")), (gated_arm, arm_colour(gated_arm))):
-        per_layer = np.array([r["final"]["m_act_per_layer"] for r in arms[gate]])
-        for i, row in enumerate(per_layer):
-            ax.plot(layers, row, "o-", color=colour, lw=1, alpha=0.7,
-                    label=ARM_LABELS[gate] if i == 0 else None)  # fmt: skip
-    ax.set_xlabel("layer")
-    ax.set_ylabel("M-Act: max |residual|")
-    ax.set_xticks(layers)
+    fig, (ax, ax_f, ax_r) = new_figure(ncols=3)
+    plot_per_layer(ax, arms, ["none", gated_arm], "m_act_per_layer")
     ax.set_title(f"paper (Table 4): {PAPER_TABLE4['none']['m_act']:g} → "
                  f"{PAPER_TABLE4[gated_arm]['m_act']:g}", fontsize="small")  # fmt: skip
     ax.legend(fontsize="small")
+    plot_per_layer(ax_f, arms, ["none", gated_arm], "f_attn_per_layer")
+    ax_f.axhline(base[0]["final"]["uniform"], color=THEORY, ls=":", lw=1, label="uniform")
+    ax_f.set_title("Fig. 2 analogue on the text LM", fontsize="small")
+    ax_f.legend(fontsize="small")
     seeds = np.arange(len(m_base))
     ax_r.plot(seeds, m_base, "o", label="baseline M-Act")
     ax_r.plot(seeds, m_gated, "s", label=f"{ARM_LABELS[gated_arm]} M-Act")
@@ -573,7 +569,7 @@ def lr_tolerance(
         grids[gate] = (
             np.array([_final(runs_at, "val_loss") for runs_at in per_lr]).T,  # (seeds, LRs)
             np.array([[r["diverged"] for r in runs_at] for runs_at in per_lr]).T,
-            per_lr[-1],
+            [runs_at[0] for runs_at in per_lr],  # seed 0 at each LR, for the loss curves
         )
     fails = {gate: lr_failures(loss, div) for gate, (loss, div, _) in grids.items()}
     n_base, n_gated = int(fails["none"].sum()), int(fails[gated_arm].sum())
@@ -587,23 +583,25 @@ def lr_tolerance(
         for i, row in enumerate(grids[gate][0]):  # diverged runs (NaN) leave a gap
             ax.plot(lrs, row, marker + "-", color=arm_colour(gate), lw=1,
                     label=ARM_LABELS[gate] if i == 0 else None)  # fmt: skip
-    best_base = np.fmin.reduce(grids["none"][0], axis=1)  # (seeds,)
-    for i, best in enumerate(best_base):
-        ax.axhline(best + DEGRADE_NATS, color=THEORY, ls=":", lw=1,
-                   label=f"baseline best + {DEGRADE_NATS:g} (degraded above)" if i == 0 else None)  # fmt: skip
+    for gate in ("none", gated_arm):
+        best = np.fmin.reduce(grids[gate][0], axis=1)  # (seeds,)
+        for i, value in enumerate(best):
+            ax.axhline(value + DEGRADE_NATS, color=arm_colour(gate), ls=":", lw=1,
+                       label=f"best LR + {DEGRADE_NATS:g}: degraded above" if i == 0 else None)  # fmt: skip
     ax.set_xscale("log")
     ax.set_xlabel("peak learning rate")
     ax.set_ylabel("final val loss (nats/byte)")
     ax.legend(fontsize="small")
-    for gate, colour in (("none", arm_colour("none")), (gated_arm, arm_colour(gated_arm))):
-        for i, r in enumerate(grids[gate][2]):
+    for gate in ("none", gated_arm):
+        for lr, r, style in zip(lrs, grids[gate][2], ["-", "--", "-.", ":"] * 3, strict=False):
             every = r["settings"]["eval_every"]
             steps = every * (np.arange(len(r["train_loss"])) + 1)
-            ax_c.plot(steps, r["train_loss"], color=colour, lw=1,
-                      label=f"{ARM_LABELS[gate]}, LR {lrs[-1]:g}" if i == 0 else None)  # fmt: skip
+            ax_c.plot(steps, r["train_loss"], style, color=arm_colour(gate), lw=1,
+                      label=f"{ARM_LABELS[gate]}, LR {lr:g}")  # fmt: skip
     ax_c.set_xlabel("training step")
-    ax_c.set_ylabel("train loss at the top LR")
-    ax_c.legend(fontsize="small")
+    ax_c.set_ylabel("train loss (seed 0; chunk means)")
+    ax_c.set_yscale("log")
+    ax_c.legend(fontsize="x-small")
     return CheckResult(
         verdict=verdict,
         summary=f"at LR {lrs[-1]:g}: baseline failed in {n_base}/{n_seeds} seeds, "
@@ -642,6 +640,25 @@ TRAJECTORY_LABELS = {"gate_mean": "mean gate", "f_attn": "F-Attn", "val_loss": "
 def arm_colour(gate: str) -> str:
     """The colour of an arm, the same in every figure."""
     return f"C{list(ARM_LABELS).index(gate)}"
+
+
+PER_LAYER_LABELS = {"m_act_per_layer": "M-Act: max |residual|", "f_attn_per_layer": "F-Attn"}
+
+
+def plot_per_layer(
+    ax: Any, arms: dict[str, list[dict[str, Any]]], gates: list[str], key: str
+) -> list[Any]:
+    """One line per run of each arm: the final per-layer ``key`` against the layer index."""
+    artists = []
+    for gate in gates:
+        for i, r in enumerate(arms[gate]):
+            values = r["final"][key]
+            artists += ax.plot(range(len(values)), values, "o-", color=arm_colour(gate), lw=1,
+                               alpha=0.7, label=ARM_LABELS[gate] if i == 0 else None)  # fmt: skip
+    ax.set_xlabel("layer")
+    ax.set_ylabel(PER_LAYER_LABELS[key])
+    ax.set_xticks(range(len(values)))
+    return artists
 
 
 def plot_over_training(

@@ -33,6 +33,7 @@ def _record(gate: str, seed: int, lr: float = 3e-3, *, diverged: bool = False, *
         "uniform": UNIFORM,
         "f_attn_max_head": UNIFORM,
         "f_attn_per_head": [[UNIFORM]],
+        "f_attn_per_layer": [UNIFORM, UNIFORM],
         "sink_rate": 0.0,
         "m_act": 3.0,
         "m_act_per_layer": [3.0, 3.0],
