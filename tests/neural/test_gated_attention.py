@@ -163,3 +163,25 @@ def test_config_rejects_bad_values():
         matched_config(replace(BASE, d_ffn=2), "elementwise")
     with pytest.raises(ValueError, match="max_len"):
         GatedLM(BASE)(torch.zeros(1, BASE.max_len + 1, dtype=torch.long))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n_heads=st.integers(1, 4),
+    half_head=st.integers(1, 6),
+    n_layers=st.integers(1, 3),
+    d_ffn=st.integers(40, 120),
+    gate=st.sampled_from(GATES),
+)
+def test_matching_holds_for_any_size(n_heads, half_head, n_layers, d_ffn, gate):
+    """|params(matched gated) − params(baseline)| ≤ 1.5·d per layer, and the gate's share is
+    exactly gate_parameters_per_layer per layer, for any head count and size."""
+    base = ModelConfig(
+        vocab=5, d_model=2 * half_head * n_heads, n_layers=n_layers, n_heads=n_heads, d_ffn=d_ffn
+    )
+    baseline = count_parameters(GatedLM(base))
+    matched = matched_config(base, gate)
+    assert abs(count_parameters(GatedLM(matched)) - baseline) <= 1.5 * base.d_model * n_layers
+    ffn_saved = 3 * base.d_model * (base.d_ffn - matched.d_ffn) * n_layers
+    added = n_layers * gate_parameters_per_layer(matched)
+    assert count_parameters(GatedLM(matched)) - baseline == added - ffn_saved
