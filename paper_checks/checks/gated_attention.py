@@ -131,13 +131,17 @@ def train_testbeds(
     points += [{**t["base"], "gate": g, "lr": lr} for g in ("none", "elementwise") for lr in lrs]
     points += [{**t["base"], "gate": g, "lr": t["base_lr"]} for g in t["controls"]]
     shared = replace(ctx, claim_id="gated_attention.runs")
-    return shared.sweep(
+    records = shared.sweep(
         gated_lm_task,
         points,
         name="testbeds",
         n_seeds=n_seeds(ctx) if seeds is None else seeds,
         paired_seeds=True,
     )
+    counts = {(r["params"]["task"], r["params"]["gate"]): r["result"]["n_params"] for r in records}
+    for (task, gate), count in sorted(counts.items()):
+        logger.info("%s testbed, %s: %d parameters", task, ARM_LABELS[gate], count)
+    return records
 
 
 def text_runs(ctx: Context, **settings: Any) -> list[dict[str, Any]]:
