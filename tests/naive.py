@@ -504,3 +504,59 @@ def score_objective_gradient_naive(logits, picks, weights, h: float = 1e-6):
 def success_prob_naive(probs, g) -> list[float]:
     """p_i = Σ_s π(s|x_i) g[i, s] by explicit loops."""
     return [sum(probs[i][s] * g[i][s] for s in range(len(g[i]))) for i in range(len(g))]
+
+
+# gated attention --------------------------------------------------------------------------------
+# Definitions from shared/papers/gated_attention.md §3, written with plain loops.
+
+
+def causal_attention_naive(q, k, v):
+    """softmax(q_i·k_j/√d over j ≤ i) and Σ_j A_ij v_j, one (batch, head, query) at a time."""
+    import math
+
+    import numpy as np
+
+    b, h, t, d = q.shape
+    weights = np.zeros((b, h, t, t))
+    out = np.zeros((b, h, t, v.shape[-1]))
+    for bi in range(b):
+        for hi in range(h):
+            for i in range(t):
+                scores = [float(q[bi, hi, i] @ k[bi, hi, j]) / math.sqrt(d) for j in range(i + 1)]
+                top = max(scores)
+                exps = [math.exp(s - top) for s in scores]
+                for j in range(i + 1):
+                    weights[bi, hi, i, j] = exps[j] / sum(exps)
+                    out[bi, hi, i] += weights[bi, hi, i, j] * v[bi, hi, j]
+    return out, weights
+
+
+def f_attn_naive(attn_per_layer) -> float:
+    """F-Attn: mean over layers, heads, batch and queries i ≥ 1 of the weight on key 0."""
+    total, count = 0.0, 0
+    for attn in attn_per_layer:
+        b, h, t, _ = attn.shape
+        for bi in range(b):
+            for hi in range(h):
+                for i in range(1, t):
+                    total += float(attn[bi, hi, i, 0])
+                    count += 1
+    return total / count
+
+
+def backcopy_bayes_loss_naive(source, tokens) -> float:
+    """Mean −log p(x_t | x_<t) under the true Bigram-Backcopy source, over targets t ≥ 1."""
+    import math
+
+    v = source.transition.shape[0]
+    triggers = set(source.triggers.tolist())
+    losses = []
+    for row in tokens:
+        for t in range(1, len(row)):
+            if t == 1:
+                losses.append(math.log(v))
+            elif t >= 3 and int(row[t - 1]) in triggers:
+                losses.append(0.0 if row[t] == row[t - 2] else math.inf)
+            else:
+                losses.append(-math.log(source.transition[row[t - 1], row[t]]))
+    return sum(losses) / len(losses)

@@ -1,0 +1,132 @@
+"""Measurements of attention sinks, massive activations and gate sparsity (spec
+``gated_attention.md`` §3; Qiu et al. 2025 Table 4, Fig. 2, §4.3 and appendix A.3-A.4).
+
+All functions take numpy arrays (use :func:`traces_to_numpy` on the model's traces).
+
+* **F-Attn**: the softmax weight a query puts on key 0, averaged over queries 1..T−1 (query 0 can
+  only attend to itself and is excluded), batch and heads, then over layers. Reported beside the
+  uniform-attention value (H_T − 1)/(T − 1), per (layer, head), with the largest head and the
+  "sink rate" of Gu et al. 2024 (share of heads whose first-token weight exceeds 0.3).
+* **M-Act**: for each layer, max |residual stream| over tokens and channels; also max/median.
+* **Gate statistics**: mean gate per layer, a histogram on [0, 1], the share of gate values below
+  0.1, and the share of gated SDPA outputs |Y ⊙ g| below 1e-2 against the control Y · mean(g).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+SINK_HEAD_THRESHOLD = 0.3  # Gu et al. 2024 (arXiv 2410.10781): a head "has a sink" above this
+GATE_BINS = np.linspace(0.0, 1.0, 21)
+SMALL_GATE = 0.1
+SMALL_OUTPUT = 1e-2
+
+
+def uniform_first_token_weight(seq_len: int) -> float:
+    """Mean weight on key 0 over queries 1..T−1 under uniform causal attention:
+    (1/(T−1)) Σ_{i=1}^{T−1} 1/(i+1) = (H_T − 1)/(T − 1); 0.059 at T = 64, 0.0201 at T = 256."""
+    if seq_len < 2:
+        raise ValueError(f"seq_len must be at least 2 (got {seq_len})")
+    harmonic = np.sum(1.0 / np.arange(1, seq_len + 1))
+    return float((harmonic - 1.0) / (seq_len - 1))
+
+
+def first_token_attention(attn: np.ndarray) -> np.ndarray:
+    """Per-head first-token weight of one layer's attention (B, h, T, T): mean over batch and
+    queries 1..T−1 of A[b, head, i, 0], shape (h,)."""
+    if attn.ndim != 4 or attn.shape[-1] != attn.shape[-2] or attn.shape[-1] < 2:
+        raise ValueError(f"attn must have shape (B, h, T, T) with T ≥ 2 (got {attn.shape})")
+    return attn[:, :, 1:, 0].mean(axis=(0, 2))
+
+
+def sink_summary(first_token: np.ndarray, seq_len: int) -> dict[str, Any]:
+    """F-Attn numbers from the (layers, heads) first-token weights: the mean (Table 4's F-Attn),
+    the per-layer curve (Fig. 2), the largest head, the sink rate and the uniform reference."""
+    first_token = np.asarray(first_token, dtype=float)
+    uniform = uniform_first_token_weight(seq_len)
+    return {
+        "f_attn": float(first_token.mean()),
+        "f_attn_per_layer": first_token.mean(axis=1),
+        "f_attn_per_head": first_token,
+        "f_attn_max_head": float(first_token.max()),
+        "sink_rate": float(np.mean(first_token > SINK_HEAD_THRESHOLD)),
+        "uniform": uniform,
+        "f_attn_over_uniform": float(first_token.mean() / uniform),
+    }
+
+
+def massive_activation_summary(residuals: Sequence[np.ndarray]) -> dict[str, Any]:
+    """M-Act from each layer's output residual stream (B, T, d): max |x| per layer and their mean
+    (Table 4), and max/median |x| per layer (more telling at tiny scale, spec §3)."""
+    maxima = np.array([np.abs(r).max() for r in residuals], dtype=float)
+    medians = np.array([np.median(np.abs(r)) for r in residuals], dtype=float)
+    return {
+        "m_act": float(maxima.mean()),
+        "m_act_per_layer": maxima,
+        "max_over_median_per_layer": maxima / medians,
+        "max_over_median": float(np.mean(maxima / medians)),
+    }
+
+
+def gate_summary(
+    gates: Sequence[np.ndarray], ungated: Sequence[np.ndarray] | None = None
+) -> dict[str, Any]:
+    """Gate statistics from each layer's gate values and the SDPA output they multiply.
+
+    ``gates[l]`` is (B, T, h, d_k) or (B, T, h, 1) (broadcast over d_k); ``ungated[l]`` is the
+    SDPA output Y (B, T, h, d_k). Returns the mean gate (per layer and over layers), the histogram
+    of gate values on :data:`GATE_BINS` (densities summing to 1) and the share below 0.1; with
+    ``ungated`` (G1 gates only) also the share of |Y ⊙ g| < 1e-2 beside the share of
+    |Y · mean(g)| < 1e-2 (the scalar control of spec §3: the real gate is sparser when the first
+    exceeds the second) and the mean |Y| before and after the gate (A.3: 0.71 → 0.05)."""
+    per_layer = np.array([g.mean() for g in gates], dtype=float)
+    values = np.concatenate([g.ravel() for g in gates])
+    hist = np.histogram(np.clip(values, 0.0, 1.0), bins=GATE_BINS)[0] / values.size
+    result = {
+        "gate_mean": float(per_layer.mean()),
+        "gate_mean_per_layer": per_layer,
+        "gate_hist": hist,
+        "gate_below_0.1": float(np.mean(values < SMALL_GATE)),
+    }
+    if ungated is None:
+        return result
+    pairs = list(zip(ungated, gates, strict=True))  # a headwise gate broadcasts over d_k
+    gated_small = np.concatenate([(np.abs(y * g) < SMALL_OUTPUT).ravel() for y, g in pairs])
+    control_small = np.concatenate(
+        [(np.abs(y * g.mean()) < SMALL_OUTPUT).ravel() for y, g in pairs]
+    )
+    return result | {
+        "gated_output_below_1e-2": float(gated_small.mean()),
+        "mean_gate_control_below_1e-2": float(control_small.mean()),
+        "mean_abs_ungated": float(np.mean([np.abs(y).mean() for y, _ in pairs])),
+        "mean_abs_gated": float(np.mean([np.abs(y * g).mean() for y, g in pairs])),
+    }
+
+
+def traces_to_numpy(traces: Sequence[Any]) -> dict[str, list[np.ndarray]]:
+    """Detach the model's per-layer traces into numpy lists keyed ``attn``, ``gate`` (absent
+    without a gate), ``ungated`` and ``residual``."""
+    out: dict[str, list[np.ndarray]] = {"attn": [], "gate": [], "ungated": [], "residual": []}
+    for trace in traces:
+        for key, values in out.items():
+            value = getattr(trace, key)
+            if value is not None:
+                values.append(value.detach().cpu().double().numpy())
+    return out
+
+
+def measure(traces: Sequence[Any], seq_len: int) -> dict[str, Any]:
+    """Every measurement of one evaluation batch: sink, massive activations and, with a gate,
+    gate statistics (the output sparsity only where the gate multiplies the SDPA output per head,
+    i.e. G1 and its controls; G2 and G5 gates are (B, T, channels))."""
+    arrays = traces_to_numpy(traces)
+    first = np.stack([first_token_attention(a) for a in arrays["attn"]])  # (L, h)
+    result = sink_summary(first, seq_len) | massive_activation_summary(arrays["residual"])
+    gates = arrays["gate"]
+    if gates:
+        per_head = all(g.ndim == 4 for g in gates)
+        result |= gate_summary(gates, arrays["ungated"] if per_head else None)
+    return result

@@ -1,0 +1,217 @@
+"""Training runs of the gated-attention LMs, as pure sweep tasks.
+
+:func:`gated_lm_task` is a top-level ``(params, rng) -> dict`` function for
+:func:`sims.sweep.run_sweep`. With ``paired_seeds=True`` every arm of a seed index gets the same
+``rng``, hence the same initial weights for the parameters the arms share
+(:func:`neural.gated_attention.init_shared`), the same data order and the same evaluation batch.
+
+Optimiser (the same in every arm): AdamW (β = 0.9, 0.95; weight decay 0.1 on matrices), linear
+warm-up over the first 5% of steps then cosine decay to 10% of the peak LR, gradient clipping at
+norm 1. A run *diverges* when its training loss becomes non-finite or exceeds ln(vocab) + 1 (worse
+than a uniform guess) after warm-up; it stops there.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import numpy as np
+
+TASKS = ("text", "backcopy")
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """One training run. ``task`` is ``"text"`` (pydoc bytes) or ``"backcopy"`` (Bigram-Backcopy
+    with ``vocab`` tokens and ``n_triggers`` triggers)."""
+
+    task: str = "text"
+    gate: str = "none"
+    lr: float = 3e-3
+    steps: int = 300
+    batch: int = 32
+    seq_len: int = 64
+    d_model: int = 64
+    n_layers: int = 2
+    n_heads: int = 4
+    d_ffn: int = 176
+    vocab: int = 64
+    n_triggers: int = 3
+    eval_every: int = 50
+    eval_batch: int = 32
+    weight_decay: float = 0.1
+    clip: float = 1.0
+    match_parameters: bool = True
+
+    def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise ValueError(f"task must be one of {', '.join(TASKS)} (got {self.task!r})")
+        if not (math.isfinite(self.lr) and self.lr > 0):
+            raise ValueError(f"lr must be a positive number (got {self.lr!r})")
+        for name in ("steps", "batch", "eval_every", "eval_batch"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer (got {value!r})")
+
+
+def lr_at(step: int, settings: RunSettings) -> float:
+    """Linear warm-up over 5% of the steps, then cosine decay from ``lr`` to ``lr / 10``."""
+    warmup = max(1, settings.steps // 20)
+    if step < warmup:
+        return settings.lr * (step + 1) / warmup
+    progress = (step - warmup) / max(1, settings.steps - warmup)
+    return settings.lr * (0.1 + 0.45 * (1 + math.cos(math.pi * progress)))
+
+
+def build_model(settings: RunSettings, vocab: int, init_seed: int):
+    """The (parameter-matched) model of a run, and its parameter count."""
+    from neural.gated_attention import GatedLM, ModelConfig, count_parameters, matched_config
+
+    base = ModelConfig(
+        vocab=vocab,
+        d_model=settings.d_model,
+        n_layers=settings.n_layers,
+        n_heads=settings.n_heads,
+        d_ffn=settings.d_ffn,
+        max_len=settings.seq_len,
+    )
+    if settings.match_parameters:
+        config = matched_config(base, settings.gate)
+    else:
+        config = replace(base, gate=settings.gate)
+    model = GatedLM(config, init_seed=init_seed)
+    return model, count_parameters(model)
+
+
+class _Batches:
+    """The training and evaluation batches of one run, drawn from numpy generators."""
+
+    def __init__(self, settings: RunSettings, data_seed: int, eval_seed: int) -> None:
+        from neural import lm_data
+
+        self.settings = settings
+        self.rng = np.random.default_rng(data_seed)
+        eval_rng = np.random.default_rng(eval_seed)
+        if settings.task == "text":
+            self.train = lm_data.text_split("train")
+            self.vocab = lm_data.TEXT_VOCAB
+            self.source = None
+            self.eval = lm_data.text_batch(
+                lm_data.text_split("val"), settings.eval_batch, settings.seq_len, eval_rng
+            )
+            self.floor = None
+        else:
+            self.source = lm_data.BigramBackcopy.sample(
+                np.random.default_rng(data_seed + 1), settings.vocab, settings.n_triggers
+            )
+            self.vocab = self.source.vocab
+            self.eval = self.source.batch(settings.eval_batch, settings.seq_len, eval_rng)
+            self.floor = self.source.optimal_loss(settings.seq_len)
+
+    def next(self) -> np.ndarray:
+        from neural import lm_data
+
+        s = self.settings
+        if self.source is None:
+            return lm_data.text_batch(self.train, s.batch, s.seq_len, self.rng)
+        return self.source.batch(s.batch, s.seq_len, self.rng)
+
+
+def _loss(model, tokens) -> Any:
+    import torch.nn.functional as F
+
+    logits = model(tokens[:, :-1])  # (B, T-1, V)
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tokens[:, 1:].reshape(-1))
+
+
+def evaluate(model, tokens: np.ndarray) -> dict[str, Any]:
+    """Held-out loss (nats per token) and every measurement of
+    :func:`neural.attention_metrics.measure` on one evaluation batch (BOS first, full length)."""
+    import torch
+    import torch.nn.functional as F
+
+    from neural.attention_metrics import measure
+
+    model.eval()
+    with torch.no_grad():
+        batch = torch.from_numpy(tokens)
+        logits, traces = model(batch, trace=True)  # (B, T, V)
+        loss = F.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]), batch[:, 1:].ravel())
+        result = {"val_loss": float(loss)} | measure(traces, tokens.shape[1])
+    model.train()
+    return result
+
+
+def train_run(settings: RunSettings, seeds: tuple[int, int, int]) -> dict[str, Any]:
+    """Train one model and return its losses, its measurements at the end and its trajectory
+    (val loss, F-Attn, M-Act and mean gate at initialisation and every ``eval_every`` steps).
+
+    ``seeds`` = (initialisation, data order, evaluation batch)."""
+    import torch
+
+    torch.set_num_threads(1)
+    init_seed, data_seed, eval_seed = seeds
+    data = _Batches(settings, data_seed, eval_seed)
+    model, n_params = build_model(settings, data.vocab, init_seed)
+    matrices = [p for p in model.parameters() if p.dim() >= 2]
+    vectors = [p for p in model.parameters() if p.dim() < 2]
+    optimiser = torch.optim.AdamW(
+        [
+            {"params": matrices, "weight_decay": settings.weight_decay},
+            {"params": vectors, "weight_decay": 0.0},
+        ],
+        lr=settings.lr,
+        betas=(0.9, 0.95),
+    )
+    diverge_at = math.log(data.vocab) + 1.0
+    train_loss: list[float] = []
+    trajectory = [{"step": 0, **_trajectory_point(evaluate(model, data.eval))}]
+    diverged_step = None
+    for step in range(settings.steps):
+        for group in optimiser.param_groups:
+            group["lr"] = lr_at(step, settings)
+        loss = _loss(model, torch.from_numpy(data.next()))
+        value = loss.item()
+        train_loss.append(value)
+        past_warmup = step >= max(1, settings.steps // 20)
+        if not math.isfinite(value) or (past_warmup and value > diverge_at):
+            diverged_step = step
+            break
+        optimiser.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), settings.clip)
+        optimiser.step()
+        if (step + 1) % settings.eval_every == 0 and step + 1 < settings.steps:
+            trajectory.append({"step": step + 1, **_trajectory_point(evaluate(model, data.eval))})
+    final = evaluate(model, data.eval) if diverged_step is None else {"val_loss": math.inf}
+    if diverged_step is None:
+        trajectory.append({"step": settings.steps, **_trajectory_point(final)})
+    return {
+        "settings": asdict(settings),
+        "n_params": n_params,
+        "diverged": diverged_step is not None,
+        "diverged_step": diverged_step,
+        "loss_floor": data.floor,
+        "train_loss": _chunk_means(train_loss, settings.eval_every),
+        "trajectory": trajectory,
+        "final": final,
+    }
+
+
+def _trajectory_point(measured: dict[str, Any]) -> dict[str, Any]:
+    keys = ("val_loss", "f_attn", "f_attn_max_head", "m_act", "gate_mean", "gate_below_0.1")
+    return {k: measured[k] for k in keys if k in measured}
+
+
+def _chunk_means(values: list[float], chunk: int) -> list[float]:
+    """Means of consecutive chunks of ``chunk`` values (the last chunk may be shorter)."""
+    return [float(np.mean(values[i : i + chunk])) for i in range(0, len(values), chunk)]
+
+
+def gated_lm_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Sweep task: ``params`` are :class:`RunSettings` fields; ``rng`` gives the three seeds.
+    Arms of one paired seed index share initialisation, data order and evaluation batch."""
+    seeds = tuple(int(s) for s in rng.integers(0, 2**31 - 1, size=3))
+    return train_run(RunSettings(**params), seeds)

@@ -1,0 +1,700 @@
+"""Claims of "Gated Attention for Large Language Models: Non-linearity, Sparsity, and
+Attention-Sink-Free" (Qiu et al., NeurIPS 2025; arXiv 2505.06708), on tiny CPU models.
+
+Spec: ``shared/papers/gated_attention.md``. Two testbeds, trained by :mod:`neural.gated_training`
+with paired seeds (same shared initialisation, data order and evaluation batch in every arm):
+
+* **text**: a byte-level LM on ``pydoc_data.topics`` (ships with CPython), baseline vs G1
+  elementwise (FFN narrowed to match parameters) vs controls, over an LR grid;
+* **sink**: Bigram-Backcopy (1 layer, 1 head, LR 2e-2), where a head idles most of the time and
+  the baseline forms a first-token sink (spec §4a; the text models form none at this scale).
+
+torch is imported only inside :mod:`neural`, which this module loads lazily, so ``paper-checks
+list`` needs no torch.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from paper_checks.claims import claim
+from paper_checks.context import Context
+from paper_checks.plotting import THEORY, new_figure
+from paper_checks.results import CheckResult, Verdict
+
+logger = logging.getLogger(__name__)
+
+#: Table 4 of the paper (15A2B MoE): mean gate / M-Act / F-Attn.
+PAPER_TABLE4 = {
+    "none": {"gate_mean": None, "m_act": 1053.0, "f_attn": 0.467},
+    "elementwise": {"gate_mean": 0.116, "m_act": 94.0, "f_attn": 0.048},
+    "headwise": {"gate_mean": 0.172, "m_act": 98.0, "f_attn": 0.073},
+    "g2_value": {"gate_mean": 0.221, "m_act": 125.0, "f_attn": 0.297},
+    "input_independent": {"gate_mean": 0.335, "m_act": 471.0, "f_attn": 0.364},
+    "ns_sigmoid": {"gate_mean": 0.653, "m_act": 892.0, "f_attn": 0.451},
+}
+ARM_LABELS = {
+    "none": "baseline",
+    "elementwise": "G1 elementwise",
+    "headwise": "G1 headwise",
+    "ns_sigmoid": "NS-sigmoid 0.5+0.5σ",
+    "input_independent": "σ(bias)",
+    "g2_value": "G2 after V",
+    "g5_output": "G5 after W_O",
+}
+
+SINK_MIN_RATIO = 3.0  # the baseline has a sink when its F-Attn ≥ 3× uniform (issue 6)
+SINK_REMOVED_RATIO = 0.5  # removed: gated F-Attn ≤ 0.5× baseline
+M_ACT_MIN_SEEDS = 5
+M_ACT_SHARE = 0.8  # gated below baseline in ≥ 4 of 5 seeds
+LOSS_MARGIN = 0.01  # nats: "not worse" if the 95% CI upper bound of Δ is below this
+DEGRADE_NATS = 0.05  # at the top LR a run degrades when its loss exceeds its best-LR loss by this
+
+
+# --------------------------------------------------------------------------------- the testbeds
+def text_settings(ctx: Context) -> dict[str, Any]:
+    """Sizes of the text testbed for the run's scale (d = 64, 2 layers, 4 heads, T = 64).
+
+    CPU cost, measured at quick sizes on one thread: about 25 s per 400-step text run and 30 s per
+    2000-step sink run, so full scale (40 text runs of 800 steps, 20 sink runs of 3000 steps) is
+    estimated at about 50 CPU-minutes, 25 minutes on 2 cores (not yet timed end to end)."""
+    return {
+        "base": {
+            "task": "text",
+            "steps": ctx.pick(quick=400, full=800),
+            "batch": 16,
+            "seq_len": 64,
+            "d_model": 64,
+            "n_layers": 2,
+            "n_heads": 4,
+            "d_ffn": 176,
+            "eval_every": ctx.pick(quick=50, full=100),
+            "eval_batch": 128,
+        },
+        "lrs": ctx.pick(quick=[3e-3, 1e-2], full=[3e-3, 1e-2, 3e-2]),
+        "base_lr": 3e-3,
+        "controls": ["ns_sigmoid", "headwise"] if ctx.scale != "quick" else ["ns_sigmoid"],
+    }
+
+
+def sink_settings(ctx: Context) -> dict[str, Any]:
+    """Sizes of the Bigram-Backcopy sink testbed: 1 layer, 1 head, d = 32, 3 triggers among 64
+    tokens, T = 64. The spec's pilot used LR 1e-2 and 6000 steps (sink in 2 of 3 seeds); at d = 32
+    LR 2e-2 forms a 13-16× uniform sink within 2000 steps in our calibration runs, LR 1e-2 only
+    2-2.7× (below the 3× threshold)."""
+    return {
+        "base": {
+            "task": "backcopy",
+            "lr": 2e-2,
+            "steps": ctx.pick(quick=2000, full=3000),
+            "batch": 32,
+            "seq_len": 64,
+            "d_model": 32,
+            "n_layers": 1,
+            "n_heads": 1,
+            "d_ffn": 88,
+            "vocab": 64,
+            "n_triggers": 3,
+            "eval_every": 500,
+            "eval_batch": 64,
+        },
+        "gates": ["none", "elementwise", "ns_sigmoid"]
+        + ([] if ctx.scale == "quick" else ["headwise"]),
+    }
+
+
+def n_seeds(ctx: Context) -> int:
+    """Paired seeds per arm: one at quick scale, five at full."""
+    return ctx.pick(quick=1, full=5)
+
+
+def train_testbeds(
+    ctx: Context,
+    text: dict[str, Any] | None = None,
+    sink: dict[str, Any] | None = None,
+    seeds: int | None = None,
+) -> list[dict[str, Any]]:
+    """Every training run of the paper's claims, in one sweep shared by all of them (the first
+    claim trains, the others read the cache), with paired seeds.
+
+    Sink points come first (they are the longest), then the text testbed: baseline and G1
+    elementwise at every LR of the grid, and the controls at the base LR."""
+    from neural.gated_training import gated_lm_task
+
+    t = text_settings(ctx) if text is None else text
+    s = sink_settings(ctx) if sink is None else sink
+    points = [{**s["base"], "gate": g} for g in s["gates"]]
+    lrs = list(dict.fromkeys([*t["lrs"], t["base_lr"]]))
+    points += [{**t["base"], "gate": g, "lr": lr} for g in ("none", "elementwise") for lr in lrs]
+    points += [{**t["base"], "gate": g, "lr": t["base_lr"]} for g in t["controls"]]
+    shared = replace(ctx, claim_id="gated_attention.runs")
+    records = shared.sweep(
+        gated_lm_task,
+        points,
+        name="testbeds",
+        n_seeds=n_seeds(ctx) if seeds is None else seeds,
+        paired_seeds=True,
+    )
+    counts = {(r["params"]["task"], r["params"]["gate"]): r["result"]["n_params"] for r in records}
+    for (task, gate), count in sorted(counts.items()):
+        logger.info("%s testbed, %s: %d parameters", task, ARM_LABELS[gate], count)
+    return records
+
+
+def text_runs(ctx: Context, **settings: Any) -> list[dict[str, Any]]:
+    """The text testbed's records (``settings`` as for :func:`train_testbeds`)."""
+    return [r for r in train_testbeds(ctx, **settings) if r["params"]["task"] == "text"]
+
+
+def sink_runs(ctx: Context, **settings: Any) -> list[dict[str, Any]]:
+    """The Bigram-Backcopy testbed's records (``settings`` as for :func:`train_testbeds`)."""
+    return [r for r in train_testbeds(ctx, **settings) if r["params"]["task"] == "backcopy"]
+
+
+def by_arm(
+    records: list[dict[str, Any]], lr: float | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Run results grouped by gate, ordered by seed index (only runs at ``lr`` when given)."""
+    arms: dict[str, list[dict[str, Any]]] = {}
+    for record in sorted(records, key=lambda r: r["seed_index"]):
+        if lr is None or math.isclose(record["params"]["lr"], lr):
+            arms.setdefault(record["params"]["gate"], []).append(record["result"])
+    return arms
+
+
+def _final(runs: list[dict[str, Any]], key: str) -> np.ndarray:
+    """A final measurement of each run (NaN for a diverged run)."""
+    return np.array([np.nan if r["diverged"] else r["final"][key] for r in runs], dtype=float)
+
+
+def _param_counts(arms: dict[str, list[dict[str, Any]]]) -> dict[str, int]:
+    return {gate: int(runs[0]["n_params"]) for gate, runs in arms.items()}
+
+
+def _runs_for(arms: dict[str, list[dict[str, Any]]], gate: str, role: str) -> list[dict[str, Any]]:
+    if gate not in arms:
+        raise ValueError(f"{role} arm {gate!r} was not trained (arms: {', '.join(sorted(arms))})")
+    return arms[gate]
+
+
+# ----------------------------------------------------------------------------------- gate_sparse
+def gate_is_sparse(
+    gate_means: np.ndarray, first_means: np.ndarray, below: np.ndarray, control_below: np.ndarray
+) -> np.ndarray:
+    """Per seed: the final mean gate is below 0.5, it fell from its value at initialisation
+    (σ(0) ≈ 0.5, measured), and more gate values are below 0.1 than with the NS-sigmoid control."""
+    return (gate_means < 0.5) & (gate_means < first_means) & (below > control_below)
+
+
+@claim(
+    "gated_attention.gate_sparse",
+    paper="gated_attention",
+    statement="The G1 sigmoid gate is sparse: its mean falls below 0.5 during training (Table 4: "
+    "0.116) and far more gate values sit near 0 than with the NS-sigmoid control (0.653).",
+    source="Table 4 (gate score), §4.2 and appendix A.3 (gate histograms)",
+)
+def gate_sparse(
+    ctx: Context,
+    *,
+    gated_arm: str = "elementwise",
+    control_arm: str = "ns_sigmoid",
+    runs: Callable[[Context], list[dict[str, Any]]] = text_runs,
+) -> CheckResult:
+    """Text testbed at the base LR, every seed: mean gate < 0.5 at the end, below its measured
+    value at initialisation, and share of gate values < 0.1 above the NS-sigmoid control's."""
+    records = runs(ctx)
+    base_lr = _base_lr(records)
+    arms = by_arm(records, base_lr)
+    gated, control = _runs_for(arms, gated_arm, "gated"), _runs_for(arms, control_arm, "control")
+    means = _final(gated, "gate_mean")
+    first = np.array([r["trajectory"][0]["gate_mean"] for r in gated])
+    below = _final(gated, "gate_below_0.1")
+    control_below = _final(control, "gate_below_0.1")
+    ok = gate_is_sparse(means, first, below, control_below)
+    passed = bool(np.all(ok))
+
+    fig, (ax_h, ax_t) = new_figure(ncols=2)
+    centres = np.linspace(0.025, 0.975, 20)
+    for gate in [g for g in ("elementwise", "headwise", "ns_sigmoid") if g in arms]:
+        hist = np.mean([r["final"]["gate_hist"] for r in arms[gate]], axis=0)
+        ax_h.step(centres, hist, where="mid", color=arm_colour(gate), label=ARM_LABELS[gate])
+    ax_h.axvline(0.5, color=THEORY, ls=":", lw=1, label="σ(0) = 0.5 (initial)")
+    ax_h.axvline(
+        PAPER_TABLE4[gated_arm]["gate_mean"] or 0.0, color=THEORY, lw=1.2,
+        label="paper's mean gate (Table 4)",
+    )  # fmt: skip
+    ax_h.set_xlabel("gate value σ(x W_θ)")
+    ax_h.set_ylabel("share of gate values")
+    ax_h.set_yscale("log")
+    ax_h.legend(fontsize="small")
+    gates = [g for g in ("elementwise", "headwise", "ns_sigmoid") if g in arms]
+    plot_over_training(ax_t, arms, gates, "gate_mean")
+    ax_t.axhline(0.5, color=THEORY, ls=":", lw=1, label="0.5 (claim threshold)")
+    ax_t.legend(fontsize="small")
+    return CheckResult(
+        verdict=Verdict.of(passed),
+        summary=f"{ARM_LABELS[gated_arm]}: mean gate {_fmt(means)} (at init "
+        f"{_fmt(first)}; paper 0.116), share < 0.1 {_fmt(below)} vs {ARM_LABELS[control_arm]} "
+        f"{_fmt(control_below)}; sparse in {int(ok.sum())}/{len(ok)} seeds",
+        measured={
+            "gate_mean": means,
+            "gate_mean_at_init": first,
+            "gate_below_0.1": below,
+            "control_gate_mean": _final(control, "gate_mean"),
+            "control_gate_below_0.1": control_below,
+            "gated_output_below_1e-2": _final(gated, "gated_output_below_1e-2"),
+            "mean_gate_control_output_below_1e-2": _final(gated, "mean_gate_control_below_1e-2"),
+            "gate_mean_per_layer": [r["final"]["gate_mean_per_layer"] for r in gated],
+            "n_params": _param_counts(arms),
+        },
+        expected={
+            "gate_mean_below": 0.5,
+            "paper_gate_mean": PAPER_TABLE4[gated_arm]["gate_mean"],
+            "paper_control_gate_mean": PAPER_TABLE4.get(control_arm, {}).get("gate_mean"),
+        },
+        tolerance="in every seed: final mean gate < 0.5 and below its value at initialisation, and "
+        f"share of gate values < 0.1 greater than {ARM_LABELS[control_arm]}'s",
+        figures=ctx.save_figure(fig),
+        arrays={"gate_hist": np.array([r["final"]["gate_hist"] for r in gated])},
+    )
+
+
+# ----------------------------------------------------------------------- massive_activations_drop
+def m_act_verdict(baseline: np.ndarray, gated: np.ndarray) -> tuple[Verdict, int]:
+    """PASS when the gated M-Act is below the baseline's in ≥ 80% of ≥ 5 paired seeds, FAIL when
+    it is not, INCONCLUSIVE with fewer than 5 seeds. Returns the verdict and the count."""
+    lower = int(np.sum(gated < baseline))
+    if len(baseline) < M_ACT_MIN_SEEDS:
+        return Verdict.INCONCLUSIVE, lower
+    return Verdict.of(lower >= math.ceil(M_ACT_SHARE * len(baseline))), lower
+
+
+@claim(
+    "gated_attention.massive_activations_drop",
+    paper="gated_attention",
+    statement="With the G1 gate the residual stream carries no massive activations: its maximum "
+    "|value| (M-Act) is below the baseline's (Table 4: 1053 → 94).",
+    source="Table 4 (M-Act), Fig. 2 and appendix A.4",
+)
+def massive_activations_drop(
+    ctx: Context,
+    *,
+    gated_arm: str = "elementwise",
+    runs: Callable[[Context], list[dict[str, Any]]] = text_runs,
+) -> CheckResult:
+    """Text testbed at the base LR: M-Act (mean over layers of max |residual|) gated vs baseline,
+    paired by seed; gated lower in ≥ 4 of 5 seeds (INCONCLUSIVE with fewer than 5 seeds)."""
+    records = runs(ctx)
+    arms = by_arm(records, _base_lr(records))
+    base, gated = arms["none"], _runs_for(arms, gated_arm, "gated")
+    m_base, m_gated = _final(base, "m_act"), _final(gated, "m_act")
+    r_base, r_gated = _final(base, "max_over_median"), _final(gated, "max_over_median")
+    verdict, lower = m_act_verdict(m_base, m_gated)
+    note = (
+        f" (needs ≥ {M_ACT_MIN_SEEDS} seeds to decide, ran {len(m_base)})"
+        if verdict is Verdict.INCONCLUSIVE
+        else ""
+    )
+
+    fig, (ax, ax_f, ax_r) = new_figure(ncols=3)
+    plot_per_layer(ax, arms, ["none", gated_arm], "m_act_per_layer")
+    ax.set_title(f"paper (Table 4): {PAPER_TABLE4['none']['m_act']:g} → "
+                 f"{PAPER_TABLE4[gated_arm]['m_act']:g}", fontsize="small")  # fmt: skip
+    ax.legend(fontsize="small")
+    plot_per_layer(ax_f, arms, ["none", gated_arm], "f_attn_per_layer")
+    ax_f.axhline(base[0]["final"]["uniform"], color=THEORY, ls=":", lw=1, label="uniform")
+    ax_f.set_title("Fig. 2 analogue on the text LM", fontsize="small")
+    ax_f.legend(fontsize="small")
+    seeds = np.arange(len(m_base))
+    ax_r.plot(seeds, m_base, "o", label="baseline M-Act")
+    ax_r.plot(seeds, m_gated, "s", label=f"{ARM_LABELS[gated_arm]} M-Act")
+    ax_r.plot(seeds, m_base, "-", color=THEORY, lw=0.8, label="claim: gated below this line")
+    ax_r.set_xlabel("paired seed")
+    ax_r.set_ylabel("M-Act (mean over layers)")
+    ax_r.set_xticks(seeds)
+    ax_r.legend(fontsize="small")
+    return CheckResult(
+        verdict=verdict,
+        summary=f"M-Act baseline {_fmt(m_base)} vs {ARM_LABELS[gated_arm]} {_fmt(m_gated)}: "
+        f"gated lower in {lower}/{len(m_base)} seeds{note}; max/median {_fmt(r_base)} vs "
+        f"{_fmt(r_gated)}",
+        measured={
+            "m_act_baseline": m_base,
+            "m_act_gated": m_gated,
+            "max_over_median_baseline": r_base,
+            "max_over_median_gated": r_gated,
+            "seeds_gated_lower": lower,
+            "n_seeds": len(m_base),
+            "n_params": _param_counts(arms),
+        },
+        expected={
+            "paper_m_act_baseline": PAPER_TABLE4["none"]["m_act"],
+            "paper_m_act_gated": PAPER_TABLE4[gated_arm]["m_act"],
+            "min_seeds_gated_lower": math.ceil(M_ACT_SHARE * max(len(m_base), M_ACT_MIN_SEEDS)),
+        },
+        tolerance=f"gated M-Act < baseline M-Act in ≥ {M_ACT_SHARE:.0%} of paired seeds, with at "
+        f"least {M_ACT_MIN_SEEDS} seeds (fewer: INCONCLUSIVE)",
+        figures=ctx.save_figure(fig),
+        arrays={
+            "m_act_per_layer_baseline": np.array([r["final"]["m_act_per_layer"] for r in base]),
+            "m_act_per_layer_gated": np.array([r["final"]["m_act_per_layer"] for r in gated]),
+        },
+    )
+
+
+# ---------------------------------------------------------------------------------- sink_removed
+def sink_verdict(baseline_ratio: np.ndarray, gated_over_baseline: np.ndarray) -> Verdict:
+    """Decide on the seeds whose baseline has a sink (F-Attn ≥ 3× uniform): PASS when the gated
+    F-Attn is ≤ 0.5× the baseline's in all of them, FAIL otherwise; INCONCLUSIVE when no seed's
+    baseline formed a sink (nothing to remove)."""
+    has_sink = baseline_ratio >= SINK_MIN_RATIO
+    if not has_sink.any():
+        return Verdict.INCONCLUSIVE
+    return Verdict.of(bool(np.all(gated_over_baseline[has_sink] <= SINK_REMOVED_RATIO)))
+
+
+@claim(
+    "gated_attention.sink_removed",
+    paper="gated_attention",
+    statement="Where the baseline forms a first-token attention sink, the G1 gate removes it "
+    "(Table 4: F-Attn 0.467 → 0.048).",
+    source="Table 4 (F-Attn), Fig. 2 and §4.3",
+)
+def sink_removed(
+    ctx: Context,
+    *,
+    gated_arm: str = "elementwise",
+    runs: Callable[[Context], list[dict[str, Any]]] = sink_runs,
+) -> CheckResult:
+    """Bigram-Backcopy testbed: F-Attn (first-token weight without query 0) over the uniform
+    value (H_T − 1)/(T − 1). On seeds where the baseline's F-Attn ≥ 3× uniform, the gated F-Attn
+    must be ≤ 0.5× the baseline's; INCONCLUSIVE (not PASS) when no baseline has a sink."""
+    arms = by_arm(runs(ctx))
+    base, gated = arms["none"], _runs_for(arms, gated_arm, "gated")
+    uniform = base[0]["final"]["uniform"]
+    f_base, f_gated = _final(base, "f_attn"), _final(gated, "f_attn")
+    base_ratio, relative = f_base / uniform, f_gated / f_base
+    verdict = sink_verdict(base_ratio, relative)
+    testable = int(np.sum(base_ratio >= SINK_MIN_RATIO))
+    others = {
+        gate: _final(arms[gate], "f_attn") for gate in arms if gate not in ("none", gated_arm)
+    }
+    if verdict is Verdict.INCONCLUSIVE:
+        why = f"no baseline seed formed a sink (F-Attn/uniform {_fmt(base_ratio)} < {SINK_MIN_RATIO:g})"
+    else:
+        why = f"gated/baseline {_fmt(relative)} on {testable} seed(s) with a sink (≤ {SINK_REMOVED_RATIO:g})"
+
+    fig, (ax, ax_s) = new_figure(ncols=2)
+    seeds = np.arange(len(f_base))
+    ax.plot(seeds, f_base, "o", color=arm_colour("none"), label="baseline")
+    ax.plot(seeds, f_gated, "s", color=arm_colour(gated_arm), label=ARM_LABELS[gated_arm])
+    for j, (gate, values) in enumerate(others.items()):
+        ax.plot(seeds, values, "^v<>"[j % 4], color=arm_colour(gate), label=ARM_LABELS[gate])
+    ax.axhline(uniform, color=THEORY, ls=":", lw=1, label="uniform (H_T−1)/(T−1)")
+    ax.axhline(SINK_MIN_RATIO * uniform, color=THEORY, ls="--", lw=1, label="sink threshold 3×")
+    ax.set_xlabel("paired seed")
+    ax.set_ylabel("F-Attn (weight on token 0)")
+    ax.set_xticks(seeds)
+    ax.legend(fontsize="small")
+    plot_over_training(ax_s, arms, ["none", gated_arm], "f_attn")
+    ax_s.axhline(uniform, color=THEORY, ls=":", lw=1, label="uniform")
+    ax_s.set_title(f"paper (Table 4): {PAPER_TABLE4['none']['f_attn']} → "
+                   f"{PAPER_TABLE4[gated_arm]['f_attn']}", fontsize="small")  # fmt: skip
+    ax_s.legend(fontsize="small")
+    return CheckResult(
+        verdict=verdict,
+        summary=f"F-Attn baseline {_fmt(f_base)} vs {ARM_LABELS[gated_arm]} {_fmt(f_gated)} "
+        f"(uniform {uniform:.3f}); {why}",
+        measured={
+            "f_attn_baseline": f_base,
+            "f_attn_gated": f_gated,
+            "uniform": uniform,
+            "baseline_over_uniform": base_ratio,
+            "gated_over_baseline": relative,
+            "seeds_with_sink": testable,
+            "f_attn_max_head_baseline": _final(base, "f_attn_max_head"),
+            "f_attn_max_head_gated": _final(gated, "f_attn_max_head"),
+            "sink_rate_baseline": _final(base, "sink_rate"),
+            "sink_rate_gated": _final(gated, "sink_rate"),
+            "f_attn_other_arms": others,
+            "gate_mean": _final(gated, "gate_mean"),
+            "loss_baseline": _final(base, "val_loss"),
+            "loss_gated": _final(gated, "val_loss"),
+            "loss_floor": [r["loss_floor"] for r in base],
+            "n_params": _param_counts(arms),
+        },
+        expected={
+            "paper_f_attn_baseline": PAPER_TABLE4["none"]["f_attn"],
+            "paper_f_attn_gated": PAPER_TABLE4[gated_arm]["f_attn"],
+            "sink_min_ratio": SINK_MIN_RATIO,
+            "max_gated_over_baseline": SINK_REMOVED_RATIO,
+        },
+        tolerance=f"only seeds whose baseline F-Attn ≥ {SINK_MIN_RATIO:g}× uniform count; on all "
+        f"of them gated F-Attn ≤ {SINK_REMOVED_RATIO:g}× baseline; none: INCONCLUSIVE",
+        figures=ctx.save_figure(fig),
+        arrays={
+            "f_attn_per_head_baseline": np.array([r["final"]["f_attn_per_head"] for r in base]),
+            "f_attn_per_head_gated": np.array([r["final"]["f_attn_per_head"] for r in gated]),
+        },
+    )
+
+
+# ------------------------------------------------------------------------------- loss_not_worse
+def paired_ci(differences: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
+    """Mean and Student-t confidence interval of paired differences (NaN bounds for n < 2)."""
+    d = np.asarray(differences, dtype=float)
+    mean = float(d.mean())
+    if len(d) < 2:
+        return mean, math.nan, math.nan
+    half = float(stats.t.ppf(0.5 + level / 2, len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d)))
+    return mean, mean - half, mean + half
+
+
+def loss_verdict(low: float, high: float, margin: float = LOSS_MARGIN) -> Verdict:
+    """Δ = loss(gated) − loss(baseline): FAIL when the whole CI is above 0 (gated worse), PASS
+    when its upper bound is below ``margin`` nats, INCONCLUSIVE otherwise or without a CI."""
+    if math.isnan(low) or math.isnan(high):
+        return Verdict.INCONCLUSIVE
+    if low > 0:
+        return Verdict.FAIL
+    return Verdict.PASS if high < margin else Verdict.INCONCLUSIVE
+
+
+@claim(
+    "gated_attention.loss_not_worse",
+    paper="gated_attention",
+    statement="At matched parameters the G1-gated model's loss is no worse than the baseline's "
+    "(the paper reports 1–4% lower perplexity; soft check at tiny scale).",
+    source="Table 1 (PPL 6.026 → 5.761) and the dense 1.7B rows (7.499 → 7.404)",
+)
+def loss_not_worse(
+    ctx: Context,
+    *,
+    gated_arm: str = "elementwise",
+    runs: Callable[[Context], list[dict[str, Any]]] = text_runs,
+) -> CheckResult:
+    """Text testbed at the base LR: paired Δ = val loss(gated) − val loss(baseline) per seed,
+    mean and 95% t-interval. PASS if the upper bound < 0.01 nats, FAIL if the CI is above 0."""
+    records = runs(ctx)
+    arms = by_arm(records, _base_lr(records))
+    base, gated = arms["none"], _runs_for(arms, gated_arm, "gated")
+    l_base, l_gated = _final(base, "val_loss"), _final(gated, "val_loss")
+    diff = l_gated - l_base
+    mean, low, high = paired_ci(diff)
+    verdict = loss_verdict(low, high)
+    if math.isnan(low):
+        ci_text = f"no CI from {len(diff)} seed(s) (needs ≥ 2)"
+    else:
+        better = " (CI below 0: gated better, as in the paper)" if high < 0 else ""
+        ci_text = f"95% CI [{low:+.4f}, {high:+.4f}]{better}"
+    counts = _param_counts(arms)
+
+    fig, (ax, ax_c) = new_figure(ncols=2)
+    seeds = np.arange(len(diff))
+    ax.plot(seeds, diff, "o", label="Δ = L(gated) − L(baseline)")
+    ax.axhline(0, color=THEORY, lw=1, label="no difference")
+    ax.axhline(LOSS_MARGIN, color=THEORY, ls="--", lw=1, label=f"margin +{LOSS_MARGIN:g}")
+    ax.axhline(math.log(5.761 / 6.026), color=THEORY, ls=":", lw=1, label="paper Δ (Table 1)")
+    if not math.isnan(low):
+        ax.axhspan(low, high, color="C0", alpha=0.15, label="95% CI of mean Δ")
+    ax.set_xlabel("paired seed")
+    ax.set_ylabel("Δ val loss (nats/byte)")
+    ax.set_xticks(seeds)
+    ax.legend(fontsize="small")
+    plot_over_training(ax_c, arms, ["none", gated_arm], "val_loss")
+    ax_c.legend(fontsize="small")
+    return CheckResult(
+        verdict=verdict,
+        summary=f"val loss baseline {_fmt(l_base)} vs {ARM_LABELS[gated_arm]} {_fmt(l_gated)} "
+        f"({counts['none']:,} vs {counts[gated_arm]:,} parameters); mean Δ {mean:+.4f}, {ci_text}",
+        measured={
+            "loss_baseline": l_base,
+            "loss_gated": l_gated,
+            "delta": diff,
+            "delta_mean": mean,
+            "delta_ci95": [low, high],
+            "n_params": counts,
+        },
+        expected={"delta_upper_below": LOSS_MARGIN, "paper_delta_log_ppl": math.log(5.761 / 6.026)},
+        tolerance=f"paired 95% t-CI of Δ: PASS if upper < +{LOSS_MARGIN:g} nats, FAIL if lower > 0, "
+        "else (or < 2 seeds) INCONCLUSIVE; says 'not worse', not 'better'",
+        figures=ctx.save_figure(fig),
+    )
+
+
+# ---------------------------------------------------------------------------------- lr_tolerance
+def lr_failures(losses: np.ndarray, diverged: np.ndarray) -> np.ndarray:
+    """Per seed, whether the run at the top LR (last column) failed: it diverged, or its loss
+    exceeds the best loss of the same arm and seed over the LR grid by more than 0.05 nats.
+    ``losses`` and ``diverged`` are (seeds, LRs); diverged runs have loss NaN."""
+    return diverged[:, -1] | (lr_degradation(losses, diverged) > DEGRADE_NATS)
+
+
+def lr_degradation(losses: np.ndarray, diverged: np.ndarray) -> np.ndarray:
+    """Per seed, loss at the top LR minus the best loss over the grid (inf when the top-LR run
+    diverged, NaN when every run diverged)."""
+    finite = np.where(diverged, np.nan, losses)
+    best = np.fmin.reduce(finite, axis=1)  # ignores NaN without a warning
+    return np.where(diverged[:, -1], np.inf, finite[:, -1] - best)
+
+
+def lr_verdict(base_failures: int, gated_failures: int) -> Verdict:
+    """PASS when the baseline fails at the top LR more often than the gated model, FAIL when the
+    gated model fails more often, INCONCLUSIVE on a tie (the top LR stressed neither arm, or both
+    in the same number of seeds, so the count cannot separate them)."""
+    if base_failures == gated_failures:
+        return Verdict.INCONCLUSIVE
+    return Verdict.of(base_failures > gated_failures)
+
+
+@claim(
+    "gated_attention.lr_tolerance",
+    paper="gated_attention",
+    statement="The gated model tolerates larger learning rates: at the highest LR the baseline "
+    "degrades or diverges more often than the G1-gated model.",
+    source="§4.1 and Table 6 (48 layers at LR 8e-3: baseline PPL 9.195, gated 7.325)",
+)
+def lr_tolerance(
+    ctx: Context,
+    *,
+    gated_arm: str = "elementwise",
+    runs: Callable[[Context], list[dict[str, Any]]] = text_runs,
+) -> CheckResult:
+    """Text testbed over the LR grid: a run fails at the top LR when it diverges or its loss is
+    > 0.05 nats above the same arm's best over the grid (same seed); compare failure counts."""
+    records = runs(ctx)
+    lrs = sorted({r["params"]["lr"] for r in records if r["params"]["gate"] == gated_arm})
+    grids = {}
+    for gate in ("none", gated_arm):
+        per_lr = [_runs_for(by_arm(records, lr), gate, "compared") for lr in lrs]
+        grids[gate] = (
+            np.array([_final(runs_at, "val_loss") for runs_at in per_lr]).T,  # (seeds, LRs)
+            np.array([[r["diverged"] for r in runs_at] for runs_at in per_lr]).T,
+            [runs_at[0] for runs_at in per_lr],  # seed 0 at each LR, for the loss curves
+        )
+    fails = {gate: lr_failures(loss, div) for gate, (loss, div, _) in grids.items()}
+    n_base, n_gated = int(fails["none"].sum()), int(fails[gated_arm].sum())
+    verdict = lr_verdict(n_base, n_gated)
+    top = {gate: grids[gate][0][:, -1] for gate in grids}
+    worse = {gate: lr_degradation(loss, div) for gate, (loss, div, _) in grids.items()}
+    n_seeds = len(fails["none"])
+
+    fig, (ax, ax_c) = new_figure(ncols=2)
+    for gate, marker in (("none", "o"), (gated_arm, "s")):
+        for i, row in enumerate(grids[gate][0]):  # diverged runs (NaN) leave a gap
+            ax.plot(lrs, row, marker + "-", color=arm_colour(gate), lw=1,
+                    label=ARM_LABELS[gate] if i == 0 else None)  # fmt: skip
+    for gate in ("none", gated_arm):
+        best = np.fmin.reduce(grids[gate][0], axis=1)  # (seeds,)
+        for i, value in enumerate(best):
+            ax.axhline(value + DEGRADE_NATS, color=arm_colour(gate), ls=":", lw=1,
+                       label=f"best LR + {DEGRADE_NATS:g}: degraded above" if i == 0 else None)  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_xlabel("peak learning rate")
+    ax.set_ylabel("final val loss (nats/byte)")
+    ax.legend(fontsize="small")
+    for gate in ("none", gated_arm):
+        for lr, r, style in zip(lrs, grids[gate][2], ["-", "--", "-.", ":"] * 3, strict=False):
+            every = r["settings"]["eval_every"]
+            steps = every * (np.arange(len(r["train_loss"])) + 1)
+            ax_c.plot(steps, r["train_loss"], style, color=arm_colour(gate), lw=1,
+                      label=f"{ARM_LABELS[gate]}, LR {lr:g}")  # fmt: skip
+    ax_c.set_xlabel("training step")
+    ax_c.set_ylabel("train loss (seed 0; chunk means)")
+    ax_c.set_yscale("log")
+    ax_c.legend(fontsize="x-small")
+    return CheckResult(
+        verdict=verdict,
+        summary=f"at LR {lrs[-1]:g}: baseline failed in {n_base}/{n_seeds} seeds, "
+        f"{ARM_LABELS[gated_arm]} in {n_gated}/{n_seeds}; top-LR loss {_fmt(top['none'])} vs "
+        f"{_fmt(top[gated_arm])}, above the best LR by {_fmt(worse['none'])} vs "
+        f"{_fmt(worse[gated_arm])} nats"
+        + (
+            " (a tie: the count cannot separate the arms)"
+            if verdict is Verdict.INCONCLUSIVE
+            else ""
+        )
+        + (" (suggestive only with one seed)" if n_seeds == 1 else ""),
+        measured={
+            "lrs": lrs,
+            "loss_baseline": grids["none"][0],
+            "loss_gated": grids[gated_arm][0],
+            "diverged_baseline": grids["none"][1],
+            "diverged_gated": grids[gated_arm][1],
+            "degradation_baseline": worse["none"],
+            "degradation_gated": worse[gated_arm],
+            "failures_baseline": n_base,
+            "failures_gated": n_gated,
+            "n_seeds": n_seeds,
+        },
+        expected={"failures_baseline_exceed_gated": True, "degrade_nats": DEGRADE_NATS},
+        tolerance=f"failure at the top LR = diverged or loss > best-LR loss + {DEGRADE_NATS:g}; "
+        "PASS if baseline failures > gated failures, FAIL if fewer, INCONCLUSIVE on a tie",
+        figures=ctx.save_figure(fig),
+    )
+
+
+# ------------------------------------------------------------------------------------- helpers
+TRAJECTORY_LABELS = {"gate_mean": "mean gate", "f_attn": "F-Attn", "val_loss": "val loss (nats)"}
+
+
+def arm_colour(gate: str) -> str:
+    """The colour of an arm, the same in every figure."""
+    return f"C{list(ARM_LABELS).index(gate)}"
+
+
+PER_LAYER_LABELS = {"m_act_per_layer": "M-Act: max |residual|", "f_attn_per_layer": "F-Attn"}
+
+
+def plot_per_layer(
+    ax: Any, arms: dict[str, list[dict[str, Any]]], gates: list[str], key: str
+) -> list[Any]:
+    """One line per run of each arm: the final per-layer ``key`` against the layer index."""
+    artists = []
+    for gate in gates:
+        for i, r in enumerate(arms[gate]):
+            values = r["final"][key]
+            artists += ax.plot(range(len(values)), values, "o-", color=arm_colour(gate), lw=1,
+                               alpha=0.7, label=ARM_LABELS[gate] if i == 0 else None)  # fmt: skip
+    ax.set_xlabel("layer")
+    ax.set_ylabel(PER_LAYER_LABELS[key])
+    ax.set_xticks(range(len(values)))
+    return artists
+
+
+def plot_over_training(
+    ax: Any, arms: dict[str, list[dict[str, Any]]], gates: list[str], key: str
+) -> list[Any]:
+    """One line per run of each arm: ``key`` of the trajectory against the training step (an
+    arm keeps its colour in every figure)."""
+    artists = []
+    for gate in gates:
+        colour = arm_colour(gate)
+        for i, r in enumerate(arms[gate]):
+            steps = [p["step"] for p in r["trajectory"]]
+            artists += ax.plot(steps, [p[key] for p in r["trajectory"]], color=colour, lw=1,
+                               label=ARM_LABELS[gate] if i == 0 else None)  # fmt: skip
+    ax.set_xlabel("training step")
+    ax.set_ylabel(TRAJECTORY_LABELS[key])
+    return artists
+
+
+def _base_lr(records: list[dict[str, Any]]) -> float:
+    """The LR at which the controls were trained (the most common LR of the runs)."""
+    lrs = [r["params"]["lr"] for r in records]
+    return max(set(lrs), key=lrs.count)
+
+
+def _fmt(values: np.ndarray) -> str:
+    """Per-seed numbers for a summary: ``0.123`` or ``[0.12, 0.34, ...]``."""
+    values = np.atleast_1d(np.asarray(values, dtype=float))
+    if len(values) == 1:
+        return f"{values[0]:.3g}"
+    return "[" + ", ".join(f"{v:.3g}" for v in values) + "]"
