@@ -216,7 +216,7 @@ def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[
     )
     hs, hg = (torch.from_numpy(a) for a in sample_future_pairs(m, 4096, rng))
     critic = Critic(3, 3, params["depth"], params["width"], VARIANTS[params["variant"]])
-    opt = torch.optim.Adam(critic.parameters(), lr=params.get("lr", 3e-4))
+    opt = torch.optim.Adam(critic.parameters(), lr=params.get("lr", 3e-4), foreach=True)
     gen = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))
     curve = []
     for _ in range(steps):
