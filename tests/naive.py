@@ -560,3 +560,52 @@ def backcopy_bayes_loss_naive(source, tokens) -> float:
             else:
                 losses.append(-math.log(source.transition[row[t - 1], row[t]]))
     return sum(losses) / len(losses)
+
+
+# Deep CRL --------------------------------------------------------------------------------------
+
+
+def successor_measure_naive(p, gamma: float, terms: int = 2000):
+    """Σ_{k=1}^{terms} (1−γ)γ^{k−1} P^k by repeated multiplication (truncated series)."""
+    import numpy as np
+
+    out, power = np.zeros_like(p), np.eye(len(p))
+    for k in range(1, terms + 1):
+        power = power @ p
+        out += (1 - gamma) * gamma ** (k - 1) * power
+    return out
+
+
+def shortest_paths_naive(walls) -> dict:
+    """Floyd–Warshall over free cells of a wall grid with unit 4-neighbour edges:
+    {(cell_a, cell_b): distance} with cells as (row, col)."""
+    cells = [(r, c) for r in range(len(walls)) for c in range(len(walls[0])) if not walls[r][c]]
+    inf = float("inf")
+    dist = {(a, b): 0 if a == b else inf for a in cells for b in cells}
+    for a in cells:
+        for b in cells:
+            if abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1:
+                dist[a, b] = 1
+    for k in cells:
+        for a in cells:
+            for b in cells:
+                dist[a, b] = min(dist[a, b], dist[a, k] + dist[k, b])
+    return dist
+
+
+def energy_naive(phi, psi) -> list[list[float]]:
+    """F_ij = −sqrt(Σ_k (φ_ik − ψ_jk)² + 1e-6) by explicit loops."""
+    import math
+
+    return [
+        [-math.sqrt(sum((a - b) ** 2 for a, b in zip(p, q, strict=True)) + 1e-6) for q in psi]
+        for p in phi
+    ]
+
+
+def infonce_naive(logits) -> float:
+    """mean_i [log Σ_j exp F_ij − F_ii] by explicit loops."""
+    import math
+
+    n = len(logits)
+    return sum(math.log(sum(math.exp(x) for x in row)) - row[i] for i, row in enumerate(logits)) / n

@@ -1,0 +1,250 @@
+"""The networks and critic of "1000 Layer Networks for Self-Supervised RL" (Wang et al., NeurIPS
+2025), with the ablation switches, signal-propagation probes and fixed-data critic training
+(spec ``shared/papers/deep_crl.md`` §1, §4A–B, §5).
+
+Depth convention (spec §1): D counts the Dense layers inside the residual blocks only; an encoder
+of depth D has an input layer Dense→LN→Swish, D/4 blocks of 4×(Dense→LN→Swish) with
+h ← h + F(h) after the 4th activation, and a plain output Dense: D + 2 Dense layers in all.
+D = 0 is the one-hidden-layer network. Weights U(±1/√fan_in) (PyTorch's default ``nn.Linear``
+weight init), biases zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from sims.mazes import GridMaze, sample_future_pairs, serpentine_layout, successor_measure
+
+#: The paper's logsumexp penalty weight λ (spec §1).
+LSE_PENALTY = 0.1
+#: ε inside the square root of ‖φ − ψ‖ (spec §7).
+SQRT_EPS = 1e-6
+
+
+@dataclass(frozen=True)
+class Variant:
+    """An architecture switch set: residual connections, LayerNorm, activation, and whether the
+    output embedding is L2-normalised."""
+
+    residual: bool = True
+    layer_norm: bool = True
+    activation: str = "swish"
+    normalize_embedding: bool = False
+
+
+#: The ablations of spec §2/§5, by name.
+VARIANTS = {
+    "paper": Variant(),
+    "relu": Variant(activation="relu"),
+    "no_ln": Variant(layer_norm=False),
+    "no_res": Variant(residual=False),
+    "no_res_no_ln": Variant(residual=False, layer_norm=False),
+    "normalized": Variant(normalize_embedding=True),
+}
+
+
+def _dense(n_in: int, n_out: int) -> nn.Linear:
+    layer = nn.Linear(n_in, n_out)  # weight U(±1/√fan_in)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class _Layer(nn.Module):
+    """Dense → LayerNorm (optional) → activation."""
+
+    def __init__(self, n_in: int, width: int, variant: Variant) -> None:
+        super().__init__()
+        self.dense = _dense(n_in, width)
+        self.norm = nn.LayerNorm(width) if variant.layer_norm else nn.Identity()
+        self.act = nn.SiLU() if variant.activation == "swish" else nn.ReLU()
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        return self.act(self.norm(self.dense(h)))
+
+
+class Encoder(nn.Module):
+    """The paper's encoder (spec §1): input layer, D/4 residual blocks of four layers, output
+    Dense. ``trunk(x)`` returns (input-layer output, trunk output) for signal probes."""
+
+    def __init__(self, n_in: int, n_out: int, depth: int, width: int, variant: Variant) -> None:
+        super().__init__()
+        if depth < 0 or depth % 4:
+            raise ValueError(f"depth must be a non-negative multiple of 4 (got {depth})")
+        if variant.activation not in ("swish", "relu"):
+            raise ValueError(f"activation must be 'swish' or 'relu' (got {variant.activation!r})")
+        self.variant = variant
+        self.input_layer = _Layer(n_in, width, variant)
+        self.blocks = nn.ModuleList(
+            nn.Sequential(*(_Layer(width, width, variant) for _ in range(4)))
+            for _ in range(depth // 4)
+        )
+        self.output = _dense(width, n_out)
+
+    def trunk(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h_in = h = self.input_layer(x)  # (B, w)
+        for block in self.blocks:
+            h = h + block(h) if self.variant.residual else block(h)
+        return h_in, h
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        z = self.output(self.trunk(x)[1])  # (B, n_out)
+        return nn.functional.normalize(z, dim=-1) if self.variant.normalize_embedding else z
+
+
+def energy_matrix(phi: torch.Tensor, psi: torch.Tensor) -> torch.Tensor:
+    """F_ij = −‖φ_i − ψ_j‖₂ with ε inside the root (spec §1, §7)."""
+    sq = phi.pow(2).sum(1)[:, None] + psi.pow(2).sum(1)[None, :] - 2 * phi @ psi.T  # (B, B)
+    return -torch.sqrt(sq.clamp_min(0) + SQRT_EPS)
+
+
+def infonce_terms(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(forward InfoNCE, logsumexp penalty) of a batch of logits F (B, B) with positives on the
+    diagonal: InfoNCE = mean_i[LSE_j F_ij − F_ii], penalty = mean_i (LSE_j F_ij)² (spec §1)."""
+    lse = torch.logsumexp(logits, dim=1)  # (B,)
+    return (lse - logits.diagonal()).mean(), lse.pow(2).mean()
+
+
+def critic_loss(logits: torch.Tensor, penalty: float = LSE_PENALTY) -> torch.Tensor:
+    """The CRL critic loss: InfoNCE + λ·mean_i(LSE_j F_ij)²."""
+    nce, lse2 = infonce_terms(logits)
+    return nce + penalty * lse2
+
+
+class Critic(nn.Module):
+    """Two encoders φ(s[, a]) and ψ(g) of the same depth and width, 64-dim embeddings."""
+
+    def __init__(
+        self, sa_dim: int, g_dim: int, depth: int, width: int, variant: Variant, repr_dim: int = 64
+    ) -> None:
+        super().__init__()
+        self.phi = Encoder(sa_dim, repr_dim, depth, width, variant)
+        self.psi = Encoder(g_dim, repr_dim, depth, width, variant)
+
+    def forward(self, sa: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+        return energy_matrix(self.phi(sa), self.psi(g))
+
+
+def _seed_torch(rng: np.random.Generator) -> None:
+    torch.set_num_threads(1)
+    torch.manual_seed(int(rng.integers(2**63 - 1)))
+
+
+# ------------------------------------------------------------------------- signal propagation
+def signal_at_init(
+    variant: Variant, depth: int, width: int, rng: np.random.Generator, batch: int = 256
+) -> dict[str, float]:
+    """Signal-propagation probes of a freshly initialised critic on Gaussian inputs (spec §5):
+
+    - ``grad_ratio`` = ‖∇W_first‖/‖∇W_last‖ of φ's input and output Dense under the critic loss;
+    - ``trunk_gain`` = mean_i ‖h_out,i‖/‖h_in,i‖ (trunk output vs input-layer output);
+    - ``jacobian_gain`` = ‖J_φ v‖/‖v‖ for random unit input directions v (the embedding's
+      input-Jacobian gain, averaged over the batch);
+    - ``embedding_std`` and ``output_rms`` of φ.
+    """
+    _seed_torch(rng)
+    sa_dim, g_dim = 4, 2
+    critic = Critic(sa_dim, g_dim, depth, width, variant)
+    gen = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))
+    sa = torch.randn(batch, sa_dim, generator=gen)
+    g = torch.randn(batch, g_dim, generator=gen)
+    critic_loss(critic(sa, g)).backward()
+    first = critic.phi.input_layer.dense.weight.grad.norm()
+    last = critic.phi.blocks[-1][-1].dense.weight.grad.norm()
+    with torch.no_grad():
+        h_in, h_out = critic.phi.trunk(sa)
+        trunk_gain = (h_out.norm(dim=1) / h_in.norm(dim=1)).mean()
+        z = critic.phi(sa)
+    v = torch.randn(batch, sa_dim, generator=gen)
+    v = v / v.norm(dim=1, keepdim=True)
+    _, jv = torch.autograd.functional.jvp(critic.phi, sa, v)  # J_φ v by double backward
+    return {
+        "grad_ratio": float(first / last),
+        "trunk_gain": float(trunk_gain),
+        "jacobian_gain": float(jv.detach().norm(dim=1).mean()),
+        "embedding_std": float(z.std()),
+        "output_rms": float(z.pow(2).mean().sqrt()),
+    }
+
+
+def signal_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, float]:
+    """Sweep task: :func:`signal_at_init` for ``params`` = {variant, depth, width}."""
+    return signal_at_init(VARIANTS[params["variant"]], params["depth"], params["width"], rng)
+
+
+# ------------------------------------------------------------------------ fixed-data critic
+def with_constant_feature(xy: np.ndarray) -> np.ndarray:
+    """(x, y) → (x, y, 1). With zero biases, Dense → LayerNorm is invariant to the scale of its
+    input, so a net fed bare centred coordinates sees only their direction from the origin; the
+    constant feature acts as a random first-layer bias at init and removes that blind spot."""
+    return np.concatenate([xy, np.ones((len(xy), 1))], axis=1)
+
+
+def spearman_rows(f: np.ndarray, target: np.ndarray, mask: np.ndarray) -> float:
+    """Mean over rows i of Spearman's ρ between f[i, mask_i] and target[i, mask_i] (rows with
+    fewer than 3 scored entries skipped). Ties get average ranks."""
+    from scipy.stats import spearmanr
+
+    rhos = [spearmanr(f[i, m], target[i, m]).statistic for i, m in enumerate(mask) if m.sum() >= 3]
+    return float(np.mean(rhos))
+
+
+def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Sweep task (spec §4A–B): train a state-only critic f(s, g) = −‖φ(s) − ψ(g)‖ on a fixed
+    data set of (state, future) pairs sampled once from the exact successor measure of the
+    random walk on a serpentine maze, then score it on all cell pairs.
+
+    ``params``: variant, depth, width, steps, and optional corridors, length, gamma, n_pairs,
+    batch, lr, horizon, return_f. Returns the final training and held-out InfoNCE, ρ(f, −geodesic) and
+    ρ(f, −Euclidean) over pairs within ``horizon`` moves, ρ(f, log M), the loss curve and the
+    Q-map row of the start cell (and the whole matrix f(s_i, g_j) with ``return_f``).
+    """
+    _seed_torch(rng)
+    maze = GridMaze.from_layout(
+        serpentine_layout(params.get("corridors", 7), params.get("length", 13))
+    )
+    gamma = params.get("gamma", 0.95)
+    batch, steps = params.get("batch", 256), params["steps"]
+    m = successor_measure(maze.transition_matrix(), gamma)
+    xy = torch.tensor(with_constant_feature(maze.coordinates()), dtype=torch.float32)  # (n, 3)
+    s_idx, g_idx = (
+        torch.from_numpy(a) for a in sample_future_pairs(m, params.get("n_pairs", 20_000), rng)
+    )
+    hs, hg = (torch.from_numpy(a) for a in sample_future_pairs(m, 4096, rng))
+    critic = Critic(3, 3, params["depth"], params["width"], VARIANTS[params["variant"]])
+    opt = torch.optim.Adam(critic.parameters(), lr=params.get("lr", 3e-4), foreach=True)
+    gen = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))
+    curve = []
+    for _ in range(steps):
+        pick = torch.randint(len(s_idx), (batch,), generator=gen)
+        logits = critic(xy[s_idx[pick]], xy[g_idx[pick]])  # (B, B)
+        loss = critic_loss(logits)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        curve.append(float(infonce_terms(logits.detach())[0]))
+    with torch.no_grad():
+        held = [
+            float(infonce_terms(critic(xy[hs[k : k + batch]], xy[hg[k : k + batch]]))[0])
+            for k in range(0, len(hs), batch)
+        ]
+        f = critic(xy, xy).numpy().astype(float)  # (n, n): f(s_i, g_j)
+    geo, euc = maze.geodesic_distances(), maze.euclidean_distances()
+    horizon = params.get("horizon", round(1 / (1 - gamma)))
+    mask = (geo > 0) & (geo <= horizon)
+    tail = max(1, steps // 10)
+    start = maze.index[maze.start]
+    out = {
+        "train_loss": float(np.mean(curve[-tail:])),
+        "heldout_loss": float(np.mean(held)),
+        "rho_geo": spearman_rows(f, -geo, mask),
+        "rho_euc": spearman_rows(f, -euc, mask),
+        "rho_log_m": spearman_rows(f, np.log(m + 1e-300), mask),
+        "loss_curve": np.asarray(curve[:: max(1, steps // 50)]),
+        "q_row_start": f[start],
+    }
+    return out | {"f": f} if params.get("return_f") else out

@@ -1,0 +1,127 @@
+"""The paper's encoder (depth convention, init, switches), the critic's energy and loss against
+loop oracles, the signal probes' regimes at tiny sizes, and determinism of the training task."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from neural.deep_crl import (
+    VARIANTS,
+    Critic,
+    Encoder,
+    Variant,
+    critic_loss,
+    energy_matrix,
+    infonce_terms,
+    signal_at_init,
+    spearman_rows,
+    train_maze_critic,
+    with_constant_feature,
+)
+from tests.naive import energy_naive, infonce_naive
+
+
+@pytest.mark.parametrize(("depth", "width"), [(0, 8), (4, 16), (8, 12)])
+def test_parameter_count_follows_the_depth_convention(depth, width):
+    n_in, n_out = 5, 3
+    enc = Encoder(n_in, n_out, depth, width, VARIANTS["paper"])
+    n_dense = sum(isinstance(m, torch.nn.Linear) for m in enc.modules())
+    assert n_dense == depth + 2
+    expected = (n_in * width + 3 * width) + depth * (width**2 + 3 * width) + width * n_out + n_out
+    assert sum(p.numel() for p in enc.parameters()) == expected
+
+
+def test_biases_are_zero_and_weights_uniform_within_one_over_root_fan_in():
+    enc = Encoder(4, 8, 8, 32, VARIANTS["paper"])
+    for m in enc.modules():
+        if isinstance(m, torch.nn.Linear):
+            assert torch.all(m.bias == 0)
+            assert m.weight.abs().max() <= 1 / np.sqrt(m.in_features)
+
+
+@pytest.mark.parametrize("depth", [-4, 6])
+def test_depth_must_be_a_multiple_of_four(depth):
+    with pytest.raises(ValueError, match="depth"):
+        Encoder(2, 2, depth, 8, VARIANTS["paper"])
+
+
+def test_unknown_activation_is_rejected():
+    with pytest.raises(ValueError, match="activation"):
+        Encoder(2, 2, 4, 8, Variant(activation="tanh"))
+
+
+def test_switches_change_the_modules():
+    plain = Encoder(2, 2, 4, 8, VARIANTS["no_res_no_ln"])
+    assert not any(isinstance(m, torch.nn.LayerNorm) for m in plain.modules())
+    relu = Encoder(2, 2, 4, 8, VARIANTS["relu"])
+    assert any(isinstance(m, torch.nn.ReLU) for m in relu.modules())
+    unit = Encoder(2, 6, 4, 8, VARIANTS["normalized"])(torch.randn(5, 2))
+    assert torch.allclose(unit.norm(dim=1), torch.ones(5), atol=1e-6)
+
+
+def test_residual_adds_the_block_output():
+    torch.manual_seed(0)
+    enc = Encoder(3, 2, 4, 8, VARIANTS["paper"])
+    x = torch.randn(4, 3)
+    h_in, h_out = enc.trunk(x)
+    assert torch.allclose(h_out, h_in + enc.blocks[0](h_in))
+
+
+def test_energy_and_infonce_match_loop_oracles():
+    gen = torch.Generator().manual_seed(3)
+    phi, psi = torch.randn(6, 4, generator=gen), torch.randn(6, 4, generator=gen)
+    logits = energy_matrix(phi, psi)
+    assert np.allclose(logits.numpy(), energy_naive(phi.tolist(), psi.tolist()), atol=1e-5)
+    nce, _ = infonce_terms(logits)
+    assert float(nce) == pytest.approx(infonce_naive(logits.tolist()), abs=1e-5)
+    lse = torch.logsumexp(logits, 1)
+    assert float(critic_loss(logits)) == pytest.approx(float(nce + 0.1 * (lse**2).mean()), 1e-6)
+
+
+def test_critic_energy_is_minus_the_embedding_distance():
+    critic = Critic(3, 2, 4, 8, VARIANTS["paper"])
+    sa, g = torch.randn(5, 3), torch.randn(5, 2)
+    f = critic(sa, g)
+    assert f.shape == (5, 5)
+    assert torch.all(f < 0)
+    d = torch.cdist(critic.phi(sa), critic.psi(g))
+    assert torch.allclose(-f, torch.sqrt(d**2 + 1e-6), atol=1e-5)
+
+
+def test_signal_probe_regimes_at_small_width():
+    rng = np.random.default_rng
+    no_ln = [signal_at_init(VARIANTS["no_ln"], d, 32, rng(0), batch=64) for d in (4, 32)]
+    assert all(abs(r["trunk_gain"] - 1) < 0.02 for r in no_ln)  # blocks ≈ identity
+    paper = [signal_at_init(VARIANTS["paper"], d, 32, rng(0), batch=64) for d in (4, 32)]
+    assert paper[1]["trunk_gain"] > 2 * paper[0]["trunk_gain"]  # the trunk grows with blocks
+    plain = [signal_at_init(VARIANTS["no_res_no_ln"], d, 32, rng(0), batch=64) for d in (4, 8)]
+    assert plain[1]["output_rms"] < 0.05 * plain[0]["output_rms"]  # vanishes
+    assert signal_at_init(VARIANTS["paper"], 4, 32, rng(5), batch=64) == signal_at_init(
+        VARIANTS["paper"], 4, 32, rng(5), batch=64
+    )
+
+
+def test_spearman_rows_skips_short_rows_and_scores_perfect_rankings():
+    f = np.array([[0.0, 1.0, 2.0, 3.0], [3.0, 2.0, 1.0, 0.0]])
+    mask = np.array([[True, True, True, True], [True, True, False, False]])
+    assert spearman_rows(f, f * 2, mask) == pytest.approx(1.0)
+
+
+def test_constant_feature_is_appended():
+    out = with_constant_feature(np.zeros((3, 2)))
+    assert out.shape == (3, 3)
+    assert np.all(out[:, 2] == 1)
+
+
+def test_maze_critic_task_is_deterministic_and_learns():
+    params = {"variant": "paper", "depth": 4, "width": 16, "steps": 40, "n_pairs": 2000,
+              "batch": 64, "lr": 3e-3, "return_f": True}  # fmt: skip
+    a = train_maze_critic(params, np.random.default_rng(7))
+    b = train_maze_critic(params, np.random.default_rng(7))
+    assert a["train_loss"] == b["train_loss"]
+    assert np.array_equal(a["f"], b["f"])
+    assert a["f"].shape == (97, 97)
+    assert a["loss_curve"][-1] < a["loss_curve"][0]
