@@ -8,10 +8,18 @@ from paper_checks.cli import main
 from paper_checks.results import comparable
 from sims._jsonio import read_json
 
+#: The rlvr theory claims: they pass and run Monte Carlo sweeps through the executor.
+CLAIMS = (
+    "rlvr.estimator_unbiased",
+    "rlvr.tilt_never_crosses",
+    "rlvr.sharpening_crosses",
+    "rlvr.single_crossing",
+)
+
 
 def _run(tmp_path, name, *extra):
     out = tmp_path / name
-    assert main(["run", "rlvr", "--seed", "3", "--out", str(out), *extra]) == 0
+    assert main(["run", *CLAIMS, "--seed", "3", "--out", str(out), *extra]) == 0
     return read_json(out / "results.json")
 
 
