@@ -20,6 +20,7 @@ from paper_checks.claims import claim
 from paper_checks.context import Context
 from paper_checks.plotting import THEORY, new_figure
 from paper_checks.results import CheckResult, Verdict
+from sims.bootstrap import paired_mean_ci
 from sims.mazes import GridMaze, serpentine_layout, successor_measure
 from theory.deep_crl import no_residual_log_gain_per_layer
 
@@ -328,12 +329,6 @@ MIN_RHO_GAIN = 0.03
 SERPENTINE = (7, 13)  # 7 corridors of 13 cells: 97 free cells (spec §4B)
 
 
-def _bootstrap_ci(diffs: np.ndarray, rng: np.random.Generator, level: float = 0.9) -> np.ndarray:
-    """Percentile bootstrap CI of the mean of paired differences (resampling seeds)."""
-    boot = rng.choice(diffs, size=(10_000, len(diffs)), replace=True).mean(1)
-    return np.quantile(boot, [(1 - level) / 2, (1 + level) / 2])
-
-
 @claim(
     "deep_crl.critic_learns_geodesic",
     paper="deep_crl",
@@ -380,7 +375,7 @@ def critic_learns_geodesic(
         rho[d] = np.array([spearman_rows(f, -target, mask) for f in fs])
         shortcut[d] = np.array([spearman_rows(f, -euc, mask) for f in fs]) - rho[d]
     gain = rho[4] - rho[0]
-    ci = _bootstrap_ci(gain, ctx.rng("bootstrap"))
+    ci = paired_mean_ci(gain, ctx.rng("bootstrap"), n_boot=10_000, level=0.9)
     shortcut_drop = float(np.mean(shortcut[4] - shortcut[0]))
     passed = gain.mean() >= MIN_RHO_GAIN and ci[0] > 0 and shortcut_drop < 0
 

@@ -22,6 +22,7 @@ from paper_checks.claims import claim
 from paper_checks.context import Context
 from paper_checks.plotting import THEORY, new_figure, plot_pass_at_k
 from paper_checks.results import CheckResult, Verdict
+from sims.bootstrap import paired_mean_ci
 from sims.rlvr_toy import GRPO_CHECKPOINTS, base_learned, sample_counts, toy_arms_task
 from theory import passk
 from theory.fits import fit_power_law
@@ -650,17 +651,6 @@ N_BOOT = 2000
 BASE_ABOVE_CHANCE = 0.10  # gate: base pass@1 ≥ chance + 0.10 and ≥ 3 × chance before RL counts
 
 
-def paired_bootstrap_ci(
-    diff: np.ndarray, rng: np.random.Generator, n_boot: int = N_BOOT, level: float = 0.95
-) -> tuple[float, float]:
-    """Percentile CI of the mean of per-problem differences ``diff`` (P,), resampling problems
-    with replacement (paired: both models' estimates of a problem move together)."""
-    idx = rng.integers(diff.size, size=(n_boot, diff.size))
-    means = diff[idx].mean(axis=1)
-    tail = (1 - level) / 2
-    return float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))
-
-
 @claim(
     "rlvr.transformer_crossing",
     paper="rlvr",
@@ -728,9 +718,15 @@ def transformer_crossing(
     curves = {arm: e.mean(axis=0) for arm, e in est.items()}
     rng = ctx.rng("bootstrap")
     ci = {
-        "pass1_gain": paired_bootstrap_ci(est[rl_arm][:, 0] - est["base"][:, 0], rng),
-        "large_k_loss": paired_bootstrap_ci(est["base"][:, -1] - est[rl_arm][:, -1], rng),
-        "distill_gain": paired_bootstrap_ci(est["distill"][:, -1] - est["base"][:, -1], rng),
+        "pass1_gain": paired_mean_ci(
+            est[rl_arm][:, 0] - est["base"][:, 0], rng, n_boot=N_BOOT, level=0.95
+        ),
+        "large_k_loss": paired_mean_ci(
+            est["base"][:, -1] - est[rl_arm][:, -1], rng, n_boot=N_BOOT, level=0.95
+        ),
+        "distill_gain": paired_mean_ci(
+            est["distill"][:, -1] - est["base"][:, -1], rng, n_boot=N_BOOT, level=0.95
+        ),
     }
     cross = passk.crossing_k(ks, curves["base"], curves[rl_arm])
     solved = {arm: int(np.sum(c > 0)) for arm, c in counts.items()}
