@@ -12,6 +12,7 @@ the mean over seeds minus 3 standard errors clears it (``lower_bound``).
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -44,6 +45,7 @@ SLOPE_RTOL = 0.20
 FEASIBLE_P = 1e-4  # "solvable at a feasible budget": base p >= 1e-4 (k ≈ 10^4)
 PAPER_PASS256 = [67.2, 66.3, 65.3, 64.3]  # rlvr.md §2: base, GRPO 150/300/450 steps (Omni-train)
 ALL_ARMS = ("grpo", "distill", "tabular")
+WORLD = "rlvr.arm_a.world"  # names the stream of Arm A's problem set (``toy_world``)
 ARM_ORDER = ("base", "grpo150", "grpo400", "grpo800", "distill", "distill_grpo")
 
 
@@ -59,17 +61,32 @@ def _n_seeds(ctx: Context) -> int:
     return ctx.pick(quick=3, full=5)
 
 
+def toy_world(ctx: Context) -> list[int]:
+    """Seed entropy of Arm A's problem set: the run's root seed and a fixed name, the same for
+    every Arm A claim. Like a benchmark in the paper, the 400 train and 400 test problems are
+    drawn once and the seeds of a sweep are RL (training) seeds (rlvr.md §4: "five RL seeds",
+    one base row in the pilot table; §6: "training-seed SD in the toy was ≈0.005")."""
+    return [ctx.seed, zlib.crc32(WORLD.encode())]
+
+
 def _runs(
-    ctx: Context, name: str = "arms", arms: Sequence[str] = ALL_ARMS, snrs: Sequence[float] = (0.0,)
+    ctx: Context,
+    name: str = "arms",
+    arms: Sequence[str] = ALL_ARMS,
+    snrs: Sequence[float] = (0.0,),
+    *,
+    n_seeds: int | None = None,
+    fixed_world: bool = True,
 ) -> list:
     """One record per (SNR, seed) of ``sims.rlvr_toy.toy_arms_task`` with p arrays as numpy.
-    The SNR = 0 claims share one sweep (same name and arms), so a shared run directory and
-    claim id compute it once."""
+    With ``fixed_world`` every seed trains on the problem set of ``toy_world``; without, each
+    seed draws its own problems (the world-to-world spread)."""
+    world = {"world": toy_world(ctx)} if fixed_world else {}
     records = ctx.sweep(
         toy_arms_task,
-        [{"snr": float(s), "arms": list(arms)} for s in snrs],
+        [{"snr": float(s), "arms": list(arms), **world} for s in snrs],
         name=name,
-        n_seeds=_n_seeds(ctx),
+        n_seeds=_n_seeds(ctx) if n_seeds is None else n_seeds,
     )
     for r in records:
         for split in ("test", "train"):
@@ -178,10 +195,24 @@ def toy_crossing(
     """For each SNR ≤ 1 and seed: exactly one sign change of Δ(k) = pass@k(RL) − pass@k(base)
     on k = 1..1024 (8 points per octave) with k* in [2, 64]; the lower bound of
     pass@256(base) − pass@256(RL) over seeds is ≥ 0.03. SNRs above 1 (full scale: SNR = 3) are
-    reported as the sensitivity knob, not asserted."""
+    reported as the sensitivity knob, not asserted.
+
+    The seeds are RL seeds on one problem set (``toy_world``), as in the spec's pilot ("five RL
+    seeds ... crossing bracket 2–4 every time"). Reported, not asserted: k* at SNR = 0 over
+    ``n_worlds`` independently drawn problem sets (one RL seed each), the spread that a
+    different ``--seed`` samples from."""
     if snrs is None:
         snrs = ctx.pick(quick=(0.0, 1.0), full=(0.0, 1.0, 3.0))
     records = _runs(ctx, "crossing", ("grpo",), snrs)
+    worlds = _runs(ctx, "worlds", ("grpo",), n_seeds=ctx.pick(quick=10, full=30), fixed_world=False)
+    world_k = []
+    for r in worlds:
+        test = r["result"]["test"]
+        k_star = passk.crossing_k(
+            KS_FINE, _curve(test["base"], KS_FINE), _curve(test[rl_arm], KS_FINE)
+        ).k_star
+        world_k.append(np.nan if k_star is None else k_star)
+    world_k = np.asarray(world_k)
     i256 = int(np.flatnonzero(KS_FINE == 256)[0])
     rows: dict[float, dict[str, list]] = {}
     for r in records:
@@ -204,7 +235,7 @@ def toy_crossing(
         if lower_bound(rows[s]["loss"]) < PASS256_LOSS:
             failed.append(f"SNR {s:g}: pass@256 loss bound {lower_bound(rows[s]['loss']):.3f}")
 
-    fig, ax = new_figure()
+    fig, (ax, ax_w) = new_figure(ncols=2)
     for i, (s, row) in enumerate(sorted(rows.items())):
         d = np.asarray(row["d"])
         ax.plot(KS_FINE, d.mean(axis=0), "-", color=f"C{i}", label=f"SNR {s:g} (mean of seeds)")
@@ -216,6 +247,21 @@ def toy_crossing(
     ax.set_xlabel("k")
     ax.set_ylabel(f"pass@k({rl_arm}) − pass@k(base)")
     ax.legend(fontsize="small")
+    ax_w.axvspan(*CROSSING_RANGE, color="0.93", zorder=0, label="asserted k* range")
+    ax_w.hist(
+        world_k[np.isfinite(world_k)],
+        bins=np.arange(1.0, 4.01, 0.125),
+        color="C0",
+        zorder=2,
+        label="one RL seed per independent problem set",
+    )
+    for k in rows.get(0.0, {}).get("k", []):
+        ax_w.axvline(k, color="C1", lw=1)
+    ax_w.plot([], [], "-", color="C1", label="RL seeds on the run's problem set")
+    ax_w.set_xlabel(f"k* at SNR 0 ({world_k.size} independent problem sets, reported)")
+    ax_w.set_ylabel("problem sets")
+    ax_w.set_xlim(1.0, 4.0)
+    ax_w.legend(fontsize="small")
     summary_rows = {
         f"snr_{s:g}": {
             "k_star_mean": float(np.nanmean(row["k"])) if np.any(np.isfinite(row["k"])) else None,
@@ -226,6 +272,12 @@ def toy_crossing(
         }
         for s, row in rows.items()
     }
+    world_summary = {
+        "k_star_per_world": [None if np.isnan(k) else float(k) for k in world_k],
+        "k_star_mean": float(np.nanmean(world_k)),
+        "k_star_sd": float(np.nanstd(world_k, ddof=1)),
+        "fraction_below_range": float(np.mean(world_k < CROSSING_RANGE[0])),
+    }
     text = "; ".join(
         f"SNR {s:g}: k* {v['k_star_mean'] or float('nan'):.2f}, pass@256 loss "
         f"{v['pass256_loss_mean']:.3f}"
@@ -233,9 +285,12 @@ def toy_crossing(
     )
     return CheckResult(
         verdict=Verdict.of(not failed),
-        summary=f"{text} ({_n_seeds(ctx)} seeds)"
-        + (f"; failed: {'; '.join(failed)}" if failed else ""),
-        measured=summary_rows,
+        summary=f"{text} ({_n_seeds(ctx)} RL seeds, one problem set)"
+        + (f"; failed: {'; '.join(failed)}" if failed else "")
+        + f"; reported: over {world_k.size} independent problem sets k* (SNR 0) = "
+        f"{world_summary['k_star_mean']:.2f} ± {world_summary['k_star_sd']:.2f}, "
+        f"{world_summary['fraction_below_range']:.0%} below {CROSSING_RANGE[0]:g}",
+        measured={**summary_rows, "independent_problem_sets_snr_0": world_summary},
         expected={
             "n_crossings": 1,
             "k_star_range": list(CROSSING_RANGE),
@@ -267,6 +322,20 @@ def solved_sets(c_base: np.ndarray, c_rl: np.ndarray) -> dict[str, int]:
         "base_only": int(np.sum(b & ~r)),
         "rl_only": int(np.sum(~b & r)),
         "neither": int(np.sum(~b & ~r)),
+    }
+
+
+def solved_regions(counts: dict[str, np.ndarray]) -> dict[str, int]:
+    """Venn counts of the solved sets (c > 0) of any number of arms: one entry per combination
+    of arms, named by the arms that solve the problem joined with "+" ("none" for no arm), in
+    the order of ``counts``; every combination is listed, zeros included."""
+    names = list(counts)
+    solved = np.stack([np.asarray(c) > 0 for c in counts.values()], axis=1)  # (P, arms)
+    code = solved @ (1 << np.arange(len(names)))  # bit j: solved by arm j
+    tally = np.bincount(code, minlength=1 << len(names))
+    return {
+        "+".join(n for j, n in enumerate(names) if m >> j & 1) or "none": int(tally[m])
+        for m in range(len(tally) - 1, -1, -1)
     }
 
 
@@ -624,10 +693,12 @@ def toy_slope_prediction(ctx: Context, *, rl_arm: str = RL_ARM) -> CheckResult:
         summary=f"slopes on k ∈ [4, 64]: base {mean['base']:.3f} vs model {mean['model_base']:.3f}, "
         f"RL {mean['rl']:.3f} vs model {mean['model_rl']:.3f} (fitted a = {mean['a']:.2f}, "
         f"α = {mean['alpha']:.2f}); max relative error base {max(err['base']):.2f}, RL "
-        f"{max(err['rl']):.2f} (≤ {SLOPE_RTOL})",
+        f"{max(err['rl']):.2f} (≤ {SLOPE_RTOL}); reported: measured slope ratio base/RL "
+        f"{mean['base'] / mean['rl']:.2f} vs α (§3: RL shallower by α)",
         measured={
             "slope_base": [r["base"] for r in rows],
             "slope_rl": [r["rl"] for r in rows],
+            "slope_ratio_base_over_rl": [r["base"] / r["rl"] for r in rows],
             "fit_a": [r["a"] for r in rows],
             "fit_b": [r["b"] for r in rows],
             "fit_alpha": [r["alpha"] for r in rows],
@@ -638,6 +709,7 @@ def toy_slope_prediction(ctx: Context, *, rl_arm: str = RL_ARM) -> CheckResult:
             "slope_base": [r["model_base"] for r in rows],
             "slope_rl": [r["model_rl"] for r in rows],
             "asymptotic_slopes": [[-r["a"], -r["a"] / r["alpha"]] for r in rows],
+            "slope_ratio_base_over_rl": [r["alpha"] for r in rows],
         },
         tolerance=f"measured slopes within {SLOPE_RTOL:.0%} of the fitted model's on k ∈ "
         f"{SLOPE_WINDOW}, every seed",
@@ -656,7 +728,8 @@ BASE_ABOVE_CHANCE = 0.10  # gate: base pass@1 ≥ chance + 0.10 and ≥ 3 × cha
     paper="rlvr",
     statement="On a tiny path-finding transformer, GRPO raises pass@1 but loses at large k, while "
     "distillation from a teacher using edges the base never saw gains at large k.",
-    source="rlvr.md §4 (Arm B) and §6 (paired bootstrap over problems; n ≥ 4k)",
+    source="rlvr.md §4 (Arm B) and §6 (paired bootstrap over problems; n ≥ 4k); KL ablation: "
+    "§2 (KL = 0.001: similar pass@1, lower pass@128)",
 )
 def transformer_crossing(
     ctx: Context,
@@ -671,7 +744,12 @@ def transformer_crossing(
     random nodes), else INCONCLUSIVE. Then PASS when the 95% paired-bootstrap CIs over problems
     show pass@1(RL) > pass@1(base), pass@k_max(base) > pass@k_max(RL) and
     pass@k_max(distill) > pass@k_max(base). ``task`` replaces ``arm_b_task`` (same record
-    format), e.g. to hand the claim synthetic counts."""
+    format), e.g. to hand the claim synthetic counts.
+
+    Reported, not part of the verdict: per-problem accuracy histograms and the Venn counts of
+    the solved sets of base, RL and distillation (rlvr.md §1, §2), and the KL ablation: GRPO with
+    a KL penalty of 0.001 to the base (arm ``rl_kl``) against GRPO without, paired-bootstrap CIs
+    of the differences at k = 1 and k_max (paper, §2: similar pass@1, lower pass@128)."""
     import importlib.util
 
     if task is None and importlib.util.find_spec("torch") is None:
@@ -706,9 +784,10 @@ def transformer_crossing(
             tolerance="RL is run and judged only above the gate",
         )
     ks = 2 ** np.arange(int(np.log2(n // 4)) + 1)  # k ≤ n/4 (rlvr.md §6: n ≥ 2–4× k)
+    kl_arm = "rl_kl" if all("rl_kl" in r["counts"] for r in res) else None
     counts = {
         arm: np.concatenate([np.asarray(r["counts"][arm], np.int64) for r in res])
-        for arm in ("base", rl_arm, "distill")
+        for arm in ("base", rl_arm, "distill", *([kl_arm] if kl_arm else []))
     }
     needs_hidden = np.concatenate([np.asarray(r["needs_hidden"], bool) for r in res])
     est = {
@@ -728,8 +807,22 @@ def transformer_crossing(
             est["distill"][:, -1] - est["base"][:, -1], rng, n_boot=N_BOOT, level=0.95
         ),
     }
+    kl_ci = (
+        {
+            "pass1": paired_mean_ci(
+                est[kl_arm][:, 0] - est[rl_arm][:, 0], rng, n_boot=N_BOOT, level=0.95
+            ),
+            "pass_kmax": paired_mean_ci(
+                est[kl_arm][:, -1] - est[rl_arm][:, -1], rng, n_boot=N_BOOT, level=0.95
+            ),
+        }
+        if kl_arm
+        else {}
+    )
     cross = passk.crossing_k(ks, curves["base"], curves[rl_arm])
     solved = {arm: int(np.sum(c > 0)) for arm, c in counts.items()}
+    venn = solved_regions({arm: counts[arm] for arm in ("base", rl_arm, "distill")})
+    hist = {arm: accuracy_histogram(c, n) for arm, c in counts.items()}
     hidden_solved = {arm: int(np.sum(c[needs_hidden] > 0)) for arm, c in counts.items()}
     failed = [name for name, (low, _) in ci.items() if low <= 0]
     why = "all three shapes hold" if not failed else f"CI includes 0 for: {', '.join(failed)}"
@@ -741,18 +834,15 @@ def transformer_crossing(
             np.asarray(r["counts"][arm]),
         )
         for seed, r in enumerate(res)
-        for arm in ("base", rl_arm, "distill")
+        for arm in counts
     ]
 
-    fig, (ax, ax_d) = new_figure(ncols=2)
+    fig, ((ax, ax_d), (ax_h, ax_v)) = new_figure(ncols=2, nrows=2)
     guess = np.array([np.mean(passk.pass_at_k_exact(chance, int(k))) for k in ks])
-    plot_pass_at_k(
-        ks,
-        {"base": curves["base"], f"GRPO ({rl_arm})": curves[rl_arm], "distill": curves["distill"]},
-        theory={"guessing baseline": guess},
-        crossing=cross.k_star,
-        ax=ax,
-    )
+    shown = {"base": curves["base"], f"GRPO ({rl_arm})": curves[rl_arm]}
+    shown |= {"distill": curves["distill"]}
+    shown |= {"GRPO + KL 0.001": curves[kl_arm]} if kl_arm else {}
+    plot_pass_at_k(ks, shown, theory={"guessing baseline": guess}, crossing=cross.k_star, ax=ax)
     ax.set_title(f"{chance.size} test prompts, n = {n}, {len(res)} seed(s)", fontsize="small")
     for j, (label, (low, high)) in enumerate(ci.items()):
         mid = {
@@ -761,20 +851,44 @@ def transformer_crossing(
             "distill_gain": curves["distill"][-1] - curves["base"][-1],
         }[label]
         ax_d.errorbar([j], [mid], yerr=[[mid - low], [high - mid]], fmt="o", capsize=4)
+    ticks = ["pass@1 gain", f"base − RL, k={ks[-1]}", f"distill − base, k={ks[-1]}"]
+    for j, (label, (low, high)) in enumerate(kl_ci.items()):
+        col = 0 if label == "pass1" else -1
+        mid = curves[kl_arm][col] - curves[rl_arm][col]
+        ax_d.errorbar([3 + j], [mid], yerr=[[mid - low], [high - mid]], fmt="s", capsize=4)
+        ticks.append(f"KL − no KL, k={ks[col]} (reported)")
     ax_d.axhline(0, color=THEORY, lw=0.8, label="claim: CI above 0")
-    ax_d.set_xticks(
-        range(3),
-        ["pass@1 gain", f"base − RL, k={ks[-1]}", f"distill − base, k={ks[-1]}"],
-        fontsize=7,
-    )
+    ax_d.set_xticks(range(len(ticks)), ticks, fontsize=6, rotation=20)
     ax_d.set_ylabel("difference (95% paired bootstrap CI)")
     ax_d.legend(fontsize="small")
+    width = 0.8 / len(hist)
+    for j, (arm, h) in enumerate(hist.items()):
+        ax_h.bar(np.arange(12) + (j - (len(hist) - 1) / 2) * width, h, width, label=arm)
+    labels = ["0", *[f"{i / 10:.1f}" for i in range(1, 11)], "1"]
+    ax_h.set_xticks(range(12), labels, fontsize=6)
+    ax_h.set_xlabel(f"per-problem accuracy c/{n} (upper bin edge)")
+    ax_h.set_ylabel("test prompts")
+    ax_h.legend(fontsize="small")
+    ax_v.bar(range(len(venn)), list(venn.values()), color="C0")
+    ax_v.set_xticks(range(len(venn)), list(venn), fontsize=6, rotation=30)
+    ax_v.set_yscale("symlog")
+    ax_v.set_ylabel("test prompts solved (c > 0)")
+    for j, v in enumerate(venn.values()):
+        ax_v.annotate(str(v), (j, v), ha="center", va="bottom", fontsize=6)
+    kl_text = (
+        f"; reported KL 0.001 − no KL: pass@1 CI [{kl_ci['pass1'][0]:+.3f}, "
+        f"{kl_ci['pass1'][1]:+.3f}], pass@{ks[-1]} CI [{kl_ci['pass_kmax'][0]:+.3f}, "
+        f"{kl_ci['pass_kmax'][1]:+.3f}] (paper: similar pass@1, lower pass@128)"
+        if kl_arm
+        else ""
+    )
     return CheckResult(
         verdict=Verdict.of(not failed),
         summary=f"{why}; pass@1 base/RL/distill {curves['base'][0]:.3f}/{curves[rl_arm][0]:.3f}/"
         f"{curves['distill'][0]:.3f}, pass@{ks[-1]} {curves['base'][-1]:.3f}/"
         f"{curves[rl_arm][-1]:.3f}/{curves['distill'][-1]:.3f}; k* = "
-        f"{'none' if cross.k_star is None else f'{cross.k_star:.2f}'}; {len(res)} seed(s)",
+        f"{'none' if cross.k_star is None else f'{cross.k_star:.2f}'}; {len(res)} seed(s)"
+        + kl_text,
         measured={
             "k": ks,
             **{f"pass_at_k_{arm}": v for arm, v in curves.items()},
@@ -782,6 +896,9 @@ def transformer_crossing(
             "ci": ci,
             "k_star": cross.k_star,
             "solved": solved,
+            "solved_venn": venn,
+            "accuracy_histogram": {a: h.tolist() for a, h in hist.items()},
+            "kl_ablation_ci": kl_ci,
             "solved_needing_hidden_edges": hidden_solved,
             "prompts_needing_hidden_edges": int(needs_hidden.sum()),
             "base_loss_last": float(res[0]["base_loss"][-1]),
