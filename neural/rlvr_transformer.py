@@ -311,7 +311,7 @@ def grpo_train(
     (the paper's main runs) skips the reference. Returns the mean reward per step."""
     torch.set_num_threads(1)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.rl_lr)
-    reference = copy.deepcopy(model).eval() if kl > 0 else None
+    reference = copy.deepcopy(model).requires_grad_(False) if kl > 0 else None
     rewards_log = []
     for _ in range(cfg.rl_steps):
         batch = np.repeat(prompts[rng.choice(len(prompts), cfg.rl_prompts)], cfg.group, axis=0)

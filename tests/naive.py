@@ -506,6 +506,28 @@ def success_prob_naive(probs, g) -> list[float]:
     return [sum(probs[i][s] * g[i][s] for s in range(len(g[i]))) for i in range(len(g))]
 
 
+def solved_regions_naive(counts: dict) -> dict:
+    """Venn regions of the solved sets (c > 0), one problem at a time: key = the names of the
+    arms that solve it joined by "+", "none" when no arm does."""
+    names = list(counts)
+    out: dict = {}
+    for i in range(len(next(iter(counts.values())))):
+        key = "+".join(n for n in names if counts[n][i] > 0) or "none"
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def path_kl_k3_naive(logp, ref_logp, valid) -> list[float]:
+    """Per path: mean over its valid tokens of e^r − r − 1, r = ref − logp (0 for no tokens)."""
+    import math
+
+    out = []
+    for lp, rp, ok in zip(logp, ref_logp, valid, strict=True):
+        terms = [math.exp(b - a) - (b - a) - 1 for a, b, v in zip(lp, rp, ok, strict=True) if v]
+        out.append(sum(terms) / len(terms) if terms else 0.0)
+    return out
+
+
 # gated attention --------------------------------------------------------------------------------
 # Definitions from shared/papers/gated_attention.md §3, written with plain loops.
 

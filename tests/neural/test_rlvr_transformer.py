@@ -8,6 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from neural import rlvr_transformer as nb
+from tests.naive import path_kl_k3_naive
 
 CFG = nb.ArmBConfig()
 
@@ -88,8 +89,56 @@ def test_tiny_arm_b_run_gates_rl_and_returns_counts_for_every_arm():
     out = nb.arm_b_task({**params, "gate_margin": None}, np.random.default_rng(2))
     assert out["rl_run"] is True
     n_test = len(out["test"])
-    for arm in ("base", "rl", "distill"):
+    assert set(out["counts"]) == {"base", "rl", "distill", "rl_kl"}
+    for arm in ("base", "rl", "distill", "rl_kl"):
         c = np.asarray(out["counts"][arm])
         assert c.shape == (n_test,)
         assert np.all((c >= 0) & (c <= 4))
     assert len(out["chance_pass1"]) == n_test == len(out["needs_hidden"])
+
+
+def test_path_kl_k3_matches_the_naive_mean_and_vanishes_at_the_reference():
+    rng = np.random.default_rng(4)
+    logp = torch.as_tensor(-rng.exponential(size=(6, 4)))
+    ref = torch.as_tensor(-rng.exponential(size=(6, 4)))
+    valid = torch.as_tensor(rng.random((6, 4)) < 0.7)
+    valid[0] = False  # a path with no tokens: 0
+    kl = nb.path_kl_k3(logp, ref, valid)
+    np.testing.assert_allclose(
+        kl.numpy(), path_kl_k3_naive(logp.tolist(), ref.tolist(), valid.tolist()), rtol=1e-12
+    )
+    assert torch.all(kl >= 0)
+    assert torch.all(nb.path_kl_k3(logp, logp, valid) == 0)
+
+
+def test_kl_penalty_holds_grpo_closer_to_its_start():
+    """Same seeds, goals one edge away (untrained reward ≈ 5%, so groups have mixed rewards): a
+    large KL coefficient moves the weights less; a negligible one changes nothing (the frozen
+    reference equals the start, so the k3 penalty's gradient is exactly 0 there)."""
+    cfg = nb.ArmBConfig(d_model=16, n_layers=1, rl_steps=10, rl_prompts=24, group=8, rl_lr=1e-2)
+    graph = nb.make_graph(cfg)
+    prompts = np.array([(s, (s + 1) % graph.n) for s in range(graph.n)])
+    torch.manual_seed(0)
+    start = nb.PathTransformer(cfg)
+    moved = []
+    for kl in (0.0, 1e-9, 50.0):
+        model = nb.PathTransformer(cfg)
+        model.load_state_dict(start.state_dict())
+        nb.grpo_train(
+            model,
+            graph,
+            prompts,
+            cfg,
+            np.random.default_rng(5),
+            torch.Generator().manual_seed(6),
+            kl=kl,
+        )
+        moved.append(
+            sum(
+                float((a - b).detach().abs().sum())
+                for a, b in zip(model.parameters(), start.parameters(), strict=True)
+            )
+        )
+    assert moved[0] > 0
+    assert moved[1] == pytest.approx(moved[0], rel=1e-4)
+    assert moved[2] < 0.8 * moved[0]
