@@ -213,6 +213,7 @@ def toy_crossing(
         ).k_star
         world_k.append(np.nan if k_star is None else k_star)
     world_k = np.asarray(world_k)
+    crossed = world_k[np.isfinite(world_k)]
     i256 = int(np.flatnonzero(KS_FINE == 256)[0])
     rows: dict[float, dict[str, list]] = {}
     for r in records:
@@ -248,9 +249,10 @@ def toy_crossing(
     ax.set_ylabel(f"pass@k({rl_arm}) − pass@k(base)")
     ax.legend(fontsize="small")
     ax_w.axvspan(*CROSSING_RANGE, color="0.93", zorder=0, label="asserted k* range")
+    top = max(4.0, float(np.ceil(crossed.max()))) if crossed.size else 4.0
     ax_w.hist(
-        world_k[np.isfinite(world_k)],
-        bins=np.arange(1.0, 4.01, 0.125),
+        crossed,
+        bins=np.arange(1.0, top + 0.01, 0.125),
         color="C0",
         zorder=2,
         label="one RL seed per independent problem set",
@@ -260,7 +262,7 @@ def toy_crossing(
     ax_w.plot([], [], "-", color="C1", label="RL seeds on the run's problem set")
     ax_w.set_xlabel(f"k* at SNR 0 ({world_k.size} independent problem sets, reported)")
     ax_w.set_ylabel("problem sets")
-    ax_w.set_xlim(1.0, 4.0)
+    ax_w.set_xlim(1.0, top)
     ax_w.legend(fontsize="small")
     summary_rows = {
         f"snr_{s:g}": {
@@ -274,9 +276,10 @@ def toy_crossing(
     }
     world_summary = {
         "k_star_per_world": [None if np.isnan(k) else float(k) for k in world_k],
-        "k_star_mean": float(np.nanmean(world_k)),
-        "k_star_sd": float(np.nanstd(world_k, ddof=1)),
+        "k_star_mean": float(crossed.mean()) if crossed.size else None,
+        "k_star_sd": float(crossed.std(ddof=1)) if crossed.size > 1 else None,
         "fraction_below_range": float(np.mean(world_k < CROSSING_RANGE[0])),
+        "fraction_crossing": crossed.size / world_k.size,
     }
     text = "; ".join(
         f"SNR {s:g}: k* {v['k_star_mean'] or float('nan'):.2f}, pass@256 loss "
@@ -287,8 +290,9 @@ def toy_crossing(
         verdict=Verdict.of(not failed),
         summary=f"{text} ({_n_seeds(ctx)} RL seeds, one problem set)"
         + (f"; failed: {'; '.join(failed)}" if failed else "")
-        + f"; reported: over {world_k.size} independent problem sets k* (SNR 0) = "
-        f"{world_summary['k_star_mean']:.2f} ± {world_summary['k_star_sd']:.2f}, "
+        + f"; reported: over {world_k.size} independent problem sets (SNR 0) "
+        f"{crossed.size} cross, k* = {np.mean(crossed) if crossed.size else np.nan:.2f} ± "
+        f"{np.std(crossed, ddof=1) if crossed.size > 1 else np.nan:.2f}, "
         f"{world_summary['fraction_below_range']:.0%} below {CROSSING_RANGE[0]:g}",
         measured={**summary_rows, "independent_problem_sets_snr_0": world_summary},
         expected={
