@@ -876,7 +876,7 @@ def transformer_crossing(
     ax_v.bar(range(len(venn)), list(venn.values()), color="C0")
     ax_v.set_xticks(range(len(venn)), list(venn), fontsize=6, rotation=30)
     ax_v.set_yscale("symlog")
-    ax_v.set_ylabel("test prompts solved (c > 0)")
+    ax_v.set_ylabel(f"test prompts solved (c > 0), {len(res)} seed(s)")
     for j, v in enumerate(venn.values()):
         ax_v.annotate(str(v), (j, v), ha="center", va="bottom", fontsize=6)
     kl_text = (
