@@ -240,9 +240,18 @@ def test_transformer_crossing_passes_on_sharpened_counts(ctx):
     assert all(sum(h) == 300 for h in m["accuracy_histogram"].values())
     assert set(m["accuracy_histogram"]) == {"base", "rl", "distill", "rl_kl"}
     assert m["kl_ablation_ci"]["pass_kmax"][1] < 0  # the sharper arm loses at k = 64
+    assert m["kl_ablation_reading"] == "KL lowers large-k coverage, as in the paper"
     assert "KL 0.001 − no KL" in result.summary
     replay, _ = solve_passk([ctx.out_dir / f for f in result.measured["sample_files"][:2]])
     assert replay["pass_at_k"]  # Arm B's counts replay through solve passk too
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "word"),
+    [(-0.05, -0.01, "lowers"), (0.01, 0.05, "raises"), (-0.01, 0.01, "no resolved")],
+)
+def test_kl_reading_follows_the_confidence_interval(low, high, word):
+    assert word in exp.kl_large_k_reading(low, high)
 
 
 def test_transformer_crossing_fails_without_rl(quiet):
