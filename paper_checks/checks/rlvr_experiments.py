@@ -163,7 +163,7 @@ def toy_pass1_gain(ctx: Context, *, rl_arm: str = RL_ARM) -> CheckResult:
     ax_g.legend(fontsize="small")
     return CheckResult(
         verdict=Verdict.of(passed),
-        summary=f"pass@1 gain {np.mean(gains):.3f} (mean − 3 s.e. {bound:.3f} ≥ {PASS1_GAIN}) "
+        summary=f"pass@1 gain {np.mean(gains):.3f} (mean − 3 s.e. {bound:.3f} {'≥' if bound >= PASS1_GAIN else '<'} {PASS1_GAIN}) "
         f"over {len(gains)} seeds, SNR = 0, {rl_arm}; estimator vs exact max |z| = {z_max:.2f}",
         measured={
             "pass1_gain_per_seed": gains,
