@@ -199,8 +199,8 @@ def toy_crossing(
 
     The seeds are RL seeds on one problem set (``toy_world``), as in the spec's pilot ("five RL
     seeds ... crossing bracket 2–4 every time"). Reported, not asserted: k* at SNR = 0 over
-    ``n_worlds`` independently drawn problem sets (one RL seed each), the spread that a
-    different ``--seed`` samples from."""
+    10 (quick) or 30 (full) independently drawn problem sets, one RL seed each: the spread that
+    a different ``--seed`` samples from."""
     if snrs is None:
         snrs = ctx.pick(quick=(0.0, 1.0), full=(0.0, 1.0, 3.0))
     records = _runs(ctx, "crossing", ("grpo",), snrs)
