@@ -37,6 +37,7 @@ __all__ = [
     "PathTransformer",
     "arm_b_task",
     "chance_success",
+    "exact_success_probs",
     "grpo_train",
     "make_graph",
     "path_kl_k3",
@@ -332,6 +333,43 @@ def grpo_train(
     return rewards_log
 
 
+@torch.no_grad()
+def exact_success_probs(
+    model: PathTransformer, graph: PathGraph, prompts: np.ndarray, cfg: ArmBConfig
+) -> np.ndarray:
+    """Exact pass@1 of ``sample_paths`` per prompt (rlvr.md §4, Arm B: "compute p exactly by
+    enumeration when the output space is small"): the verifier accepts only paths along
+    full-graph edges that stop at the goal, so
+
+        p(s, g) = Σ_{paths s→v1→…→vm = g, m ≤ L, every step an edge, g first reached at m}
+                  Π_t π(v_t | s, g, v_<t),
+
+    summed by expanding prefixes along edges only (≈ deg^L per prompt instead of N^L).
+    prompts (P, 2) -> (P,)."""
+    torch.set_num_threads(1)
+    p = np.zeros(len(prompts))
+    adj = graph.full
+    owner = np.arange(len(prompts))  # prompt of each open prefix
+    prefix = np.full((len(prompts), cfg.max_len), -1, np.int64)  # open prefixes, padded
+    mass = np.ones(len(prompts))  # probability of each open prefix
+    for t in range(cfg.max_len):
+        if owner.size == 0:
+            break
+        pr = prompts[owner]
+        logits = model(_tokens(model, torch.as_tensor(pr), torch.as_tensor(prefix)))[:, 2 + t]
+        probs = torch.softmax(logits, dim=-1).double().numpy()  # (B, N)
+        last = pr[:, 0] if t == 0 else prefix[:, t - 1]
+        rows, nodes = np.nonzero(adj[last])  # every edge step out of each prefix
+        step = mass[rows] * probs[rows, nodes]
+        done = nodes == pr[rows, 1]
+        np.add.at(p, owner[rows[done]], step[done])
+        keep = ~done
+        owner, mass = owner[rows[keep]], step[keep]
+        prefix = prefix[rows[keep]].copy()
+        prefix[:, t] = nodes[keep]
+    return p
+
+
 def _eval_counts(
     model: PathTransformer,
     graph: PathGraph,
@@ -353,7 +391,8 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     (from the base, on the teacher's BFS paths for train prompts), then the KL ablation
     ``rl_kl`` (GRPO from the base with a KL penalty ``kl_ablation`` to it; trained last so that
     the other arms' random streams do not move). Returns per-test-prompt correct
-    counts out of ``n_eval`` per trained arm, ``rl_run`` (whether the gate opened), each test
+    counts out of ``n_eval`` per trained arm, the exact success probabilities ``p`` of each arm
+    (``exact_success_probs``; no randomness, so the counts are as without them), ``rl_run`` (whether the gate opened), each test
     prompt's chance pass@1 (``chance_success``), and the base's loss and GRPO's mean reward,
     thinned to ≤ 50 points."""
     torch.set_num_threads(1)
@@ -380,7 +419,8 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     losses = supervised_train(base, *corpus, cfg.base_steps, cfg, rng)
     base_state = {k: v.clone() for k, v in base.state_dict().items()}
     counts = {"base": _eval_counts(base, graph, test, cfg, gen)}
-    out |= {"counts": counts, "base_loss": losses[:: max(1, len(losses) // 50)]}
+    exact = {"base": exact_success_probs(base, graph, test, cfg)}
+    out |= {"counts": counts, "p": exact, "base_loss": losses[:: max(1, len(losses) // 50)]}
     margin = params.get("gate_margin", 0.10)
     base_pass1 = float(counts["base"].mean() / cfg.n_eval)
     out["rl_run"] = margin is None or base_learned(base_pass1, float(chance.mean()), margin)
@@ -391,6 +431,7 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     rl.load_state_dict(base_state)
     rewards = grpo_train(rl, graph, train, cfg, rng, gen)
     counts["rl"] = _eval_counts(rl, graph, test, cfg, gen)
+    exact["rl"] = exact_success_probs(rl, graph, test, cfg)
     out["rl_reward"] = rewards[:: max(1, len(rewards) // 50)]
 
     teacher = shortest_paths(graph)
@@ -407,9 +448,11 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     student.load_state_dict(base_state)
     supervised_train(student, t_prompts, t_paths, cfg.distill_steps, cfg, rng)
     counts["distill"] = _eval_counts(student, graph, test, cfg, gen)
+    exact["distill"] = exact_success_probs(student, graph, test, cfg)
 
     rl_kl = PathTransformer(cfg)
     rl_kl.load_state_dict(base_state)
     grpo_train(rl_kl, graph, train, cfg, rng, gen, kl=cfg.kl_ablation)
     counts["rl_kl"] = _eval_counts(rl_kl, graph, test, cfg, gen)
+    exact["rl_kl"] = exact_success_probs(rl_kl, graph, test, cfg)
     return out

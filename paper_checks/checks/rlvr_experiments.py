@@ -725,7 +725,7 @@ def toy_slope_prediction(ctx: Context, *, rl_arm: str = RL_ARM) -> CheckResult:
 # ------------------------------------------------------------------ Arm B: tiny transformer
 def kl_large_k_reading(low: float, high: float) -> str:
     """The KL ablation against the paper (rlvr.md §2: KL = 0.001 gives lower pass@128) from the
-    95% CI [low, high] of pass@k_max(GRPO + KL) − pass@k_max(GRPO)."""
+    95% CI [low, high] of pass@K(GRPO + KL) − pass@K(GRPO) at the large k, K."""
     if high < 0:
         return "KL lowers large-k coverage, as in the paper"
     if low > 0:
@@ -734,6 +734,7 @@ def kl_large_k_reading(low: float, high: float) -> str:
 
 
 N_BOOT = 2000
+ARM_B_LARGE_K = 256  # with exact p: judged at pass@256 (rlvr.md §4 assertion 2; the paper's ΔSE)
 BASE_ABOVE_CHANCE = 0.10  # gate: base pass@1 ≥ chance + 0.10 and ≥ 3 × chance before RL counts
 
 
@@ -752,18 +753,21 @@ def transformer_crossing(
     params: dict | None = None,
     task: Callable | None = None,
 ) -> CheckResult:
-    """Arm B (``neural.rlvr_transformer``): per test prompt, n samples of base, GRPO and distilled
-    models; per-problem unbiased pass@k for k ≤ n/4, pooled over seeds (problems of different seeds
+    """Arm B (``neural.rlvr_transformer``): per test prompt, the exact success probability p of
+    base, GRPO and distilled models (enumeration of edge paths, rlvr.md §4: "compute p exactly by
+    enumeration when the output space is small") and n = 256 samples; per-problem exact pass@k
+    for k ≤ 1024, judged at k = 1 and k = 256 (records without p, from older runs: the unbiased
+    estimator for k ≤ n/4, judged at k = n/4), pooled over seeds (problems of different seeds
     are distinct). Gate: the base's pass@1 must be ≥ chance + 0.10 and ≥ 3 × chance (uniform
     random nodes), else INCONCLUSIVE. Then PASS when the 95% paired-bootstrap CIs over problems
-    show pass@1(RL) > pass@1(base), pass@k_max(base) > pass@k_max(RL) and
-    pass@k_max(distill) > pass@k_max(base). ``task`` replaces ``arm_b_task`` (same record
+    show pass@1(RL) > pass@1(base), pass@K(base) > pass@K(RL) and pass@K(distill) > pass@K(base)
+    at the large k, K. ``task`` replaces ``arm_b_task`` (same record
     format), e.g. to hand the claim synthetic counts.
 
     Reported, not part of the verdict: per-problem accuracy histograms and the Venn counts of
     the solved sets of base, RL and distillation (rlvr.md §1, §2), and the KL ablation: GRPO with
     a KL penalty of 0.001 to the base (arm ``rl_kl``) against GRPO without, paired-bootstrap CIs
-    of the differences at k = 1 and k_max (paper, §2: similar pass@1, lower pass@128)."""
+    of the differences at k = 1 and the large k (paper, §2: similar pass@1, lower pass@128)."""
     import importlib.util
 
     if task is None and importlib.util.find_spec("torch") is None:
@@ -797,17 +801,40 @@ def transformer_crossing(
             },
             tolerance="RL is run and judged only above the gate",
         )
-    ks = 2 ** np.arange(int(np.log2(n // 4)) + 1)  # k ≤ n/4 (rlvr.md §6: n ≥ 2–4× k)
     kl_arm = "rl_kl" if all("rl_kl" in r["counts"] for r in res) else None
+    arms = ("base", rl_arm, "distill", *([kl_arm] if kl_arm else []))
     counts = {
-        arm: np.concatenate([np.asarray(r["counts"][arm], np.int64) for r in res])
-        for arm in ("base", rl_arm, "distill", *([kl_arm] if kl_arm else []))
+        arm: np.concatenate([np.asarray(r["counts"][arm], np.int64) for r in res]) for arm in arms
     }
     needs_hidden = np.concatenate([np.asarray(r["needs_hidden"], bool) for r in res])
-    est = {
-        arm: np.stack([passk.pass_at_k(np.full(c.size, n), c, int(k)) for k in ks], axis=1)
+    sampled_ks = 2 ** np.arange(int(np.log2(n // 4)) + 1)  # k ≤ n/4 (rlvr.md §6: n ≥ 2–4× k)
+    sampled = {
+        arm: np.stack([passk.pass_at_k(np.full(c.size, n), c, int(k)) for k in sampled_ks], axis=1)
         for arm, c in counts.items()
-    }  # arm -> (P, K) per-problem estimates
+    }  # arm -> (P, K) per-problem unbiased estimates
+    exact = all("p" in r for r in res)
+    if exact:  # exact p by enumeration (rlvr.md §4): pass@k at any k, judged at k = 256
+        ks, k_large = KS, ARM_B_LARGE_K
+        est = {
+            arm: np.stack(
+                [
+                    passk.pass_at_k_exact(
+                        np.concatenate([np.asarray(r["p"][arm], float) for r in res]), int(k)
+                    )
+                    for k in ks
+                ],
+                axis=1,
+            )
+            for arm in arms
+        }  # arm -> (P, K) per-problem exact pass@k
+        estimator_gap = max(
+            float(np.max(np.abs(sampled[a].mean(axis=0) - est[a][:, : sampled_ks.size].mean(0))))
+            for a in arms
+        )
+    else:  # counts only (older runs): the estimator, k ≤ n/4
+        ks, est, estimator_gap = sampled_ks, sampled, None
+        k_large = int(ks[-1])
+    j = int(np.flatnonzero(ks == k_large)[0])
     curves = {arm: e.mean(axis=0) for arm, e in est.items()}
     rng = ctx.rng("bootstrap")
     ci = {
@@ -815,10 +842,10 @@ def transformer_crossing(
             est[rl_arm][:, 0] - est["base"][:, 0], rng, n_boot=N_BOOT, level=0.95
         ),
         "large_k_loss": paired_mean_ci(
-            est["base"][:, -1] - est[rl_arm][:, -1], rng, n_boot=N_BOOT, level=0.95
+            est["base"][:, j] - est[rl_arm][:, j], rng, n_boot=N_BOOT, level=0.95
         ),
         "distill_gain": paired_mean_ci(
-            est["distill"][:, -1] - est["base"][:, -1], rng, n_boot=N_BOOT, level=0.95
+            est["distill"][:, j] - est["base"][:, j], rng, n_boot=N_BOOT, level=0.95
         ),
     }
     kl_ci = (
@@ -826,8 +853,8 @@ def transformer_crossing(
             "pass1": paired_mean_ci(
                 est[kl_arm][:, 0] - est[rl_arm][:, 0], rng, n_boot=N_BOOT, level=0.95
             ),
-            "pass_kmax": paired_mean_ci(
-                est[kl_arm][:, -1] - est[rl_arm][:, -1], rng, n_boot=N_BOOT, level=0.95
+            "pass_k_large": paired_mean_ci(
+                est[kl_arm][:, j] - est[rl_arm][:, j], rng, n_boot=N_BOOT, level=0.95
             ),
         }
         if kl_arm
@@ -857,27 +884,32 @@ def transformer_crossing(
     shown |= {"distill": curves["distill"]}
     shown |= {"GRPO + KL 0.001": curves[kl_arm]} if kl_arm else {}
     plot_pass_at_k(ks, shown, theory={"guessing baseline": guess}, crossing=cross.k_star, ax=ax)
-    ax.set_title(f"{chance.size} test prompts, n = {n}, {len(res)} seed(s)", fontsize="small")
-    for j, (label, (low, high)) in enumerate(ci.items()):
+    how = (
+        f"exact p (enumeration); n = {n} estimator within {estimator_gap:.3f} for k ≤ {n // 4}"
+        if exact
+        else f"n = {n} estimator"
+    )
+    ax.set_title(f"{chance.size} test prompts, {len(res)} seed(s); {how}", fontsize=6)
+    for i, (label, (low, high)) in enumerate(ci.items()):
         mid = {
             "pass1_gain": curves[rl_arm][0] - curves["base"][0],
-            "large_k_loss": curves["base"][-1] - curves[rl_arm][-1],
-            "distill_gain": curves["distill"][-1] - curves["base"][-1],
+            "large_k_loss": curves["base"][j] - curves[rl_arm][j],
+            "distill_gain": curves["distill"][j] - curves["base"][j],
         }[label]
-        ax_d.errorbar([j], [mid], yerr=[[mid - low], [high - mid]], fmt="o", capsize=4)
-    ticks = ["pass@1 gain", f"base − RL, k={ks[-1]}", f"distill − base, k={ks[-1]}"]
-    for j, (label, (low, high)) in enumerate(kl_ci.items()):
-        col = 0 if label == "pass1" else -1
+        ax_d.errorbar([i], [mid], yerr=[[mid - low], [high - mid]], fmt="o", capsize=4)
+    ticks = ["pass@1 gain", f"base − RL, k={k_large}", f"distill − base, k={k_large}"]
+    for i, (label, (low, high)) in enumerate(kl_ci.items()):
+        col = 0 if label == "pass1" else j
         mid = curves[kl_arm][col] - curves[rl_arm][col]
-        ax_d.errorbar([3 + j], [mid], yerr=[[mid - low], [high - mid]], fmt="s", capsize=4)
+        ax_d.errorbar([3 + i], [mid], yerr=[[mid - low], [high - mid]], fmt="s", capsize=4)
         ticks.append(f"KL − no KL, k={ks[col]} (reported)")
     ax_d.axhline(0, color=THEORY, lw=0.8, label="claim: CI above 0")
     ax_d.set_xticks(range(len(ticks)), ticks, fontsize=6, rotation=20)
     ax_d.set_ylabel("difference (95% paired bootstrap CI)")
     ax_d.legend(fontsize="small")
     width = 0.8 / len(hist)
-    for j, (arm, h) in enumerate(hist.items()):
-        ax_h.bar(np.arange(12) + (j - (len(hist) - 1) / 2) * width, h, width, label=arm)
+    for i, (arm, h) in enumerate(hist.items()):
+        ax_h.bar(np.arange(12) + (i - (len(hist) - 1) / 2) * width, h, width, label=arm)
     labels = ["0", *[f"{i / 10:.1f}" for i in range(1, 11)], "1"]
     ax_h.set_xticks(range(12), labels, fontsize=6)
     ax_h.set_xlabel(f"per-problem accuracy c/{n} (upper bin edge)")
@@ -887,25 +919,29 @@ def transformer_crossing(
     ax_v.set_xticks(range(len(venn)), list(venn), fontsize=6, rotation=30)
     ax_v.set_yscale("symlog")
     ax_v.set_ylabel(f"test prompts solved (c > 0), {len(res)} seed(s)")
-    for j, v in enumerate(venn.values()):
-        ax_v.annotate(str(v), (j, v), ha="center", va="bottom", fontsize=6)
-    kl_reading = kl_large_k_reading(*kl_ci["pass_kmax"]) if kl_arm else None
+    for i, v in enumerate(venn.values()):
+        ax_v.annotate(str(v), (i, v), ha="center", va="bottom", fontsize=6)
+    kl_reading = kl_large_k_reading(*kl_ci["pass_k_large"]) if kl_arm else None
     kl_text = (
         f"; reported KL 0.001 − no KL: pass@1 CI [{kl_ci['pass1'][0]:+.3f}, "
-        f"{kl_ci['pass1'][1]:+.3f}], pass@{ks[-1]} CI [{kl_ci['pass_kmax'][0]:+.3f}, "
-        f"{kl_ci['pass_kmax'][1]:+.3f}]: {kl_reading}"
+        f"{kl_ci['pass1'][1]:+.3f}], pass@{k_large} CI [{kl_ci['pass_k_large'][0]:+.3f}, "
+        f"{kl_ci['pass_k_large'][1]:+.3f}]: {kl_reading}"
         if kl_arm
         else ""
     )
     return CheckResult(
         verdict=Verdict.of(not failed),
         summary=f"{why}; pass@1 base/RL/distill {curves['base'][0]:.3f}/{curves[rl_arm][0]:.3f}/"
-        f"{curves['distill'][0]:.3f}, pass@{ks[-1]} {curves['base'][-1]:.3f}/"
-        f"{curves[rl_arm][-1]:.3f}/{curves['distill'][-1]:.3f}; k* = "
-        f"{'none' if cross.k_star is None else f'{cross.k_star:.2f}'}; {len(res)} seed(s)"
+        f"{curves['distill'][0]:.3f}, pass@{k_large} {curves['base'][j]:.3f}/"
+        f"{curves[rl_arm][j]:.3f}/{curves['distill'][j]:.3f}, pass@{ks[-1]} "
+        f"{curves['base'][-1]:.3f}/{curves[rl_arm][-1]:.3f}/{curves['distill'][-1]:.3f}; k* = "
+        f"{'none' if cross.k_star is None else f'{cross.k_star:.2f}'}; {len(res)} seed(s); {how}"
         + kl_text,
         measured={
             "k": ks,
+            "k_large": k_large,
+            "exact_p": exact,
+            "estimator_max_abs_gap": estimator_gap,
             **{f"pass_at_k_{arm}": v for arm, v in curves.items()},
             "chance_pass1": chance_pass1,
             "ci": ci,
@@ -926,7 +962,8 @@ def transformer_crossing(
             "gate": f"base pass@1 ≥ max(chance + {BASE_ABOVE_CHANCE}, 3 × chance)",
             "ci_low": "> 0 for pass1_gain, large_k_loss, distill_gain",
         },
-        tolerance="95% paired-bootstrap CIs over problems exclude 0 in the stated direction",
+        tolerance="95% paired-bootstrap CIs over problems exclude 0 in the stated direction, at "
+        f"k = 1 and k = {k_large}",
         figures=ctx.save_figure(fig),
         arrays={"k": ks, **{f"counts_{a}": c for a, c in counts.items()}, "chance": chance},
     )

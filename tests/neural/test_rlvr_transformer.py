@@ -8,7 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from neural import rlvr_transformer as nb
-from tests.naive import path_kl_k3_naive
+from tests.naive import path_kl_k3_naive, path_success_prob_naive
 
 CFG = nb.ArmBConfig()
 
@@ -89,12 +89,15 @@ def test_tiny_arm_b_run_gates_rl_and_returns_counts_for_every_arm():
     out = nb.arm_b_task({**params, "gate_margin": None}, np.random.default_rng(2))
     assert out["rl_run"] is True
     n_test = len(out["test"])
-    assert set(out["counts"]) == {"base", "rl", "distill", "rl_kl"}
+    assert set(out["counts"]) == {"base", "rl", "distill", "rl_kl"} == set(out["p"])
     for arm in ("base", "rl", "distill", "rl_kl"):
         c = np.asarray(out["counts"][arm])
         assert c.shape == (n_test,)
         assert np.all((c >= 0) & (c <= 4))
     assert len(out["chance_pass1"]) == n_test == len(out["needs_hidden"])
+    for p in out["p"].values():
+        assert p.shape == (n_test,)
+        assert np.all((p > 0) & (p < 1))
 
 
 def test_path_kl_k3_matches_the_naive_mean_and_vanishes_at_the_reference():
@@ -142,3 +145,44 @@ def test_kl_penalty_holds_grpo_closer_to_its_start():
     assert moved[0] > 0
     assert moved[1] == pytest.approx(moved[0], rel=1e-4)
     assert moved[2] < 0.8 * moved[0]
+
+
+@pytest.fixture(scope="module")
+def short_model():
+    """A briefly trained model with paths of at most 3 nodes (brute force stays small)."""
+    cfg = nb.ArmBConfig(max_len=3, d_model=16, n_layers=1, batch=64)
+    graph = nb.make_graph(cfg)
+    rng = np.random.default_rng(7)
+    torch.manual_seed(7)
+    model = nb.PathTransformer(cfg)
+    nb.supervised_train(model, *nb.walk_corpus(graph, cfg, 2000, rng), 40, cfg, rng)
+    return cfg, graph, model
+
+
+def test_exact_success_probs_match_brute_force_over_all_sequences(short_model):
+    cfg, graph, model = short_model
+    prompts = np.array([[0, 1], [0, 12], [3, 2], [7, 19]])
+    exact = nb.exact_success_probs(model, graph, prompts, cfg)
+    for (s, g), p in zip(prompts, exact, strict=True):
+
+        def next_probs(prefix, s=s, g=g):
+            path = torch.full((1, cfg.max_len), -1)
+            path[0, : len(prefix)] = torch.as_tensor(prefix, dtype=torch.long)
+            with torch.no_grad():
+                logits = model(nb._tokens(model, torch.as_tensor([[s, g]]), path))
+            return torch.softmax(logits[0, 2 + len(prefix)], dim=-1).double().tolist()
+
+        naive = path_success_prob_naive(next_probs, graph.full, int(s), int(g), cfg.max_len)
+        assert p == pytest.approx(naive, rel=1e-6, abs=1e-12)
+
+
+def test_exact_success_probs_match_sampled_paths(short_model):
+    cfg, graph, model = short_model
+    prompts = np.array([[0, 1], [5, 9]])
+    exact = nb.exact_success_probs(model, graph, prompts, cfg)
+    reps = 20_000
+    batch = np.repeat(prompts, reps, axis=0)
+    gen = torch.Generator().manual_seed(8)
+    rate = nb.verify(graph, batch, nb.sample_paths(model, batch, cfg, gen)).reshape(2, reps)
+    rate = rate.mean(axis=1)
+    assert np.all(np.abs(rate - exact) <= 4 * np.sqrt(exact * (1 - exact) / reps) + 1e-4)

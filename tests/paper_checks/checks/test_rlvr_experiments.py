@@ -208,7 +208,8 @@ def test_slope_prediction_fails_on_the_toy(quiet):
 def synthetic_arm_b(params, rng):
     """Arm B's record format with known success probabilities: base p ~ Beta(0.3, 1.5), RL the
     logit-affine sharpening (α = 2, β = 2: crosses near k ≈ 5), distill the exact tilt (above
-    the base at every k); ``chance`` sets the guessing baseline."""
+    the base at every k); ``chance`` sets the guessing baseline; ``exact`` False leaves out the
+    exact p (records of older runs)."""
     problems, n = 300, 256
     p = rng.beta(0.3, 1.5, size=problems)
     probs = {
@@ -219,6 +220,7 @@ def synthetic_arm_b(params, rng):
     }
     return {
         "counts": {arm: rng.binomial(n, q) for arm, q in probs.items()},
+        **({"p": probs} if params.get("exact", True) else {}),
         "n": n,
         "test": [[0, 1]] * problems,
         "chance_pass1": np.full(problems, params["chance"]),
@@ -234,12 +236,15 @@ def test_transformer_crossing_passes_on_sharpened_counts(ctx):
     assert result.verdict is Verdict.PASS, result.summary
     m = result.measured
     assert all(low > 0 for low, _ in m["ci"].values())
-    assert m["k"][-1] == 64  # k <= n/4
+    assert m["exact_p"] is True
+    assert m["k"][-1] == 1024
+    assert m["k_large"] == exp.ARM_B_LARGE_K
+    assert m["estimator_max_abs_gap"] < 0.02  # n = 256 estimator vs exact, 300 problems
     assert sum(m["solved_venn"].values()) == 300
     assert m["solved_venn"]["base+rl+distill"] + m["solved_venn"]["base+distill"] > 0
     assert all(sum(h) == 300 for h in m["accuracy_histogram"].values())
     assert set(m["accuracy_histogram"]) == {"base", "rl", "distill", "rl_kl"}
-    assert m["kl_ablation_ci"]["pass_kmax"][1] < 0  # the sharper arm loses at k = 64
+    assert m["kl_ablation_ci"]["pass_k_large"][1] < 0  # the sharper arm loses at k = 256
     assert m["kl_ablation_reading"] == "KL lowers large-k coverage, as in the paper"
     assert "KL 0.001 − no KL" in result.summary
     replay, _ = solve_passk([ctx.out_dir / f for f in result.measured["sample_files"][:2]])
@@ -252,6 +257,17 @@ def test_transformer_crossing_passes_on_sharpened_counts(ctx):
 )
 def test_kl_reading_follows_the_confidence_interval(low, high, word):
     assert word in exp.kl_large_k_reading(low, high)
+
+
+def test_transformer_crossing_uses_the_estimator_for_records_without_exact_p(quiet):
+    result = exp.transformer_crossing(
+        quiet, task=synthetic_arm_b, params={"chance": 0.01, "exact": False}
+    )
+    assert result.verdict is Verdict.PASS, result.summary
+    m = result.measured
+    assert m["exact_p"] is False
+    assert m["k"][-1] == m["k_large"] == 64  # k <= n/4
+    assert m["estimator_max_abs_gap"] is None
 
 
 def test_transformer_crossing_fails_without_rl(quiet):
