@@ -861,6 +861,13 @@ def transformer_crossing(
         else {}
     )
     cross = passk.crossing_k(ks, curves["base"], curves[rl_arm])
+    seed_of = np.concatenate([np.full(len(r["counts"]["base"]), i) for i, r in enumerate(res)])
+    seed_k_star = [
+        passk.crossing_k(
+            ks, est["base"][seed_of == i].mean(axis=0), est[rl_arm][seed_of == i].mean(axis=0)
+        ).k_star
+        for i in range(len(res))
+    ]
     solved = {arm: int(np.sum(c > 0)) for arm, c in counts.items()}
     venn = solved_regions({arm: counts[arm] for arm in ("base", rl_arm, "distill")})
     hist = {arm: accuracy_histogram(c, n) for arm, c in counts.items()}
@@ -946,6 +953,7 @@ def transformer_crossing(
             "chance_pass1": chance_pass1,
             "ci": ci,
             "k_star": cross.k_star,
+            "k_star_per_seed": seed_k_star,
             "solved": solved,
             "solved_venn": venn,
             "accuracy_histogram": {a: h.tolist() for a, h in hist.items()},

@@ -240,6 +240,8 @@ def test_transformer_crossing_passes_on_sharpened_counts(ctx):
     assert m["k"][-1] == 1024
     assert m["k_large"] == exp.ARM_B_LARGE_K
     assert m["estimator_max_abs_gap"] < 0.02  # n = 256 estimator vs exact, 300 problems
+    assert len(m["k_star_per_seed"]) == m["seeds"]
+    assert m["k_star_per_seed"][0] == pytest.approx(m["k_star"])  # one seed at quick scale
     assert sum(m["solved_venn"].values()) == 300
     assert m["solved_venn"]["base+rl+distill"] + m["solved_venn"]["base+distill"] > 0
     assert all(sum(h) == 300 for h in m["accuracy_histogram"].values())
