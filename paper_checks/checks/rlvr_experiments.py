@@ -891,6 +891,7 @@ def transformer_crossing(
     shown |= {"distill": curves["distill"]}
     shown |= {"GRPO + KL 0.001": curves[kl_arm]} if kl_arm else {}
     plot_pass_at_k(ks, shown, theory={"guessing baseline": guess}, crossing=cross.k_star, ax=ax)
+    ax.legend(fontsize="small", loc="center right")  # clear of the curves' low-k start
     how = (
         f"exact p (enumeration); n = {n} estimator within {estimator_gap:.3f} for k ≤ {n // 4}"
         if exact
