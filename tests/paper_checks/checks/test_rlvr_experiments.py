@@ -2,8 +2,9 @@
 or theory, and sample files that ``paper-checks solve passk`` replays.
 
 All tests share one run directory and claim id, so the SNR = 0 sweep (3 seeds of every arm) runs
-once for the whole module. The PASS tests hand the claims arms whose effect clears the spec's
-margin by far; the default arms sit near the margins (see the README's rlvr rows).
+once for the whole module. Where a claim's default arm sits near the spec's margin (the pass@1
+gain, the crossing; see the README's rlvr rows) its PASS test hands it an arm that clears the
+margin by far.
 """
 
 from __future__ import annotations
