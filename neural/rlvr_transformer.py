@@ -11,7 +11,8 @@ of the full graph and the goal is reached.
 - Teacher: BFS shortest paths on the full graph, which also holds *hidden* edges that the base
   corpus never contains; distillation is supervised training of the base on those paths.
 - GRPO: ``group`` samples per prompt, reward 1 for a verified path, group-normalised advantage,
-  no KL.
+  no KL; the ablation arm adds a KL penalty to the base model (rlvr.md §2, "Ablations":
+  KL = 0.001).
 
 Every function pins torch to one thread; this module imports torch at import time, so callers in
 ``paper_checks`` import it lazily.
@@ -19,6 +20,7 @@ Every function pins torch to one thread; this module imports torch at import tim
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
@@ -35,8 +37,10 @@ __all__ = [
     "PathTransformer",
     "arm_b_task",
     "chance_success",
+    "exact_success_probs",
     "grpo_train",
     "make_graph",
+    "path_kl_k3",
     "sample_paths",
     "shortest_paths",
     "supervised_train",
@@ -64,6 +68,7 @@ class ArmBConfig:
     group: int = 8
     lr: float = 3e-3
     rl_lr: float = 1e-3
+    kl_ablation: float = 0.001  #: KL coefficient of the ablation arm ``rl_kl`` (rlvr.md §2)
     n_eval: int = 256  #: samples per test prompt (k ≤ n/4 = 64)
 
 
@@ -218,15 +223,31 @@ def _tokens(model: PathTransformer, prompts: torch.Tensor, paths: torch.Tensor) 
     return torch.cat([prompts, sep, body], dim=1)
 
 
+def _token_log_probs(
+    model: PathTransformer, prompts: torch.Tensor, paths: torch.Tensor
+) -> torch.Tensor:
+    """log π(v_t | s, g, v_<t) of each emitted node, 0 at padding: (B, L)."""
+    logits = model(_tokens(model, prompts, paths))[:, 2:]  # (B, L, N): predicts v1..vL
+    logp = torch.log_softmax(logits, dim=-1)
+    picked = logp.gather(2, paths.clamp(min=0).unsqueeze(2)).squeeze(2)  # (B, L)
+    return picked * (paths >= 0)
+
+
 def _path_log_probs(
     model: PathTransformer, prompts: torch.Tensor, paths: torch.Tensor
 ) -> torch.Tensor:
     """Σ_t log π(v_t | s, g, v_<t) over the non-padding steps: (B,)."""
-    logits = model(_tokens(model, prompts, paths))[:, 2:]  # (B, L, N): predicts v1..vL
-    logp = torch.log_softmax(logits, dim=-1)
-    valid = paths >= 0
-    picked = logp.gather(2, paths.clamp(min=0).unsqueeze(2)).squeeze(2)  # (B, L)
-    return (picked * valid).sum(dim=1)
+    return _token_log_probs(model, prompts, paths).sum(dim=1)
+
+
+def path_kl_k3(logp: torch.Tensor, ref_logp: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """Per-path KL(π ‖ π_ref) estimate from the path's own tokens (sampled from π): the mean over
+    its emitted nodes of the "k3" estimator e^r − r − 1 ≥ 0, r = log π_ref(v_t) − log π(v_t),
+    unbiased for the per-token KL; the penalty of GRPO in DeepSeekMath (Shao et al. 2024).
+    logp, ref_logp (B, L), valid (B, L) bool -> (B,)."""
+    r = torch.where(valid, ref_logp - logp, torch.zeros_like(logp))
+    per_token = torch.exp(r) - r - 1  # 0 at padding (r = 0)
+    return per_token.sum(dim=1) / valid.sum(dim=1).clamp(min=1)
 
 
 def supervised_train(
@@ -279,25 +300,74 @@ def grpo_train(
     cfg: ArmBConfig,
     rng: np.random.Generator,
     gen: torch.Generator,
+    *,
+    kl: float = 0.0,
 ) -> list[float]:
     """GRPO: per step ``rl_prompts`` prompts × ``group`` samples, verifier reward, advantage
-    (r − mean)/std within each group (0 for uniform groups), loss −mean(A · log π(path)); no KL.
-    Returns the mean reward per step."""
+    (r − mean)/std within each group (0 for uniform groups), loss
+
+        −mean_ij(A_ij · log π(path_ij)) + kl · mean_ij KL̂(path_ij)
+
+    with KL̂ the per-path k3 estimate (``path_kl_k3``) against the starting model, frozen; kl = 0
+    (the paper's main runs) skips the reference. Returns the mean reward per step."""
     torch.set_num_threads(1)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.rl_lr)
+    reference = copy.deepcopy(model).requires_grad_(False) if kl > 0 else None
     rewards_log = []
     for _ in range(cfg.rl_steps):
         batch = np.repeat(prompts[rng.choice(len(prompts), cfg.rl_prompts)], cfg.group, axis=0)
         paths = sample_paths(model, batch, cfg, gen)
         r = verify(graph, batch, paths).astype(np.float64).reshape(cfg.rl_prompts, cfg.group)
         adv = group_advantages(r).ravel()
-        logp = _path_log_probs(model, torch.as_tensor(batch), torch.as_tensor(paths))
-        loss = -(torch.as_tensor(adv, dtype=logp.dtype) * logp).mean()
+        p, y = torch.as_tensor(batch), torch.as_tensor(paths)
+        token_logp = _token_log_probs(model, p, y)  # (B, L)
+        loss = -(torch.as_tensor(adv, dtype=token_logp.dtype) * token_logp.sum(dim=1)).mean()
+        if reference is not None:
+            with torch.no_grad():
+                ref_logp = _token_log_probs(reference, p, y)
+            loss = loss + kl * path_kl_k3(token_logp, ref_logp, y >= 0).mean()
         opt.zero_grad()
         loss.backward()
         opt.step()
         rewards_log.append(float(r.mean()))
     return rewards_log
+
+
+@torch.no_grad()
+def exact_success_probs(
+    model: PathTransformer, graph: PathGraph, prompts: np.ndarray, cfg: ArmBConfig
+) -> np.ndarray:
+    """Exact pass@1 of ``sample_paths`` per prompt (rlvr.md §4, Arm B: "compute p exactly by
+    enumeration when the output space is small"): the verifier accepts only paths along
+    full-graph edges that stop at the goal, so
+
+        p(s, g) = Σ_{paths s→v1→…→vm = g, m ≤ L, every step an edge, g first reached at m}
+                  Π_t π(v_t | s, g, v_<t),
+
+    summed by expanding prefixes along edges only (≈ deg^L per prompt instead of N^L).
+    prompts (P, 2) -> (P,)."""
+    torch.set_num_threads(1)
+    p = np.zeros(len(prompts))
+    adj = graph.full
+    owner = np.arange(len(prompts))  # prompt of each open prefix
+    prefix = np.full((len(prompts), cfg.max_len), -1, np.int64)  # open prefixes, padded
+    mass = np.ones(len(prompts))  # probability of each open prefix
+    for t in range(cfg.max_len):
+        if owner.size == 0:
+            break
+        pr = prompts[owner]
+        logits = model(_tokens(model, torch.as_tensor(pr), torch.as_tensor(prefix)))[:, 2 + t]
+        probs = torch.softmax(logits, dim=-1).double().numpy()  # (B, N)
+        last = pr[:, 0] if t == 0 else prefix[:, t - 1]
+        rows, nodes = np.nonzero(adj[last])  # every edge step out of each prefix
+        step = mass[rows] * probs[rows, nodes]
+        done = nodes == pr[rows, 1]
+        np.add.at(p, owner[rows[done]], step[done])
+        keep = ~done
+        owner, mass = owner[rows[keep]], step[keep]
+        prefix = prefix[rows[keep]].copy()
+        prefix[:, t] = nodes[keep]
+    return p
 
 
 def _eval_counts(
@@ -318,8 +388,11 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     (default 0.10) sets the ``base_learned`` gate, None disables it (smoke runs). Splits the ordered pairs in half (train / test
     prompts) and trains the base on ``base_steps`` × ``batch`` corpus walks. Only if the base
     passes the gate on the test prompts: GRPO (from the base, on train prompts) and distillation
-    (from the base, on the teacher's BFS paths for train prompts). Returns per-test-prompt correct
-    counts out of ``n_eval`` per trained arm, ``rl_run`` (whether the gate opened), each test
+    (from the base, on the teacher's BFS paths for train prompts), then the KL ablation
+    ``rl_kl`` (GRPO from the base with a KL penalty ``kl_ablation`` to it; trained last so that
+    the other arms' random streams do not move). Returns per-test-prompt correct
+    counts out of ``n_eval`` per trained arm, the exact success probabilities ``p`` of each arm
+    (``exact_success_probs``; no randomness, so the counts are as without them), ``rl_run`` (whether the gate opened), each test
     prompt's chance pass@1 (``chance_success``), and the base's loss and GRPO's mean reward,
     thinned to ≤ 50 points."""
     torch.set_num_threads(1)
@@ -346,7 +419,8 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     losses = supervised_train(base, *corpus, cfg.base_steps, cfg, rng)
     base_state = {k: v.clone() for k, v in base.state_dict().items()}
     counts = {"base": _eval_counts(base, graph, test, cfg, gen)}
-    out |= {"counts": counts, "base_loss": losses[:: max(1, len(losses) // 50)]}
+    exact = {"base": exact_success_probs(base, graph, test, cfg)}
+    out |= {"counts": counts, "p": exact, "base_loss": losses[:: max(1, len(losses) // 50)]}
     margin = params.get("gate_margin", 0.10)
     base_pass1 = float(counts["base"].mean() / cfg.n_eval)
     out["rl_run"] = margin is None or base_learned(base_pass1, float(chance.mean()), margin)
@@ -357,6 +431,7 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     rl.load_state_dict(base_state)
     rewards = grpo_train(rl, graph, train, cfg, rng, gen)
     counts["rl"] = _eval_counts(rl, graph, test, cfg, gen)
+    exact["rl"] = exact_success_probs(rl, graph, test, cfg)
     out["rl_reward"] = rewards[:: max(1, len(rewards) // 50)]
 
     teacher = shortest_paths(graph)
@@ -373,4 +448,11 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     student.load_state_dict(base_state)
     supervised_train(student, t_prompts, t_paths, cfg.distill_steps, cfg, rng)
     counts["distill"] = _eval_counts(student, graph, test, cfg, gen)
+    exact["distill"] = exact_success_probs(student, graph, test, cfg)
+
+    rl_kl = PathTransformer(cfg)
+    rl_kl.load_state_dict(base_state)
+    grpo_train(rl_kl, graph, train, cfg, rng, gen, kl=cfg.kl_ablation)
+    counts["rl_kl"] = _eval_counts(rl_kl, graph, test, cfg, gen)
+    exact["rl_kl"] = exact_success_probs(rl_kl, graph, test, cfg)
     return out

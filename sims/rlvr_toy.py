@@ -264,7 +264,11 @@ def toy_arms_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str,
     """Sweep task: one seed of every Arm A arm.
 
     ``params``: ``snr`` and optional overrides of ``ToyConfig`` fields (``kl``, ``n_test``, ...),
-    and ``arms``, a subset of {"grpo", "distill", "tabular"} (default: all). Draws train and test
+    ``arms``, a subset of {"grpo", "distill", "tabular"} (default: all), and ``world``, seed
+    entropy (int or list of ints) of the problem draw. With ``world`` every seed of a sweep sees
+    the same train and test problems and only training varies (rlvr.md §4: one set of 400 train
+    and 400 test problems, "five RL seeds", a single base row; §6: "training-seed SD in the toy
+    was ≈0.005"); without it each seed draws its own problems from ``rng``. Draws train and test
     problems, trains from the base, and returns the exact per-problem success probabilities:
     ``test`` maps arm -> p on the test problems (``base``, ``grpo<steps>`` for each checkpoint,
     ``distill``, ``distill_grpo``); ``train`` maps ``base``, ``grpo`` (last checkpoint) and ``tabular`` -> p on the
@@ -273,8 +277,9 @@ def toy_arms_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str,
     fields = set(ToyConfig.__dataclass_fields__)
     cfg = ToyConfig(**{k: v for k, v in params.items() if k in fields})
     arms = set(params.get("arms", ("grpo", "distill", "tabular")))
-    train = make_problems(cfg, cfg.n_train, rng)
-    test = make_problems(cfg, cfg.n_test, rng)
+    world = rng if params.get("world") is None else np.random.default_rng(params["world"])
+    train = make_problems(cfg, cfg.n_train, world)
+    test = make_problems(cfg, cfg.n_test, world)
     base = base_policy(cfg)
     out_test = {"base": success_probs(base, test)}
     out_train = {"base": success_probs(base, train)}

@@ -506,6 +506,51 @@ def success_prob_naive(probs, g) -> list[float]:
     return [sum(probs[i][s] * g[i][s] for s in range(len(g[i]))) for i in range(len(g))]
 
 
+def solved_regions_naive(counts: dict) -> dict:
+    """Venn regions of the solved sets (c > 0), one problem at a time: key = the names of the
+    arms that solve it joined by "+", "none" when no arm does."""
+    names = list(counts)
+    out: dict = {}
+    for i in range(len(next(iter(counts.values())))):
+        key = "+".join(n for n in names if counts[n][i] > 0) or "none"
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def path_success_prob_naive(next_probs, adj, start: int, goal: int, max_len: int) -> float:
+    """Arm B's exact pass@1 by brute force over every node sequence of length 1..max_len:
+    Σ Π_t next_probs(prefix)[v_t] over the sequences the verifier accepts (each step an edge,
+    the goal last and not before: sampling stops at the goal). ``next_probs(prefix tuple)``
+    gives the model's distribution over the next node."""
+    import itertools
+
+    n = len(adj)
+    total = 0.0
+    for m in range(1, max_len + 1):
+        for seq in itertools.product(range(n), repeat=m):
+            if seq[-1] != goal or goal in seq[:-1]:
+                continue
+            steps = zip((start, *seq[:-1]), seq, strict=True)
+            if not all(adj[a][b] for a, b in steps):
+                continue
+            prob = 1.0
+            for t, v in enumerate(seq):
+                prob *= next_probs(seq[:t])[v]
+            total += prob
+    return total
+
+
+def path_kl_k3_naive(logp, ref_logp, valid) -> list[float]:
+    """Per path: mean over its valid tokens of e^r − r − 1, r = ref − logp (0 for no tokens)."""
+    import math
+
+    out = []
+    for lp, rp, ok in zip(logp, ref_logp, valid, strict=True):
+        terms = [math.exp(b - a) - (b - a) - 1 for a, b, v in zip(lp, rp, ok, strict=True) if v]
+        out.append(sum(terms) / len(terms) if terms else 0.0)
+    return out
+
+
 # gated attention --------------------------------------------------------------------------------
 # Definitions from shared/papers/gated_attention.md §3, written with plain loops.
 

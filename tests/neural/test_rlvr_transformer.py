@@ -8,6 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from neural import rlvr_transformer as nb
+from tests.naive import path_kl_k3_naive, path_success_prob_naive
 
 CFG = nb.ArmBConfig()
 
@@ -88,8 +89,100 @@ def test_tiny_arm_b_run_gates_rl_and_returns_counts_for_every_arm():
     out = nb.arm_b_task({**params, "gate_margin": None}, np.random.default_rng(2))
     assert out["rl_run"] is True
     n_test = len(out["test"])
-    for arm in ("base", "rl", "distill"):
+    assert set(out["counts"]) == {"base", "rl", "distill", "rl_kl"} == set(out["p"])
+    for arm in ("base", "rl", "distill", "rl_kl"):
         c = np.asarray(out["counts"][arm])
         assert c.shape == (n_test,)
         assert np.all((c >= 0) & (c <= 4))
     assert len(out["chance_pass1"]) == n_test == len(out["needs_hidden"])
+    for p in out["p"].values():
+        assert p.shape == (n_test,)
+        assert np.all((p > 0) & (p < 1))
+
+
+def test_path_kl_k3_matches_the_naive_mean_and_vanishes_at_the_reference():
+    rng = np.random.default_rng(4)
+    logp = torch.as_tensor(-rng.exponential(size=(6, 4)))
+    ref = torch.as_tensor(-rng.exponential(size=(6, 4)))
+    valid = torch.as_tensor(rng.random((6, 4)) < 0.7)
+    valid[0] = False  # a path with no tokens: 0
+    kl = nb.path_kl_k3(logp, ref, valid)
+    np.testing.assert_allclose(
+        kl.numpy(), path_kl_k3_naive(logp.tolist(), ref.tolist(), valid.tolist()), rtol=1e-12
+    )
+    assert torch.all(kl >= 0)
+    assert torch.all(nb.path_kl_k3(logp, logp, valid) == 0)
+
+
+def test_kl_penalty_holds_grpo_closer_to_its_start():
+    """Same seeds, goals one edge away (untrained reward ≈ 5%, so groups have mixed rewards): a
+    large KL coefficient moves the weights less; a negligible one changes nothing (the frozen
+    reference equals the start, so the k3 penalty's gradient is exactly 0 there)."""
+    cfg = nb.ArmBConfig(d_model=16, n_layers=1, rl_steps=10, rl_prompts=24, group=8, rl_lr=1e-2)
+    graph = nb.make_graph(cfg)
+    prompts = np.array([(s, (s + 1) % graph.n) for s in range(graph.n)])
+    torch.manual_seed(0)
+    start = nb.PathTransformer(cfg)
+    moved = []
+    for kl in (0.0, 1e-9, 50.0):
+        model = nb.PathTransformer(cfg)
+        model.load_state_dict(start.state_dict())
+        nb.grpo_train(
+            model,
+            graph,
+            prompts,
+            cfg,
+            np.random.default_rng(5),
+            torch.Generator().manual_seed(6),
+            kl=kl,
+        )
+        moved.append(
+            sum(
+                float((a - b).detach().abs().sum())
+                for a, b in zip(model.parameters(), start.parameters(), strict=True)
+            )
+        )
+    assert moved[0] > 0
+    assert moved[1] == pytest.approx(moved[0], rel=1e-4)
+    assert moved[2] < 0.8 * moved[0]
+
+
+@pytest.fixture(scope="module")
+def short_model():
+    """A briefly trained model with paths of at most 3 nodes (brute force stays small)."""
+    cfg = nb.ArmBConfig(max_len=3, d_model=16, n_layers=1, batch=64)
+    graph = nb.make_graph(cfg)
+    rng = np.random.default_rng(7)
+    torch.manual_seed(7)
+    model = nb.PathTransformer(cfg)
+    nb.supervised_train(model, *nb.walk_corpus(graph, cfg, 2000, rng), 40, cfg, rng)
+    return cfg, graph, model
+
+
+def test_exact_success_probs_match_brute_force_over_all_sequences(short_model):
+    cfg, graph, model = short_model
+    prompts = np.array([[0, 1], [0, 12], [3, 2], [7, 19]])
+    exact = nb.exact_success_probs(model, graph, prompts, cfg)
+    for (s, g), p in zip(prompts, exact, strict=True):
+
+        def next_probs(prefix, s=s, g=g):
+            path = torch.full((1, cfg.max_len), -1)
+            path[0, : len(prefix)] = torch.as_tensor(prefix, dtype=torch.long)
+            with torch.no_grad():
+                logits = model(nb._tokens(model, torch.as_tensor([[s, g]]), path))
+            return torch.softmax(logits[0, 2 + len(prefix)], dim=-1).double().tolist()
+
+        naive = path_success_prob_naive(next_probs, graph.full, int(s), int(g), cfg.max_len)
+        assert p == pytest.approx(naive, rel=1e-6, abs=1e-12)
+
+
+def test_exact_success_probs_match_sampled_paths(short_model):
+    cfg, graph, model = short_model
+    prompts = np.array([[0, 1], [5, 9]])
+    exact = nb.exact_success_probs(model, graph, prompts, cfg)
+    reps = 20_000
+    batch = np.repeat(prompts, reps, axis=0)
+    gen = torch.Generator().manual_seed(8)
+    rate = nb.verify(graph, batch, nb.sample_paths(model, batch, cfg, gen)).reshape(2, reps)
+    rate = rate.mean(axis=1)
+    assert np.all(np.abs(rate - exact) <= 4 * np.sqrt(exact * (1 - exact) / reps) + 1e-4)

@@ -156,6 +156,20 @@ def test_arms_task_is_deterministic_and_complete():
             np.testing.assert_array_equal(a[split][arm], b[split][arm])
 
 
+def test_world_fixes_the_problems_while_seeds_vary_training():
+    """With ``world`` the seeds share train and test problems (rlvr.md §4: one problem set,
+    RL seeds) and only training differs; without it each seed draws its own problems."""
+    params = {"snr": 0.0, "n_train": 80, "n_test": 60, "arms": ["grpo"]}
+    fixed = [
+        toy.toy_arms_task({**params, "world": [0, 1]}, np.random.default_rng(s)) for s in (11, 12)
+    ]
+    free = [toy.toy_arms_task(params, np.random.default_rng(s)) for s in (11, 12)]
+    np.testing.assert_array_equal(fixed[0]["test"]["base"], fixed[1]["test"]["base"])
+    np.testing.assert_array_equal(fixed[0]["hard_test"], fixed[1]["hard_test"])
+    assert not np.array_equal(fixed[0]["test"]["grpo400"], fixed[1]["test"]["grpo400"])
+    assert not np.array_equal(free[0]["test"]["base"], free[1]["test"]["base"])
+
+
 @pytest.mark.parametrize(
     ("base", "chance", "expected"),
     [(0.5, 0.01, True), (0.10, 0.01, False), (0.35, 0.2, False), (0.65, 0.2, True)],
