@@ -444,8 +444,7 @@ def sink_removed(
     ax.plot(seeds, f_gated, "s", color=arm_colour(gated_arm), label=ARM_LABELS[gated_arm])
     for j, (gate, values) in enumerate(others.items()):
         ax.plot(seeds, values, "^v<>"[j % 4], color=arm_colour(gate), label=ARM_LABELS[gate])
-    ax.axhline(uniform, color=THEORY, ls=":", lw=1, label="uniform (H_T−1)/(T−1)")
-    ax.axhline(SINK_MIN_RATIO * uniform, color=THEORY, ls="--", lw=1, label="sink threshold 3×")
+    plot_sink_references(ax, uniform)
     ax.set_xlabel("paired seed")
     ax.set_ylabel("F-Attn (weight on token 0)")
     ax.set_xticks(seeds)
@@ -779,8 +778,7 @@ def sink_ordering(
         if paper is not None:
             ax.plot(i, paper, "D", mfc="none", color=THEORY,
                     label="paper Table 4 (MoE)" if gate == "none" else None)  # fmt: skip
-    ax.axhline(uniform, color=THEORY, ls=":", lw=1, label="uniform (H_T−1)/(T−1)")
-    ax.axhline(SINK_MIN_RATIO * uniform, color=THEORY, ls="--", lw=1, label="sink threshold 3×")
+    plot_sink_references(ax, uniform)
     ax.set_xticks(x, [ARM_LABELS[g] for g in shown], rotation=30, ha="right", fontsize="small")
     ax.set_yscale("log")
     ax.set_ylabel("F-Attn (weight on token 0)")
@@ -850,6 +848,15 @@ def arm_colour(gate: str) -> str:
 
 
 PER_LAYER_LABELS = {"m_act_per_layer": "M-Act: max |residual|", "f_attn_per_layer": "F-Attn"}
+
+
+def plot_sink_references(ax: Any, uniform: float) -> list[Any]:
+    """The uniform first-token weight (H_T − 1)/(T − 1) and the sink threshold 3× uniform."""
+    return [
+        ax.axhline(uniform, color=THEORY, ls=":", lw=1, label="uniform (H_T−1)/(T−1)"),
+        ax.axhline(SINK_MIN_RATIO * uniform, color=THEORY, ls="--", lw=1,
+                   label=f"sink threshold {SINK_MIN_RATIO:g}×"),
+    ]  # fmt: skip
 
 
 def plot_per_layer(
