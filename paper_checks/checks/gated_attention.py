@@ -2,14 +2,16 @@
 Attention-Sink-Free" (Qiu et al., NeurIPS 2025; arXiv 2505.06708), on tiny CPU models.
 
 Spec: ``shared/papers/gated_attention.md``. Two testbeds, trained by :mod:`neural.gated_training`
-with paired seeds (same shared initialisation, data order and evaluation batch in every arm):
+in two sweeps (one per testbed, each shared by the claims that read it, so the sink claims need no
+text run) with paired seeds (same shared initialisation, data order and evaluation batch in every
+arm):
 
 * **text**: a byte-level LM on ``pydoc_data.topics`` (ships with CPython), baseline vs G1
   elementwise (FFN narrowed to match parameters) vs controls, over an LR grid;
 * **sink**: Bigram-Backcopy (1 layer, 1 head, LR 2e-2), where a head idles most of the time and
   the baseline forms a first-token sink (spec §4a; the text models form none at this scale). The
-  weak controls of Table 4 (headwise, G2, G5, σ(bias), NS-sigmoid) are trained on it as well, in a
-  second sweep with the same paired seeds, for the sink ordering of spec §4c.6.
+  weak controls of Table 4 (headwise, G2, G5, σ(bias), NS-sigmoid) are trained on it as well, for
+  the sink ordering of spec §4c.6.
 
 torch is imported only inside :mod:`neural`, which this module loads lazily, so ``paper-checks
 list`` needs no torch.
@@ -30,7 +32,6 @@ from paper_checks.claims import claim
 from paper_checks.context import Context
 from paper_checks.plotting import THEORY, new_figure
 from paper_checks.results import CheckResult, Verdict
-from sims.sweep import run_sweep
 
 logger = logging.getLogger(__name__)
 
@@ -69,9 +70,6 @@ SINK_ORDERING = (
     ("headwise", ">", "ns_sigmoid"),
     ("headwise", ">", "input_independent"),
 )
-#: Arms of the sink testbed beyond the shared sweep's, trained for the ordering (G5 is reported
-#: beside them; the spec's ordering does not place it).
-SINK_CONTROLS = ("headwise", "ns_sigmoid", "input_independent", "g2_value", "g5_output")
 RUNS_ID = "gated_attention.runs"  # the claim id under which the shared sweeps are cached
 
 
@@ -105,12 +103,12 @@ def text_settings(ctx: Context) -> dict[str, Any]:
     }
 
 
-def sink_settings(ctx: Context) -> dict[str, Any]:
+def sink_settings() -> dict[str, Any]:
     """Sizes of the Bigram-Backcopy sink testbed: 1 layer, 1 head, d = 32, 3 triggers among 64
     tokens, T = 64. The spec's pilot used LR 1e-2 and 6000 steps (sink in 2 of 3 seeds); at d = 32
     LR 2e-2 forms a 13-16× uniform sink within 2000 steps in our calibration runs, LR 1e-2 only
-    2-2.7× (below the 3× threshold). ``controls`` are the arms only the sink ordering needs."""
-    gates = ["none", "elementwise", "ns_sigmoid"] + ([] if ctx.scale == "quick" else ["headwise"])
+    2-2.7× (below the 3× threshold). Every arm is trained at every scale: the baseline, G1 and
+    the weak controls of Table 4 for the sink ordering (G5 is reported beside them)."""
     return {
         "base": {
             "task": "backcopy",
@@ -127,8 +125,7 @@ def sink_settings(ctx: Context) -> dict[str, Any]:
             "eval_every": 500,
             "eval_batch": 64,
         },
-        "gates": gates,
-        "controls": [g for g in SINK_CONTROLS if g not in gates],
+        "gates": list(ARM_LABELS),
     }
 
 
@@ -137,72 +134,46 @@ def n_seeds(ctx: Context) -> int:
     return ctx.pick(quick=1, full=5)
 
 
-def train_testbeds(
-    ctx: Context,
-    text: dict[str, Any] | None = None,
-    sink: dict[str, Any] | None = None,
-    seeds: int | None = None,
+def text_runs(
+    ctx: Context, text: dict[str, Any] | None = None, seeds: int | None = None
 ) -> list[dict[str, Any]]:
-    """Every training run of the paper's claims, in one sweep shared by all of them (the first
-    claim trains, the others read the cache), with paired seeds.
+    """The text testbed, one sweep shared by the text claims (the first trains, the others read
+    the cache), paired seeds: baseline and G1 elementwise at every LR of the grid, the controls
+    at the base LR."""
+    t = text_settings(ctx) if text is None else text
+    lrs = list(dict.fromkeys([*t["lrs"], t["base_lr"]]))
+    points = [{**t["base"], "gate": g, "lr": lr} for g in ("none", "elementwise") for lr in lrs]
+    points += [{**t["base"], "gate": g, "lr": t["base_lr"]} for g in t["controls"]]
+    return _train(ctx, points, "text", seeds)
 
-    Sink points come first (they are the longest), then the text testbed: baseline and G1
-    elementwise at every LR of the grid, and the controls at the base LR."""
+
+def sink_runs(
+    ctx: Context, sink: dict[str, Any] | None = None, seeds: int | None = None
+) -> list[dict[str, Any]]:
+    """The Bigram-Backcopy testbed, one sweep shared by the sink claims: every arm of
+    ``sink["gates"]``, paired seeds (same initialisation, Markov chain and data order)."""
+    s = sink_settings() if sink is None else sink
+    return _train(ctx, [{**s["base"], "gate": g} for g in s["gates"]], "sink", seeds)
+
+
+def _train(
+    ctx: Context, points: list[dict[str, Any]], name: str, seeds: int | None
+) -> list[dict[str, Any]]:
+    """Run (or read from the cache) one testbed's sweep under the claim id :data:`RUNS_ID`, so
+    every claim of the paper shares it, and log the parameter count of each arm."""
     from neural.gated_training import gated_lm_task
 
-    t = text_settings(ctx) if text is None else text
-    s = sink_settings(ctx) if sink is None else sink
-    points = [{**s["base"], "gate": g} for g in s["gates"]]
-    lrs = list(dict.fromkeys([*t["lrs"], t["base_lr"]]))
-    points += [{**t["base"], "gate": g, "lr": lr} for g in ("none", "elementwise") for lr in lrs]
-    points += [{**t["base"], "gate": g, "lr": t["base_lr"]} for g in t["controls"]]
-    shared = replace(ctx, claim_id=RUNS_ID)
-    records = shared.sweep(
+    records = replace(ctx, claim_id=RUNS_ID).sweep(
         gated_lm_task,
         points,
-        name="testbeds",
+        name=name,
         n_seeds=n_seeds(ctx) if seeds is None else seeds,
         paired_seeds=True,
     )
-    counts = {(r["params"]["task"], r["params"]["gate"]): r["result"]["n_params"] for r in records}
-    for (task, gate), count in sorted(counts.items()):
-        logger.info("%s testbed, %s: %d parameters", task, ARM_LABELS[gate], count)
+    counts = {r["params"]["gate"]: r["result"]["n_params"] for r in records}
+    for gate, count in counts.items():
+        logger.info("%s testbed, %s: %d parameters", name, ARM_LABELS[gate], count)
     return records
-
-
-def text_runs(ctx: Context, **settings: Any) -> list[dict[str, Any]]:
-    """The text testbed's records (``settings`` as for :func:`train_testbeds`)."""
-    return [r for r in train_testbeds(ctx, **settings) if r["params"]["task"] == "text"]
-
-
-def sink_runs(ctx: Context, **settings: Any) -> list[dict[str, Any]]:
-    """The Bigram-Backcopy testbed's records (``settings`` as for :func:`train_testbeds`)."""
-    return [r for r in train_testbeds(ctx, **settings) if r["params"]["task"] == "backcopy"]
-
-
-def ordering_runs(ctx: Context, **settings: Any) -> list[dict[str, Any]]:
-    """Every arm of the sink testbed: :func:`sink_runs` plus the ``controls`` of the sink settings,
-    trained in a sweep of their own (so the shared sweep's cache stays valid) under the shared
-    sweep's root seed, hence paired with it: same initialisation, Markov chain and data order."""
-    from neural.gated_training import gated_lm_task
-
-    s = sink_settings(ctx) if settings.get("sink") is None else settings["sink"]
-    seeds = n_seeds(ctx) if settings.get("seeds") is None else settings["seeds"]
-    shared = replace(ctx, claim_id=RUNS_ID)
-    controls = run_sweep(
-        gated_lm_task,
-        [{**s["base"], "gate": g} for g in s["controls"]],
-        n_seeds=seeds,
-        root_seed=shared.seed_entropy("testbeds"),
-        executor=ctx.executor,
-        cache_dir=ctx.out_dir / "sweeps" / RUNS_ID / "sink_controls",
-        paired_seeds=True,
-        desc=f"{RUNS_ID}:sink_controls",
-    )
-    for gate in s["controls"]:
-        count = next(r["result"]["n_params"] for r in controls if r["params"]["gate"] == gate)
-        logger.info("backcopy testbed, %s: %d parameters", ARM_LABELS[gate], count)
-    return sink_runs(ctx, **settings) + controls
 
 
 def by_arm(
@@ -734,7 +705,7 @@ def sink_ordering(
     ctx: Context,
     *,
     ordering: tuple[tuple[str, str, str], ...] = SINK_ORDERING,
-    runs: Callable[[Context], list[dict[str, Any]]] = ordering_runs,
+    runs: Callable[[Context], list[dict[str, Any]]] = sink_runs,
 ) -> CheckResult:
     """Bigram-Backcopy testbed, every arm, on the seeds whose baseline F-Attn ≥ 3× uniform: each
     relation (a, op, b) of ``ordering`` is decided by the paired 95% t-CI of ln(F_b / F_a)

@@ -285,8 +285,7 @@ TINY_TEXT = {
 }
 TINY_SINK = {
     "base": {"task": "backcopy", "lr": 1e-2, "vocab": 8, "n_triggers": 2, **TINY_BASE},
-    "gates": ["none", "elementwise"],
-    "controls": list(ga.SINK_CONTROLS),
+    "gates": list(ga.ARM_LABELS),
 }
 
 
@@ -298,16 +297,15 @@ def tiny_ctx(tmp_path_factory):
 
 
 def test_tiny_real_sweep_runs_every_claim(tiny_ctx):
-    tiny = {"text": TINY_TEXT, "sink": TINY_SINK, "seeds": 2}
-    text = functools.partial(ga.text_runs, **tiny)
-    sink = functools.partial(ga.sink_runs, **tiny)
+    text = functools.partial(ga.text_runs, text=TINY_TEXT, seeds=2)
+    sink = functools.partial(ga.sink_runs, sink=TINY_SINK, seeds=2)
     results = {
         "gate_sparse": ga.gate_sparse(tiny_ctx, runs=text),
         "massive": ga.massive_activations_drop(tiny_ctx, runs=text),
         "loss": ga.loss_not_worse(tiny_ctx, runs=text),
         "lr": ga.lr_tolerance(tiny_ctx, runs=text),
         "sink": ga.sink_removed(tiny_ctx, runs=sink),
-        "ordering": ga.sink_ordering(tiny_ctx, runs=functools.partial(ga.ordering_runs, **tiny)),
+        "ordering": ga.sink_ordering(tiny_ctx, runs=sink),
     }
     for result in results.values():
         assert result.verdict in set(Verdict) - {Verdict.ERROR}
@@ -318,7 +316,7 @@ def test_tiny_real_sweep_runs_every_claim(tiny_ctx):
     assert results["sink"].verdict is Verdict.INCONCLUSIVE
     assert results["ordering"].verdict is Verdict.INCONCLUSIVE  # no seed has a sink
     ordering_counts = results["ordering"].measured["n_params"]
-    assert set(ordering_counts) == {"none", "elementwise", *ga.SINK_CONTROLS}
+    assert set(ordering_counts) == set(ga.ARM_LABELS)
     counts = results["loss"].measured["n_params"]
     assert abs(counts["elementwise"] - counts["none"]) <= 1.5 * 16
     # a wrong theory on real runs: the NS-sigmoid gate never falls below 0.5
