@@ -2,9 +2,9 @@
 Attention-Sink-Free" (Qiu et al., NeurIPS 2025; arXiv 2505.06708), on tiny CPU models.
 
 Spec: ``shared/papers/gated_attention.md``. Two testbeds, trained by :mod:`neural.gated_training`
-in two sweeps (one per testbed, each shared by the claims that read it, so the sink claims need no
-text run) with paired seeds (same shared initialisation, data order and evaluation batch in every
-arm):
+in sweeps shared by the claims that read them (sink; text at the base LR; text at the other
+LRs, so that no claim waits for runs it does not read), with paired seeds (same shared
+initialisation, data order and evaluation batch in every arm):
 
 * **text**: a byte-level LM on ``pydoc_data.topics`` (ships with CPython), baseline vs G1
   elementwise (FFN narrowed to match parameters) vs controls, over an LR grid;
@@ -137,14 +137,22 @@ def n_seeds(ctx: Context) -> int:
 def text_runs(
     ctx: Context, text: dict[str, Any] | None = None, seeds: int | None = None
 ) -> list[dict[str, Any]]:
-    """The text testbed, one sweep shared by the text claims (the first trains, the others read
-    the cache), paired seeds: baseline and G1 elementwise at every LR of the grid, the controls
-    at the base LR."""
+    """The text testbed at the base LR, one sweep shared by the text claims (the first trains,
+    the others read the cache), paired seeds: baseline, G1 elementwise and the controls."""
     t = text_settings(ctx) if text is None else text
-    lrs = list(dict.fromkeys([*t["lrs"], t["base_lr"]]))
+    gates = ["none", "elementwise", *t["controls"]]
+    return _train(ctx, [{**t["base"], "gate": g, "lr": t["base_lr"]} for g in gates], "text", seeds)
+
+
+def text_lr_runs(
+    ctx: Context, text: dict[str, Any] | None = None, seeds: int | None = None
+) -> list[dict[str, Any]]:
+    """:func:`text_runs` plus baseline and G1 elementwise at the other LRs of the grid (a sweep of
+    their own, so the base-LR claims do not wait for it)."""
+    t = text_settings(ctx) if text is None else text
+    lrs = [lr for lr in t["lrs"] if not math.isclose(lr, t["base_lr"])]
     points = [{**t["base"], "gate": g, "lr": lr} for g in ("none", "elementwise") for lr in lrs]
-    points += [{**t["base"], "gate": g, "lr": t["base_lr"]} for g in t["controls"]]
-    return _train(ctx, points, "text", seeds)
+    return text_runs(ctx, text, seeds) + _train(ctx, points, "text_lr", seeds)
 
 
 def sink_runs(
@@ -582,7 +590,7 @@ def lr_tolerance(
     ctx: Context,
     *,
     gated_arm: str = "elementwise",
-    runs: Callable[[Context], list[dict[str, Any]]] = text_runs,
+    runs: Callable[[Context], list[dict[str, Any]]] = text_lr_runs,
 ) -> CheckResult:
     """Text testbed over the LR grid: a run fails at the top LR when it diverges or its loss is
     > 0.05 nats above the same arm's best over the grid (same seed); compare failure counts."""

@@ -303,7 +303,9 @@ def test_tiny_real_sweep_runs_every_claim(tiny_ctx):
         "gate_sparse": ga.gate_sparse(tiny_ctx, runs=text),
         "massive": ga.massive_activations_drop(tiny_ctx, runs=text),
         "loss": ga.loss_not_worse(tiny_ctx, runs=text),
-        "lr": ga.lr_tolerance(tiny_ctx, runs=text),
+        "lr": ga.lr_tolerance(
+            tiny_ctx, runs=functools.partial(ga.text_lr_runs, text=TINY_TEXT, seeds=2)
+        ),
         "sink": ga.sink_removed(tiny_ctx, runs=sink),
         "ordering": ga.sink_ordering(tiny_ctx, runs=sink),
     }
