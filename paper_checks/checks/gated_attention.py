@@ -78,12 +78,12 @@ def text_settings(ctx: Context) -> dict[str, Any]:
     """Sizes of the text testbed for the run's scale (d = 64, 2 layers, 4 heads, T = 64, 400
     steps). Full scale adds seeds, the LR 3e-2 and the headwise control, not steps.
 
-    CPU cost, measured on the shared machine (user+sys, one thread per run): about 23 s per
-    400-step text run, 40 s per 2000-step sink run and 60 s per 3000-step sink run. The first full
-    configuration (800 text steps, 3000 sink steps) came to about 3900 CPU-s with the sink controls,
-    33 minutes on 2 cores, above the issue's 30; full scale therefore keeps the quick sizes
-    (40 text and 35 sink runs, about 2300 CPU-s); both sizes stay far below the spec's
-    3k-10k-step suggestion (§4b)."""
+    CPU cost of the full run (user+sys, one thread per run): 35 sink runs of 2000 steps 1326
+    CPU-s (38 s each), 20 base-LR text runs of 400 steps 383 CPU-s (19 s each). The first full
+    configuration (800 text and 3000 sink steps; about 60 CPU-s per sink run in its aborted start)
+    would have needed about 3500 CPU-s with the sink controls, 29 minutes on 2 cores, at the
+    issue's 30-minute limit with no margin; full scale therefore keeps the quick sizes and adds
+    seeds, LRs and arms. Both stay far below the spec's 3k-10k-step suggestion (§4b)."""
     return {
         "base": {
             "task": "text",
