@@ -189,6 +189,77 @@ def test_gate_sparse(ctx):
     assert wrong.verdict is Verdict.FAIL
 
 
+def test_relation_status_and_ordering_verdict():
+    assert ga.relation_status(">", 0.1, 0.9) == "holds"
+    assert ga.relation_status(">", -0.1, 0.9) == "undecided"
+    assert ga.relation_status(">", -0.9, -0.1) == "violated"
+    assert ga.relation_status(">=", -0.1, 0.9) == "holds"  # equal removal is allowed
+    assert ga.relation_status(">=", -0.9, -0.1) == "violated"
+    assert ga.relation_status(">", float("nan"), float("nan")) == "undecided"
+    with pytest.raises(ValueError, match="'>' or '>='"):
+        ga.relation_status("<", 0.1, 0.9)
+    assert ga.ordering_verdict(["holds", "holds"]) is Verdict.PASS
+    assert ga.ordering_verdict(["holds", "undecided"]) is Verdict.INCONCLUSIVE
+    assert ga.ordering_verdict(["undecided", "violated"]) is Verdict.FAIL
+
+
+#: F-Attn in units of the uniform value, per arm: the paper's ordering (Table 4's pattern)
+ORDERED = {
+    "none": 10.0,
+    "elementwise": 0.5,
+    "headwise": 0.8,
+    "g2_value": 4.0,
+    "ns_sigmoid": 8.0,
+    "input_independent": 6.0,
+    "g5_output": 1.0,
+}
+
+
+def _ordering_records(sink_seeds: int) -> list[dict]:
+    """Five paired seeds, the first ``sink_seeds`` with a baseline sink (the rest 1.5× uniform);
+    per-seed noise of ±30% on every arm."""
+    noise = [1.0, 1.3, 0.8, 1.1, 0.7]
+    records = []
+    for seed, wiggle in enumerate(noise):
+        for gate, level in ORDERED.items():
+            f = (level if seed < sink_seeds else 1.5) * UNIFORM * wiggle ** (1 + (gate == "none"))
+            records.append(_record(gate, seed, f_attn=f))
+    return records
+
+
+def test_sink_ordering_passes_and_fails_with_a_wrong_order(ctx):
+    records = _ordering_records(sink_seeds=4)
+    result = ga.sink_ordering(ctx, runs=_runs(records))
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["seeds_with_sink"] == 4
+    relation = result.measured["relations"]["headwise > ns_sigmoid"]
+    assert relation["n_seeds"] == 4
+    assert relation["log_ratio"] == pytest.approx(np.full(4, np.log(8.0 / 0.8)))
+    assert (ctx.out_dir / result.figures[0]).is_file()
+    wrong = ga.sink_ordering(
+        ctx, ordering=(("ns_sigmoid", ">", "elementwise"),), runs=_runs(records)
+    )
+    assert wrong.verdict is Verdict.FAIL, wrong.summary
+    assert wrong.measured["relations"]["ns_sigmoid > elementwise"]["status"] == "violated"
+
+
+def test_sink_ordering_needs_three_seeds_with_a_sink(ctx):
+    result = ga.sink_ordering(ctx, runs=_runs(_ordering_records(sink_seeds=2)))
+    assert result.verdict is Verdict.INCONCLUSIVE
+    assert "needs ≥ 3" in result.summary
+
+
+def test_sink_ordering_strict_and_weak_relations_on_near_equal_arms(ctx):
+    records = _ordering_records(sink_seeds=5)
+    near = [r for r in records if r["params"]["gate"] != "headwise"]
+    for seed, f in enumerate([0.9, 0.4, 0.6, 0.45, 0.55]):  # about elementwise's 0.5·wiggle
+        near.append(_record("headwise", seed, f_attn=f * UNIFORM))
+    result = ga.sink_ordering(ctx, ordering=(("elementwise", ">", "headwise"),), runs=_runs(near))
+    assert result.verdict is Verdict.INCONCLUSIVE, result.summary
+    weak = ga.sink_ordering(ctx, ordering=(("elementwise", ">=", "headwise"),), runs=_runs(near))
+    assert weak.verdict is Verdict.PASS, weak.summary
+
+
 def test_claims_name_a_missing_arm(ctx):
     with pytest.raises(ValueError, match="headwise"):
         ga.sink_removed(ctx, gated_arm="headwise", runs=_runs([_record("none", 0)]))
@@ -214,7 +285,7 @@ TINY_TEXT = {
 }
 TINY_SINK = {
     "base": {"task": "backcopy", "lr": 1e-2, "vocab": 8, "n_triggers": 2, **TINY_BASE},
-    "gates": ["none", "elementwise"],
+    "gates": list(ga.ARM_LABELS),
 }
 
 
@@ -226,15 +297,17 @@ def tiny_ctx(tmp_path_factory):
 
 
 def test_tiny_real_sweep_runs_every_claim(tiny_ctx):
-    tiny = {"text": TINY_TEXT, "sink": TINY_SINK, "seeds": 2}
-    text = functools.partial(ga.text_runs, **tiny)
-    sink = functools.partial(ga.sink_runs, **tiny)
+    text = functools.partial(ga.text_runs, text=TINY_TEXT, seeds=2)
+    sink = functools.partial(ga.sink_runs, sink=TINY_SINK, seeds=2)
     results = {
         "gate_sparse": ga.gate_sparse(tiny_ctx, runs=text),
         "massive": ga.massive_activations_drop(tiny_ctx, runs=text),
         "loss": ga.loss_not_worse(tiny_ctx, runs=text),
-        "lr": ga.lr_tolerance(tiny_ctx, runs=text),
+        "lr": ga.lr_tolerance(
+            tiny_ctx, runs=functools.partial(ga.text_lr_runs, text=TINY_TEXT, seeds=2)
+        ),
         "sink": ga.sink_removed(tiny_ctx, runs=sink),
+        "ordering": ga.sink_ordering(tiny_ctx, runs=sink),
     }
     for result in results.values():
         assert result.verdict in set(Verdict) - {Verdict.ERROR}
@@ -243,6 +316,9 @@ def test_tiny_real_sweep_runs_every_claim(tiny_ctx):
     assert results["massive"].verdict is Verdict.INCONCLUSIVE
     assert results["sink"].measured["baseline_over_uniform"][0] < ga.SINK_MIN_RATIO
     assert results["sink"].verdict is Verdict.INCONCLUSIVE
+    assert results["ordering"].verdict is Verdict.INCONCLUSIVE  # no seed has a sink
+    ordering_counts = results["ordering"].measured["n_params"]
+    assert set(ordering_counts) == set(ga.ARM_LABELS)
     counts = results["loss"].measured["n_params"]
     assert abs(counts["elementwise"] - counts["none"]) <= 1.5 * 16
     # a wrong theory on real runs: the NS-sigmoid gate never falls below 0.5
