@@ -41,9 +41,7 @@ ACTION_DIM = 2
 
 
 # ----------------------------------------------------------------------------- relabeling
-def truncated_geometric_offsets(
-    horizon: np.ndarray, gamma: float, u: np.ndarray
-) -> np.ndarray:
+def truncated_geometric_offsets(horizon: np.ndarray, gamma: float, u: np.ndarray) -> np.ndarray:
     """Offsets k ∈ {1, …, n} with P(k) = γ^{k−1}(1−γ)/(1−γ^n) for n = ``horizon`` (elementwise),
     by inverting the CDF F(k) = (1−γ^k)/(1−γ^n) at the uniforms ``u`` ∈ [0, 1):
     k = ⌊log(1 − u(1−γ^n)) / log γ⌋ + 1, clipped into [1, n] against rounding."""
@@ -163,7 +161,9 @@ class Agent:
 
     def update(self, batch: dict[str, np.ndarray], generator: torch.Generator) -> dict[str, float]:
         """One SGD step (spec §1): actor and α on the relabeled goals, then the critic."""
-        s, a, g = (torch.as_tensor(batch[k], dtype=torch.float32) for k in ("state", "action", "goal"))
+        s, a, g = (
+            torch.as_tensor(batch[k], dtype=torch.float32) for k in ("state", "action", "goal")
+        )
         alpha = self.log_alpha.exp().detach()
         a_pi, log_pi = self.actor.sample(_with_one(s, g), generator)
         phi = self.critic.phi(_with_one(s, a_pi))
@@ -292,7 +292,9 @@ def train_online_crl(params: dict[str, Any], rng: np.random.Generator) -> dict[s
     train_log: dict[str, list[float]] = {}
     for epoch in range(1, params["epochs"] + 1):
         goals = cell_centres(maze.goals[rng.integers(0, len(maze.goals), n_envs)])
-        pos, actions, _ = rollout(env, explore, goals, horizon, rng, params.get("start_jitter", 0.2))
+        pos, actions, _ = rollout(
+            env, explore, goals, horizon, rng, params.get("start_jitter", 0.2)
+        )
         buffer.add(env.normalize(pos), actions)
         stats = [agent.update(buffer.sample(batch, gamma, rng), gen)
                  for _ in range(params.get("grad_steps", 32))]  # fmt: skip
