@@ -21,7 +21,7 @@ from paper_checks.context import Context
 from paper_checks.plotting import THEORY, new_figure
 from paper_checks.results import CheckResult, Verdict
 from sims.bootstrap import paired_mean_ci
-from sims.mazes import GridMaze, serpentine_layout, successor_measure
+from sims.mazes import U4, GridMaze, serpentine_layout, successor_measure
 from theory.deep_crl import no_residual_log_gain_per_layer
 
 DEPTH_NOTE = "D = Dense layers inside residual blocks (D + 2 in all)"
@@ -345,7 +345,9 @@ def critic_learns_geodesic(
     ``trainability`` on the same data per seed. Per state s, Spearman ρ over goals g within the
     horizon 1/(1−γ) = 20 moves between f(s, g) and −distance(s, g), averaged over s. Theory: the
     InfoNCE optimum f* = log M(s, g)/p(g) (M the exact successor measure) has the ρ drawn as the
-    reference line. PASS iff ρ(D4) − ρ(D0) ≥ 0.03 in the mean with a bootstrap 90% CI above 0,
+    reference line. The figure adds the Q-map of the U4 maze (the paper's Fig. 9 layout) from
+    critics trained the same way on U4 random-walk data at the shallowest and deepest depth (one
+    seed; shown, not scored). PASS iff ρ(D4) − ρ(D0) ≥ 0.03 in the mean with a bootstrap 90% CI above 0,
     and the shortcut index ρ_euc − ρ_geo at D = 4 is below that at D = 0 in the mean."""
     from neural.deep_crl import spearman_rows, train_maze_critic
 
@@ -364,6 +366,8 @@ def critic_learns_geodesic(
     records = ctx.sweep(
         train_maze_critic, params, name="fixed_data", n_seeds=size["n_seeds"], paired_seeds=True
     )
+    u4_params = [p | {"layout": U4} for p in (params[0], params[-1])]  # shallowest and deepest
+    u4_records = ctx.sweep(train_maze_critic, u4_params, name="u4_fixed_data", n_seeds=1)
     maze = GridMaze.from_layout(serpentine_layout(*SERPENTINE))
     target, geo, euc = distance(maze), maze.geodesic_distances(), maze.euclidean_distances()
     mask = (geo > 0) & (geo <= 20)
@@ -379,7 +383,7 @@ def critic_learns_geodesic(
     shortcut_drop = float(np.mean(shortcut[4] - shortcut[0]))
     passed = gain.mean() >= MIN_RHO_GAIN and ci[0] > 0 and shortcut_drop < 0
 
-    fig, (ax, ax_q0, ax_q1) = new_figure(ncols=3, figsize=(13, 3.8))
+    fig, (ax, ax_q0, ax_q1, ax_u0, ax_u1) = new_figure(ncols=5, figsize=(20, 3.8))
     depths = list(size["depths"])
     for d in depths:
         ax.plot([d] * len(rho[d]), rho[d], ".", color="C0", alpha=0.6)
@@ -392,16 +396,19 @@ def critic_learns_geodesic(
     ax.set_xlabel(f"depth D ({DEPTH_NOTE}; 0 = one hidden layer)", fontsize="small")
     ax.set_ylabel("mean per-state Spearman ρ")
     ax.legend(fontsize="x-small")
-    start = maze.index[maze.start]
-    for axq, d in [(ax_q0, depths[0]), (ax_q1, depths[-1])]:
-        q = np.full(maze.walls.shape, np.nan)
-        row = np.asarray(next(r for r in records if r["params"]["depth"] == d)["result"]["f"])[
-            start
-        ]
-        q[tuple(maze.cells.T)] = row
+    u4 = GridMaze.from_layout(U4)
+    for axq, d, grid, recs, where in [
+        (ax_q0, depths[0], maze, records, "serpentine"),
+        (ax_q1, depths[-1], maze, records, "serpentine"),
+        (ax_u0, depths[0], u4, u4_records, "U4, fixed random-walk data"),
+        (ax_u1, depths[-1], u4, u4_records, "U4, fixed random-walk data"),
+    ]:
+        q = np.full(grid.walls.shape, np.nan)
+        f = np.asarray(next(r for r in recs if r["params"]["depth"] == d)["result"]["f"])
+        q[tuple(grid.cells.T)] = f[grid.index[grid.start]]
         axq.imshow(q, cmap="viridis")
-        axq.plot(*maze.start[::-1], "r*", ms=10)
-        axq.set_title(f"Q-map f(start, g), D = {d} (seed 0)", fontsize="small")
+        axq.plot(*grid.start[::-1], "r*", ms=10)
+        axq.set_title(f"{where}: Q-map f(start, g), D = {d} (seed 0)", fontsize="small")
         axq.set_xticks([])
         axq.set_yticks([])
     return CheckResult(
@@ -419,6 +426,9 @@ def critic_learns_geodesic(
             "rho_gain_ci90": ci,
             "shortcut_change_d4_minus_d0": shortcut_drop,
             "rho_geo_optimum": rho_opt,
+            "u4_rho_geo_seed0": {
+                str(r["params"]["depth"]): r["result"]["rho_geo"] for r in u4_records
+            },
         },
         expected={
             "rho_gain_d4_minus_d0": f"≥ {MIN_RHO_GAIN}",
@@ -428,7 +438,10 @@ def critic_learns_geodesic(
         tolerance=f"mean gain ≥ {MIN_RHO_GAIN}, bootstrap 90% CI over seeds excluding 0",
         figures=ctx.save_figure(fig),
         arrays={f"rho_geo.{d}": rho[d] for d in depths}
-        | {f"shortcut.{d}": shortcut[d] for d in depths},
+        | {f"shortcut.{d}": shortcut[d] for d in depths}
+        | {
+            f"u4_q_row_start.{r['params']['depth']}": r["result"]["q_row_start"] for r in u4_records
+        },
     )
 
 
