@@ -451,7 +451,7 @@ def critic_learns_geodesic(
 ONLINE_SIZES: dict[str, Any] = {
     "depths": (4, 16),
     "n_seeds": 3,
-    "task": {"epochs": 150, "grad_steps": 64, "eval_every": 10},
+    "task": {"epochs": 100, "grad_steps": 64, "eval_every": 10},
 }
 #: PASS needs the deep−shallow difference of mean far-goal success beyond this many s.e. and at
 #: least ``ONLINE_MIN_GAIN``; FAIL needs it below −``ONLINE_Z`` s.e.; INCONCLUSIVE otherwise.
