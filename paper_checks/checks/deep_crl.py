@@ -463,6 +463,21 @@ FULL_ONLY = "full scale only (run with --scale full)"
 PAPER_ANT_U4_TIME_AT_GOAL = {4: 11.4, 64: 286.0}
 
 
+#: Mean far-goal success at which a depth counts as at the ceiling (or, 1 − this, the floor).
+ONLINE_CEILING = 0.9
+
+
+def _online_caveat(verdict: Verdict, shallow: float, deep: float) -> str:
+    """Why an undecided comparison is undecided: both depths at the ceiling or the floor."""
+    if verdict is not Verdict.INCONCLUSIVE:
+        return ""
+    if min(shallow, deep) >= ONLINE_CEILING:
+        return "; both depths at the ceiling: the small U-maze does not separate them at this scale"
+    if max(shallow, deep) <= 1 - ONLINE_CEILING:
+        return "; both depths at the floor: neither reaches the far goals at this scale"
+    return "; the difference is within the seed noise"
+
+
 def online_verdict(
     deep: Sequence[float], shallow: Sequence[float], *, z: float = ONLINE_Z,
     min_gain: float = ONLINE_MIN_GAIN,
@@ -554,7 +569,7 @@ def online_maze(
         f"≥ {ONLINE_MIN_GAIN}); time at goal "
         + ", ".join(f"D{d} {at_goal[d].mean():.3f}" for d in runs)
         + f" (Δ {tag_diff:+.3f})"
-        + (" — neither depth separates at this scale" if verdict is Verdict.INCONCLUSIVE else ""),
+        + _online_caveat(verdict, success[shallow].mean(), success[deep].mean()),
         measured={
             "success": {str(d): success[d] for d in runs},
             "time_at_goal": {str(d): at_goal[d] for d in runs},

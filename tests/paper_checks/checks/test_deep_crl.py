@@ -140,3 +140,12 @@ def test_online_maze_reports_every_seed_and_draws_the_curves(tmp_path, tiny_onli
     # the claim's decision is online_verdict on the per-seed success rates
     forced = deep_crl.online_maze(ctx, decide=lambda deep, shallow: (Verdict.FAIL, -1.0, 0.1))
     assert forced.verdict is Verdict.FAIL
+
+
+@pytest.mark.parametrize(
+    ("shallow", "deep", "words"),
+    [(0.95, 0.97, "ceiling"), (0.0, 0.04, "floor"), (0.5, 0.6, "seed noise")],
+)
+def test_an_inconclusive_online_verdict_says_why(shallow, deep, words):
+    assert words in deep_crl._online_caveat(Verdict.INCONCLUSIVE, shallow, deep)
+    assert deep_crl._online_caveat(Verdict.PASS, shallow, deep) == ""
