@@ -21,7 +21,7 @@ from paper_checks.context import Context
 from paper_checks.plotting import THEORY, new_figure
 from paper_checks.results import CheckResult, Verdict
 from sims.bootstrap import paired_mean_ci
-from sims.mazes import U4, GridMaze, serpentine_layout, successor_measure
+from sims.mazes import U4, U_SMALL, GridMaze, serpentine_layout, successor_measure
 from theory.deep_crl import no_residual_log_gain_per_layer
 
 DEPTH_NOTE = "D = Dense layers inside residual blocks (D + 2 in all)"
@@ -526,6 +526,7 @@ def online_maze(
     params = [{"depth": d, **task} for d in size["depths"]]
     records = ctx.sweep(train_online_crl, params, name="online", n_seeds=size["n_seeds"])
     shallow, deep = size["depths"][0], size["depths"][-1]
+    maze = GridMaze.from_layout(task.get("layout", U_SMALL))
     runs = {d: [r["result"] for r in records if r["params"]["depth"] == d] for d in size["depths"]}
     success = {d: np.array([r["final_success"] for r in runs[d]]) for d in runs}
     at_goal = {d: np.array([r["final_time_at_goal"] for r in runs[d]]) for d in runs}
@@ -551,7 +552,10 @@ def online_maze(
                         label=f"paper Ant U4, D = {d}: {t:g}/1000 (not comparable)")  # fmt: skip
     axes[1].legend(fontsize="xx-small")
     for ax, d in zip(axes[2:], (shallow, deep), strict=True):
-        ax.imshow(np.asarray(runs[d][0]["q_map"], dtype=float), cmap="viridis")  # None = wall
+        q = np.asarray(runs[d][0]["q_map"], dtype=float)  # None (JSON) = wall
+        ax.imshow(q, cmap="viridis")
+        per_cell = q.shape[0] / maze.walls.shape[0]  # q_map pixels per cell
+        ax.plot(*((np.array(maze.start[::-1]) + 0.5) * per_cell - 0.5), "r*", ms=10)
         ax.set_title(f"small U-maze Q-map f(start, π̄, g), D = {d} (seed 0)", fontsize="small")
         ax.set_xticks([])
         ax.set_yticks([])
