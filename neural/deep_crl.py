@@ -196,17 +196,18 @@ def spearman_rows(f: np.ndarray, target: np.ndarray, mask: np.ndarray) -> float:
 def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """Sweep task (spec §4A–B): train a state-only critic f(s, g) = −‖φ(s) − ψ(g)‖ on a fixed
     data set of (state, future) pairs sampled once from the exact successor measure of the
-    random walk on a serpentine maze, then score it on all cell pairs.
+    random walk on a serpentine maze (or on ``params["layout"]``), then score it on all cell pairs.
 
-    ``params``: variant, depth, width, steps, and optional corridors, length, gamma, n_pairs,
+    ``params``: variant, depth, width, steps, and optional layout, corridors, length, gamma, n_pairs,
     batch, lr, horizon, return_f. Returns the final training and held-out InfoNCE, ρ(f, −geodesic) and
     ρ(f, −Euclidean) over pairs within ``horizon`` moves, ρ(f, log M), the loss curve and the
     Q-map row of the start cell (and the whole matrix f(s_i, g_j) with ``return_f``).
     """
     _seed_torch(rng)
-    maze = GridMaze.from_layout(
-        serpentine_layout(params.get("corridors", 7), params.get("length", 13))
+    layout = params.get("layout") or serpentine_layout(
+        params.get("corridors", 7), params.get("length", 13)
     )
+    maze = GridMaze.from_layout(layout)
     gamma = params.get("gamma", 0.95)
     batch, steps = params.get("batch", 256), params["steps"]
     m = successor_measure(maze.transition_matrix(), gamma)

@@ -654,3 +654,20 @@ def infonce_naive(logits) -> float:
 
     n = len(logits)
     return sum(math.log(sum(math.exp(x) for x in row)) - row[i] for i, row in enumerate(logits)) / n
+
+
+def truncated_geometric_pmf_naive(horizon: int, gamma: float) -> list[float]:
+    """P(k) for k = 1 … horizon, proportional to γ^{k−1}, normalised by an explicit sum."""
+    weights = [gamma ** (k - 1) for k in range(1, horizon + 1)]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def truncated_geometric_offset_naive(horizon: int, gamma: float, u: float) -> int:
+    """The smallest k with P(1) + … + P(k) > u (inverse CDF by a linear scan)."""
+    cumulative = 0.0
+    for k, p in enumerate(truncated_geometric_pmf_naive(horizon, gamma), start=1):
+        cumulative += p
+        if cumulative > u:
+            return k
+    return horizon

@@ -21,7 +21,7 @@ from paper_checks.context import Context
 from paper_checks.plotting import THEORY, new_figure
 from paper_checks.results import CheckResult, Verdict
 from sims.bootstrap import paired_mean_ci
-from sims.mazes import GridMaze, serpentine_layout, successor_measure
+from sims.mazes import U4, U_SMALL, GridMaze, serpentine_layout, successor_measure
 from theory.deep_crl import no_residual_log_gain_per_layer
 
 DEPTH_NOTE = "D = Dense layers inside residual blocks (D + 2 in all)"
@@ -345,7 +345,9 @@ def critic_learns_geodesic(
     ``trainability`` on the same data per seed. Per state s, Spearman ρ over goals g within the
     horizon 1/(1−γ) = 20 moves between f(s, g) and −distance(s, g), averaged over s. Theory: the
     InfoNCE optimum f* = log M(s, g)/p(g) (M the exact successor measure) has the ρ drawn as the
-    reference line. PASS iff ρ(D4) − ρ(D0) ≥ 0.03 in the mean with a bootstrap 90% CI above 0,
+    reference line. The figure adds the Q-map of the U4 maze (the paper's Fig. 9 layout) from
+    critics trained the same way on U4 random-walk data at the shallowest and deepest depth (one
+    seed; shown, not scored). PASS iff ρ(D4) − ρ(D0) ≥ 0.03 in the mean with a bootstrap 90% CI above 0,
     and the shortcut index ρ_euc − ρ_geo at D = 4 is below that at D = 0 in the mean."""
     from neural.deep_crl import spearman_rows, train_maze_critic
 
@@ -364,6 +366,8 @@ def critic_learns_geodesic(
     records = ctx.sweep(
         train_maze_critic, params, name="fixed_data", n_seeds=size["n_seeds"], paired_seeds=True
     )
+    u4_params = [p | {"layout": U4} for p in (params[0], params[-1])]  # shallowest and deepest
+    u4_records = ctx.sweep(train_maze_critic, u4_params, name="u4_fixed_data", n_seeds=1)
     maze = GridMaze.from_layout(serpentine_layout(*SERPENTINE))
     target, geo, euc = distance(maze), maze.geodesic_distances(), maze.euclidean_distances()
     mask = (geo > 0) & (geo <= 20)
@@ -379,7 +383,7 @@ def critic_learns_geodesic(
     shortcut_drop = float(np.mean(shortcut[4] - shortcut[0]))
     passed = gain.mean() >= MIN_RHO_GAIN and ci[0] > 0 and shortcut_drop < 0
 
-    fig, (ax, ax_q0, ax_q1) = new_figure(ncols=3, figsize=(13, 3.8))
+    fig, (ax, ax_q0, ax_q1, ax_u0, ax_u1) = new_figure(ncols=5, figsize=(20, 3.8))
     depths = list(size["depths"])
     for d in depths:
         ax.plot([d] * len(rho[d]), rho[d], ".", color="C0", alpha=0.6)
@@ -392,16 +396,19 @@ def critic_learns_geodesic(
     ax.set_xlabel(f"depth D ({DEPTH_NOTE}; 0 = one hidden layer)", fontsize="small")
     ax.set_ylabel("mean per-state Spearman ρ")
     ax.legend(fontsize="x-small")
-    start = maze.index[maze.start]
-    for axq, d in [(ax_q0, depths[0]), (ax_q1, depths[-1])]:
-        q = np.full(maze.walls.shape, np.nan)
-        row = np.asarray(next(r for r in records if r["params"]["depth"] == d)["result"]["f"])[
-            start
-        ]
-        q[tuple(maze.cells.T)] = row
+    u4 = GridMaze.from_layout(U4)
+    for axq, d, grid, recs, where in [
+        (ax_q0, depths[0], maze, records, "serpentine"),
+        (ax_q1, depths[-1], maze, records, "serpentine"),
+        (ax_u0, depths[0], u4, u4_records, "U4, fixed random-walk data"),
+        (ax_u1, depths[-1], u4, u4_records, "U4, fixed random-walk data"),
+    ]:
+        q = np.full(grid.walls.shape, np.nan)
+        f = np.asarray(next(r for r in recs if r["params"]["depth"] == d)["result"]["f"])
+        q[tuple(grid.cells.T)] = f[grid.index[grid.start]]
         axq.imshow(q, cmap="viridis")
-        axq.plot(*maze.start[::-1], "r*", ms=10)
-        axq.set_title(f"Q-map f(start, g), D = {d} (seed 0)", fontsize="small")
+        axq.plot(*grid.start[::-1], "r*", ms=10)
+        axq.set_title(f"{where}: Q-map f(start, g), D = {d} (seed 0)", fontsize="small")
         axq.set_xticks([])
         axq.set_yticks([])
     return CheckResult(
@@ -419,6 +426,9 @@ def critic_learns_geodesic(
             "rho_gain_ci90": ci,
             "shortcut_change_d4_minus_d0": shortcut_drop,
             "rho_geo_optimum": rho_opt,
+            "u4_rho_geo_seed0": {
+                str(r["params"]["depth"]): r["result"]["rho_geo"] for r in u4_records
+            },
         },
         expected={
             "rho_gain_d4_minus_d0": f"≥ {MIN_RHO_GAIN}",
@@ -428,5 +438,156 @@ def critic_learns_geodesic(
         tolerance=f"mean gain ≥ {MIN_RHO_GAIN}, bootstrap 90% CI over seeds excluding 0",
         figures=ctx.save_figure(fig),
         arrays={f"rho_geo.{d}": rho[d] for d in depths}
-        | {f"shortcut.{d}": shortcut[d] for d in depths},
+        | {f"shortcut.{d}": shortcut[d] for d in depths}
+        | {
+            f"u4_q_row_start.{r['params']['depth']}": r["result"]["q_row_start"] for r in u4_records
+        },
+    )
+
+
+# ---------------------------------------------------------------------------------- online_maze
+#: Online CRL sizes (full scale only; see :func:`neural.crl.train_online_crl` for the defaults:
+#: width 64, 32 envs × T = 100 per epoch, batch 256, γ 0.99, α₀ 0.05, α lr 3e-3).
+ONLINE_SIZES: dict[str, Any] = {
+    "depths": (4, 16),
+    "n_seeds": 3,
+    "task": {"epochs": 100, "grad_steps": 64, "eval_every": 10},
+}
+#: PASS needs the deep−shallow difference of mean far-goal success beyond this many s.e. and at
+#: least ``ONLINE_MIN_GAIN``; FAIL needs it below −``ONLINE_Z`` s.e.; INCONCLUSIVE otherwise.
+ONLINE_Z = 2.0
+ONLINE_MIN_GAIN = 0.05
+FULL_ONLY = "full scale only (run with --scale full)"
+#: Table 1, Ant U4, time at goal out of 1000 steps (5 seeds): depth 4 → 64 (not comparable with a
+#: point mass; shown as the paper's reference).
+PAPER_ANT_U4_TIME_AT_GOAL = {4: 11.4, 64: 286.0}
+
+
+#: Mean far-goal success at which a depth counts as at the ceiling (or, 1 − this, the floor).
+ONLINE_CEILING = 0.9
+
+
+def _online_caveat(verdict: Verdict, shallow: float, deep: float) -> str:
+    """Why an undecided comparison is undecided: both depths at the ceiling or the floor."""
+    if verdict is not Verdict.INCONCLUSIVE:
+        return ""
+    if min(shallow, deep) >= ONLINE_CEILING:
+        return "; both depths at the ceiling: the small U-maze does not separate them at this scale"
+    if max(shallow, deep) <= 1 - ONLINE_CEILING:
+        return "; both depths at the floor: neither reaches the far goals at this scale"
+    return "; the difference is within the seed noise"
+
+
+def online_verdict(
+    deep: Sequence[float], shallow: Sequence[float], *, z: float = ONLINE_Z,
+    min_gain: float = ONLINE_MIN_GAIN,
+) -> tuple[Verdict, float, float]:  # fmt: skip
+    """(verdict, Δ, s.e.) for per-seed scores of the deep and the shallow agent:
+    Δ = mean(deep) − mean(shallow), s.e. = √(s.e.²_deep + s.e.²_shallow) (independent seeds).
+    PASS iff Δ > z·s.e. and Δ ≥ min_gain; FAIL iff Δ < −z·s.e.; INCONCLUSIVE otherwise."""
+    (m_deep, se_deep), (m_shallow, se_shallow) = _mean_se(deep), _mean_se(shallow)
+    diff, se = m_deep - m_shallow, float(np.hypot(se_deep, se_shallow))
+    if diff > z * se and diff >= min_gain:
+        return Verdict.PASS, diff, se
+    if diff < -z * se:
+        return Verdict.FAIL, diff, se
+    return Verdict.INCONCLUSIVE, diff, se
+
+
+@claim(
+    "deep_crl.online_maze",
+    paper="deep_crl",
+    statement="Online CRL on the small point-mass U-maze reaches the goals behind the wall more "
+    "often with depth-16 than with depth-4 actor and critic encoders.",
+    source="Table 1 (Ant U4 time at goal 11.4 → 286 from depth 4 to 64), Fig. 9 (depth 4 stuck "
+    "at the wall); spec §4C",
+)
+def online_maze(
+    ctx: Context, *, decide: Callable[..., tuple[Verdict, float, float]] = online_verdict
+) -> CheckResult:
+    """Online CRL (:func:`neural.crl.train_online_crl`) on ``#####/#RGG#/###G#/#GGG#/#####``
+    with actor and critic at D ∈ {4, 16}, width 64, 3 seeds. Training goals: all G cells
+    (commanded for acting only; learning uses in-episode relabeled future states). Score: the
+    success rate on the three far goals (bottom row, ≥ 4 moves from the start, behind the wall)
+    under the deterministic policy, mean over the last 3 evaluations; time at goal is reported
+    beside it. Verdict from :func:`online_verdict` on the per-seed success rates."""
+    if ctx.scale == "quick":
+        return CheckResult(
+            verdict=Verdict.INCONCLUSIVE,
+            summary=f"{FULL_ONLY}: 2 depths × 3 seeds of online CRL training",
+            measured={},
+            expected={},
+            tolerance=FULL_ONLY,
+        )
+    from neural.crl import train_online_crl
+
+    size = ONLINE_SIZES
+    task = size["task"]
+    params = [{"depth": d, **task} for d in size["depths"]]
+    records = ctx.sweep(train_online_crl, params, name="online", n_seeds=size["n_seeds"])
+    shallow, deep = size["depths"][0], size["depths"][-1]
+    maze = GridMaze.from_layout(task.get("layout", U_SMALL))
+    runs = {d: [r["result"] for r in records if r["params"]["depth"] == d] for d in size["depths"]}
+    success = {d: np.array([r["final_success"] for r in runs[d]]) for d in runs}
+    at_goal = {d: np.array([r["final_time_at_goal"] for r in runs[d]]) for d in runs}
+    verdict, diff, se = decide(success[deep], success[shallow])
+    tag_diff = _mean_se(at_goal[deep])[0] - _mean_se(at_goal[shallow])[0]
+
+    fig, axes = new_figure(ncols=4, figsize=(16, 3.8))
+    for ax, key, label in [(axes[0], "success", "far-goal success rate"),
+                           (axes[1], "time_at_goal", "far-goal time at goal / T")]:  # fmt: skip
+        for k, d in enumerate(size["depths"]):
+            for run in runs[d]:
+                ax.plot(run["env_steps"], run[key], color=f"C{k}", alpha=0.35, lw=0.8)
+            mean = np.mean([run[key] for run in runs[d]], axis=0)
+            ax.plot(runs[d][0]["env_steps"], mean, color=f"C{k}", lw=2, label=f"D = {d} (mean)")
+        ax.set_xlabel("environment steps")
+        ax.set_ylabel(label)
+        ax.set_ylim(-0.03, 1.03)
+    axes[0].legend(fontsize="x-small", title=DEPTH_NOTE, title_fontsize="xx-small")
+    axes[0].set_title(f"{size['n_seeds']} seeds (thin lines), actor = critic depth",
+                      fontsize="small")  # fmt: skip
+    for d, t in PAPER_ANT_U4_TIME_AT_GOAL.items():
+        axes[1].axhline(t / 1000, color=THEORY, ls="--" if d == 4 else "-", lw=0.8,
+                        label=f"paper Ant U4, D = {d}: {t:g}/1000 (not comparable)")  # fmt: skip
+    axes[1].legend(fontsize="xx-small")
+    for ax, d in zip(axes[2:], (shallow, deep), strict=True):
+        q = np.asarray(runs[d][0]["q_map"], dtype=float)  # None (JSON) = wall
+        ax.imshow(q, cmap="viridis")
+        per_cell = q.shape[0] / maze.walls.shape[0]  # q_map pixels per cell
+        ax.plot(*((np.array(maze.start[::-1]) + 0.5) * per_cell - 0.5), "r*", ms=10)
+        ax.set_title(f"small U-maze Q-map f(start, π̄, g), D = {d} (seed 0)", fontsize="small")
+        ax.set_xticks([])
+        ax.set_yticks([])
+    per_seed = {d: ", ".join(f"{v:.2f}" for v in success[d]) for d in runs}
+    return CheckResult(
+        verdict=verdict,
+        summary=f"small U-maze, width {task.get('width', 64)}, "
+        f"{runs[shallow][0]['grad_steps_total']} SGD steps, "
+        f"{size['n_seeds']} seeds: far-goal success "
+        + "; ".join(
+            f"D{d} {success[d].mean():.2f} ± {_mean_se(success[d])[1]:.2f} [{per_seed[d]}]"
+            for d in runs
+        )
+        + f"; D{deep} − D{shallow} = {diff:+.2f} ± {se:.2f} (need > {ONLINE_Z:g} s.e. and "
+        f"≥ {ONLINE_MIN_GAIN}); time at goal "
+        + ", ".join(f"D{d} {at_goal[d].mean():.3f}" for d in runs)
+        + f" (Δ {tag_diff:+.3f})"
+        + _online_caveat(verdict, success[shallow].mean(), success[deep].mean()),
+        measured={
+            "success": {str(d): success[d] for d in runs},
+            "time_at_goal": {str(d): at_goal[d] for d in runs},
+            "success_diff": diff,
+            "success_diff_se": se,
+            "time_at_goal_diff": tag_diff,
+        },
+        expected={
+            "success_diff": f"> {ONLINE_Z:g} s.e. and ≥ {ONLINE_MIN_GAIN}",
+            "paper_ant_u4_time_at_goal": {str(d): t for d, t in PAPER_ANT_U4_TIME_AT_GOAL.items()},
+        },
+        tolerance=f"PASS iff Δ success > {ONLINE_Z:g} s.e. and ≥ {ONLINE_MIN_GAIN}; FAIL iff "
+        f"Δ < −{ONLINE_Z:g} s.e.; INCONCLUSIVE otherwise",
+        figures=ctx.save_figure(fig),
+        arrays={f"success.{d}": success[d] for d in runs}
+        | {f"time_at_goal.{d}": at_goal[d] for d in runs},
     )

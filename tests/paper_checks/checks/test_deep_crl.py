@@ -4,6 +4,7 @@ share its sweep cache (same context), so each sweep trains once."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 pytest.importorskip("torch")
@@ -80,3 +81,71 @@ def test_critic_learns_geodesic_fails_against_euclidean_distance(out_dir, tiny):
     )
     assert result.verdict is Verdict.FAIL
     assert result.measured["rho_gain_d4_minus_d0"] < 0
+
+
+@pytest.mark.parametrize(
+    ("deep", "shallow", "verdict"),
+    [
+        ([0.9, 0.8, 1.0], [0.3, 0.4, 0.2], Verdict.PASS),  # Δ 0.6 ± 0.08
+        ([0.2, 0.3, 0.1], [0.6, 0.7, 0.8], Verdict.FAIL),  # Δ −0.5 ± 0.08
+        ([0.6, 0.1, 0.9], [0.4, 0.5, 0.3], Verdict.INCONCLUSIVE),  # Δ +0.13 ± 0.24: within noise
+        ([0.33, 0.33, 0.33], [0.33, 0.33, 0.33], Verdict.INCONCLUSIVE),  # identical, s.e. 0
+        ([0.36, 0.36, 0.36], [0.33, 0.33, 0.33], Verdict.INCONCLUSIVE),  # beyond s.e., below 0.05
+        ([1.0, 1.0, 1.0], [0.0, 0.0, 0.0], Verdict.PASS),  # s.e. 0, Δ 1
+    ],
+)
+def test_online_verdict_on_injected_per_seed_scores(deep, shallow, verdict):
+    got, diff, se = deep_crl.online_verdict(deep, shallow)
+    assert got is verdict
+    assert diff == pytest.approx(np.mean(deep) - np.mean(shallow))
+    assert se >= 0
+
+
+def test_online_maze_is_full_scale_only(out_dir):
+    result = deep_crl.online_maze(_ctx(out_dir, "online_maze"))
+    assert result.verdict is Verdict.INCONCLUSIVE
+    assert "full scale only" in result.summary
+
+
+@pytest.fixture
+def tiny_online(monkeypatch):
+    monkeypatch.setattr(
+        deep_crl,
+        "ONLINE_SIZES",
+        {
+            "depths": (4, 8),
+            "n_seeds": 2,
+            "task": {
+                "epochs": 2,
+                "grad_steps": 2,
+                "eval_every": 1,
+                "width": 16,
+                "n_envs": 4,
+                "horizon": 20,
+                "batch": 32,
+                "eval_episodes": 2,
+            },
+        },
+    )
+
+
+def test_online_maze_reports_every_seed_and_draws_the_curves(tmp_path, tiny_online):
+    ctx = Context(scale="full", seed=0, out_dir=tmp_path, claim_id="deep_crl.online_maze")
+    result = deep_crl.online_maze(ctx)
+    assert result.verdict in (Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE)
+    assert {k: len(v) for k, v in result.measured["success"].items()} == {"4": 2, "8": 2}
+    assert "D4" in result.summary
+    assert "D8" in result.summary
+    assert (tmp_path / result.figures[0]).is_file()
+    # the claim's decision is online_verdict on the per-seed success rates
+    forced = deep_crl.online_maze(ctx, decide=lambda deep, shallow: (Verdict.FAIL, -1.0, 0.1))
+    assert forced.verdict is Verdict.FAIL
+
+
+@pytest.mark.parametrize(
+    ("shallow", "deep", "words"),
+    [(0.95, 0.97, "ceiling"), (0.0, 0.04, "floor"), (0.5, 0.6, "seed noise")],
+)
+def test_an_inconclusive_online_verdict_says_why(shallow, deep, words):
+    assert words in deep_crl._online_caveat(Verdict.INCONCLUSIVE, shallow, deep)
+    assert deep_crl._online_caveat(Verdict.PASS, shallow, deep) == ""

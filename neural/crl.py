@@ -1,0 +1,315 @@
+"""Online contrastive RL (CRL) on the continuous point-mass maze, as in "1000 Layer Networks for
+Self-Supervised RL" (Wang et al., NeurIPS 2025; spec ``shared/papers/deep_crl.md`` §1, §4C, §7).
+
+- **Critic**: f(s, a, g) = −‖φ(s, a) − ψ(g)‖ (:class:`neural.deep_crl.Critic`), loss InfoNCE +
+  λ·mean_i(LSE_j F_ij)² (:func:`neural.deep_crl.critic_loss`), positives = (s_t, a_t) with a future
+  state of the same episode.
+- **Actor**: tanh-Gaussian π(a | s, g) with log σ squashed into [−5, 2]; SAC-style loss
+  E[α log π(a|s,g) − f(s, a, g)], a ~ π, on the *relabeled* goals g; the entropy coefficient α is
+  learned toward the target entropy −0.5|A| by minimising −log α·(log π + H_target) (it starts
+  small, spec §7). Per SGD step the actor and α update first, then the critic on the same batch
+  (spec §1). No target networks, no TD, no reward.
+- **Relabeling** (:class:`EpisodeBuffer`): episodes are stored whole (FIFO over episodes), so a
+  goal can only come from the same episode; for a transition at step t of an episode of T steps the
+  goal is the state s_{t+k}, k ∈ {1, …, T − t}, with P(k) ∝ γ^{k−1} (a truncated geometric: the
+  discrete successor measure cut at the episode end).
+- **Evaluation**: deterministic actions tanh(mean) toward the FAR goals only (cells at least
+  ``far_moves`` moves from the start, behind the wall), reporting the success rate (the goal
+  reached at any step) and the time at goal (fraction of the T steps within the goal radius)
+  separately (spec §6 evaluator, §7).
+
+All networks share the depth D (spec §1: D = Dense layers inside the residual blocks, D + 2 in
+all). Inputs carry a constant feature 1 (see :func:`neural.deep_crl.with_constant_feature`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from neural.deep_crl import VARIANTS, Critic, Encoder, critic_loss, infonce_terms
+from sims.mazes import U_SMALL, GridMaze, PointMassMaze
+
+#: log σ of the actor is squashed into [LOG_STD_MIN, LOG_STD_MAX] (spec §1).
+LOG_STD_MIN, LOG_STD_MAX = -5.0, 2.0
+ACTION_DIM = 2
+
+
+# ----------------------------------------------------------------------------- relabeling
+def truncated_geometric_offsets(horizon: np.ndarray, gamma: float, u: np.ndarray) -> np.ndarray:
+    """Offsets k ∈ {1, …, n} with P(k) = γ^{k−1}(1−γ)/(1−γ^n) for n = ``horizon`` (elementwise),
+    by inverting the CDF F(k) = (1−γ^k)/(1−γ^n) at the uniforms ``u`` ∈ [0, 1):
+    k = ⌊log(1 − u(1−γ^n)) / log γ⌋ + 1, clipped into [1, n] against rounding."""
+    n = np.asarray(horizon)
+    if np.any(n < 1):
+        raise ValueError("every horizon must be >= 1")
+    if not 0 < gamma < 1:
+        raise ValueError(f"gamma must lie in (0, 1) (got {gamma})")
+    k = np.floor(np.log1p(-u * (1 - gamma**n)) / math.log(gamma)) + 1
+    return np.clip(k, 1, n).astype(np.int64)
+
+
+class EpisodeBuffer:
+    """A FIFO replay buffer of whole episodes: positions (capacity, T + 1, 2) with s_0 … s_T,
+    actions (capacity, T, 2), and an episode id per slot. Storing episodes whole makes relabeling
+    across episode ends impossible by construction; :meth:`sample` also returns the indices so tests
+    can check it."""
+
+    def __init__(self, capacity: int, horizon: int, state_dim: int = 2) -> None:
+        self.states = np.zeros((capacity, horizon + 1, state_dim))
+        self.actions = np.zeros((capacity, horizon, ACTION_DIM))
+        self.episode_id = np.full(capacity, -1, dtype=np.int64)
+        self.capacity, self.horizon, self.n_added = capacity, horizon, 0
+
+    def __len__(self) -> int:
+        return min(self.n_added, self.capacity)
+
+    def add(self, states: np.ndarray, actions: np.ndarray) -> None:
+        """Append episodes: states (E, T + 1, d), actions (E, T, 2); the oldest are overwritten."""
+        for s, a in zip(states, actions, strict=True):
+            slot = self.n_added % self.capacity
+            self.states[slot], self.actions[slot] = s, a
+            self.episode_id[slot] = self.n_added
+            self.n_added += 1
+
+    def sample(self, batch: int, gamma: float, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        """A batch of (s_t, a_t, g = s_{t+k}): slot and t uniform, k truncated geometric on
+        {1, …, T − t}. Returns state, action, goal and the indices slot, t, k."""
+        if len(self) == 0:
+            raise ValueError("cannot sample from an empty buffer")
+        slot = rng.integers(0, len(self), batch)
+        t = rng.integers(0, self.horizon, batch)
+        k = truncated_geometric_offsets(self.horizon - t, gamma, rng.random(batch))
+        return {
+            "state": self.states[slot, t],
+            "action": self.actions[slot, t],
+            "goal": self.states[slot, t + k],
+            "slot": slot,
+            "t": t,
+            "k": k,
+        }
+
+
+# ----------------------------------------------------------------------------------- actor
+class Actor(nn.Module):
+    """π(a | s, g): the paper's encoder (same depth convention) emitting (mean, raw log σ);
+    a = tanh(mean + σ·ε)."""
+
+    def __init__(self, obs_dim: int, depth: int, width: int, variant_name: str = "paper") -> None:
+        super().__init__()
+        self.net = Encoder(obs_dim, 2 * ACTION_DIM, depth, width, VARIANTS[variant_name])
+
+    def distribution(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        mean, raw = self.net(obs).chunk(2, dim=-1)
+        log_std = LOG_STD_MIN + 0.5 * (LOG_STD_MAX - LOG_STD_MIN) * (torch.tanh(raw) + 1)
+        return mean, log_std
+
+    def sample(
+        self, obs: torch.Tensor, generator: torch.Generator | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """A reparameterised action and its log-density log π(a) = log N(u; μ, σ) −
+        Σ log(1 − tanh(u)²), with log(1 − tanh²u) = 2(log 2 − u − softplus(−2u))."""
+        mean, log_std = self.distribution(obs)
+        noise = torch.randn(mean.shape, generator=generator)
+        u = mean + log_std.exp() * noise
+        log_normal = (-0.5 * noise.pow(2) - log_std - 0.5 * math.log(2 * math.pi)).sum(-1)
+        log_jac = (2 * (math.log(2) - u - nn.functional.softplus(-2 * u))).sum(-1)
+        return torch.tanh(u), log_normal - log_jac
+
+    def act_deterministic(self, obs: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(self.distribution(obs)[0])
+
+
+def _with_one(*parts: torch.Tensor) -> torch.Tensor:
+    """Concatenate the parts and a constant feature 1 (the blind spot of zero-bias Dense → LN)."""
+    return torch.cat([*parts, torch.ones(len(parts[0]), 1)], dim=-1)
+
+
+@dataclass
+class Agent:
+    """Actor, critic, log α and their Adam optimisers (spec §1: lr 3e-4, α lr from ``alpha_lr``)."""
+
+    actor: Actor
+    critic: Critic
+    log_alpha: torch.Tensor
+    target_entropy: float
+    opt_actor: torch.optim.Optimizer
+    opt_critic: torch.optim.Optimizer
+    opt_alpha: torch.optim.Optimizer
+
+    @classmethod
+    def build(cls, params: dict[str, Any]) -> Agent:
+        depth, width = params["depth"], params.get("width", 64)
+        lr = params.get("lr", 3e-4)
+        actor = Actor(2 + 2 + 1, depth, width)
+        critic = Critic(2 + ACTION_DIM + 1, 2 + 1, depth, width, VARIANTS["paper"])
+        log_alpha = torch.tensor(math.log(params.get("alpha0", 0.05)), requires_grad=True)
+        return cls(
+            actor,
+            critic,
+            log_alpha,
+            -0.5 * ACTION_DIM,
+            torch.optim.Adam(actor.parameters(), lr=lr, foreach=True),
+            torch.optim.Adam(critic.parameters(), lr=lr, foreach=True),
+            torch.optim.Adam([log_alpha], lr=params.get("alpha_lr", 3e-3)),
+        )
+
+    def update(self, batch: dict[str, np.ndarray], generator: torch.Generator) -> dict[str, float]:
+        """One SGD step (spec §1): actor and α on the relabeled goals, then the critic."""
+        s, a, g = (
+            torch.as_tensor(batch[k], dtype=torch.float32) for k in ("state", "action", "goal")
+        )
+        alpha = self.log_alpha.exp().detach()
+        a_pi, log_pi = self.actor.sample(_with_one(s, g), generator)
+        phi = self.critic.phi(_with_one(s, a_pi))
+        psi = self.critic.psi(_with_one(g))
+        f_pi = -torch.sqrt((phi - psi).pow(2).sum(-1) + 1e-6)
+        actor_loss = (alpha * log_pi - f_pi).mean()
+        self.opt_actor.zero_grad()
+        actor_loss.backward()
+        self.opt_actor.step()
+        alpha_loss = -(self.log_alpha * (log_pi.detach() + self.target_entropy)).mean()
+        self.opt_alpha.zero_grad()
+        alpha_loss.backward()
+        self.opt_alpha.step()
+        logits = self.critic(_with_one(s, a), _with_one(g))  # (B, B)
+        loss = critic_loss(logits)
+        self.opt_critic.zero_grad()
+        loss.backward()
+        self.opt_critic.step()
+        return {
+            "critic_infonce": float(infonce_terms(logits.detach())[0]),
+            "actor_loss": float(actor_loss.detach()),
+            "entropy": float(-log_pi.detach().mean()),
+            "alpha": float(self.log_alpha.detach().exp()),
+        }
+
+
+# ------------------------------------------------------------------------------ environment
+def cell_centres(cells: np.ndarray) -> np.ndarray:
+    """(n, 2) (row, col) cells → (n, 2) (x, y) = (col, row) centres in cell units."""
+    return cells[:, ::-1].astype(float)
+
+
+def far_goals(maze: GridMaze, far_moves: int) -> np.ndarray:
+    """Goal cells (row, col) at least ``far_moves`` moves (BFS) from the start."""
+    geo = maze.geodesic_distances()[maze.index[maze.start]]
+    return np.array([g for g in maze.goals if geo[maze.index[tuple(g)]] >= far_moves])
+
+
+def rollout(
+    env: PointMassMaze,
+    policy,
+    goals_xy: np.ndarray,
+    horizon: int,
+    rng: np.random.Generator,
+    start_jitter: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Run one episode per goal (E, 2) from the start cell (centre + U(±start_jitter)²):
+    ``policy(obs)`` maps the network input (E, 5) = (ŝ, ĝ, 1) to actions (E, 2). Returns positions
+    (E, T + 1, 2) in cell units, actions (E, T, 2) and at-goal flags (E, T) after each step."""
+    n = len(goals_xy)
+    xy = env.start_position() + rng.uniform(-start_jitter, start_jitter, (n, 2))
+    goal_in = torch.as_tensor(env.normalize(goals_xy), dtype=torch.float32)
+    positions, actions = [xy], []
+    for _ in range(horizon):
+        obs = _with_one(torch.as_tensor(env.normalize(xy), dtype=torch.float32), goal_in)
+        with torch.no_grad():
+            a = policy(obs).numpy().astype(float)
+        xy = env.step_positions(xy, a)
+        positions.append(xy)
+        actions.append(a)
+    pos = np.stack(positions, axis=1)
+    return pos, np.stack(actions, axis=1), env.at_goal(pos[:, 1:], goals_xy[:, None, :])
+
+
+def evaluate(agent: Agent, env: PointMassMaze, far: np.ndarray, params, rng) -> dict[str, float]:
+    """Deterministic tanh(mean) episodes, ``eval_episodes`` per far goal: success rate (reached at
+    any step) and time at goal (fraction of steps within the radius)."""
+    goals = np.repeat(cell_centres(far), params.get("eval_episodes", 8), axis=0)
+    _, _, hit = rollout(
+        env, agent.actor.act_deterministic, goals, params.get("horizon", 100), rng,
+        params.get("start_jitter", 0.2),
+    )  # fmt: skip
+    return {"success": float(hit.any(axis=1).mean()), "time_at_goal": float(hit.mean())}
+
+
+def q_map(agent: Agent, env: PointMassMaze, resolution: int = 4) -> np.ndarray:
+    """f(s_start, π̄(s_start, g), g) on a grid of goal positions (``resolution`` per cell; NaN in
+    walls): the critic's value of the start state for every goal, with the actor's mean action."""
+    rows, cols = env.maze.walls.shape
+    xs = (np.arange(cols * resolution) + 0.5) / resolution - 0.5
+    ys = (np.arange(rows * resolution) + 0.5) / resolution - 0.5
+    gx, gy = np.meshgrid(xs, ys)
+    goals = np.stack([gx.ravel(), gy.ravel()], axis=1)
+    s = torch.as_tensor(env.normalize(env.start_position()[None].repeat(len(goals), 0)),
+                        dtype=torch.float32)  # fmt: skip
+    g = torch.as_tensor(env.normalize(goals), dtype=torch.float32)
+    with torch.no_grad():
+        a = agent.actor.act_deterministic(_with_one(s, g))
+        phi, psi = agent.critic.phi(_with_one(s, a)), agent.critic.psi(_with_one(g))
+        f = -torch.sqrt((phi - psi).pow(2).sum(-1) + 1e-6).numpy().astype(float)
+    f[env.in_wall(goals)] = np.nan
+    return f.reshape(gx.shape)
+
+
+# --------------------------------------------------------------------------------- training
+def train_online_crl(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Sweep task (spec §4C): online CRL on a point-mass maze.
+
+    ``params``: depth, epochs; optional layout (default the small U-maze), width 64, n_envs 32,
+    horizon T 100, grad_steps (SGD steps per epoch of n_envs episodes) 32, batch 256, gamma 0.99,
+    buffer_episodes 1600, lr 3e-4, alpha0 0.05, alpha_lr 3e-3, far_moves 4, eval_every 5 epochs,
+    eval_episodes 8 per far goal, start_jitter 0.2, step 0.3, radius 0.35.
+    Commanded training goals are uniform over the layout's goal cells (for acting only); the
+    actor and critic learn from relabeled future states. Returns the evaluation curves (env
+    steps, far-goal success, far-goal time at goal), their mean over the last 3 evaluations,
+    the training α/entropy/InfoNCE curves and the final Q-map from the start.
+    """
+    torch.set_num_threads(1)
+    torch.manual_seed(int(rng.integers(2**63 - 1)))
+    gen = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))
+    maze = GridMaze.from_layout(params.get("layout", U_SMALL))
+    env = PointMassMaze(maze, step=params.get("step", 0.3), radius=params.get("radius", 0.35))
+    horizon, n_envs = params.get("horizon", 100), params.get("n_envs", 32)
+    gamma, batch = params.get("gamma", 0.99), params.get("batch", 256)
+    far = far_goals(maze, params.get("far_moves", 4))
+    if len(far) == 0:
+        raise ValueError("no goal cell is far_moves or more from the start")
+    agent = Agent.build(params)
+    buffer = EpisodeBuffer(params.get("buffer_episodes", 1600), horizon)
+    eval_rng = np.random.default_rng(rng.integers(2**63 - 1))
+
+    def explore(obs: torch.Tensor) -> torch.Tensor:
+        return agent.actor.sample(obs, gen)[0]
+
+    curves: dict[str, list[float]] = {k: [] for k in ("env_steps", "success", "time_at_goal")}
+    train_log: dict[str, list[float]] = {}
+    for epoch in range(1, params["epochs"] + 1):
+        goals = cell_centres(maze.goals[rng.integers(0, len(maze.goals), n_envs)])
+        pos, actions, _ = rollout(
+            env, explore, goals, horizon, rng, params.get("start_jitter", 0.2)
+        )
+        buffer.add(env.normalize(pos), actions)
+        stats = [agent.update(buffer.sample(batch, gamma, rng), gen)
+                 for _ in range(params.get("grad_steps", 32))]  # fmt: skip
+        for key in stats[0]:
+            train_log.setdefault(key, []).append(float(np.mean([s[key] for s in stats])))
+        if epoch % params.get("eval_every", 5) == 0 or epoch == params["epochs"]:
+            result = evaluate(agent, env, far, params, eval_rng)
+            curves["env_steps"].append(epoch * n_envs * horizon)
+            curves["success"].append(result["success"])
+            curves["time_at_goal"].append(result["time_at_goal"])
+    return {
+        "final_success": float(np.mean(curves["success"][-3:])),
+        "final_time_at_goal": float(np.mean(curves["time_at_goal"][-3:])),
+        **{k: np.asarray(v) for k, v in curves.items()},
+        **{f"train_{k}": np.asarray(v) for k, v in train_log.items()},
+        "grad_steps_total": params["epochs"] * params.get("grad_steps", 32),
+        "q_map": q_map(agent, env),
+    }

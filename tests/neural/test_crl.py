@@ -1,0 +1,177 @@
+"""Online CRL: in-episode truncated-geometric relabeling against a linear-scan oracle, the actor's
+tanh-Gaussian log-density, the entropy coefficient moving toward its target, determinism, and a
+tiny training run."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+torch = pytest.importorskip("torch")
+
+from neural.crl import (
+    LOG_STD_MAX,
+    LOG_STD_MIN,
+    Actor,
+    Agent,
+    EpisodeBuffer,
+    far_goals,
+    train_online_crl,
+    truncated_geometric_offsets,
+)
+from sims.mazes import U4, U_SMALL, GridMaze
+from tests.naive import truncated_geometric_offset_naive, truncated_geometric_pmf_naive
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    horizon=st.integers(1, 200),
+    gamma=st.floats(0.5, 0.999),
+    u=st.floats(0.0, 1.0, exclude_max=True),
+)
+def test_offsets_invert_the_truncated_geometric_cdf_like_the_linear_scan(horizon, gamma, u):
+    k = int(truncated_geometric_offsets(np.array([horizon]), gamma, np.array([u]))[0])
+    assert 1 <= k <= horizon
+    pmf = truncated_geometric_pmf_naive(horizon, gamma)
+    cdf_before, cdf_at = sum(pmf[: k - 1]), sum(pmf[:k])
+    if all(abs(u - c) > 1e-9 for c in (cdf_before, cdf_at)):  # away from a jump of the CDF
+        assert k == truncated_geometric_offset_naive(horizon, gamma, u)
+
+
+@pytest.mark.parametrize(("horizon", "gamma"), [(1, 0.9), (7, 0.6), (60, 0.97)])
+def test_offset_frequencies_match_the_truncated_geometric_law(horizon, gamma):
+    n = 200_000
+    rng = np.random.default_rng(1)
+    k = truncated_geometric_offsets(np.full(n, horizon), gamma, rng.random(n))
+    freq = np.bincount(k, minlength=horizon + 1)[1:] / n
+    pmf = np.array(truncated_geometric_pmf_naive(horizon, gamma))
+    se = np.sqrt(pmf * (1 - pmf) / n)
+    assert np.all(np.abs(freq - pmf) <= 5 * se + 1e-12)
+
+
+def test_offsets_reject_bad_input():
+    with pytest.raises(ValueError, match="horizon"):
+        truncated_geometric_offsets(np.array([0]), 0.9, np.array([0.5]))
+    with pytest.raises(ValueError, match="gamma"):
+        truncated_geometric_offsets(np.array([3]), 1.0, np.array([0.5]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    capacity=st.integers(1, 6),
+    n_episodes=st.integers(1, 14),
+    horizon=st.integers(1, 12),
+    gamma=st.floats(0.3, 0.99),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_goals_come_from_the_same_episode_at_a_later_step(
+    capacity, n_episodes, horizon, gamma, seed
+):
+    buf = EpisodeBuffer(capacity, horizon, state_dim=2)
+    # state = (episode number, step): a goal reveals exactly where it came from
+    steps = np.arange(horizon + 1, dtype=float)
+    states = np.stack([np.stack([np.full(horizon + 1, e), steps], -1) for e in range(n_episodes)])
+    buf.add(states, np.zeros((n_episodes, horizon, 2)))
+    assert len(buf) == min(capacity, n_episodes)
+    stored = set(range(max(0, n_episodes - capacity), n_episodes))  # FIFO keeps the newest
+    assert set(buf.episode_id[: len(buf)].tolist()) == stored
+    b = buf.sample(64, gamma, np.random.default_rng(seed))
+    assert np.all(b["goal"][:, 0] == b["state"][:, 0])  # same episode
+    assert set(b["state"][:, 0].astype(int).tolist()) <= stored
+    assert np.all(b["goal"][:, 1] == b["state"][:, 1] + b["k"])
+    assert np.all((b["k"] >= 1) & (b["t"] + b["k"] <= horizon))  # later, within the episode
+
+
+def test_empty_buffer_cannot_be_sampled():
+    with pytest.raises(ValueError, match="empty"):
+        EpisodeBuffer(2, 5).sample(4, 0.9, np.random.default_rng(0))
+
+
+def test_actor_log_density_matches_change_of_variables():
+    torch.manual_seed(0)
+    actor = Actor(5, 4, 16)
+    obs = torch.randn(3, 5)
+    a, log_pi = actor.sample(obs, torch.Generator().manual_seed(0))
+    mean, log_std = actor.distribution(obs)
+    u = torch.atanh(a.clamp(-1 + 1e-6, 1 - 1e-6))
+    normal = torch.distributions.Normal(mean, log_std.exp())
+    expected = (normal.log_prob(u) - torch.log1p(-a.pow(2))).sum(-1)
+    assert torch.allclose(log_pi, expected, atol=1e-3)
+    assert torch.all((log_std >= -5) & (log_std <= 2))
+
+
+def _batch(rng, n=64):
+    return {
+        "state": rng.uniform(-1, 1, (n, 2)),
+        "action": rng.uniform(-1, 1, (n, 2)),
+        "goal": rng.uniform(-1, 1, (n, 2)),
+    }
+
+
+@pytest.mark.parametrize(("log_std", "direction"), [(0.0, -1), (-4.0, +1)])
+def test_entropy_coefficient_moves_toward_the_target_entropy(log_std, direction):
+    """A wide policy (entropy above −0.5|A| = −1) lowers α; a narrow one raises it."""
+    torch.manual_seed(0)
+    agent = Agent.build({"depth": 4, "width": 16, "alpha0": 0.05, "alpha_lr": 3e-2, "lr": 0.0})
+    raw = math.atanh(2 * (log_std - LOG_STD_MIN) / (LOG_STD_MAX - LOG_STD_MIN) - 1)
+    with torch.no_grad():  # mean 0 and a fixed log σ everywhere; lr 0 keeps the networks fixed
+        agent.actor.net.output.weight.zero_()
+        agent.actor.net.output.bias.copy_(torch.tensor([0.0, 0.0, raw, raw]))
+    rng, gen = np.random.default_rng(0), torch.Generator().manual_seed(0)
+    stats = [agent.update(_batch(rng), gen) for _ in range(20)]
+    assert (stats[0]["entropy"] > agent.target_entropy) == (direction < 0)
+    change = math.log(stats[-1]["alpha"]) - math.log(0.05)
+    assert direction * change > 0.1
+
+
+def test_critic_update_lowers_the_infonce_on_a_fixed_batch():
+    torch.manual_seed(0)
+    agent = Agent.build({"depth": 4, "width": 32, "lr": 3e-3})
+    batch, gen = _batch(np.random.default_rng(0)), torch.Generator().manual_seed(0)
+    first = agent.update(batch, gen)["critic_infonce"]
+    for _ in range(30):
+        last = agent.update(batch, gen)["critic_infonce"]
+    assert last < first - 0.3
+
+
+def test_far_goals_are_behind_the_wall():
+    small = GridMaze.from_layout(U_SMALL)
+    assert sorted(map(tuple, far_goals(small, 4).tolist())) == [(3, 1), (3, 2), (3, 3)]
+    u4 = GridMaze.from_layout(U4)
+    assert sorted(map(tuple, far_goals(u4, 8).tolist())) == [(4, 1), (5, 1), (5, 2)]
+
+
+TINY = {"depth": 4, "width": 16, "epochs": 3, "n_envs": 4, "horizon": 20, "grad_steps": 4,
+        "batch": 32, "eval_every": 1, "eval_episodes": 2}  # fmt: skip
+
+
+def test_same_seed_same_result_and_a_different_seed_differs():
+    a = train_online_crl(TINY, np.random.default_rng(5))
+    b = train_online_crl(TINY, np.random.default_rng(5))
+    c = train_online_crl(TINY, np.random.default_rng(6))
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+    assert not np.array_equal(a["train_critic_infonce"], c["train_critic_infonce"])
+
+
+def test_tiny_training_run_reports_both_metrics_and_curves():
+    r = train_online_crl(TINY | {"epochs": 4, "eval_every": 2}, np.random.default_rng(0))
+    assert r["env_steps"].tolist() == [2 * 4 * 20, 4 * 4 * 20]
+    assert 0 <= r["final_time_at_goal"] <= r["final_success"] <= 1
+    assert r["grad_steps_total"] == 16
+    assert len(r["train_alpha"]) == 4
+    assert np.all(r["train_alpha"] > 0)
+    assert np.isfinite(r["train_critic_infonce"]).all()
+    q = r["q_map"]
+    assert q.shape == (5 * 4, 5 * 4)
+    assert np.isnan(q).any()
+    assert np.isfinite(q[~np.isnan(q)]).all()
+
+
+def test_a_layout_without_far_goals_is_rejected():
+    with pytest.raises(ValueError, match="far_moves"):
+        train_online_crl(TINY | {"far_moves": 99}, np.random.default_rng(0))
