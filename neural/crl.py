@@ -166,9 +166,7 @@ class Agent:
         )
         alpha = self.log_alpha.exp().detach()
         a_pi, log_pi = self.actor.sample(_with_one(s, g), generator)
-        phi = self.critic.phi(_with_one(s, a_pi))
-        psi = self.critic.psi(_with_one(g))
-        f_pi = -torch.sqrt((phi - psi).pow(2).sum(-1) + 1e-6)
+        f_pi = self.critic.paired(_with_one(s, a_pi), _with_one(g))
         actor_loss = (alpha * log_pi - f_pi).mean()
         self.opt_actor.zero_grad()
         actor_loss.backward()
@@ -252,8 +250,7 @@ def q_map(agent: Agent, env: PointMassMaze, resolution: int = 4) -> np.ndarray:
     g = torch.as_tensor(env.normalize(goals), dtype=torch.float32)
     with torch.no_grad():
         a = agent.actor.act_deterministic(_with_one(s, g))
-        phi, psi = agent.critic.phi(_with_one(s, a)), agent.critic.psi(_with_one(g))
-        f = -torch.sqrt((phi - psi).pow(2).sum(-1) + 1e-6).numpy().astype(float)
+        f = agent.critic.paired(_with_one(s, a), _with_one(g)).numpy().astype(float)
     f[env.in_wall(goals)] = np.nan
     return f.reshape(gx.shape)
 

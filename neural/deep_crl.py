@@ -102,6 +102,11 @@ def energy_matrix(phi: torch.Tensor, psi: torch.Tensor) -> torch.Tensor:
     return -torch.sqrt(sq.clamp_min(0) + SQRT_EPS)
 
 
+def paired_energy(phi: torch.Tensor, psi: torch.Tensor) -> torch.Tensor:
+    """f_i = −‖φ_i − ψ_i‖₂ (the diagonal of :func:`energy_matrix`, for matched rows)."""
+    return -torch.sqrt((phi - psi).pow(2).sum(-1) + SQRT_EPS)
+
+
 def infonce_terms(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(forward InfoNCE, logsumexp penalty) of a batch of logits F (B, B) with positives on the
     diagonal: InfoNCE = mean_i[LSE_j F_ij − F_ii], penalty = mean_i (LSE_j F_ij)² (spec §1)."""
@@ -127,6 +132,10 @@ class Critic(nn.Module):
 
     def forward(self, sa: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
         return energy_matrix(self.phi(sa), self.psi(g))
+
+    def paired(self, sa: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+        """f(sa_i, g_i) for matched rows: (B,)."""
+        return paired_energy(self.phi(sa), self.psi(g))
 
 
 def _seed_torch(rng: np.random.Generator) -> None:

@@ -81,6 +81,13 @@ def test_energy_and_infonce_match_loop_oracles():
     assert float(critic_loss(logits)) == pytest.approx(float(nce + 0.1 * (lse**2).mean()), 1e-6)
 
 
+def test_paired_energy_is_the_diagonal_of_the_energy_matrix():
+    critic = Critic(3, 2, 4, 8, VARIANTS["paper"])
+    sa, g = torch.randn(5, 3), torch.randn(5, 2)
+    assert critic.paired(sa, g).shape == (5,)
+    assert torch.allclose(critic.paired(sa, g), critic(sa, g).diagonal(), atol=1e-5)
+
+
 def test_critic_energy_is_minus_the_embedding_distance():
     critic = Critic(3, 2, 4, 8, VARIANTS["paper"])
     sa, g = torch.randn(5, 3), torch.randn(5, 2)
