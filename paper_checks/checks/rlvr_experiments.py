@@ -873,7 +873,7 @@ def transformer_crossing(
         from neural.rlvr_transformer import arm_b_task as task
 
     run_params = {**(params or {}), "gate_margin": BASE_ABOVE_CHANCE}
-    records = ctx.sweep(task, [run_params], name="arm_b", n_seeds=ctx.pick(quick=1, full=3))
+    records = ctx.sweep(task, [run_params], name="arm_b", n_seeds=ctx.pick(quick=3, full=8))
     res = [r["result"] for r in records]
     n = int(res[0]["n"])
     chance = np.concatenate([np.asarray(r["chance_pass1"], float) for r in res])
