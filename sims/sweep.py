@@ -13,15 +13,19 @@ threads pinned to 1 per worker (the default for ``workers > 1``); a ``dask.distr
 
 When ``cache_dir`` is given, the driver writes each finished task to
 ``cache_dir/<fingerprint>/task-<index>.json`` atomically (temporary file + rename) as soon as it
-completes; the fingerprint hashes the function, the tasks and the root seed, so different sweeps
-never share files. Running the same sweep again skips finished tasks: a sweep killed at any moment
-resumes with nothing lost and nothing duplicated.
+completes; the fingerprint hashes the function's name and code (:func:`code_fingerprint`), the
+tasks and the root seed, so different sweeps never share files and a change to the task's code
+never reuses records the old code made. Running the same sweep again skips finished tasks: a
+sweep killed at any moment resumes with nothing lost and nothing duplicated.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import functools
 import hashlib
+import importlib.util
 import itertools
 import logging
 import multiprocessing
@@ -46,6 +50,7 @@ __all__ = [
     "ProcessExecutor",
     "SerialExecutor",
     "SweepTask",
+    "code_fingerprint",
     "make_executor",
     "param_grid",
     "run_sweep",
@@ -277,22 +282,119 @@ def make_executor(workers: int = 1, scheduler: str = "processes") -> Executor:
 
 
 # ------------------------------------------------------------------------------------------ sweeps
-def _sweep_fingerprint(fn: TaskFn, tasks: list[SweepTask], root_seed: Any, paired: bool) -> str:
+def _module_file(name: str) -> Path | None:
+    """The source file of module ``name``, found on disk without importing anything; None when
+    it has no Python source (built-in, extension, not a module)."""
+    if name == "__main__":
+        path = getattr(sys.modules.get("__main__"), "__file__", None)
+        return Path(path) if path and str(path).endswith(".py") else None
+    top, *rest = name.split(".")
+    try:
+        spec = importlib.util.find_spec(top)  # a top-level name: finds, never imports
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if not rest:
+        return Path(spec.origin) if spec.origin and spec.origin.endswith(".py") else None
+    for location in spec.submodule_search_locations or ():
+        folder = Path(location).joinpath(*rest[:-1])
+        for path in (folder / f"{rest[-1]}.py", folder / rest[-1] / "__init__.py"):
+            if path.is_file():
+                return path
+    return None
+
+
+def _imported_modules(tree: ast.AST, name: str, is_package: bool) -> set[str]:
+    """Absolute names of the modules an AST imports anywhere (lazy imports included), with
+    ``from pkg import sub`` giving both ``pkg`` and ``pkg.sub``."""
+    package = name if is_package else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            parts = package.split(".") if package else []
+            base = ".".join(parts[: len(parts) - node.level + 1]) if node.level else ""
+            module = ".".join(p for p in (base, node.module or "") if p)
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+@functools.cache
+def _module_closure_digest(module: str) -> str:
+    """sha256 over the source of ``module`` and of every module it imports, transitively,
+    that lives in the same top-level package or in one of this project's packages."""
+    roots = {"theory", "sims", "neural", "paper_checks", module.partition(".")[0]}
+    sources: dict[str, bytes] = {}
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        path = None if name in sources else _module_file(name)
+        if path is None:
+            continue
+        sources[name] = path.read_bytes()
+        tree = ast.parse(sources[name])
+        todo.extend(
+            m
+            for m in _imported_modules(tree, name, path.name == "__init__.py")
+            if m.partition(".")[0] in roots
+        )
+    digest = hashlib.sha256()
+    for name in sorted(sources):
+        digest.update(name.encode() + b"\0" + sources[name] + b"\0")
+    return digest.hexdigest()
+
+
+def code_fingerprint(fn: Callable[..., Any]) -> str:
+    """A sha256 of the code a task function can run: the source of the module defining ``fn``
+    and of every module of this project (``theory``, ``sims``, ``neural``, ``paper_checks``) or
+    of ``fn``'s own top-level package that it imports, transitively, read from the import
+    statements (imports inside functions included). Editing any of them changes the
+    fingerprint; editing a module the task never imports (a claim's plotting code) does not.
+    Computed once per module and process."""
+    return _module_closure_digest(fn.__module__)
+
+
+def _sweep_fingerprint(
+    fn: TaskFn, tasks: list[SweepTask], root_seed: Any, paired: bool
+) -> tuple[str, str]:
+    """(fingerprint of the sweep and the task code, fingerprint of the sweep alone)."""
     spec = {
         "fn": f"{fn.__module__}.{fn.__qualname__}",
         "root_seed": to_jsonable(root_seed),
         "paired_seeds": paired,
         "tasks": [[t.index, t.params, t.seed_index] for t in tasks],
     }
-    return hashlib.sha256(dumps(spec).encode()).hexdigest()
+    sweep = hashlib.sha256(dumps(spec).encode()).hexdigest()
+    return hashlib.sha256(f"{sweep}:{code_fingerprint(fn)}".encode()).hexdigest(), sweep
 
 
-def _open_cache(cache_dir: Path, fingerprint: str, description: str) -> dict[int, dict[str, Any]]:
-    """Load the tasks that the cache of this sweep already holds."""
+def _open_cache(
+    cache_dir: Path, fingerprint: str, sweep: str, description: str
+) -> dict[int, dict[str, Any]]:
+    """Load the tasks that the cache of this sweep already holds; on a fresh cache, say how many
+    finished tasks the same sweep left under other code (they are not reused)."""
     cache_dir.mkdir(parents=True, exist_ok=True)
     manifest = cache_dir / "sweep.json"
     if not manifest.exists():
-        write_json_atomic(manifest, {"fingerprint": fingerprint, "sweep": description})
+        write_json_atomic(
+            manifest, {"fingerprint": fingerprint, "sweep": description, "key": sweep}
+        )
+        older = [
+            d
+            for d in cache_dir.parent.glob("*/sweep.json")
+            if d.parent != cache_dir and read_json(d).get("key") == sweep
+        ]
+        stale = sum(len(list(d.parent.glob("task-*.json"))) for d in older)
+        if stale:
+            logger.warning(
+                "sweep %s: %d finished tasks cached by other code are not reused (%s)",
+                description,
+                stale,
+                ", ".join(str(d.parent) for d in older),
+            )
     elif read_json(manifest).get("fingerprint") != fingerprint:
         raise ValueError(f"cache_dir {cache_dir} holds another sweep")
     for stale in cache_dir.glob(".*.tmp-*"):
@@ -353,10 +455,10 @@ def run_sweep(
     done: dict[int, dict[str, Any]] = {}
     cache = None
     if cache_dir is not None:
-        fingerprint = _sweep_fingerprint(fn, tasks, root_seed, paired_seeds)
+        fingerprint, sweep = _sweep_fingerprint(fn, tasks, root_seed, paired_seeds)
         cache = Path(cache_dir) / fingerprint[:16]
         done = _open_cache(
-            cache, fingerprint, f"{fn.__module__}.{fn.__qualname__}, {len(tasks)} tasks"
+            cache, fingerprint, sweep, f"{fn.__module__}.{fn.__qualname__}, {len(tasks)} tasks"
         )
     pending = [t for t in tasks if t.index not in done]
     logger.info("sweep %s: %d tasks, %d cached", desc or fn.__name__, len(tasks), len(done))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import signal
 import subprocess
 import sys
@@ -12,7 +13,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sims.sweep import ProcessExecutor, SerialExecutor, make_executor, param_grid, run_sweep
+from sims import sweep as sweep_module
+from sims.sweep import (
+    ProcessExecutor,
+    SerialExecutor,
+    code_fingerprint,
+    make_executor,
+    param_grid,
+    run_sweep,
+)
 from tests.sims import sweep_tasks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -183,3 +192,62 @@ def test_make_executor_validates_its_arguments():
 def test_run_sweep_validates_n_seeds():
     with pytest.raises(ValueError, match="n_seeds"):
         run_sweep(sweep_tasks.draw, [{"x": 1}], n_seeds=0)
+
+
+@pytest.fixture
+def task_package(tmp_path, monkeypatch):
+    """A package ``codepkg`` on sys.path: ``tasks.task`` imports ``helper`` lazily, ``unused`` is
+    imported by nothing. Returns a function that rewrites a module and forgets cached digests."""
+    pkg = tmp_path / "src" / "codepkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helper.py").write_text("OFFSET = 0.0\n")
+    (pkg / "unused.py").write_text("X = 1\n")
+    (pkg / "tasks.py").write_text(
+        textwrap.dedent("""
+            import time
+
+
+            def task(params, rng):
+                from .helper import OFFSET
+
+                return {"u": float(rng.random()) + OFFSET, "t": time.time()}
+        """)
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    for name in [m for m in sys.modules if m.startswith("codepkg")]:
+        monkeypatch.delitem(sys.modules, name)
+
+    def rewrite(module, text):
+        (pkg / f"{module}.py").write_text(text)
+        sweep_module._module_closure_digest.cache_clear()
+
+    sweep_module._module_closure_digest.cache_clear()
+    yield rewrite
+    sweep_module._module_closure_digest.cache_clear()
+
+
+def test_code_fingerprint_follows_the_modules_a_task_imports(task_package):
+    from codepkg.tasks import task
+
+    first = code_fingerprint(task)
+    task_package("unused", "X = 2\n")
+    assert code_fingerprint(task) == first  # not imported by the task
+    task_package("helper", "OFFSET = 1.0\n")
+    assert code_fingerprint(task) != first  # imported lazily, inside the function
+    assert code_fingerprint(sweep_tasks.draw) != code_fingerprint(task)
+
+
+def test_cache_is_not_reused_after_the_task_code_changes(tmp_path, task_package, caplog):
+    from codepkg.tasks import task
+
+    grid = param_grid(x=[1, 2])
+    first = run_sweep(task, grid, cache_dir=tmp_path / "cache")
+    assert run_sweep(task, grid, cache_dir=tmp_path / "cache") == first  # same code: cached
+    task_package("helper", "OFFSET = 0.0  # edited\n")
+    with caplog.at_level(logging.WARNING, logger="sims.sweep"):
+        again = run_sweep(task, grid, cache_dir=tmp_path / "cache")
+    assert [r["result"]["t"] for r in again] != [r["result"]["t"] for r in first]  # ran again
+    assert [r["result"]["u"] for r in again] == [r["result"]["u"] for r in first]  # same seeds
+    assert len(list((tmp_path / "cache").glob("*/sweep.json"))) == 2
+    assert "2 finished tasks cached by other code are not reused" in caplog.text
