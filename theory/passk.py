@@ -35,6 +35,7 @@ __all__ = [
     "counts_from_samples",
     "crossing_k",
     "estimator_expectation",
+    "fit_logit_affine",
     "logit_affine",
     "logit_affine_fixed_point",
     "pass_at_k",
@@ -517,6 +518,46 @@ def logit_affine(p: ArrayLike, alpha: ArrayLike, beta: ArrayLike) -> NDArray[np.
     alpha = _np_reals(alpha, "alpha", low=0.0, open_low=True)
     beta = _np_reals(beta, "beta")
     return _logit_affine_map(p, alpha, beta)
+
+
+def fit_logit_affine(p: ArrayLike, q: ArrayLike) -> tuple[float, float]:
+    r"""Least-squares (α, β) of the logit-affine model fitted to paired success probabilities.
+
+    .. math:: \min_{α, β} \sum_i (\operatorname{logit} q_i − α \operatorname{logit} p_i − β)^2
+
+    over the pairs with both p_i and q_i in the open interval (0, 1) (logits at 0 or 1 are
+    infinite). The inverse of ``logit_affine``: it returns (α, β) exactly when q was made by it.
+
+    Parameters
+    ----------
+    p, q : array_like of float
+        Base and trained success probabilities in [0, 1], the same shape.
+
+    Returns
+    -------
+    (float, float)
+        α and β.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ or fewer than two pairs with distinct logit p lie inside (0, 1).
+
+    References
+    ----------
+    rlvr.md §3 ("Logit-affine model"); used on measured p, q in ``rlvr.toy_slope_prediction``
+    and ``rlvr.transformer_crossing``.
+    """
+    p = _np_reals(p, "p", low=0.0, high=1.0)
+    q = _np_reals(q, "q", low=0.0, high=1.0)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same shape (got {p.shape} and {q.shape})")
+    inside = (p > 0) & (p < 1) & (q > 0) & (q < 1)
+    lp, lq = special.logit(p[inside]), special.logit(q[inside])
+    if np.unique(lp).size < 2:
+        raise ValueError("need at least two pairs with distinct p, both p and q inside (0, 1)")
+    alpha, beta = np.polyfit(lp, lq, 1)
+    return float(alpha), float(beta)
 
 
 def logit_affine_fixed_point(alpha: ArrayLike, beta: ArrayLike) -> NDArray[np.float64]:

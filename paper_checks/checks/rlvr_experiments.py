@@ -111,6 +111,31 @@ def _independent_worlds(ctx: Context, arm: str = RL_ARM) -> list:
     return _runs(ctx, "worlds", trained, n_seeds=ctx.pick(quick=10, full=30), fixed_world=False)
 
 
+def logit_map(p: np.ndarray, q: np.ndarray) -> dict[str, float]:
+    """§3's logit-affine model, logit q = α·logit p + β, fitted by least squares
+    (``passk.fit_logit_affine``) on all problems with p ≥ ``FEASIBLE_P``, on their low-p tail
+    (p < ``TAIL_P``) and on the bulk; NaN for a part with too few usable problems. §3's large-k
+    behaviour is set by the tail: q ≈ e^β p^α as p → 0, so a crossing needs α > 1 or β < 0
+    there, and α = 1 with β > 0 is the exact tilt, which never crosses. With a tail α > 1,
+    ``fixed_point_tail`` is the tail fit's p* = σ(−β/(α − 1)): the problems below it lose p."""
+    keep = p >= FEASIBLE_P
+    parts = {"": keep, "_tail": keep & (p < TAIL_P), "_bulk": keep & (p >= TAIL_P)}
+    out = {}
+    for suffix, mask in parts.items():
+        try:
+            alpha, beta = passk.fit_logit_affine(p[mask], q[mask])
+        except ValueError:
+            alpha = beta = float("nan")
+        out |= {f"alpha{suffix}": alpha, f"beta{suffix}": beta}
+    tail_sharpens = out["alpha_tail"] > 1  # False for NaN
+    fixed_point = (
+        float(passk.logit_affine_fixed_point(out["alpha_tail"], out["beta_tail"]))
+        if tail_sharpens
+        else float("nan")
+    )
+    return out | {"n_tail": int(parts["_tail"].sum()), "fixed_point_tail": fixed_point}
+
+
 def _curve(p: np.ndarray, ks: np.ndarray = KS) -> np.ndarray:
     return np.asarray(passk.pass_at_k_curve_exact(p, ks))
 
@@ -684,13 +709,8 @@ def toy_slope_prediction(
         keep = test["base"] >= FEASIBLE_P
         p, q = test["base"][keep], test[rl_arm][keep]
         a, b, _, _ = stats.beta.fit(p, floc=0, fscale=1)
-        lp, lq = special.logit(p), special.logit(q)
-        alpha, beta = np.polyfit(lp, lq, 1)
-        tail = p < TAIL_P
-        alpha_tail, beta_tail = (
-            np.polyfit(lp[tail], lq[tail], 1) if tail.sum() >= 3 else (np.nan,) * 2
-        )
-        alpha_bulk = np.polyfit(lp[~tail], lq[~tail], 1)[0] if (~tail).sum() >= 3 else np.nan
+        fit = logit_map(p, q)
+        alpha, beta = fit["alpha"], fit["beta"]
         curves = {
             "base": 1 - _curve(p),
             "rl": 1 - _curve(q),
@@ -701,20 +721,7 @@ def toy_slope_prediction(
             k: fit_power_law(KS, v, window=SLOPE_WINDOW, n_boot=0).exponent
             for k, v in curves.items()
         }
-        rows.append(
-            {
-                "a": a,
-                "b": b,
-                "alpha": alpha,
-                "beta": beta,
-                "alpha_tail": float(alpha_tail),
-                "beta_tail": float(beta_tail),
-                "alpha_bulk": float(alpha_bulk),
-                "n_tail": int(tail.sum()),
-                "curves": curves,
-                **slopes,
-            }
-        )
+        rows.append({"a": a, "b": b, **fit, "curves": curves, **slopes})
     err = {arm: [abs(r[arm] / r[f"model_{arm}"] - 1) for r in rows] for arm in ("base", "rl")}
     passed = max(err["base"]) <= SLOPE_RTOL and max(err["rl"]) <= SLOPE_RTOL
 
@@ -858,7 +865,9 @@ def transformer_crossing(
     Reported, not part of the verdict: per-problem accuracy histograms and the Venn counts of
     the solved sets of base, RL and distillation (rlvr.md §1, §2), and the KL ablation: GRPO with
     a KL penalty of 0.001 to the base (arm ``rl_kl``) against GRPO without, paired-bootstrap CIs
-    of the differences at k = 1 and the large k (paper, §2: similar pass@1, lower pass@128)."""
+    of the differences at k = 1 and the large k (paper, §2: similar pass@1, lower pass@128); with
+    exact p, RL's logit map fitted to the pooled prompts (``logit_map``: §3's α and β overall and
+    on the low-p tail, which set whether a crossing can happen)."""
     import importlib.util
 
     if task is None and importlib.util.find_spec("torch") is None:
@@ -906,24 +915,18 @@ def transformer_crossing(
     exact = all("p" in r for r in res)
     if exact:  # exact p by enumeration (rlvr.md §4): pass@k at any k, judged at k = 256
         ks, k_large = KS, ARM_B_LARGE_K
+        probs = {arm: np.concatenate([np.asarray(r["p"][arm], float) for r in res]) for arm in arms}
         est = {
-            arm: np.stack(
-                [
-                    passk.pass_at_k_exact(
-                        np.concatenate([np.asarray(r["p"][arm], float) for r in res]), int(k)
-                    )
-                    for k in ks
-                ],
-                axis=1,
-            )
-            for arm in arms
+            arm: np.stack([passk.pass_at_k_exact(p, int(k)) for k in ks], axis=1)
+            for arm, p in probs.items()
         }  # arm -> (P, K) per-problem exact pass@k
         estimator_gap = max(
             float(np.max(np.abs(sampled[a].mean(axis=0) - est[a][:, : sampled_ks.size].mean(0))))
             for a in arms
         )
+        rl_map = logit_map(probs["base"], probs[rl_arm])
     else:  # counts only (older runs): the estimator, k ≤ n/4
-        ks, est, estimator_gap = sampled_ks, sampled, None
+        ks, est, estimator_gap, rl_map = sampled_ks, sampled, None, None
         k_large = int(ks[-1])
     j = int(np.flatnonzero(ks == k_large)[0])
     curves = {arm: e.mean(axis=0) for arm, e in est.items()}
@@ -1028,6 +1031,14 @@ def transformer_crossing(
         if kl_arm
         else ""
     )
+    map_text = (
+        f"; reported: RL's logit map α = {rl_map['alpha']:.2f}, β = {rl_map['beta']:+.2f} (tail "
+        f"p < {TAIL_P:g}, {rl_map['n_tail']} prompts: α = {rl_map['alpha_tail']:.2f}, β = "
+        f"{rl_map['beta_tail']:+.2f}, prompts below p* = {rl_map['fixed_point_tail']:.1e} lose "
+        "p; §3: a crossing needs α > 1 or β < 0 on the tail)"
+        if rl_map
+        else ""
+    )
     return CheckResult(
         verdict=Verdict.of(not failed),
         summary=f"{why}; pass@1 base/RL/distill {curves['base'][0]:.3f}/{curves[rl_arm][0]:.3f}/"
@@ -1035,7 +1046,8 @@ def transformer_crossing(
         f"{curves[rl_arm][j]:.3f}/{curves['distill'][j]:.3f}, pass@{ks[-1]} "
         f"{curves['base'][-1]:.3f}/{curves[rl_arm][-1]:.3f}/{curves['distill'][-1]:.3f}; k* = "
         f"{'none' if cross.k_star is None else f'{cross.k_star:.2f}'}; {len(res)} seed(s); {how}"
-        + kl_text,
+        + kl_text
+        + map_text,
         measured={
             "k": ks,
             "k_large": k_large,
@@ -1051,6 +1063,7 @@ def transformer_crossing(
             "accuracy_histogram": {a: h.tolist() for a, h in hist.items()},
             "kl_ablation_ci": kl_ci,
             "kl_ablation_reading": kl_reading,
+            "rl_logit_map": rl_map,
             "solved_needing_hidden_edges": hidden_solved,
             "prompts_needing_hidden_edges": int(needs_hidden.sum()),
             "base_loss_last": float(res[0]["base_loss"][-1]),

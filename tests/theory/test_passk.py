@@ -23,6 +23,7 @@ from theory.passk import (
     counts_from_samples,
     crossing_k,
     estimator_expectation,
+    fit_logit_affine,
     logit_affine,
     logit_affine_fixed_point,
     pass_at_k,
@@ -345,6 +346,28 @@ def test_tilted_curves_never_cross_below_base(p: list[float], beta: float) -> No
     base, rl = pass_at_k_curve_exact(p, ks), pass_at_k_curve_exact(tilt(p, beta), ks)
     assert np.all(rl >= base)
     assert crossing_k(ks, base, rl).k_star is None
+
+
+@given(
+    st.lists(st.floats(0.01, 0.99), min_size=2, max_size=40, unique=True),
+    st.floats(0.25, 3.0),
+    st.floats(-3.0, 3.0),
+)
+def test_fit_logit_affine_inverts_logit_affine(p: list[float], alpha: float, beta: float) -> None:
+    # |logit q| ≤ 3·4.6 + 3, so 1 − q ≥ 5e-8 and logit q keeps ≈ 9 digits in float64
+    q = logit_affine(p, alpha, beta)
+    assert fit_logit_affine(p, q) == pytest.approx((alpha, beta), rel=1e-6, abs=1e-6)
+
+
+def test_fit_logit_affine_skips_zero_and_one_and_rejects_too_few_pairs() -> None:
+    p = np.array([0.0, 0.1, 0.4, 0.7, 1.0])
+    q = logit_affine(p, 2.0, -1.0)
+    q[3] = 1.0  # a pair with q at 1: infinite logit, left out
+    assert fit_logit_affine(p, q) == pytest.approx((2.0, -1.0))
+    with pytest.raises(ValueError, match="at least two pairs"):
+        fit_logit_affine([0.0, 0.3, 1.0], [0.0, 0.5, 1.0])
+    with pytest.raises(ValueError, match="same shape"):
+        fit_logit_affine([0.1, 0.2], [0.1])
 
 
 def test_logit_affine_endpoints_fixed_point_and_small_p() -> None:

@@ -280,6 +280,9 @@ def test_transformer_crossing_passes_on_sharpened_counts(ctx):
     assert set(m["accuracy_histogram"]) == {"base", "rl", "distill", "rl_kl"}
     assert m["kl_ablation_ci"]["pass_k_large"][1] < 0  # the sharper arm loses at k = 256
     assert m["kl_ablation_reading"] == "KL lowers large-k coverage, as in the paper"
+    fit = m["rl_logit_map"]  # the synthetic RL arm is logit_affine(p, 2, 2) exactly
+    assert (fit["alpha"], fit["beta"]) == pytest.approx((2.0, 2.0))
+    assert (fit["alpha_tail"], fit["beta_tail"]) == pytest.approx((2.0, 2.0))
     assert "KL 0.001 − no KL" in result.summary
     replay, _ = solve_passk([ctx.out_dir / f for f in result.measured["sample_files"][:2]])
     assert replay["pass_at_k"]  # Arm B's counts replay through solve passk too
@@ -302,6 +305,7 @@ def test_transformer_crossing_uses_the_estimator_for_records_without_exact_p(qui
     assert m["exact_p"] is False
     assert m["k"][-1] == m["k_large"] == 64  # k <= n/4
     assert m["estimator_max_abs_gap"] is None
+    assert m["rl_logit_map"] is None
 
 
 def test_transformer_crossing_fails_without_rl(quiet):
