@@ -136,6 +136,37 @@ def logit_map(p: np.ndarray, q: np.ndarray) -> dict[str, float]:
     return out | {"n_tail": int(parts["_tail"].sum()), "fixed_point_tail": fixed_point}
 
 
+def plot_logit_map(ax, p: np.ndarray, q: np.ndarray, fit: dict[str, float], label: str) -> None:
+    """logit q against logit p for the problems ``logit_map`` uses, with its overall and tail
+    fits (``fit``) as theory lines and the no-change diagonal q = p."""
+    keep = (p >= FEASIBLE_P) & (p < 1) & (q > 0) & (q < 1)
+    lp, lq = special.logit(p[keep]), special.logit(q[keep])
+    ax.plot(lp, lq, ".", ms=3, alpha=0.6, label=f"{label} (measured)")
+    xs = np.sort(lp)
+    ax.plot(xs, xs, "--", color="0.6", lw=0.8, label="q = p")
+    ax.plot(
+        xs,
+        fit["alpha"] * xs + fit["beta"],
+        "-",
+        color=THEORY,
+        label=f"§3 fit α = {fit['alpha']:.2f}, β = {fit['beta']:+.2f}",
+    )
+    tail = xs[xs < special.logit(TAIL_P)]
+    if np.isfinite(fit["alpha_tail"]) and tail.size:
+        ax.plot(
+            tail,
+            fit["alpha_tail"] * tail + fit["beta_tail"],
+            ":",
+            color=THEORY,
+            label=f"tail fit (p < {TAIL_P:g}) α = {fit['alpha_tail']:.2f}, "
+            f"β = {fit['beta_tail']:+.2f}",
+        )
+    ax.axvline(special.logit(TAIL_P), color="0.8", lw=0.8)
+    ax.set_xlabel("logit p (base)")
+    ax.set_ylabel(f"logit q ({label})")
+    ax.legend(fontsize=6)
+
+
 def _curve(p: np.ndarray, ks: np.ndarray = KS) -> np.ndarray:
     return np.asarray(passk.pass_at_k_curve_exact(p, ks))
 
@@ -750,30 +781,7 @@ def toy_slope_prediction(
     ax.set_ylabel("1 − pass@k (base-feasible problems)")
     ax.legend(fontsize=6)
     test0 = records[0]["result"]["test"]
-    keep0 = test0["base"] >= FEASIBLE_P
-    lp = special.logit(test0["base"][keep0])
-    ax_m.plot(lp, special.logit(test0[rl_arm][keep0]), ".", ms=3, label=f"{rl_arm} (measured)")
-    ax_m.plot(
-        np.sort(lp),
-        r0["alpha"] * np.sort(lp) + r0["beta"],
-        "-",
-        color=THEORY,
-        label=f"fit α = {r0['alpha']:.2f}, β = {r0['beta']:.2f}",
-    )
-    lp_tail = np.sort(lp[lp < special.logit(TAIL_P)])
-    if np.isfinite(r0["alpha_tail"]) and lp_tail.size:
-        ax_m.plot(
-            lp_tail,
-            r0["alpha_tail"] * lp_tail + r0["beta_tail"],
-            ":",
-            color=THEORY,
-            label=f"tail fit (p < {TAIL_P:g}, reported) α = {r0['alpha_tail']:.2f}, "
-            f"β = {r0['beta_tail']:.2f}",
-        )
-    ax_m.axvline(special.logit(TAIL_P), color="0.8", lw=0.8)
-    ax_m.set_xlabel("logit p (base)")
-    ax_m.set_ylabel("logit q (RL)")
-    ax_m.legend(fontsize="small")
+    plot_logit_map(ax_m, test0["base"], test0[rl_arm], r0, rl_arm)
     mean = {
         k: float(np.mean([r[k] for r in rows]))
         for k in ("base", "rl", "model_base", "model_rl", "a", "alpha")
@@ -979,7 +987,7 @@ def transformer_crossing(
         for arm in counts
     ]
 
-    fig, ((ax, ax_d), (ax_h, ax_v)) = new_figure(ncols=2, nrows=2)
+    fig, ((ax, ax_k, ax_d), (ax_h, ax_v, ax_m)) = new_figure(ncols=3, nrows=2)
     guess = np.array([np.mean(passk.pass_at_k_exact(chance, int(k))) for k in ks])
     shown = {"base": curves["base"], f"GRPO ({rl_arm})": curves[rl_arm]}
     shown |= {"distill": curves["distill"]}
@@ -992,6 +1000,23 @@ def transformer_crossing(
         else f"n = {n} estimator"
     )
     ax.set_title(f"{chance.size} test prompts, {len(res)} seed(s); {how}", fontsize=6)
+    for i in range(len(res)):
+        mine = seed_of == i
+        delta = est[rl_arm][mine].mean(axis=0) - est["base"][mine].mean(axis=0)
+        ax_k.plot(ks, delta, "-", lw=0.8, color="0.6", label="per seed" if i == 0 else None)
+    ax_k.plot(ks, curves[rl_arm] - curves["base"], "o-", ms=3, color="C1", label="pooled")
+    ax_k.axhline(0, color=THEORY, lw=0.8)
+    ax_k.axvline(k_large, color="0.4", ls=":", lw=1, label=f"judged at k = {k_large}")
+    ax_k.set_xscale("log", base=2)
+    ax_k.set_xlabel("k")
+    ax_k.set_ylabel(f"pass@k({rl_arm}) − pass@k(base), zoomed to ±0.05")
+    ax_k.set_ylim(-0.05, 0.05)
+    ax_k.legend(fontsize="small")
+    if rl_map:
+        plot_logit_map(ax_m, probs["base"], probs[rl_arm], rl_map, f"GRPO ({rl_arm})")
+    else:
+        ax_m.set_axis_off()
+        ax_m.text(0.5, 0.5, "no exact p in these records", ha="center", fontsize="small")
     for i, (label, (low, high)) in enumerate(ci.items()):
         mid = {
             "pass1_gain": curves[rl_arm][0] - curves["base"][0],
