@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import functools
 import hashlib
 import importlib.util
 import itertools
@@ -322,10 +321,16 @@ def _imported_modules(tree: ast.AST, name: str, is_package: bool) -> set[str]:
     return found
 
 
-@functools.cache
-def _module_closure_digest(module: str) -> str:
-    """sha256 over the source of ``module`` and of every module it imports, transitively,
-    that lives in the same top-level package or in one of this project's packages."""
+def code_fingerprint(fn: Callable[..., Any]) -> str:
+    """A sha256 of the code a task function can run: the source of the module defining ``fn``
+    and of every module of this project (``theory``, ``sims``, ``neural``, ``paper_checks``) or
+    of ``fn``'s own top-level package that it imports, transitively, read from the import
+    statements (imports inside functions included). Editing any of them changes the
+    fingerprint; editing a module the task never imports (a claim's plotting code) does not.
+    The sources are read from disk at every call (milliseconds for a task's few modules), so an
+    edit made during a long-lived session counts; a module edited on disk but not reloaded is
+    fingerprinted as edited."""
+    module = fn.__module__
     roots = {"theory", "sims", "neural", "paper_checks", module.partition(".")[0]}
     sources: dict[str, bytes] = {}
     todo = [module]
@@ -345,16 +350,6 @@ def _module_closure_digest(module: str) -> str:
     for name in sorted(sources):
         digest.update(name.encode() + b"\0" + sources[name] + b"\0")
     return digest.hexdigest()
-
-
-def code_fingerprint(fn: Callable[..., Any]) -> str:
-    """A sha256 of the code a task function can run: the source of the module defining ``fn``
-    and of every module of this project (``theory``, ``sims``, ``neural``, ``paper_checks``) or
-    of ``fn``'s own top-level package that it imports, transitively, read from the import
-    statements (imports inside functions included). Editing any of them changes the
-    fingerprint; editing a module the task never imports (a claim's plotting code) does not.
-    Computed once per module and process."""
-    return _module_closure_digest(fn.__module__)
 
 
 def _sweep_fingerprint(

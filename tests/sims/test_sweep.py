@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sims import sweep as sweep_module
 from sims.sweep import (
     ProcessExecutor,
     SerialExecutor,
@@ -197,7 +196,7 @@ def test_run_sweep_validates_n_seeds():
 @pytest.fixture
 def task_package(tmp_path, monkeypatch):
     """A package ``codepkg`` on sys.path: ``tasks.task`` imports ``helper`` lazily, ``unused`` is
-    imported by nothing. Returns a function that rewrites a module and forgets cached digests."""
+    imported by nothing. Returns a function that rewrites a module."""
     pkg = tmp_path / "src" / "codepkg"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
@@ -220,11 +219,8 @@ def task_package(tmp_path, monkeypatch):
 
     def rewrite(module, text):
         (pkg / f"{module}.py").write_text(text)
-        sweep_module._module_closure_digest.cache_clear()
 
-    sweep_module._module_closure_digest.cache_clear()
-    yield rewrite
-    sweep_module._module_closure_digest.cache_clear()
+    return rewrite
 
 
 def test_code_fingerprint_follows_the_modules_a_task_imports(task_package):
