@@ -13,8 +13,9 @@ the mean over seeds minus 3 standard errors clears it (``lower_bound``).
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy import special, stats
@@ -44,6 +45,7 @@ SLOPE_WINDOW = (4.0, 64.0)  # fixed in advance: past pass@1, before the finite-p
 SLOPE_RTOL = 0.20
 FEASIBLE_P = 1e-4  # "solvable at a feasible budget": base p >= 1e-4 (k ≈ 10^4)
 TAIL_P = 0.1  # reported: the logit-affine fit on the low-p tail (p < 0.1) vs the bulk
+KL_SWEEP = (0.0, 0.001, 0.01, 0.1, 1.0)  # reported: GRPO + KL coefficient (paper's ablation: 0.001)
 PAPER_PASS256 = [67.2, 66.3, 65.3, 64.3]  # rlvr.md §2: base, GRPO 150/300/450 steps (Omni-train)
 ALL_ARMS = ("grpo", "distill", "tabular")
 WORLD = "rlvr.arm_a.world"  # names the stream of Arm A's problem set (``toy_world``)
@@ -84,17 +86,21 @@ def _runs(
     n_seeds: int | None = None,
     fixed_world: bool = True,
     task: Callable | None = None,
+    configs: Sequence[Mapping[str, Any]] = ({},),
+    paired_seeds: bool = False,
 ) -> list:
-    """One record per (SNR, seed) of ``sims.rlvr_toy.toy_arms_task`` (or ``task``, a stand-in
-    with the same record format) with p arrays as numpy. With ``fixed_world`` every seed trains
-    on the problem set of ``toy_world``; without, each seed draws its own problems (the
-    world-to-world spread)."""
+    """One record per (SNR, config, seed) of ``sims.rlvr_toy.toy_arms_task`` (or ``task``, a
+    stand-in with the same record format) with p arrays as numpy; ``configs`` override
+    ``ToyConfig`` fields (e.g. ``{"kl": 0.1}``). With ``fixed_world`` every seed trains on the
+    problem set of ``toy_world``; without, each seed draws its own problems (the world-to-world
+    spread). ``paired_seeds``: every parameter point trains on the same random streams."""
     world = {"world": toy_world(ctx)} if fixed_world else {}
     records = ctx.sweep(
         toy_arms_task if task is None else task,
-        [{"snr": float(s), "arms": list(arms), **world} for s in snrs],
+        [{"snr": float(s), "arms": list(arms), **world, **c} for s in snrs for c in configs],
         name=name,
         n_seeds=ARM_A_SEEDS if n_seeds is None else n_seeds,
+        paired_seeds=paired_seeds,
     )
     for r in records:
         for split in ("test", "train"):
@@ -279,6 +285,34 @@ def toy_pass1_gain(ctx: Context, *, rl_arm: str = RL_ARM) -> CheckResult:
 
 
 # ------------------------------------------------------------------------------- crossing
+def kl_sweep(ctx: Context, rl_arm: str = RL_ARM) -> dict[float, dict[str, Any]]:
+    """GRPO with a KL(π ‖ π_base) penalty (``ToyConfig.kl``) at each coefficient of ``KL_SWEEP``,
+    SNR 0, on the run's problem set with paired RL seeds (every coefficient trains on the same
+    random streams): per coefficient the mean pass@1 gain, the mean pass@256 loss
+    (base − RL) and k* per seed (None: no crossing up to k = 1024). rlvr.md §2 ("KL = 0.001:
+    similar pass@1 but lower pass@128"), §6 ("KL is no safeguard"); §3's exact tilt, the KL
+    optimum with per-problem freedom, never crosses."""
+    records = _runs(ctx, "kl", ("grpo",), configs=[{"kl": v} for v in KL_SWEEP], paired_seeds=True)
+    i256 = int(np.flatnonzero(KS_FINE == 256)[0])
+    rows: dict[float, dict[str, list]] = {}
+    for r in records:
+        test = r["result"]["test"]
+        base, rl = _curve(test["base"], KS_FINE), _curve(test[rl_arm], KS_FINE)
+        k_star = passk.crossing_k(KS_FINE, base, rl).k_star
+        row = rows.setdefault(float(r["params"]["kl"]), {"gain": [], "loss": [], "k": []})
+        row["gain"].append(float(rl[0] - base[0]))
+        row["loss"].append(float(base[i256] - rl[i256]))
+        row["k"].append(None if k_star is None else float(k_star))
+    return {
+        kl: {
+            "pass1_gain": float(np.mean(row["gain"])),
+            "pass256_loss": float(np.mean(row["loss"])),
+            "k_star_per_seed": row["k"],
+        }
+        for kl, row in rows.items()
+    }
+
+
 @claim(
     "rlvr.toy_crossing",
     paper="rlvr",
@@ -297,10 +331,11 @@ def toy_crossing(
     The seeds are RL seeds on one problem set (``toy_world``), as in the spec's pilot ("five RL
     seeds ... crossing bracket 2–4 every time"). Reported, not asserted: k* at SNR = 0 over
     10 (quick) or 30 (full) independently drawn problem sets, one RL seed each: the spread that
-    a different ``--seed`` samples from."""
+    a different ``--seed`` samples from; and the ``kl_sweep`` (SNR 0)."""
     if snrs is None:
         snrs = ctx.pick(quick=(0.0, 1.0), full=(0.0, 1.0, 3.0))
     records = _runs(ctx, "crossing", ("grpo",), snrs)
+    kl_rows = kl_sweep(ctx, rl_arm)
     worlds = _independent_worlds(ctx)
     world_k = []
     for r in worlds:
@@ -333,7 +368,7 @@ def toy_crossing(
         if lower_bound(rows[s]["loss"]) < PASS256_LOSS:
             failed.append(f"SNR {s:g}: pass@256 loss bound {lower_bound(rows[s]['loss']):.3f}")
 
-    fig, (ax, ax_w) = new_figure(ncols=2)
+    fig, (ax, ax_w, ax_kl) = new_figure(ncols=3)
     for i, (s, row) in enumerate(sorted(rows.items())):
         d = np.asarray(row["d"])
         ax.plot(KS_FINE, d.mean(axis=0), "-", color=f"C{i}", label=f"SNR {s:g} (mean of seeds)")
@@ -361,6 +396,39 @@ def toy_crossing(
     ax_w.set_ylabel("problem sets")
     ax_w.set_xlim(1.0, top)
     ax_w.legend(fontsize="small")
+    kls = list(kl_rows)
+    ax_kl.plot(kls, [v["pass1_gain"] for v in kl_rows.values()], "o-", label="pass@1 gain")
+    ax_kl.plot(
+        kls, [v["pass256_loss"] for v in kl_rows.values()], "s-", label="pass@256 loss (base − RL)"
+    )
+    for kl, v in kl_rows.items():
+        k = [x for x in v["k_star_per_seed"] if x is not None]
+        text = f"k* {np.mean(k):.1f}" if len(k) == len(v["k_star_per_seed"]) else f"{len(k)} cross"
+        ax_kl.annotate(
+            text,
+            (kl, v["pass256_loss"]),
+            fontsize=6,
+            xytext=(2, 4),
+            va="bottom",
+            textcoords="offset points",
+        )
+    ax_kl.axhline(0, color=THEORY, lw=0.8)
+    ax_kl.set_xscale("symlog", linthresh=1e-3)
+    ax_kl.set_xlim(0, max(kls) * 2)
+    ax_kl.set_xlabel("KL(π ‖ π_base) coefficient (reported, SNR 0, paired seeds)")
+    ax_kl.set_ylabel("mean over RL seeds (measured)")
+    ax_kl.legend(fontsize="small")
+    kl_text = ", ".join(
+        f"{kl:g}: "
+        + (
+            f"k* {np.mean(v['k_star_per_seed']):.1f}"
+            if None not in v["k_star_per_seed"]
+            else f"{sum(x is not None for x in v['k_star_per_seed'])} of "
+            f"{len(v['k_star_per_seed'])} cross"
+        )
+        + f", pass@256 loss {v['pass256_loss']:.3f}"
+        for kl, v in kl_rows.items()
+    )
     summary_rows = {
         f"snr_{s:g}": {
             "k_star_mean": float(np.nanmean(row["k"])) if np.any(np.isfinite(row["k"])) else None,
@@ -390,8 +458,13 @@ def toy_crossing(
         + f"; reported: over {world_k.size} independent problem sets (SNR 0) "
         f"{crossed.size} cross, k* = {np.mean(crossed) if crossed.size else np.nan:.2f} ± "
         f"{np.std(crossed, ddof=1) if crossed.size > 1 else np.nan:.2f}, "
-        f"{world_summary['fraction_below_range']:.0%} below {CROSSING_RANGE[0]:g}",
-        measured={**summary_rows, "independent_problem_sets_snr_0": world_summary},
+        f"{world_summary['fraction_below_range']:.0%} below {CROSSING_RANGE[0]:g}; GRPO + KL "
+        f"(SNR 0) {kl_text}",
+        measured={
+            **summary_rows,
+            "independent_problem_sets_snr_0": world_summary,
+            "kl_sweep_snr_0": {f"{kl:g}": v for kl, v in kl_rows.items()},
+        },
         expected={
             "n_crossings": 1,
             "k_star_range": list(CROSSING_RANGE),

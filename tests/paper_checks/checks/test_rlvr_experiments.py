@@ -110,6 +110,10 @@ def test_crossing_passes_at_snr_1_after_800_steps(quiet):
     assert len(worlds["k_star_per_world"]) == 10
     assert 0.0 <= worlds["fraction_below_range"] <= 1.0
     assert worlds["k_star_sd"] > 0
+    kl = result.measured["kl_sweep_snr_0"]  # reported: GRPO + KL on paired seeds
+    assert list(kl) == ["0", "0.001", "0.01", "0.1", "1"]
+    assert kl["1"]["pass256_loss"] < kl["0"]["pass256_loss"] / 4  # KL shrinks the loss...
+    assert all(None not in v["k_star_per_seed"] for v in kl.values())  # ...but never the crossing
 
 
 def test_crossing_fails_without_training(quiet):
