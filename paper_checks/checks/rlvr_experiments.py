@@ -285,6 +285,14 @@ def toy_pass1_gain(ctx: Context, *, rl_arm: str = RL_ARM) -> CheckResult:
 
 
 # ------------------------------------------------------------------------------- crossing
+def _k_star_text(k_star_per_seed: Sequence[float | None]) -> str:
+    """ "k* <mean>" when every seed crosses, else "<n> of <seeds> cross"."""
+    crossed = [k for k in k_star_per_seed if k is not None]
+    if len(crossed) == len(k_star_per_seed):
+        return f"k* {np.mean(crossed):.1f}"
+    return f"{len(crossed)} of {len(k_star_per_seed)} cross"
+
+
 def kl_sweep(ctx: Context, rl_arm: str = RL_ARM) -> dict[float, dict[str, Any]]:
     """GRPO with a KL(π ‖ π_base) penalty (``ToyConfig.kl``) at each coefficient of ``KL_SWEEP``,
     SNR 0, on the run's problem set with paired RL seeds (every coefficient trains on the same
@@ -402,10 +410,8 @@ def toy_crossing(
         kls, [v["pass256_loss"] for v in kl_rows.values()], "s-", label="pass@256 loss (base − RL)"
     )
     for kl, v in kl_rows.items():
-        k = [x for x in v["k_star_per_seed"] if x is not None]
-        text = f"k* {np.mean(k):.1f}" if len(k) == len(v["k_star_per_seed"]) else f"{len(k)} cross"
         ax_kl.annotate(
-            text,
+            _k_star_text(v["k_star_per_seed"]),
             (kl, v["pass256_loss"]),
             fontsize=6,
             xytext=(2, 4),
@@ -419,14 +425,7 @@ def toy_crossing(
     ax_kl.set_ylabel("mean over RL seeds (measured)")
     ax_kl.legend(fontsize="small")
     kl_text = ", ".join(
-        f"{kl:g}: "
-        + (
-            f"k* {np.mean(v['k_star_per_seed']):.1f}"
-            if None not in v["k_star_per_seed"]
-            else f"{sum(x is not None for x in v['k_star_per_seed'])} of "
-            f"{len(v['k_star_per_seed'])} cross"
-        )
-        + f", pass@256 loss {v['pass256_loss']:.3f}"
+        f"{kl:g}: {_k_star_text(v['k_star_per_seed'])}, pass@256 loss {v['pass256_loss']:.3f}"
         for kl, v in kl_rows.items()
     )
     summary_rows = {
