@@ -4,18 +4,27 @@ A claim is a function ``(ctx) -> CheckResult`` registered with :func:`claim`::
 
     @claim("rlvr.tilt_never_crosses", paper="rlvr",
            statement="The KL-regularised optimum never falls below the base model at any k.",
-           source="rlvr.md §3 (exact tilt)")
+           source="rlvr.md §3 (exact tilt)",
+           rule="PASS when min_k pass@k(tilt) − pass@k(base) ≥ −1e-12; FAIL otherwise.",
+           stochastic=False)
     def tilt_never_crosses(ctx, *, tilt=passk.tilt) -> CheckResult:
         ...
 
 Keyword-only parameters after ``ctx`` carry the theory under test with our implementation as the
 default, so a test can hand the check a wrong theory and see it FAIL.
+
+Every claim states, when it is registered and so before any run, its ``rule`` (what PASSes, what
+FAILs and when INCONCLUSIVE is allowed) and whether it is ``stochastic``. A stochastic claim names
+the scalar in ``measured`` that decides it (``statistic``), which ``--replicates`` reports under
+every root seed. A change of rule, statistic, sizes or seeds made after a verdict had been seen is
+recorded in ``history`` (:class:`HistoryEntry`), shown beside the verdict in reports and docs.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -40,32 +49,86 @@ PAPERS = {
 
 
 @dataclass(frozen=True)
+class HistoryEntry:
+    """A change to a claim's rule, statistic, sizes or seeds made after a verdict had been seen.
+
+    ``before`` is the verdict (with its deciding number) that the old rule gave.
+    """
+
+    date: str
+    change: str
+    reason: str
+    before: str
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", self.date):
+            raise ValueError(f"history date must be YYYY-MM-DD (got {self.date!r})")
+        for name in ("change", "reason", "before"):
+            if not getattr(self, name).strip():
+                raise ValueError(f"history entry of {self.date} needs a non-empty {name!r}")
+
+    def to_json(self) -> dict[str, str]:
+        return {"date": self.date, "change": self.change, "reason": self.reason, "before": self.before}
+
+
+@dataclass(frozen=True)
 class Claim:
-    """A registered, executable claim of a paper."""
+    """A registered, executable claim of a paper.
+
+    ``rule``: what PASSes, what FAILs, when INCONCLUSIVE is allowed, fixed before the run.
+    ``stochastic``: the verdict depends on the root seed (simulations, training); exact solvers
+    and closed forms are deterministic and are not replicated. ``statistic``: the key of
+    ``measured`` whose scalar value decides the verdict (reported per root seed).
+    """
 
     id: str
     paper: str
     statement: str
     source: str
     check: CheckFn
+    rule: str
+    stochastic: bool
+    statistic: str | None = None
+    history: tuple[HistoryEntry, ...] = ()
 
 
 _REGISTRY: dict[str, Claim] = {}
 
 
 def claim(
-    claim_id: str, *, paper: str, statement: str, source: str
+    claim_id: str,
+    *,
+    paper: str,
+    statement: str,
+    source: str,
+    rule: str,
+    stochastic: bool,
+    statistic: str | None = None,
+    history: Iterable[HistoryEntry] = (),
 ) -> Callable[[CheckFn], CheckFn]:
-    """Register the decorated function as the check of claim ``claim_id`` (``<paper>.<name>``)."""
+    """Register the decorated function as the check of claim ``claim_id`` (``<paper>.<name>``).
+
+    ``rule`` must say what PASSes and what FAILs; a ``stochastic`` claim must name its deciding
+    ``statistic``.
+    """
     if paper not in PAPERS:
         raise ValueError(f"paper must be one of {sorted(PAPERS)} (got {paper!r})")
     if not claim_id.startswith(f"{paper}."):
         raise ValueError(f"claim id {claim_id!r} must start with its paper key {paper!r}")
+    if "PASS" not in rule or "FAIL" not in rule:
+        raise ValueError(f"the rule of {claim_id!r} must say what PASSes and what FAILs")
+    if stochastic and not statistic:
+        raise ValueError(f"stochastic claim {claim_id!r} must name its deciding statistic")
+    entries = tuple(history)
+    if [e.date for e in entries] != sorted(e.date for e in entries):
+        raise ValueError(f"the history of {claim_id!r} must be in date order")
 
     def register(fn: CheckFn) -> CheckFn:
         if claim_id in _REGISTRY and _REGISTRY[claim_id].check is not fn:
             raise ValueError(f"claim {claim_id!r} is registered twice")
-        _REGISTRY[claim_id] = Claim(claim_id, paper, statement, source, fn)
+        _REGISTRY[claim_id] = Claim(
+            claim_id, paper, statement, source, fn, rule, stochastic, statistic, entries
+        )
         return fn
 
     return register

@@ -47,6 +47,9 @@ class Context:
         The array backend (numpy or cupy).
     claim_id
         The claim being checked (set by the runner).
+    replicate
+        0 for the run's primary streams; ``r >= 1`` for replicate ``r`` of ``--replicates``, an
+        independent root seed derived from ``seed`` (:meth:`root_entropy`).
     """
 
     scale: str = "quick"
@@ -55,20 +58,39 @@ class Context:
     executor: Executor = field(default_factory=SerialExecutor)
     backend: Backend = field(default_factory=get_backend)
     claim_id: str = "adhoc.check"
+    replicate: int = 0
 
     def __post_init__(self) -> None:
         if self.scale not in SCALES:
             raise ValueError(f"scale must be one of {', '.join(SCALES)} (got {self.scale!r})")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative integer (got {self.seed!r})")
+        if isinstance(self.replicate, bool) or not isinstance(self.replicate, int):
+            raise ValueError(f"replicate must be a non-negative integer (got {self.replicate!r})")
+        if self.replicate < 0:
+            raise ValueError(f"replicate must be a non-negative integer (got {self.replicate!r})")
 
     def pick(self, quick: T, full: T, paper: T | None = None) -> T:
         """The size for the current scale (``paper`` defaults to ``full``)."""
         return {"quick": quick, "full": full, "paper": full if paper is None else paper}[self.scale]
 
+    def root_entropy(self) -> list[int]:
+        """The root of every random stream: ``[seed]`` for the primary run, and
+        ``[seed, crc("replicate"), r]`` for replicate ``r``. Entropy lists of different lengths
+        seed different SeedSequences, so replicates never share a stream with the primary run
+        or with each other."""
+        if self.replicate == 0:
+            return [self.seed]
+        return [self.seed, _key("replicate"), self.replicate]
+
     def seed_entropy(self, *names: str) -> list[int]:
-        """Seed entropy for a named random stream of this claim: ``[seed, crc(claim), crc(name)...]``."""
-        return [self.seed, _key(self.claim_id), *(_key(n) for n in names)]
+        """Seed entropy for a named random stream of this claim: root, crc(claim), crc(name)..."""
+        return [*self.root_entropy(), _key(self.claim_id), *(_key(n) for n in names)]
+
+    def shared_entropy(self, *names: str) -> list[int]:
+        """Seed entropy for a stream shared by several claims (e.g. one problem set that every
+        claim of an arm trains on): root, crc(name)..., without the claim id."""
+        return [*self.root_entropy(), *(_key(n) for n in names)]
 
     def rng(self, *names: str) -> np.random.Generator:
         """A numpy Generator for the named stream of this claim."""

@@ -12,7 +12,6 @@ the mean over seeds minus 3 standard errors clears it (``lower_bound``).
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -74,7 +73,7 @@ def toy_world(ctx: Context) -> list[int]:
     every Arm A claim. Like a benchmark in the paper, the 400 train and 400 test problems are
     drawn once and the seeds of a sweep are RL (training) seeds (rlvr.md §4: "five RL seeds",
     one base row in the pilot table; §6: "training-seed SD in the toy was ≈0.005")."""
-    return [ctx.seed, zlib.crc32(WORLD.encode())]
+    return ctx.shared_entropy(WORLD)
 
 
 def _runs(
