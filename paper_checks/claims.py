@@ -68,7 +68,12 @@ class HistoryEntry:
                 raise ValueError(f"history entry of {self.date} needs a non-empty {name!r}")
 
     def to_json(self) -> dict[str, str]:
-        return {"date": self.date, "change": self.change, "reason": self.reason, "before": self.before}
+        return {
+            "date": self.date,
+            "change": self.change,
+            "reason": self.reason,
+            "before": self.before,
+        }
 
 
 @dataclass(frozen=True)

@@ -127,7 +127,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         ctx = Context(args.scale, args.seed, out_dir, executor, backend)
         from paper_checks.runner import run_claims
 
-        results = run_claims(claims, ctx)
+        results = run_claims(claims, ctx, args.replicates)
     info = RunInfo(
         run_id=run_id,
         created=created.isoformat(timespec="seconds"),
@@ -135,6 +135,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         seed=args.seed,
         scheduler=args.scheduler,
         workers=args.workers,
+        replicates=args.replicates,
         backend=backend.name,
         argv=list(args.argv),
         wall_time_s=round(time.perf_counter() - start, 3),
@@ -142,13 +143,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     write_results(out_dir, info, results)
     _, page = write_reports(out_dir)
     update_latest(out_dir.resolve().parent, out_dir.resolve())
-    _print_table(verdict_table(results), ("claim", "verdict", "summary", "s"))
+    _print_table(verdict_table(results), ("claim", "verdict", "replicated", "summary", "s"))
     counts = {v: sum(r.verdict is v for r in results) for v in Verdict}
     print(", ".join(f"{n} {v.value}" for v, n in counts.items() if n) + f"; report: {page}")
+    fragile = [r.claim_id for r in results if (r.replication or {}).get("fragile")]
+    if fragile:
+        print(f"fragile (verdict reproduced under < 80% of root seeds): {', '.join(fragile)}")
     return 1 if counts[Verdict.FAIL] or counts[Verdict.ERROR] else 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    if args.docs:
+        from paper_checks.docs import write_docs
+
+        for path in write_docs():
+            print(f"wrote {path}")
+        return 0
     md, page = write_reports(args.run_dir)
     print(f"wrote {md} and {page}")
     return 0
@@ -308,6 +318,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_seed, default=0, help="root seed (default: 0)")
     p.add_argument("--workers", type=_positive_int, default=1, help="parallel workers (default: 1)")
     p.add_argument(
+        "--replicates",
+        type=_positive_int,
+        default=1,
+        metavar="R",
+        help="check each stochastic claim under R root seeds: the run's own and R - 1 independent "
+        "children; reports the verdict and statistic under each and flags fragile claims "
+        "(default: 1)",
+    )
+    p.add_argument(
         "--scheduler",
         type=_scheduler,
         default="processes",
@@ -329,6 +348,12 @@ def build_parser() -> argparse.ArgumentParser:
         "report", parents=[common], help="rebuild report.md and report.html from JSON"
     )
     p.add_argument("run_dir", nargs="?", type=Path, default=RESULTS / "latest", metavar="RUN_DIR")
+    p.add_argument(
+        "--docs",
+        action="store_true",
+        help="instead, rebuild the README's generated tables from the committed reference runs "
+        "in docs/results/",
+    )
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("bench", parents=[common], help="speed of each core solver vs its baseline")

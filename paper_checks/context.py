@@ -65,9 +65,8 @@ class Context:
             raise ValueError(f"scale must be one of {', '.join(SCALES)} (got {self.scale!r})")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative integer (got {self.seed!r})")
-        if isinstance(self.replicate, bool) or not isinstance(self.replicate, int):
-            raise ValueError(f"replicate must be a non-negative integer (got {self.replicate!r})")
-        if self.replicate < 0:
+        r = self.replicate
+        if isinstance(r, bool) or not isinstance(r, int) or r < 0:
             raise ValueError(f"replicate must be a non-negative integer (got {self.replicate!r})")
 
     def pick(self, quick: T, full: T, paper: T | None = None) -> T:

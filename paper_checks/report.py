@@ -42,11 +42,64 @@ def comparison_rows(result: CheckResult) -> list[tuple[str, str, str]]:
     ]
 
 
-def verdict_table(results: list[CheckResult]) -> list[tuple[str, str, str, str]]:
-    """(claim, verdict, summary, seconds) rows."""
+def replication_text(result: CheckResult) -> str:
+    """How the verdict replicates over root seeds: "PASS 5/5", "FRAGILE: PASS 3/5",
+    "deterministic", or "" when the run was not replicated."""
+    rep = result.replication
+    if not rep:
+        return ""
+    if rep.get("deterministic"):
+        return "deterministic"
+    text = f"{result.verdict.value} {rep['agree']}/{rep['n']}"
+    return f"FRAGILE: {text}" if rep["fragile"] else text
+
+
+def verdict_table(results: list[CheckResult]) -> list[tuple[str, str, str, str, str]]:
+    """(claim, verdict, replicated, summary, seconds) rows."""
     return [
-        (r.claim_id, r.verdict.value, r.summary, f"{r.provenance.get('wall_time_s', 0):.1f}")
+        (
+            r.claim_id,
+            r.verdict.value,
+            replication_text(r),
+            r.summary,
+            f"{r.provenance.get('wall_time_s', 0):.1f}",
+        )
         for r in results
+    ]
+
+
+def replication_rows(result: CheckResult) -> list[tuple[str, str, str]]:
+    """(root entropy, verdict, statistic) per root seed of a replicated stochastic claim."""
+    rep = result.replication or {}
+    return [
+        (str(row["root_entropy"]), row["verdict"], format_value(row["statistic"]))
+        for row in rep.get("replicates", [])
+    ]
+
+
+def replication_line(result: CheckResult) -> str:
+    """One sentence: PASS in r of R root seeds, the statistic's mean ± sd, fragile or not."""
+    rep = result.replication
+    if not rep:
+        return ""
+    if rep.get("deterministic"):
+        return "Deterministic (exact or closed form): not replicated."
+    counts = ", ".join(f"{k} in {n} of {rep['n']}" for k, n in rep["counts"].items() if n)
+    spread = ""
+    if rep["statistic_mean"] is not None:
+        sd = "" if rep["statistic_sd"] is None else f" ± {format_value(rep['statistic_sd'])}"
+        spread = f"; {rep['statistic']} = {format_value(rep['statistic_mean'])}{sd} (mean ± sd)"
+    flag = (
+        " FRAGILE: the verdict holds under fewer than 80% of root seeds." if rep["fragile"] else ""
+    )
+    return f"Replicated over {rep['n']} root seeds: {counts}{spread}.{flag}"
+
+
+def history_lines(result: CheckResult) -> list[str]:
+    """One line per recorded change of rule, statistic, sizes or seeds."""
+    return [
+        f"{h['date']}: {h['change']} Why: {h['reason']} Verdict under the old rule: {h['before']}"
+        for h in result.history
     ]
 
 
@@ -60,16 +113,25 @@ def render_markdown(run: dict[str, Any], results: list[CheckResult]) -> str:
             f"{run['workers']} worker(s) via `{run['scheduler']}`, {run['wall_time_s']:.1f} s"
         ),
         "",
-        "| claim | verdict | summary | s |",
-        "|---|---|---|---|",
+        "| claim | verdict | replicated | summary | s |",
+        "|---|---|---|---|---|",
     ]
-    lines += [f"| `{c}` | **{v}** | {s} | {t} |" for c, v, s, t in verdict_table(results)]
+    lines += [
+        f"| `{c}` | **{v}** | {rep} | {s} | {t} |" for c, v, rep, s, t in verdict_table(results)
+    ]
     for r in results:
         lines += ["", f"## `{r.claim_id}`: {r.verdict.value}", "", f"> {r.statement}", ""]
         lines += [f"Source: {r.source}", "", f"**{r.summary}**", ""]
         lines += ["| quantity | measured | expected |", "|---|---|---|"]
         lines += [f"| {k} | {m} | {e} |" for k, m, e in comparison_rows(r)]
-        lines += ["", f"Tolerance rule: {r.tolerance}", ""]
+        lines += ["", f"Rule: {r.rule}", "", f"Tolerance (this run): {r.tolerance}", ""]
+        if r.replication:
+            lines += [replication_line(r), ""]
+            if rows := replication_rows(r):
+                lines += ["| root entropy | verdict | statistic |", "|---|---|---|"]
+                lines += [f"| `{e}` | {v} | {x} |" for e, v, x in rows] + [""]
+        if r.history:
+            lines += ["History:", ""] + [f"- {h}" for h in history_lines(r)] + [""]
         lines += [f"![{r.claim_id}]({f})" for f in r.figures if f.endswith(".png")]
         if r.error:
             lines += ["", "```", r.error.rstrip(), "```"]
@@ -100,8 +162,8 @@ def render_html(run: dict[str, Any], results: list[CheckResult], run_dir: Path) 
     e = html.escape
     rows = "".join(
         f'<tr><td><a href="#{e(c)}"><code>{e(c)}</code></a></td><td class="{v}">{v}</td>'
-        f"<td>{e(s)}</td><td>{t}</td></tr>"
-        for c, v, s, t in verdict_table(results)
+        f"<td>{e(rep)}</td><td>{e(s)}</td><td>{t}</td></tr>"
+        for c, v, rep, s, t in verdict_table(results)
     )
     counts = ", ".join(f"{sum(r.verdict is v for r in results)} {v.value}" for v in Verdict)
     parts = [
@@ -113,7 +175,7 @@ def render_html(run: dict[str, Any], results: list[CheckResult], run_dir: Path) 
             f"<code>{e(run['backend'])}</code>, {run['workers']} worker(s) via "
             f"<code>{e(run['scheduler'])}</code>, {run['wall_time_s']:.1f} s. {counts}.</p>"
         ),
-        "<table><tr><th>claim</th><th>verdict</th><th>summary</th><th>s</th></tr>",
+        "<table><tr><th>claim</th><th>verdict</th><th>replicated</th><th>summary</th><th>s</th></tr>",
         rows,
         "</table>",
     ]
@@ -128,13 +190,31 @@ def render_html(run: dict[str, Any], results: list[CheckResult], run_dir: Path) 
             for k, v in r.provenance.items()
         )
         error = f"<pre>{e(r.error)}</pre>" if r.error else ""
+        replication = ""
+        if r.replication:
+            reps = "".join(
+                f"<tr><td><code>{e(x)}</code></td><td class='{v}'>{v}</td><td>{e(s)}</td></tr>"
+                for x, v, s in replication_rows(r)
+            )
+            table = (
+                f"<table><tr><th>root entropy</th><th>verdict</th><th>statistic</th></tr>{reps}"
+                "</table>"
+                if reps
+                else ""
+            )
+            replication = f"<p>{e(replication_line(r))}</p>{table}"
+        history = ""
+        if r.history:
+            items = "".join(f"<li>{e(h)}</li>" for h in history_lines(r))
+            history = f"<p>History (changes made after a verdict was seen):</p><ul>{items}</ul>"
         parts.append(
             f'<section id="{e(r.claim_id)}"><h2><code>{e(r.claim_id)}</code> '
             f'<span class="{r.verdict.value}">{r.verdict.value}</span></h2>'
             f"<blockquote>{e(r.statement)}</blockquote><p>Source: {e(r.source)}</p>"
             f"<p><strong>{e(r.summary)}</strong></p>"
             f"<table><tr><th>quantity</th><th>measured</th><th>expected</th></tr>{comparison}</table>"
-            f"<p>Tolerance rule: {e(r.tolerance)}</p>{figures}{error}"
+            f"<p>Rule: {e(r.rule)}</p><p>Tolerance (this run): {e(r.tolerance)}</p>"
+            f"{replication}{history}{figures}{error}"
             f"<details><summary>provenance</summary><table>{prov}</table></details></section>"
         )
     parts.append("</body></html>")

@@ -18,7 +18,7 @@ import numpy as np
 
 from sims._jsonio import read_json, to_jsonable, write_json_atomic
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: Keys whose values legitimately differ between two runs with the same seed.
 TIMING_KEYS = frozenset({"run", "wall_time_s"})
@@ -50,7 +50,8 @@ class CheckResult:
     A check fills ``verdict``, ``summary`` (one line: the deciding number against its threshold),
     ``measured`` and ``expected`` (numbers, or lists of numbers), ``tolerance`` (the rule in words),
     ``figures`` (paths relative to the run directory) and ``arrays`` (saved to ``<claim>.npz``).
-    The runner fills the claim's metadata and ``provenance``.
+    The runner fills the claim's metadata (statement, source, the registered ``rule``,
+    ``stochastic`` and ``history``), ``replication`` (with ``--replicates``) and ``provenance``.
     """
 
     verdict: Verdict
@@ -64,6 +65,10 @@ class CheckResult:
     paper: str = ""
     statement: str = ""
     source: str = ""
+    rule: str = ""
+    stochastic: bool | None = None
+    history: list[dict[str, str]] = field(default_factory=list)
+    replication: dict[str, Any] | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
 
@@ -100,6 +105,7 @@ class RunInfo:
     backend: str
     argv: list[str]
     wall_time_s: float
+    replicates: int = 1
 
 
 def write_claim(run_dir: Path, result: CheckResult) -> None:

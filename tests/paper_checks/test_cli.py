@@ -112,6 +112,9 @@ def fake_claims() -> Iterator[Callable[..., str]]:
             paper=paper,
             statement=f"A fake {kind} claim <for tests>.",
             source="tests/paper_checks/test_cli.py",
+            rule="PASS when the fake says so; FAIL otherwise.",
+            stochastic=kind == "pass",
+            statistic="x" if kind == "pass" else None,
         )(FAKES[kind])
         registered.append(claim_id)
         return claim_id

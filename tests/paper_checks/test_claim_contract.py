@@ -1,0 +1,72 @@
+"""The claim contract, enforced for every registered claim: a rule that says what PASSes and what
+FAILs, a test that feeds it a plausible wrong theory and sees FAIL (marked
+``@pytest.mark.claim_fails("<claim id>")``), and, if the claim is stochastic, a replication record
+in the committed reference results that the README's numbers come from."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from paper_checks.claims import all_claims
+from paper_checks.docs import REFERENCE_RUNS, load_reference
+
+TESTS = Path(__file__).resolve().parents[1]
+CLAIMS = all_claims()
+IDS = [c.id for c in CLAIMS]
+
+
+def claims_with_fail_tests() -> set[str]:
+    """Claim ids named by a ``pytest.mark.claim_fails("...")`` decorator anywhere under tests/."""
+    named: set[str] = set()
+    for path in TESTS.rglob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "claim_fails"
+            ):
+                named |= {a.value for a in node.args if isinstance(a, ast.Constant)}
+    return named
+
+
+FAIL_TESTED = claims_with_fail_tests()
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=IDS)
+def test_every_claim_has_a_rule_and_a_fail_test(claim):
+    assert "PASS" in claim.rule
+    assert "FAIL" in claim.rule
+    assert claim.id in FAIL_TESTED, f"no @pytest.mark.claim_fails({claim.id!r}) test"
+
+
+def test_fail_test_markers_name_registered_claims():
+    assert FAIL_TESTED <= set(IDS), sorted(FAIL_TESTED - set(IDS))
+
+
+@pytest.mark.parametrize("scale", list(REFERENCE_RUNS))
+@pytest.mark.parametrize("claim", CLAIMS, ids=IDS)
+def test_reference_results_hold_the_registered_rule_and_replication(claim, scale):
+    run, records = load_reference(scale)
+    record = records.get(claim.id)
+    if record is None:
+        assert scale != "quick", f"{claim.id} is missing from the quick reference run"
+        pytest.skip(f"{claim.id} is not in the {scale} reference run")
+    assert record.rule == claim.rule, f"the {scale} reference run predates {claim.id}'s rule"
+    assert record.stochastic == claim.stochastic
+    assert record.history == [h.to_json() for h in claim.history]
+    if claim.stochastic and scale == "quick":
+        rep = record.replication
+        assert rep is not None, f"{claim.id}: no replication record"
+        assert rep["n"] >= 5, f"{claim.id}: replicated over {rep['n']} root seeds, not 5"
+
+
+def test_readme_generated_blocks_match_the_reference_runs():
+    from paper_checks.docs import README, render_readme
+
+    text = README.read_text(encoding="utf-8")
+    assert "<!-- generated:replication -->" in text
+    assert "<!-- generated:history -->" in text
+    assert render_readme(text) == text, "run 'paper-checks report --docs' and commit README.md"

@@ -1,0 +1,214 @@
+"""Replication over independent root seeds (``--replicates``): streams, records, fragility,
+resume after a kill, and the command line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from paper_checks.claims import _REGISTRY, Claim, HistoryEntry, claim
+from paper_checks.cli import main
+from paper_checks.context import Context
+from paper_checks.report import render_markdown
+from paper_checks.results import CheckResult, Verdict, load_results
+from paper_checks.runner import FRAGILE_BELOW, run_claim
+from sims._jsonio import read_json
+
+THRESHOLD = 0.7
+
+
+def _coin(ctx: Context) -> CheckResult:
+    """PASS when one uniform draw of the claim's stream is below THRESHOLD."""
+    u = float(ctx.rng("coin").random())
+    return CheckResult(Verdict.of(u < THRESHOLD), f"u = {u:.3f}", {"u": u}, {}, "u < 0.7")
+
+
+CALLS: list[int] = []
+
+
+def _counted_task(params, rng):
+    CALLS.append(params["i"])
+    return {"value": float(rng.random())}
+
+
+def _swept(ctx: Context) -> CheckResult:
+    records = ctx.sweep(_counted_task, [{"i": i} for i in range(3)], name="grid")
+    total = sum(r["result"]["value"] for r in records)
+    return CheckResult(Verdict.of(total > 0), f"total {total:.3f}", {"total": total}, {}, "> 0")
+
+
+def _make(fn, *, stochastic=True, statistic="u") -> Claim:
+    rule = "PASS when the draw is below 0.7; FAIL otherwise."
+    return Claim("rlvr.test_coin", "rlvr", "a coin", "tests", fn, rule, stochastic, statistic)
+
+
+def test_replicate_streams_are_disjoint_from_the_primary_and_each_other():
+    base = Context(seed=3, claim_id="rlvr.x")
+    roots = [base.root_entropy()] + [
+        Context(seed=3, claim_id="rlvr.x", replicate=r).root_entropy() for r in (1, 2)
+    ]
+    assert roots == [[3], [3, roots[1][1], 1], [3, roots[1][1], 2]]
+    draws = [Context(seed=3, claim_id="rlvr.x", replicate=r).rng("s").random(4) for r in range(3)]
+    assert not np.allclose(draws[0], draws[1])
+    assert not np.allclose(draws[1], draws[2])
+    # the primary stream is the pre-replication one: [seed, crc(claim), crc(name)]
+    assert base.seed_entropy("s")[0] == 3
+    assert len(base.seed_entropy("s")) == 3
+
+
+def test_replication_record_matches_the_draws(tmp_path):
+    ctx = Context(seed=0, out_dir=tmp_path)
+    result = run_claim(_make(_coin), ctx, replicates=6)
+    rep = result.replication
+    draws = [
+        float(Context(seed=0, claim_id="rlvr.test_coin", replicate=r).rng("coin").random())
+        for r in range(6)
+    ]
+    assert [row["statistic"] for row in rep["replicates"]] == draws
+    assert [row["verdict"] for row in rep["replicates"]] == [
+        ("PASS" if u < THRESHOLD else "FAIL") for u in draws
+    ]
+    agree = sum(row["verdict"] == result.verdict.value for row in rep["replicates"])
+    assert rep["agree"] == agree
+    assert rep["n"] == 6
+    assert rep["rate"] == agree / 6
+    assert rep["fragile"] is (agree / 6 < FRAGILE_BELOW)
+    assert rep["statistic_mean"] == pytest.approx(np.mean(draws))
+    assert rep["statistic_sd"] == pytest.approx(np.std(draws, ddof=1))
+    assert rep["counts"]["PASS"] + rep["counts"]["FAIL"] == 6
+    # the primary result is the unreplicated one
+    assert result.measured["u"] == draws[0]
+    assert read_json(tmp_path / "rlvr.test_coin.json")["replication"] == json.loads(json.dumps(rep))
+
+
+def test_a_verdict_that_flips_is_fragile_and_a_stable_one_is_not(tmp_path):
+    def always(ctx):
+        return CheckResult(Verdict.PASS, "", {"u": float(ctx.rng("u").random())}, {}, "")
+
+    def alternate(ctx):
+        return CheckResult(Verdict.of(ctx.replicate % 2 == 0), "", {"u": 1.0}, {}, "")
+
+    stable = run_claim(_make(always), Context(out_dir=tmp_path / "a"), replicates=5)
+    flips = run_claim(_make(alternate), Context(out_dir=tmp_path / "b"), replicates=5)
+    assert not stable.replication["fragile"]
+    assert stable.replication["rate"] == 1.0
+    assert flips.replication["agree"] == 3  # replicates 0, 2, 4 PASS like the primary
+    assert flips.replication["fragile"]  # 3/5 = 60% < 80%
+    assert flips.replication["statistic_sd"] == 0.0
+
+
+def test_a_deterministic_claim_is_not_rerun(tmp_path):
+    calls = []
+
+    def exact(ctx):
+        calls.append(ctx.replicate)
+        return CheckResult(Verdict.PASS, "", {}, {}, "")
+
+    result = run_claim(_make(exact, stochastic=False, statistic=None), Context(out_dir=tmp_path), 5)
+    assert calls == [0]
+    assert result.replication == {"deterministic": True}
+
+
+def test_a_killed_replication_resumes_from_its_sweeps(tmp_path):
+    ctx = Context(seed=1, out_dir=tmp_path)
+    claim_ = _make(_swept, statistic="total")
+    CALLS.clear()
+    first = run_claim(claim_, ctx, replicates=3)
+    assert len(CALLS) == 9  # 3 tasks under each of 3 root seeds
+    # a kill after replicate 1: its cache survives, replicate 2's is lost
+    for path in (tmp_path / "replicates" / "r2").rglob("task-*.json"):
+        path.unlink()
+    CALLS.clear()
+    again = run_claim(claim_, ctx, replicates=3)
+    assert CALLS == [0, 1, 2]  # only replicate 2 recomputed
+    assert again.replication == first.replication
+
+
+def test_registration_requires_a_rule_and_a_statistic_for_stochastic_claims():
+    kwargs = {"paper": "rlvr", "statement": "s", "source": "t"}
+    with pytest.raises(ValueError, match="PASSes and what FAILs"):
+        claim("rlvr.test_norule", rule="close enough", stochastic=False, **kwargs)
+    with pytest.raises(ValueError, match="deciding statistic"):
+        claim("rlvr.test_nostat", rule="PASS if a; FAIL if b", stochastic=True, **kwargs)
+    with pytest.raises(ValueError, match="YYYY-MM-DD"):
+        HistoryEntry("1 Dec", "c", "r", "FAIL")
+    with pytest.raises(ValueError, match="date order"):
+        claim(
+            "rlvr.test_order",
+            rule="PASS if a; FAIL if b",
+            stochastic=False,
+            history=[
+                HistoryEntry("2026-12-01", "c", "r", "b"),
+                HistoryEntry("2026-11-01", "c", "r", "b"),
+            ],
+            **kwargs,
+        )
+
+
+@pytest.fixture
+def coin_claim():
+    history = [HistoryEntry("2026-11-30", "threshold 0.6 → 0.7", "a test", "FAIL (u = 0.65)")]
+    claim(
+        "rlvr.test_coin",
+        paper="rlvr",
+        statement="A coin <for tests>.",
+        source="tests",
+        rule="PASS when the draw is below 0.7; FAIL otherwise.",
+        stochastic=True,
+        statistic="u",
+        history=history,
+    )(_coin)
+    yield "rlvr.test_coin"
+    _REGISTRY.pop("rlvr.test_coin", None)
+
+
+def test_cli_replicates_writes_records_and_reports_them(coin_claim, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", coin_claim, "--replicates", "4", "--out", "results/r"])
+    out = capsys.readouterr().out
+    run, (result,) = load_results(tmp_path / "results" / "r")
+    assert run["replicates"] == 4
+    rep = result.replication
+    assert rep["n"] == 4
+    assert f"{result.verdict.value} {rep['agree']}/4" in out
+    assert code == (0 if result.verdict is Verdict.PASS else 1)
+    md = (tmp_path / "results" / "r" / "report.md").read_text()
+    assert "Replicated over 4 root seeds" in md
+    assert "threshold 0.6 → 0.7" in md
+    assert "PASS when the draw is below 0.7" in md
+    html = (tmp_path / "results" / "r" / "report.html").read_text()
+    assert "root entropy" in html
+    assert result.history[0]["before"] == "FAIL (u = 0.65)"
+    # the same seed gives the same replication record
+    main(["run", coin_claim, "--replicates", "4", "--out", "results/s"])
+    assert load_results(tmp_path / "results" / "s")[1][0].replication == rep
+
+
+def test_cli_rejects_zero_replicates(coin_claim, capsys):
+    assert main(["run", coin_claim, "--replicates", "0"]) == 2
+    assert "--replicates" in capsys.readouterr().err
+
+
+def test_markdown_shows_a_fragile_flag():
+    result = CheckResult(Verdict.PASS, "s", {}, {}, "t", claim_id="rlvr.y", rule="PASS; FAIL")
+    result.replication = {
+        "deterministic": False,
+        "statistic": "u",
+        "replicates": [
+            {"replicate": r, "root_entropy": [0], "verdict": v, "statistic": 0.5}
+            for r, v in enumerate(["PASS", "FAIL", "FAIL"])
+        ],
+        "counts": {"PASS": 1, "FAIL": 2, "INCONCLUSIVE": 0, "ERROR": 0},
+        "n": 3,
+        "agree": 1,
+        "rate": 1 / 3,
+        "statistic_mean": 0.5,
+        "statistic_sd": 0.0,
+        "fragile": True,
+    }
+    run = {"run_id": "r", "scale": "quick", "seed": 0, "backend": "numpy", "workers": 1}
+    md = render_markdown(run | {"scheduler": "processes", "wall_time_s": 1.0}, [result])
+    assert "FRAGILE: PASS 1/3" in md
+    assert "PASS in 1 of 3, FAIL in 2 of 3" in md
