@@ -1,7 +1,8 @@
 """The ``paper-checks`` command line.
 
-Exit codes: 0 every checked claim passed (or was inconclusive), 1 some claim failed or crashed,
-2 bad usage or bad input (one line on stderr naming what is wrong, no traceback).
+Exit codes: 0 every checked claim passed (or was inconclusive), 1 some claim failed or crashed
+(``run --fail-on error``: only crashed; ``never``: never 1), 2 bad usage or bad input (one line on
+stderr naming what is wrong, no traceback).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import math
+import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -18,8 +20,15 @@ from typing import TypeVar
 
 from paper_checks.claims import PAPERS, all_claims, select_claims
 from paper_checks.context import SCALES, Context
-from paper_checks.report import verdict_table, write_reports
-from paper_checks.results import RunInfo, Verdict, load_results, update_latest, write_results
+from paper_checks.report import replication_text, write_reports
+from paper_checks.results import (
+    CheckResult,
+    RunInfo,
+    Verdict,
+    load_results,
+    update_latest,
+    write_results,
+)
 from sims._backend import BACKENDS, get_backend
 
 PROG = "paper-checks"
@@ -127,7 +136,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         ctx = Context(args.scale, args.seed, out_dir, executor, backend)
         from paper_checks.runner import run_claims
 
-        results = run_claims(claims, ctx, args.replicates)
+        results = run_claims(claims, ctx, args.replicates, on_result=_print_claim_line)
     info = RunInfo(
         run_id=run_id,
         created=created.isoformat(timespec="seconds"),
@@ -143,13 +152,41 @@ def cmd_run(args: argparse.Namespace) -> int:
     write_results(out_dir, info, results)
     _, page = write_reports(out_dir)
     update_latest(out_dir.resolve().parent, out_dir.resolve())
-    _print_table(verdict_table(results), ("claim", "verdict", "replicated", "summary", "s"))
-    counts = {v: sum(r.verdict is v for r in results) for v in Verdict}
-    print(", ".join(f"{n} {v.value}" for v, n in counts.items() if n) + f"; report: {page}")
+    for paper in dict.fromkeys(r.paper for r in results):
+        print(f"{paper:<16} {_tally([r for r in results if r.paper == paper])}")
     fragile = [r.claim_id for r in results if (r.replication or {}).get("fragile")]
     if fragile:
-        print(f"fragile (verdict reproduced under < 80% of root seeds): {', '.join(fragile)}")
-    return 1 if counts[Verdict.FAIL] or counts[Verdict.ERROR] else 0
+        print(f"fragile (verdict recurs under < 80% of root seeds): {', '.join(fragile)}")
+    counts = {v: sum(r.verdict is v for r in results) for v in Verdict}
+    findings = counts[Verdict.FAIL] or counts[Verdict.INCONCLUSIVE]
+    note = "FAIL and INCONCLUSIVE are findings: see" if findings else "report:"
+    print(f"{len(results)} claim{'s' * (len(results) != 1)}: {_tally(results)} ({note} {page})")
+    failed = {"fail": counts[Verdict.FAIL] + counts[Verdict.ERROR], "error": counts[Verdict.ERROR]}
+    return 1 if failed.get(args.fail_on) else 0
+
+
+def _tally(results: Sequence[CheckResult]) -> str:
+    counts = {v: sum(r.verdict is v for r in results) for v in Verdict}
+    return ", ".join(f"{n} {v.value}" for v, n in counts.items() if n)
+
+
+#: Width of the per-claim lines when stdout is not a terminal.
+OFF_TERMINAL_WIDTH = 100
+
+
+def _print_claim_line(result: CheckResult) -> None:
+    """One line per finished claim: verdict, id, replication, summary cut to the line width."""
+    from tqdm.auto import tqdm
+
+    width = (
+        shutil.get_terminal_size((OFF_TERMINAL_WIDTH, 24)).columns
+        if sys.stdout.isatty()
+        else OFF_TERMINAL_WIDTH
+    )
+    rep = replication_text(result)
+    line = f"{result.verdict.value:<12} {result.claim_id}" + (f" [{rep}]" if rep else "")
+    line = f"{line}  {result.summary}"
+    tqdm.write(line if len(line) <= width else line[: width - 1] + "…", file=sys.stdout)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -340,6 +377,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         help="run directory (default: results/<run-id>); reuse a killed run's directory to resume its sweeps",
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=("fail", "error", "never"),
+        default="fail",
+        help="exit 1 when a claim FAILs or crashes (fail), only when one crashes (error), or "
+        "never (default: fail)",
     )
     p.add_argument("--results", type=Path, default=RESULTS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_run)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -186,13 +187,21 @@ def _check_once(claim: Claim, ctx: Context) -> CheckResult:
     return result
 
 
-def run_claims(claims: list[Claim], ctx: Context, replicates: int = 1) -> list[CheckResult]:
-    """Check ``claims`` in order (progress bar on a TTY) and return their results."""
+def run_claims(
+    claims: list[Claim],
+    ctx: Context,
+    replicates: int = 1,
+    on_result: Callable[[CheckResult], None] | None = None,
+) -> list[CheckResult]:
+    """Check ``claims`` in order (progress bar on stderr when it is a TTY) and return their
+    results; ``on_result`` is called with each result as soon as its claim finishes."""
     results = []
     with tqdm(claims, desc="claims", unit="claim", disable=None, file=sys.stderr) as bar:
         for claim in bar:
             bar.set_postfix_str(claim.id)
             result = run_claim(claim, ctx, replicates)
             logger.info("%s: %s (%s)", claim.id, result.verdict.value, result.summary)
+            if on_result is not None:
+                on_result(result)
             results.append(result)
     return results

@@ -142,9 +142,9 @@ def real_run(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
 def test_real_run_exits_0_and_prints_the_table(real_run):
     assert real_run.code == 0, real_run.err
     lines = real_run.out.splitlines()
-    assert lines[0].split()[:3] == ["claim", "verdict", "summary"]
-    assert lines[1].split()[:2] == [REAL, "PASS"]
-    assert lines[-1] == "1 PASS; report: results/r1/report.html"
+    assert lines[0].split()[:2] == ["PASS", REAL]
+    assert lines[1].split() == ["rlvr", "1", "PASS"]
+    assert lines[-1] == "1 claim: 1 PASS (report: results/r1/report.html)"
 
 
 def test_real_run_writes_the_run_directory(real_run):
@@ -286,7 +286,9 @@ def test_failing_claim_exits_1(fake_claims, tmp_path, monkeypatch, capsys):
     assert payload["counts"]["FAIL"] == 1
     assert payload["claims"][0]["verdict"] == "FAIL"
     out = capsys.readouterr().out
-    assert out.splitlines()[-1].startswith("1 FAIL; report: ")
+    assert out.splitlines()[-1].startswith(
+        "1 claim: 1 FAIL (FAIL and INCONCLUSIVE are findings: see "
+    )
 
 
 def test_crashing_claim_is_an_error_with_its_traceback(fake_claims, tmp_path, monkeypatch, capsys):
@@ -306,7 +308,7 @@ def test_crashing_claim_is_an_error_with_its_traceback(fake_claims, tmp_path, mo
     assert record["provenance"]["seed"] == 0
     page = (tmp_path / "results" / "run" / "report.html").read_text(encoding="utf-8")
     assert "RuntimeError: boom &lt;in check&gt;" in page
-    assert "1 ERROR; report: " in capsys.readouterr().out
+    assert "1 claim: 1 ERROR (report: " in capsys.readouterr().out
 
 
 def test_inconclusive_claim_exits_0(fake_claims, tmp_path, monkeypatch, capsys):
@@ -324,7 +326,38 @@ def test_one_failure_among_passes_exits_1(fake_claims, tmp_path, monkeypatch, ca
     assert code == 1
     assert [c["claim_id"] for c in payload["claims"]] == sorted([ok, fail, crash])
     assert payload["counts"] == {"PASS": 1, "FAIL": 1, "INCONCLUSIVE": 0, "ERROR": 1}
-    assert capsys.readouterr().out.splitlines()[-1].startswith("1 PASS, 1 FAIL, 1 ERROR; report: ")
+    assert (
+        capsys.readouterr().out.splitlines()[-1].startswith("3 claims: 1 PASS, 1 FAIL, 1 ERROR (")
+    )
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "kinds", "expected"),
+    [
+        ("error", ["fail", "inc"], 0),
+        ("error", ["pass", "crash"], 1),
+        ("never", ["fail", "crash"], 0),
+        ("fail", ["pass", "inc"], 0),
+    ],
+)
+def test_fail_on_sets_what_exits_1(
+    fake_claims, tmp_path, monkeypatch, capsys, fail_on, kinds, expected
+):
+    monkeypatch.chdir(tmp_path)
+    ids = [fake_claims(kind) for kind in kinds]
+    code, _ = run_fake([*ids, "--fail-on", fail_on], tmp_path)
+    assert code == expected
+
+
+def test_claim_lines_fit_100_columns_off_a_terminal(fake_claims, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(FAKES, "fail", lambda ctx: CheckResult(Verdict.FAIL, "x" * 700, {}, {}, ""))
+    fail = fake_claims("fail")
+    run_fake([fail], tmp_path)
+    lines = capsys.readouterr().out.splitlines()
+    assert all(len(line) <= 100 for line in lines)
+    assert lines[0].startswith(f"FAIL         {fail}  xxx")
+    assert lines[0].endswith("…")
 
 
 def hide_real_claims(paper: str, monkeypatch: pytest.MonkeyPatch) -> None:
