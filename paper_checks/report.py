@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import html
+import os
 from pathlib import Path
 from typing import Any
 
@@ -146,78 +147,150 @@ text-align:left;vertical-align:top}th{background:#f3f3f3}code{font-size:.92em}
 .ERROR{background:#e6d0f5}section{border-top:1px solid #ddd;margin-top:2rem}
 img{max-width:100%}blockquote{margin:0;padding-left:1rem;border-left:3px solid #bbb}
 pre{background:#f6f6f6;padding:.5rem;overflow:auto;font-size:.85em}
+img.thumb{max-width:9rem;max-height:6rem;cursor:zoom-in;margin:1px}
+dialog{max-width:95vw;padding:0}dialog img{max-width:95vw;max-height:95vh;display:block}
+body.open-only tr.PASS,body.open-only section.paper:not(.has-open){display:none}
+tr.detail>td{border-top:none;background:#fcfcfc}p.tally{margin:.2rem 0}
 """
 
 
-def _embed(run_dir: Path, figure: str) -> str:
+def _png_data(run_dir: Path, figure: str) -> str | None:
     path = run_dir / figure
-    if not path.is_file():
-        return f"<p><em>figure {html.escape(figure)} is missing</em></p>"
-    data = base64.b64encode(path.read_bytes()).decode()
-    return f'<img alt="{html.escape(figure)}" src="data:image/png;base64,{data}">'
+    return base64.b64encode(path.read_bytes()).decode() if path.is_file() else None
+
+
+def _thumbnails(run_dir: Path, result: CheckResult) -> str:
+    """The claim's PNG figures as thumbnails (a click opens them full size), each embedded once."""
+    parts = []
+    for figure in (f for f in result.figures if f.endswith(".png")):
+        data = _png_data(run_dir, figure)
+        if data is None:
+            parts.append(f"<em>figure {html.escape(figure)} is missing</em>")
+        else:
+            parts.append(
+                f'<img class="thumb" alt="{html.escape(figure)}" title="click to enlarge" '
+                f'src="data:image/png;base64,{data}">'
+            )
+    return "".join(parts)
+
+
+def _details(result: CheckResult) -> str:
+    """Statement, source, measured vs expected, rule, replication, history, error, provenance."""
+    e = html.escape
+    comparison = "".join(
+        f"<tr><td>{e(k)}</td><td>{e(m)}</td><td>{e(x)}</td></tr>"
+        for k, m, x in comparison_rows(result)
+    )
+    prov = "".join(
+        f"<tr><td>{e(k)}</td><td><code>{e(format_value(v))}</code></td></tr>"
+        for k, v in result.provenance.items()
+    )
+    replication = ""
+    if result.replication:
+        reps = "".join(
+            f"<tr><td><code>{e(x)}</code></td><td class='{v}'>{v}</td><td>{e(s)}</td></tr>"
+            for x, v, s in replication_rows(result)
+        )
+        table = (
+            f"<table><tr><th>root entropy</th><th>verdict</th><th>statistic</th></tr>{reps}</table>"
+            if reps
+            else ""
+        )
+        replication = f"<p>{e(replication_line(result))}</p>{table}"
+    history = ""
+    if result.history:
+        items = "".join(f"<li>{e(h)}</li>" for h in history_lines(result))
+        history = f"<p>History (changes made after a verdict was seen):</p><ul>{items}</ul>"
+    error = f"<pre>{e(result.error)}</pre>" if result.error else ""
+    return (
+        f"<blockquote>{e(result.statement)}</blockquote><p>Source: {e(result.source)}</p>"
+        f"<table><tr><th>quantity</th><th>measured</th><th>expected</th></tr>{comparison}</table>"
+        f"<p>Rule: {e(result.rule)}</p><p>Tolerance (this run): {e(result.tolerance)}</p>"
+        f"{replication}{history}{error}"
+        f"<details><summary>provenance</summary><table>{prov}</table></details>"
+    )
+
+
+def _tally(results: list[CheckResult]) -> str:
+    return ", ".join(f"{sum(r.verdict is v for r in results)} {v.value}" for v in Verdict)
+
+
+def _docs_link(run_dir: Path, paper: str) -> str:
+    """A relative link to ``docs/<paper>.md`` of this checkout, when it exists."""
+    from paper_checks.docs import DOCS
+
+    page = DOCS / f"{paper}.md"
+    if not page.is_file():
+        return ""
+    href = os.path.relpath(page, run_dir.resolve())
+    return f' · <a href="{html.escape(href)}">docs/{html.escape(paper)}.md</a>'
+
+
+_SCRIPT = """
+document.getElementById('open-only').addEventListener('change', function (ev) {
+  document.body.classList.toggle('open-only', ev.target.checked);
+});
+var zoom = document.getElementById('zoom');
+document.querySelectorAll('img.thumb').forEach(function (img) {
+  img.addEventListener('click', function () {
+    zoom.querySelector('img').src = img.src;
+    zoom.showModal();
+  });
+});
+zoom.addEventListener('click', function () { zoom.close(); });
+"""
 
 
 def render_html(run: dict[str, Any], results: list[CheckResult], run_dir: Path) -> str:
-    """The run's report as one self-contained HTML page."""
+    """The run's report as one self-contained HTML page: a section per paper (title, tally, link
+    to its docs page) with a row per claim, its figures as thumbnails beside it and its details
+    folded below; a filter shows only what did not PASS. No external URL; the inline script only
+    toggles the filter and enlarges thumbnails."""
+    from paper_checks.claims import PAPERS
+
     e = html.escape
-    rows = "".join(
-        f'<tr><td><a href="#{e(c)}"><code>{e(c)}</code></a></td><td class="{v}">{v}</td>'
-        f"<td>{e(rep)}</td><td>{e(s)}</td><td>{t}</td></tr>"
-        for c, v, rep, s, t in verdict_table(results)
-    )
-    counts = ", ".join(f"{sum(r.verdict is v for r in results)} {v.value}" for v in Verdict)
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
         f"<title>paper-checks {e(run['run_id'])}</title><style>{_CSS}</style></head><body>",
         f"<h1>paper-checks run <code>{e(run['run_id'])}</code></h1>",
         (
-            f"<p>scale <code>{e(run['scale'])}</code>, seed {run['seed']}, backend "
+            f"<p>scale <code>{e(run['scale'])}</code>, seed {run['seed']}, "
+            f"{run.get('replicates', 1)} root seed(s) per stochastic claim, backend "
             f"<code>{e(run['backend'])}</code>, {run['workers']} worker(s) via "
-            f"<code>{e(run['scheduler'])}</code>, {run['wall_time_s']:.1f} s. {counts}.</p>"
+            f"<code>{e(run['scheduler'])}</code>, {run['wall_time_s']:.1f} s. "
+            f"{_tally(results)}.</p>"
         ),
-        "<table><tr><th>claim</th><th>verdict</th><th>replicated</th><th>summary</th><th>s</th></tr>",
-        rows,
-        "</table>",
+        (
+            '<p><label><input type="checkbox" id="open-only"> show only FAIL, INCONCLUSIVE and '
+            "ERROR</label></p>"
+        ),
     ]
-    for r in results:
-        comparison = "".join(
-            f"<tr><td>{e(k)}</td><td>{e(m)}</td><td>{e(x)}</td></tr>"
-            for k, m, x in comparison_rows(r)
-        )
-        figures = "".join(_embed(run_dir, f) for f in r.figures if f.endswith(".png"))
-        prov = "".join(
-            f"<tr><td>{e(k)}</td><td><code>{e(format_value(v))}</code></td></tr>"
-            for k, v in r.provenance.items()
-        )
-        error = f"<pre>{e(r.error)}</pre>" if r.error else ""
-        replication = ""
-        if r.replication:
-            reps = "".join(
-                f"<tr><td><code>{e(x)}</code></td><td class='{v}'>{v}</td><td>{e(s)}</td></tr>"
-                for x, v, s in replication_rows(r)
-            )
-            table = (
-                f"<table><tr><th>root entropy</th><th>verdict</th><th>statistic</th></tr>{reps}"
-                "</table>"
-                if reps
-                else ""
-            )
-            replication = f"<p>{e(replication_line(r))}</p>{table}"
-        history = ""
-        if r.history:
-            items = "".join(f"<li>{e(h)}</li>" for h in history_lines(r))
-            history = f"<p>History (changes made after a verdict was seen):</p><ul>{items}</ul>"
+    papers = list(dict.fromkeys(r.paper for r in results))
+    for paper in papers:
+        group = [r for r in results if r.paper == paper]
+        open_class = "" if all(r.passed for r in group) else " has-open"
         parts.append(
-            f'<section id="{e(r.claim_id)}"><h2><code>{e(r.claim_id)}</code> '
-            f'<span class="{r.verdict.value}">{r.verdict.value}</span></h2>'
-            f"<blockquote>{e(r.statement)}</blockquote><p>Source: {e(r.source)}</p>"
-            f"<p><strong>{e(r.summary)}</strong></p>"
-            f"<table><tr><th>quantity</th><th>measured</th><th>expected</th></tr>{comparison}</table>"
-            f"<p>Rule: {e(r.rule)}</p><p>Tolerance (this run): {e(r.tolerance)}</p>"
-            f"{replication}{history}{figures}{error}"
-            f"<details><summary>provenance</summary><table>{prov}</table></details></section>"
+            f'<section class="paper{open_class}" id="paper-{e(paper)}">'
+            f"<h2>{e(PAPERS.get(paper, paper))} <code>{e(paper)}</code></h2>"
+            f'<p class="tally">{_tally(group)}{_docs_link(run_dir, paper)}</p>'
+            "<table><tr><th>claim</th><th>verdict</th><th>over root seeds</th><th>summary</th>"
+            "<th>figure</th><th>s</th></tr>"
         )
-    parts.append("</body></html>")
+        for r in group:
+            v = r.verdict.value
+            parts.append(
+                f'<tr class="claim {v}" id="{e(r.claim_id)}"><td><code>{e(r.claim_id)}</code></td>'
+                f'<td class="{v}">{v}</td><td>{e(replication_text(r))}</td>'
+                f"<td>{e(r.summary)}</td><td>{_thumbnails(run_dir, r)}</td>"
+                f"<td>{r.provenance.get('wall_time_s', 0):.1f}</td></tr>"
+                f'<tr class="detail {v}"><td colspan="6"><details><summary>details of '
+                f"<code>{e(r.claim_id)}</code></summary>{_details(r)}</details></td></tr>"
+            )
+        parts.append("</table></section>")
+    parts += [
+        '<dialog id="zoom"><img alt="enlarged figure"></dialog>',
+        f"<script>{_SCRIPT}</script></body></html>",
+    ]
     return "\n".join(parts)
 
 

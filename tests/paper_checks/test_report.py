@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import base64
 import re
+import shutil
+import subprocess
+from dataclasses import replace
+from html.parser import HTMLParser
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from hypothesis import given
@@ -131,7 +136,7 @@ def test_comparison_rows_put_shared_keys_first():
 
 def test_verdict_table_rows():
     rows = verdict_table([_result("rlvr.fake_a", Verdict.FAIL, [])])
-    assert rows == [("rlvr.fake_a", "FAIL", "rlvr.fake_a: x = 1.0", "2.2")]
+    assert rows == [("rlvr.fake_a", "FAIL", "", "rlvr.fake_a: x = 1.0", "2.2")]
 
 
 # ------------------------------------------------------------------------------------- markdown
@@ -141,9 +146,9 @@ def test_markdown_has_a_verdict_row_per_claim(run_dir: Path):
     assert md.startswith("# paper-checks run r1\n")
     rows = [line for line in md.splitlines() if re.match(r"\| `rlvr\.fake_.` \| \*\*", line)]
     assert rows == [
-        "| `rlvr.fake_a` | **PASS** | rlvr.fake_a: x = 1.0 | 2.2 |",
-        "| `rlvr.fake_b` | **FAIL** | <b>bold</b> summary | 2.2 |",
-        "| `rlvr.fake_c` | **ERROR** | rlvr.fake_c: x = 1.0 | 2.2 |",
+        "| `rlvr.fake_a` | **PASS** |  | rlvr.fake_a: x = 1.0 | 2.2 |",
+        "| `rlvr.fake_b` | **FAIL** |  | <b>bold</b> summary | 2.2 |",
+        "| `rlvr.fake_c` | **ERROR** |  | rlvr.fake_c: x = 1.0 | 2.2 |",
     ]
     # each claim gets a section, its PNG linked (not the PDF), and the ERROR traceback
     for r in results:
@@ -168,7 +173,8 @@ def test_html_is_self_contained(run_dir: Path):
     page = render_html(run, results, run_dir)
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:|//)""", page)
     assert "<link" not in page
-    assert "<script" not in page
+    assert "http" not in page.split("<script>", 1)[1]
+    assert re.findall(r"<script[^>]*>", page) == ["<script>"]  # one inline script, no src
 
 
 def test_html_escapes_user_text(run_dir: Path):
@@ -186,13 +192,108 @@ def test_html_reports_a_missing_figure(run_dir: Path):
     assert "figure figures/rlvr.fake_c.png is missing" in page
 
 
-def test_html_has_a_section_and_verdict_per_claim(run_dir: Path):
+def test_html_has_a_row_and_verdict_per_claim(run_dir: Path):
     run, results = load_results(run_dir)
     page = render_html(run, results, run_dir)
     for r in results:
-        assert f'<section id="{r.claim_id}">' in page
-        assert f'<span class="{r.verdict.value}">{r.verdict.value}</span>' in page
+        v = r.verdict.value
+        assert f'<tr class="claim {v}" id="{r.claim_id}">' in page
+        assert f'<td class="{v}">{v}</td>' in page
+        assert f'<tr class="detail {v}">' in page
     assert "1 PASS, 1 FAIL, 0 INCONCLUSIVE, 1 ERROR" in page
+
+
+class _Page(HTMLParser):
+    """Sections, their rows and the images inside each row of a rendered report."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sections: list[dict] = []
+        self.row: dict | None = None
+        self.inputs: list[dict] = []
+        self.dialogs = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section":
+            self.sections.append({"id": a.get("id"), "class": a.get("class"), "rows": []})
+        elif tag == "tr" and "claim" in (a.get("class") or "").split():
+            self.row = {"id": a["id"], "class": a["class"], "thumbs": 0}
+            self.sections[-1]["rows"].append(self.row)
+        elif tag == "img" and self.row is not None and a.get("class") == "thumb":
+            self.row["thumbs"] += 1
+        elif tag == "input":
+            self.inputs.append(a)
+        elif tag == "dialog":
+            self.dialogs += 1
+
+    def handle_endtag(self, tag):
+        if tag == "tr":
+            self.row = None
+
+
+def test_html_groups_claims_by_paper_with_thumbnails_and_a_filter(tmp_path: Path):
+    figures = []
+    for name in ("online.fake_x", "rlvr.fake_y"):
+        fig, ax = new_figure()
+        ax.plot([0, 1], [1, 0])
+        figures.append(
+            [str(p.relative_to(tmp_path)) for p in save_figure(fig, tmp_path / "figures", name)]
+        )
+    results = [
+        replace(_result("online.fake_x", Verdict.PASS, figures[0]), paper="online"),
+        _result("rlvr.fake_y", Verdict.FAIL, figures[1]),
+        _result("rlvr.fake_z", Verdict.INCONCLUSIVE, []),
+    ]
+    write_results(
+        tmp_path, RunInfo("r", "t", "quick", 0, "processes", 1, "numpy", [], 0.0), results
+    )
+    run, loaded = load_results(tmp_path)
+    parser = _Page()
+    parser.feed(render_html(run, loaded, tmp_path))
+    assert [(s["id"], s["class"]) for s in parser.sections] == [
+        ("paper-online", "paper"),
+        ("paper-rlvr", "paper has-open"),
+    ]
+    rows = {r["id"]: r for s in parser.sections for r in s["rows"]}
+    assert rows["online.fake_x"]["thumbs"] == 1
+    assert rows["rlvr.fake_y"]["thumbs"] == 1
+    assert rows["rlvr.fake_z"]["thumbs"] == 0
+    assert [i.get("id") for i in parser.inputs] == ["open-only"]
+    assert parser.dialogs == 1
+    page = render_html(run, loaded, tmp_path)
+    assert "0 PASS, 1 FAIL, 1 INCONCLUSIVE, 0 ERROR" in page  # the rlvr tally
+    assert "body.open-only tr.PASS" in page
+    assert page.count("data:image/png;base64,") == 2  # each figure embedded once
+
+
+def test_html_renders_in_a_headless_browser(run_dir: Path, tmp_path: Path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("no headless Chromium on this machine")
+    page = tmp_path / "report.html"
+    run, results = load_results(run_dir)
+    page.write_text(render_html(run, results, run_dir), encoding="utf-8")
+    shot = tmp_path / "shot.png"
+    subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--screenshot={shot}",
+            "--window-size=1200,900",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert shot.is_file()
+    image = plt.imread(shot)
+    assert image.shape[0] == 900
+    assert image.shape[1] == 1200
+    assert image[..., :3].std() > 0.05  # the page drew something, not a blank canvas
 
 
 def test_write_reports_rebuilds_both_files(run_dir: Path):
