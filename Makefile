@@ -17,7 +17,7 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(TORCH)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[neural,dist,test]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[neural,dist,minilm,test]"
 	touch $@
 
 run: $(STAMP)
