@@ -149,7 +149,7 @@ img{max-width:100%}blockquote{margin:0;padding-left:1rem;border-left:3px solid #
 pre{background:#f6f6f6;padding:.5rem;overflow:auto;font-size:.85em}
 img.thumb{max-width:9rem;max-height:6rem;cursor:zoom-in;margin:1px}
 dialog{max-width:95vw;padding:0}dialog img{max-width:95vw;max-height:95vh;display:block}
-body.open-only tr.PASS,body.open-only section.paper:not(.has-open){display:none}
+body.open-only tr[data-verdict=PASS],body.open-only section.paper:not(.has-open){display:none}
 tr.detail>td{border-top:none;background:#fcfcfc}p.tally{margin:.2rem 0}
 """
 
@@ -279,11 +279,11 @@ def render_html(run: dict[str, Any], results: list[CheckResult], run_dir: Path) 
         for r in group:
             v = r.verdict.value
             parts.append(
-                f'<tr class="claim {v}" id="{e(r.claim_id)}"><td><code>{e(r.claim_id)}</code></td>'
+                f'<tr class="claim" data-verdict="{v}" id="{e(r.claim_id)}"><td><code>{e(r.claim_id)}</code></td>'
                 f'<td class="{v}">{v}</td><td>{e(replication_text(r))}</td>'
                 f"<td>{e(r.summary)}</td><td>{_thumbnails(run_dir, r)}</td>"
                 f"<td>{r.provenance.get('wall_time_s', 0):.1f}</td></tr>"
-                f'<tr class="detail {v}"><td colspan="6"><details><summary>details of '
+                f'<tr class="detail" data-verdict="{v}"><td colspan="6"><details><summary>details of '
                 f"<code>{e(r.claim_id)}</code></summary>{_details(r)}</details></td></tr>"
             )
         parts.append("</table></section>")

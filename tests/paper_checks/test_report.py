@@ -197,9 +197,9 @@ def test_html_has_a_row_and_verdict_per_claim(run_dir: Path):
     page = render_html(run, results, run_dir)
     for r in results:
         v = r.verdict.value
-        assert f'<tr class="claim {v}" id="{r.claim_id}">' in page
+        assert f'<tr class="claim" data-verdict="{v}" id="{r.claim_id}">' in page
         assert f'<td class="{v}">{v}</td>' in page
-        assert f'<tr class="detail {v}">' in page
+        assert f'<tr class="detail" data-verdict="{v}">' in page
     assert "1 PASS, 1 FAIL, 0 INCONCLUSIVE, 1 ERROR" in page
 
 
@@ -218,7 +218,7 @@ class _Page(HTMLParser):
         if tag == "section":
             self.sections.append({"id": a.get("id"), "class": a.get("class"), "rows": []})
         elif tag == "tr" and "claim" in (a.get("class") or "").split():
-            self.row = {"id": a["id"], "class": a["class"], "thumbs": 0}
+            self.row = {"id": a["id"], "verdict": a["data-verdict"], "thumbs": 0}
             self.sections[-1]["rows"].append(self.row)
         elif tag == "img" and self.row is not None and a.get("class") == "thumb":
             self.row["thumbs"] += 1
@@ -263,7 +263,8 @@ def test_html_groups_claims_by_paper_with_thumbnails_and_a_filter(tmp_path: Path
     assert parser.dialogs == 1
     page = render_html(run, loaded, tmp_path)
     assert "0 PASS, 1 FAIL, 1 INCONCLUSIVE, 0 ERROR" in page  # the rlvr tally
-    assert "body.open-only tr.PASS" in page
+    assert "body.open-only tr[data-verdict=PASS]" in page
+    assert rows["rlvr.fake_y"]["verdict"] == "FAIL"
     assert page.count("data:image/png;base64,") == 2  # each figure embedded once
 
 
