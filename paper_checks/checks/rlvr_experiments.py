@@ -797,7 +797,8 @@ def toy_distillation_expands(
     test0 = records[0]["result"]["test"]
 
     fig, (ax, ax_d) = new_figure(ncols=2)
-    curves = {arm: _curve(test0[arm]) for arm in ("base", RL_ARM, "distill", "distill_grpo")}
+    shown = ("base", RL_ARM, "distill", "distill_grpo", student_arm)
+    curves = {arm: _curve(test0[arm]) for arm in dict.fromkeys(shown) if arm in test0}
     plot_pass_at_k(KS, curves, ax=ax)
     ax.set_title("exact pass@k, seed 0, SNR = 0", fontsize="small")
     for row in delta:
