@@ -30,6 +30,12 @@ Z_MAX = 3.0  # Monte Carlo agreement: within 3 standard errors
     statement="The estimator 1 − C(n−c,k)/C(n,k) is unbiased for pass@k = 1 − (1−p)^k at every "
     "k ≤ n, while the plug-in 1 − (1−c/n)^k is biased low.",
     source="Chen et al. 2021 eq. 1, used for every pass@k curve of the paper (rlvr.md §1)",
+    rule="PASS when the Monte Carlo mean of the estimator is within 3 s.e. of 1 − (1−p)^k at every "
+    "k = 1, 2, 4, ..., n (max |z| ≤ 3), its exact expectation Σ_c Binom(c; n, p)·estimate is within "
+    "1e-10 of the truth, and the plug-in mean lies more than 3 s.e. below the truth at every k ≥ 2; "
+    "FAIL when any of these does not hold. Never INCONCLUSIVE.",
+    stochastic=True,
+    statistic="max_abs_z_unbiased",
 )
 def estimator_unbiased(
     ctx: Context,
@@ -99,6 +105,7 @@ def estimator_unbiased(
             "k": ks,
             "mean_estimate": est_mean,
             "z_unbiased": z_est,
+            "max_abs_z_unbiased": float(np.max(np.abs(z_est))),
             "mean_plugin": plug_mean,
             "z_plugin": z_plug,
             "exact_expectation_minus_truth_max": float(np.max(np.abs(exact_bias))),
@@ -137,6 +144,11 @@ def p_distribution_family(points: int = 2000) -> list[tuple[str, np.ndarray, np.
     statement="The KL-regularised RLVR optimum for a binary reward (logit q = logit p + 1/β) is "
     "never below the base model's pass@k at any k, and keeps p = 0 problems unsolved.",
     source="rlvr.md §3 (KL-regularised optimum, exact tilt)",
+    rule="PASS when, over 12 p distributions × β ∈ {0.1, 0.3, 1, 3, 10} × k = 1..4096, "
+    "min Δ(k) = pass@k(tilt) − pass@k(base) ≥ −1e-12, q ≥ p − 1e-12 for every p, and q = 0 exactly "
+    "where p = 0; FAIL when any of these does not hold. Deterministic (quadrature on fixed "
+    "quantile grids); never INCONCLUSIVE.",
+    stochastic=False,
 )
 def tilt_never_crosses(ctx: Context, *, tilt: Callable = passk.tilt) -> CheckResult:
     """Over a family of p distributions and β values, min over k = 1..4096 of
@@ -211,6 +223,13 @@ SLOPE_WINDOW = (2.0**12, 2.0**16)  # fixed in advance: k large enough for the as
     statement="Sharpening (logit q = α·logit p + β, α > 1) with a pass@1 gain crosses below the "
     "base at a finite k*, and the failure rates fall as k^−a (base) and k^−a/α (RL) for p ~ Beta(a, b).",
     source="rlvr.md §3 (logit-affine model, Beta closed forms, two-type model)",
+    rule="PASS when all of: pass@1(RL) > pass@1(base) for the Beta quadrature and for a sample of "
+    "problems p ~ Beta(0.3, 1.5); exactly one crossing in both, with the quadrature k* in [4, 8]; "
+    "the failure-rate slopes on k ∈ [2^12, 2^16] within 10% of −a and of the predicted −a/α; "
+    "the spec's pass@1 and pass@1024 numbers within ± 0.002; the two-type model crossing once "
+    "with k* in [4, 16]. FAIL when any one does not hold. Never INCONCLUSIVE.",
+    stochastic=True,
+    statistic="sample_pass1_gain",
 )
 def sharpening_crosses(
     ctx: Context,
@@ -310,6 +329,7 @@ def sharpening_crosses(
             "k_star": cross.k_star,
             "n_crossings": cross.n_crossings,
             "sample_k_star": sample_cross.k_star,
+            "sample_pass1_gain": float(sample_rl[0] - sample_base[0]),
             "slope_base": fit_base.exponent,
             "slope_rl": fit_rl.exponent,
             "two_type_k_star": two_cross.k_star,
@@ -347,6 +367,11 @@ def sharpening_crosses(
     statement="A (+,−,+) change of the success-probability distribution (mass moved to p ≈ 0 and "
     "p ≈ 1) changes the sign of pass@k(RL) − pass@k(base) at most once for k = 1..4096.",
     source="rlvr.md §3 (variation-diminishing sketch; 2,774 random perturbations in the spec)",
+    rule="PASS when no random (+,−,+) perturbation changes the sign of Δ(k) = pass@k(RL) − "
+    "pass@k(base) more than once on k = 1..4096 (max sign changes ≤ 1); FAIL when any "
+    "perturbation changes it twice or more. Never INCONCLUSIVE.",
+    stochastic=True,
+    statistic="max_sign_changes",
 )
 def single_crossing(ctx: Context, *, signs: tuple[int, ...] = (1, -1, 1)) -> CheckResult:
     """Random search: random discrete base distributions on random logit grids, random

@@ -4,13 +4,16 @@ or theory, and sample files that ``paper-checks solve passk`` replays.
 All tests share one run directory and claim id, so the SNR = 0 sweep (5 seeds of every arm) runs
 once for the whole module. Where a claim's default arm sits near the spec's margin (the pass@1
 gain, the crossing; see the README's rlvr rows) its PASS test hands it an arm that clears the
-margin by far.
+margin by far; the rule itself is tested on both sides of each margin by near-boundary tests
+that hand the claims records of a stand-in world (``task=``) with a known effect: the FAIL side
+is marked ``claim_fails``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from paper_checks.checks import rlvr_experiments as exp
 from paper_checks.cli import main
@@ -93,8 +96,51 @@ def test_pass1_gain_passes(ctx):
     assert (ctx.out_dir / result.figures[0]).is_file()
 
 
-def test_pass1_gain_fails_without_training(quiet):
-    assert exp.toy_pass1_gain(quiet, rl_arm="base").verdict is Verdict.FAIL
+def _world_problems(params, rng, size=400, a=0.5, b=1.5):
+    """A stand-in world's base p ~ Beta(a, b): drawn from the run's shared problem-set stream
+    when the claim fixes the world (``params["world"]``), else from the task's own stream."""
+    world = np.random.default_rng(params["world"]) if "world" in params else rng
+    return world.beta(a, b, size=size)
+
+
+def _record(test):
+    return {"test": test, "train": {}, "hard_test": np.zeros(test["base"].size, bool)}
+
+
+def _gain_world(params, rng, gain):
+    """RL lowers every problem's failure rate by one factor: q = p + (1 − p)·g/mean(1 − p), so
+    pass@1(RL) − pass@1(base) = g exactly, with g ~ N(gain, 0.0042) per RL seed (the pilot's
+    within-set SD of the gain, see ``ARM_A_SEEDS``)."""
+    p = _world_problems(params, rng)
+    g = gain + 0.0042 * rng.standard_normal()
+    return _record({"base": p, exp.RL_ARM: p + (1 - p) * g / np.mean(1 - p)})
+
+
+def gain_just_below_margin(params, rng):
+    return _gain_world(params, rng, 0.035)
+
+
+def gain_just_above_margin(params, rng):
+    return _gain_world(params, rng, 0.050)
+
+
+@pytest.mark.claim_fails("rlvr.toy_pass1_gain")
+def test_pass1_gain_fails_for_a_gain_just_below_the_margin(quiet):
+    """Mean gain .035 (12% below the 0.04 margin), seed SD .0042: mean − 3 s.e. ≈ .029."""
+    result = exp.toy_pass1_gain(quiet, task=gain_just_below_margin)
+    assert result.verdict is Verdict.FAIL, result.summary
+    m = result.measured
+    assert np.mean(m["pass1_gain_per_seed"]) == pytest.approx(0.035, abs=0.005)
+    assert m["pass1_gain_lower_bound"] < exp.PASS1_GAIN
+    assert m["estimator_max_abs_z"] <= exp.Z_MAX  # only the margin decides
+
+
+def test_pass1_gain_passes_for_a_gain_just_above_the_margin(quiet):
+    """Mean gain .050, same seed SD: mean − 3 s.e. ≈ .044 ≥ .04."""
+    result = exp.toy_pass1_gain(quiet, task=gain_just_above_margin)
+    assert result.verdict is Verdict.PASS, result.summary
+    bound = result.measured["pass1_gain_lower_bound"]
+    assert exp.PASS1_GAIN <= bound < 0.05
 
 
 def test_crossing_passes_at_snr_1_after_800_steps(quiet):
@@ -116,10 +162,44 @@ def test_crossing_passes_at_snr_1_after_800_steps(quiet):
     assert all(None not in v["k_star_per_seed"] for v in kl.values())  # ...but never the crossing
 
 
+def _crossing_world(params, rng, beta):
+    """§3's sharpening on p ~ Beta(0.3, 1.5): logit q = 2·logit p + β_s, β_s ~ N(beta, 0.03)
+    per RL seed; one crossing, at a k* set by beta; pass@256 loss ≈ 0.2."""
+    p = _world_problems(params, rng, a=0.3, b=1.5)
+    q = passk.logit_affine(p, 2.0, beta + 0.03 * rng.standard_normal())
+    return _record({"base": p, exp.RL_ARM: q})
+
+
+def crossing_just_below_window(params, rng):
+    return _crossing_world(params, rng, 1.15)  # k* ≈ 1.8
+
+
+def crossing_just_inside_window(params, rng):
+    return _crossing_world(params, rng, 1.35)  # k* ≈ 2.4 (the toy's SNR-0 k*: 2.2–2.6)
+
+
+@pytest.mark.claim_fails("rlvr.toy_crossing")
+def test_crossing_fails_for_a_crossing_just_below_the_window(quiet):
+    """Every seed crosses once, and base leads at k = 256 by far, but k* ≈ 1.8 < 2."""
+    result = exp.toy_crossing(quiet, task=crossing_just_below_window)
+    assert result.verdict is Verdict.FAIL, result.summary
+    m = result.measured
+    assert all(n == 1 for n in m["snr_0"]["n_crossings_per_seed"])
+    assert m["snr_0"]["pass256_loss_lower_bound"] > exp.PASS256_LOSS
+    assert 1.5 < m["k_star_min"] < exp.CROSSING_RANGE[0]
+
+
+def test_crossing_passes_for_a_crossing_just_inside_the_window(quiet):
+    result = exp.toy_crossing(quiet, task=crossing_just_inside_window)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert exp.CROSSING_RANGE[0] <= result.measured["k_star_min"] < 2.5
+
+
 def test_crossing_fails_without_training(quiet):
     result = exp.toy_crossing(quiet, snrs=(1.0,), rl_arm="base")
     assert result.verdict is Verdict.FAIL
     assert result.measured["snr_1"]["k_star_mean"] is None
+    assert result.measured["k_star_min"] is None
 
 
 def test_coverage_shrinks_passes_and_writes_replayable_samples(ctx, capsys):
@@ -168,6 +248,87 @@ def test_coverage_shrinks_fails_for_distillation_which_adds_problems(quiet):
     assert result.measured["rl_only_fraction_max"] > exp.RL_ONLY_MAX
 
 
+def _coverage_world(params, rng, regained):
+    """Checkpoints that lose whole problems (q = 0) among those with base p ≥ 0.05 (pass@256
+    ≈ 1), chosen per RL seed: GRPO 150 loses 24 of 400, GRPO 400 only the first
+    24 − ``regained`` of them (coverage recovers by ≈ regained/400), GRPO 800 loses 36. Base
+    p ~ U(0, 1): few problems so rare that n = 256 samples of base and RL disagree by chance."""
+    p = _world_problems(params, rng, a=1.0, b=1.0)
+    order = rng.permutation(np.flatnonzero(p >= 0.05))
+
+    def losing(n):
+        q = p.copy()
+        q[order[:n]] = 0.0
+        return q
+
+    return _record(
+        {"base": p, "grpo150": losing(24), "grpo400": losing(24 - regained), "grpo800": losing(36)}
+    )
+
+
+def coverage_recovers_by_1_5_percent(params, rng):
+    return _coverage_world(params, rng, 6)
+
+
+def coverage_recovers_by_0_75_percent(params, rng):
+    return _coverage_world(params, rng, 3)
+
+
+@pytest.mark.claim_fails("rlvr.toy_coverage_shrinks")
+def test_coverage_shrinks_fails_when_coverage_recovers_just_over_the_tolerance(quiet):
+    """pass@256 rises by ≈ .015 from GRPO 150 to 400 (tolerance .01), no RL-only problem."""
+    result = exp.toy_coverage_shrinks(quiet, task=coverage_recovers_by_1_5_percent)
+    assert result.verdict is Verdict.FAIL, result.summary
+    m = result.measured
+    assert exp.CHECKPOINT_TOL < m["max_rise"] < 0.016
+    assert m["rl_only_fraction_max"] <= exp.RL_ONLY_MAX
+
+
+def test_coverage_shrinks_passes_when_coverage_recovers_under_the_tolerance(quiet):
+    result = exp.toy_coverage_shrinks(quiet, task=coverage_recovers_by_0_75_percent)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert 0.005 < result.measured["max_rise"] <= exp.CHECKPOINT_TOL
+
+
+def _distill_world(params, rng, covered):
+    """400 problems, 20% hard (base p = 0); the student is the base tilted by β = 10 (a small
+    gain on every solvable problem) and solves each hard problem (q = 0.8) with chance
+    ``covered`` per seed: the gain at k ≥ 64 is ≈ 0.2·covered."""
+    p = _world_problems(params, rng)
+    hard = np.arange(p.size) < p.size // 5
+    p[hard] = 0.0
+    q = passk.tilt(p, 10.0)
+    q[hard] = np.where(rng.random(hard.sum()) < covered, 0.8, 0.0)
+    return {"test": {"base": p, "distill": q}, "train": {}, "hard_test": hard}
+
+
+def teacher_covers_a_fifth_of_the_hard_problems(params, rng):
+    return _distill_world(params, rng, 0.2)
+
+
+def teacher_covers_two_fifths_of_the_hard_problems(params, rng):
+    return _distill_world(params, rng, 0.4)
+
+
+@pytest.mark.claim_fails("rlvr.toy_distillation_expands")
+def test_distillation_expands_fails_for_a_student_just_under_the_large_k_margin(quiet):
+    """Large-k gain ≈ .04–.045, above 0 at every k but under the 0.05 margin."""
+    result = exp.toy_distillation_expands(quiet, task=teacher_covers_a_fifth_of_the_hard_problems)
+    assert result.verdict is Verdict.FAIL, result.summary
+    m = result.measured
+    assert np.all(m["delta_lower_bound"] >= 0)
+    assert 0.03 < m["delta_mean"][exp.KS == 256][0] < exp.DISTILL_GAIN_LARGE_K
+    assert m["tightest_bound_minus_required"] < 0
+
+
+def test_distillation_expands_passes_for_a_student_above_the_margin(quiet):
+    result = exp.toy_distillation_expands(
+        quiet, task=teacher_covers_two_fifths_of_the_hard_problems
+    )
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["tightest_bound_minus_required"] >= 0
+
+
 def test_distillation_expands_passes(quiet):
     result = exp.toy_distillation_expands(quiet)
     assert result.verdict is Verdict.PASS, result.summary
@@ -191,6 +352,17 @@ def test_controls_fail_for_the_shared_policy(quiet):
     result = exp.toy_controls_do_not_cross(quiet, control_arm="grpo")
     assert result.verdict is Verdict.FAIL
     assert any(k is not None for k in result.measured["control_crossings"])
+
+
+@pytest.mark.claim_fails("rlvr.toy_controls_do_not_cross")
+def test_controls_fail_when_the_tilt_sharpens_by_ten_percent(quiet):
+    """logit q = 1.1·logit p + 1/β: 10% off the exact tilt's slope 1; problems below the fixed
+    point σ(−10/β) lose p, so the base overtakes at large k."""
+    result = exp.toy_controls_do_not_cross(
+        quiet, tilt=lambda p, beta: passk.logit_affine(p, 1.1, 1.0 / beta)
+    )
+    assert result.verdict is Verdict.FAIL, result.summary
+    assert result.measured["tilt_crossings"] > 0
 
 
 def test_controls_fail_when_the_tilt_sharpens(quiet):
@@ -233,16 +405,51 @@ def test_slope_prediction_passes_on_a_world_that_follows_the_model(quiet):
     assert np.allclose(m["slope_ratio_base_over_rl"], 2.0, rtol=0.1)
 
 
+def _mixture_world(params, rng, rare_share):
+    """base p: a Beta(2, 4) bulk and a share ``rare_share`` of rare-skill problems from
+    Beta(0.3, 3), each on its quantile grid (400 problems, no sampling noise); RL follows §3's
+    map logit q = 2·logit p + 2 exactly. One Beta fitted to the mixture misses its low-p tail."""
+    m = round(400 * rare_share)
+    grid = [(np.arange(size) + 0.5) / size for size in (400 - m, m)]
+    p = np.concatenate([stats.beta(2.0, 4.0).ppf(grid[0]), stats.beta(0.3, 3.0).ppf(grid[1])])
+    return _record({"base": p, exp.RL_ARM: passk.logit_affine(p, 2.0, 2.0)})
+
+
+def rare_cluster_of_15_percent(params, rng):
+    return _mixture_world(params, rng, 0.15)
+
+
+def rare_cluster_of_5_percent(params, rng):
+    return _mixture_world(params, rng, 0.05)
+
+
+@pytest.mark.claim_fails("rlvr.toy_slope_prediction")
+def test_slope_prediction_fails_when_one_beta_misses_a_rare_cluster(quiet):
+    """15% of the problems form a rare-skill cluster (the toy's pattern): the one fitted Beta
+    mispredicts the base slope by just over 20% (measured ≈ 0.21)."""
+    result = exp.toy_slope_prediction(quiet, task=rare_cluster_of_15_percent)
+    assert result.verdict is Verdict.FAIL, result.summary
+    assert exp.SLOPE_RTOL < result.measured["max_slope_rel_error"] < 0.25
+    assert np.allclose(result.measured["fit_alpha"], 2.0)
+
+
+def test_slope_prediction_passes_when_the_rare_cluster_is_small(quiet):
+    """5% rare-skill problems: error ≈ 0.17, inside the 20% tolerance."""
+    result = exp.toy_slope_prediction(quiet, task=rare_cluster_of_5_percent)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert 0.1 < result.measured["max_slope_rel_error"] <= exp.SLOPE_RTOL
+
+
 def synthetic_arm_b(params, rng):
     """Arm B's record format with known success probabilities: base p ~ Beta(0.3, 1.5), RL the
     logit-affine sharpening (α = 2, β = 2: crosses near k ≈ 5), distill the exact tilt (above
     the base at every k); ``chance`` sets the guessing baseline; ``exact`` False leaves out the
-    exact p (records of older runs)."""
+    exact p (records of older runs); ``rl`` = (α, β) replaces RL's map."""
     problems, n = 300, 256
     p = rng.beta(0.3, 1.5, size=problems)
     probs = {
         "base": p,
-        "rl": passk.logit_affine(p, 2.0, 2.0),
+        "rl": passk.logit_affine(p, *params.get("rl", (2.0, 2.0))),
         "distill": passk.tilt(p, 0.5),
         "rl_kl": passk.logit_affine(p, 2.5, 2.5),  # sharper still: lower at large k
     }
@@ -318,6 +525,30 @@ def test_transformer_crossing_fails_without_rl(quiet):
     )
     assert result.verdict is Verdict.FAIL
     assert "pass1_gain" in result.summary
+
+
+@pytest.mark.claim_fails("rlvr.transformer_crossing")
+def test_transformer_crossing_fails_when_rl_overtakes_only_past_k_256(quiet):
+    """RL logit q = 1.15·logit p + 1 (a little sharper than the exact tilt): pass@1 gain ≈ .085
+    and distillation's gain hold, but base overtakes only at k* ≈ 600 > 256."""
+    result = exp.transformer_crossing(
+        quiet, task=synthetic_arm_b, params={"chance": 0.01, "rl": [1.15, 1.0]}
+    )
+    assert result.verdict is Verdict.FAIL, result.summary
+    m = result.measured
+    assert m["ci"]["pass1_gain"][0] > 0
+    assert m["ci"]["distill_gain"][0] > 0
+    assert -0.02 < m["min_ci_low"] < 0
+    assert m["k_star"] > exp.ARM_B_LARGE_K
+
+
+def test_transformer_crossing_passes_when_rl_overtakes_before_k_256(quiet):
+    """α = 1.2: base overtakes at k* ≈ 120, and leads at k = 256 by ≈ .007."""
+    result = exp.transformer_crossing(
+        quiet, task=synthetic_arm_b, params={"chance": 0.01, "rl": [1.2, 1.0]}
+    )
+    assert result.verdict is Verdict.PASS, result.summary
+    assert 0 < result.measured["min_ci_low"] < 0.02
 
 
 def test_transformer_crossing_is_inconclusive_when_the_base_is_at_chance(quiet):
