@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from paper_checks.claims import claim
+from paper_checks.claims import HistoryEntry, claim
 from paper_checks.context import Context
 from paper_checks.plotting import THEORY, new_figure, plot_spectrum_panels
 from paper_checks.results import CheckResult, Verdict
@@ -59,6 +59,10 @@ def _direct_integrals(k: rmt.RFConstants) -> tuple[float, float]:
     "model, by quadrature, reproduce the spec's table, with b_t = √Δ_t a_t (Stein) and v_t² "
     "from the conditional mean agreeing with a direct three-dimensional integral.",
     source="diffusion.md §1 (constants, Lemma C.1) and §5 C1",
+    rule="PASS when each of the 12 quadrature constants lies within half a unit of the table's "
+    "last printed digit and b_t, v_t² agree with the direct 2-D/3-D integrals within 1e-10; FAIL "
+    "when any entry or identity misses. No INCONCLUSIVE (deterministic quadrature).",
+    stochastic=False,
 )
 def constants(ctx: Context, *, rf_constants: Callable = rmt.rf_constants) -> CheckResult:
     """Each constant against the table within half a unit of its last printed digit; b_t against
@@ -122,6 +126,11 @@ def _bulk_masses_in_units(spec: rmt.Spectrum, psi_p: float) -> list[float]:
     "q ~ −1/z), bulk masses 1/ψ_p (low bulk), (ψ_n − 1)/ψ_p (ρ1) and 1/ψ_p (ρ2) beside the "
     "analytic delta, and agrees with the reference-style per-λ Levenberg–Marquardt continuation.",
     source="diffusion.md §2–3 and §5 C2",
+    rule="PASS when all six solver checks hold (bulk masses rel. 1e-3, total mass 1e-6, "
+    "Im q ≥ −1e-9·|q| with every point converged, |1 + zq| < 1e-3 far out, delta residue 1e-6, "
+    "|Δρ| < 1e-4·max(1, ρ) against the per-λ LM); FAIL when any one misses. No INCONCLUSIVE "
+    "(deterministic solver).",
+    stochastic=False,
 )
 def solver_sanity(
     ctx: Context, *, spectrum_fn: Callable = rmt.rf_spectrum, stieltjes: Callable = rmt.rf_stieltjes
@@ -227,6 +236,11 @@ CUT_ABOVE_FLOOR = 1e-3  # spec §5 C3: eigenvalues above s_t² + 1e-3 enter the 
     "equivalent (Fig. 4): small KS distance, and the four eigenvalue groups (delta at s_t², "
     "low bulk, ρ1, ρ2) hold exactly p−n−d, d, n−d and d eigenvalues.",
     source="diffusion.md §3 (finite-ψ structure), §5 C3; paper Fig. 4",
+    rule="PASS when the KS distance of the sampled GE eigenvalues above s_t² + 1e-3 to the "
+    "theory CDF is < 0.03 and the four group counts equal the theory's exactly; FAIL when "
+    "KS ≥ 0.03 or any count differs. No INCONCLUSIVE.",
+    stochastic=True,
+    statistic="ks",
 )
 def spectrum_matches_theory(
     ctx: Context, *, spectrum_fn: Callable = rmt.rf_spectrum, task: Callable = ge_spectrum_task
@@ -290,6 +304,10 @@ def spectrum_matches_theory(
     "expansion) matches the Gaussian-equivalent deterministic equivalent up to the "
     "Gaussian-equivalence corrections, KS ≤ 0.6/√d.",
     source="diffusion.md §5 C4 and §6 (Mehler expansion); Lemma C.1",
+    rule="PASS when every KS distance (Mehler U at d; at full also Monte Carlo U at d = 100) is "
+    "≤ 0.6/√d, i.e. worst KS/(0.6/√d) ≤ 1; FAIL when it is > 1. No INCONCLUSIVE.",
+    stochastic=True,
+    statistic="worst_ks_over_tolerance",
 )
 def nonlinear_matches_theory(
     ctx: Context,
@@ -312,11 +330,13 @@ def nonlinear_matches_theory(
     cut = theory.delta_location + CUT_ABOVE_FLOOR
     ks_values = [theory.ks_distance(run["result"]["eigenvalues"], above=cut) for run in runs]
     tolerance = 0.6 / math.sqrt(d)
-    ok = ks_values[0] <= tolerance
+    worst = ks_values[0] / tolerance
     measured: dict[str, Any] = {"d": d, "ks_mehler": ks_values[0]}
     if len(runs) == 3:
         measured |= {"ks_mehler_d100": ks_values[1], "ks_monte_carlo_d100": ks_values[2]}
-        ok = ok and ks_values[2] <= 0.6 / math.sqrt(100)
+        worst = max(worst, ks_values[2] / (0.6 / math.sqrt(100)))
+    measured["worst_ks_over_tolerance"] = worst
+    ok = worst <= 1.0
     fig, axes = new_figure(ncols=2)
     eigs = np.asarray(runs[0]["result"]["eigenvalues"])
     plot_spectrum_panels(theory, eigs, int(runs[0]["result"]["p"]), axes)
@@ -360,6 +380,11 @@ def u_tilde_top_edges(psi_p: float, t: float) -> tuple[float, float]:
     "whose scale ψ_p/λ sets τ_mem ∝ ψ_n, and ρ2 at O(ψ_p), whose n → ∞ limit is the spectrum "
     "of Ũ and does not depend on n (it sets τ_gen).",
     source="diffusion.md §2 (asymptotic regimes), §5 C5; paper Thm 3.1 and its consequences",
+    rule="PASS when both ρ1-edge exponents lie in [0.9, 1.2], the ρ1 edges are within 1% of "
+    "the Marchenko–Pastur edges where ψ_p/ψ_n ≥ 64, ρ2/ψ_p spreads ≤ 2% across ψ_p and the ρ2 "
+    "edges approach Ũ's monotonically; FAIL when any of the four misses. No INCONCLUSIVE "
+    "(deterministic solver).",
+    stochastic=False,
 )
 def two_bulks_scaling(ctx: Context, *, spectrum_fn: Callable = rmt.rf_spectrum) -> CheckResult:
     """Σ = I, t = 0.01. (1) ψ_p = 4096, ψ_n ∈ {4, ..., 128}: the exponents of ψ_p/λ_edge(ρ1)
@@ -486,6 +511,50 @@ TAU_GEN_TOL = 0.1  # |exponent of τ_gen − theory| (spec §5 C6)
 TAU_MEM_TOL = 0.2  # exponent of τ_mem within theory ± 0.2, i.e. [0.8, 1.2] (spec §5 C6)
 
 
+def exponent_verdict(
+    fit: Any, theory: float, inside: bool, band: str, name: str
+) -> tuple[Verdict, str]:
+    """The verdict of one fitted exponent ŝ (95% bootstrap CI [c₋, c₊]) against ``theory``:
+    PASS when ŝ is ``inside`` its ``band``; FAIL when it is outside and theory ∉ [c₋, c₊];
+    INCONCLUSIVE when it is outside but theory ∈ [c₋, c₊] (the data hold a passing and a failing
+    value). The text gives the numbers that decided."""
+    head = f"{name} ∝ ψ_n^{fit.exponent:.3f} [{fit.ci_low:.3f}, {fit.ci_high:.3f}]"
+    if inside:
+        return Verdict.PASS, f"{head} ({band})"
+    if fit.ci_low <= theory <= fit.ci_high:
+        return Verdict.INCONCLUSIVE, f"{head}: not {band}, but the CI holds the theory's {theory:g}"
+    return Verdict.FAIL, f"{head}: not {band}, and the CI excludes {theory:g}"
+
+
+def falls_verdict(fit: Any, name: str) -> tuple[Verdict, str]:
+    """PASS when the exponent's 95% CI lies below 0, FAIL when it lies above 0, INCONCLUSIVE when
+    it holds 0."""
+    head = f"{name} ∝ ψ_n^{fit.exponent:.2f} [{fit.ci_low:.2f}, {fit.ci_high:.2f}]"
+    if fit.ci_high < 0:
+        return Verdict.PASS, f"{head} (falls)"
+    if fit.ci_low > 0:
+        return Verdict.FAIL, f"{head}: rises"
+    return Verdict.INCONCLUSIVE, f"{head}: the CI holds 0"
+
+
+def combine(verdicts: list[Verdict]) -> Verdict:
+    """FAIL if any part FAILs, PASS if every part PASSes, INCONCLUSIVE otherwise."""
+    if Verdict.FAIL in verdicts:
+        return Verdict.FAIL
+    return Verdict.PASS if all(v is Verdict.PASS for v in verdicts) else Verdict.INCONCLUSIVE
+
+
+TAU_RULE = (
+    "Exponents of power-law fits over all (ψ_n, seed) points with 95% bootstrap CIs. τ_gen: PASS "
+    "when |ŝ_gen − 0| < 0.1; FAIL when |ŝ_gen| ≥ 0.1 and its CI excludes 0. τ_mem: PASS when "
+    "ŝ_mem ∈ [0.8, 1.2]; FAIL when ŝ_mem ∉ [0.8, 1.2] and its CI excludes 1. Minimal score error: "
+    "PASS when its exponent's CI lies below 0; FAIL when the CI lies above 0. The claim PASSes "
+    "when all three PASS and FAILs when any FAILs. INCONCLUSIVE only when a point estimate lies "
+    "outside its band while the CI holds the theory value, when the min-error CI holds 0, or when "
+    "the scale is too small for τ_mem (the score error doubles after its minimum in < 3 runs)."
+)
+
+
 @claim(
     "diffusion.tau_gen_constant_tau_mem_linear",
     paper="diffusion",
@@ -493,21 +562,41 @@ TAU_MEM_TOL = 0.2  # exponent of τ_mem within theory ± 0.2, i.e. [0.8, 1.2] (s
     "its generalisation regime at τ_gen independent of n, and memorisation sets in at "
     "τ_mem ∝ n; the minimal score error falls with n.",
     source="diffusion.md §3 (τ_gen = O(1/Δ_t), τ_mem ~ ψ_n/Δ_t, Fig. 5) and §5 C6",
+    rule=TAU_RULE,
+    stochastic=True,
+    statistic="tau_mem_exponent",
+    history=[
+        HistoryEntry(
+            date="2026-12-01",
+            change="τ_mem FAILs when its point estimate lies outside [0.8, 1.2] and the CI "
+            "excludes 1 (was: when the whole CI lies outside [0.8, 1.2]); τ_gen likewise gets an "
+            "INCONCLUSIVE band (was: FAIL as soon as |ŝ_gen| ≥ 0.1); the min-error exponent "
+            "FAILs only when its CI lies above 0 (was: whenever the CI reaches 0); the "
+            "INCONCLUSIVE text is built from the numbers",
+            reason="issue 15: at quick the τ_mem CI is [0.54, 1.32], so the old FAIL (whole CI "
+            "outside the window) was out of reach; the rule must be able to FAIL both ways",
+            before="PASS at quick (τ_mem exponent 0.87 [0.54, 1.32]; τ_gen 0.037; min error "
+            "−0.59) and at full (1.14 [0.93, 1.38]); unchanged under the new rule",
+        )
+    ],
 )
 def tau_gen_constant_tau_mem_linear(
-    ctx: Context, *, tau_gen_exponent: float = 0.0, tau_mem_exponent: float = 1.0
+    ctx: Context,
+    *,
+    tau_gen_exponent: float = 0.0,
+    tau_mem_exponent: float = 1.0,
+    task: Callable = score_dynamics_task,
 ) -> CheckResult:
     """GE closed-form flow (:func:`sims.diffusion_rf.ge_flow`) at t = 0.01, Σ = I. τ_gen: the
     score error is halfway from E(0) to its minimum; τ_mem: first τ after the minimum with E = 2
-    E_min. Power-law fits over all (ψ_n, seed) points, 95% bootstrap CIs. PASS: |s_gen −
-    tau_gen_exponent| < 0.1, s_mem within tau_mem_exponent ± 0.2 and the minimal score error's
-    exponent CI below 0. FAIL: the τ_gen rule fails, the τ_mem CI lies outside the window, or E_min
-    does not fall. Otherwise (s_mem outside the window, CI overlapping it) INCONCLUSIVE."""
+    E_min. Power-law fits τ ≈ C·ψ_n^s over all (ψ_n, seed) points, 95% bootstrap CIs; the rule is
+    :data:`TAU_RULE` (:func:`exponent_verdict` with bands tau_gen_exponent ± 0.1 and
+    tau_mem_exponent ± 0.2, :func:`falls_verdict` for the minimal score error)."""
     d, psi_p, psi_ns, n_seeds = ctx.pick(
         quick=(10, 256, (4, 8, 16, 32), 2), full=(20, 512, (4, 8, 16, 32, 64), 3)
     )
     records = ctx.sweep(
-        score_dynamics_task,
+        task,
         [{"d": d, "psi_p": psi_p, "psi_n": x, "t": DYNAMICS_T} for x in psi_ns],
         name="dynamics",
         n_seeds=n_seeds,
@@ -527,35 +616,26 @@ def tau_gen_constant_tau_mem_linear(
         if len(set(psi[doubled])) >= 2 and doubled.sum() >= 3
         else None
     )
-    gen_ok = abs(fit_gen.exponent - tau_gen_exponent) < TAU_GEN_TOL
-    min_falls = fit_min.ci_high < 0
-    if fit_mem is None:
-        verdict = Verdict.FAIL if not (gen_ok and min_falls) else Verdict.INCONCLUSIVE
-        mem_text = f"score error doubles after its minimum in only {doubled.sum()} runs"
-    else:
-        mem_in = lo <= fit_mem.exponent <= hi
-        mem_out = fit_mem.ci_high < lo or fit_mem.ci_low > hi
-        if gen_ok and mem_in and min_falls:
-            verdict = Verdict.PASS
-        elif not (gen_ok and min_falls) or mem_out:
-            verdict = Verdict.FAIL
-        else:
-            verdict = Verdict.INCONCLUSIVE
-        mem_text = (
-            f"τ_mem ∝ ψ_n^{fit_mem.exponent:.2f} [{fit_mem.ci_low:.2f}, {fit_mem.ci_high:.2f}] "
-            f"(window [{lo:g}, {hi:g}])"
-        )
-    summary = (
-        f"τ_gen ∝ ψ_n^{fit_gen.exponent:.3f} [{fit_gen.ci_low:.3f}, {fit_gen.ci_high:.3f}] "
-        f"(|· − {tau_gen_exponent:g}| < {TAU_GEN_TOL:g}); {mem_text}; min score error ∝ "
-        f"ψ_n^{fit_min.exponent:.2f} [{fit_min.ci_low:.2f}, {fit_min.ci_high:.2f}]"
+    gen_verdict, gen_text = exponent_verdict(
+        fit_gen,
+        tau_gen_exponent,
+        abs(fit_gen.exponent - tau_gen_exponent) < TAU_GEN_TOL,
+        f"|ŝ − {tau_gen_exponent:g}| < {TAU_GEN_TOL:g}",
+        "τ_gen",
     )
-    if verdict is Verdict.INCONCLUSIVE:
-        summary += (
-            "; the τ_mem exponent is not resolved at this size: the doubling crosses a slow "
-            "creep of the score error right after its minimum, whose height fluctuates "
-            "between draws at ψ_p/ψ_n ≈ 8"
+    min_verdict, min_text = falls_verdict(fit_min, "min score error")
+    if fit_mem is None:
+        mem_verdict = Verdict.INCONCLUSIVE
+        mem_text = (
+            f"scale too small for τ_mem: the score error doubles after its minimum in only "
+            f"{doubled.sum()} of {doubled.size} runs"
         )
+    else:
+        mem_verdict, mem_text = exponent_verdict(
+            fit_mem, tau_mem_exponent, lo <= fit_mem.exponent <= hi, f"in [{lo:g}, {hi:g}]", "τ_mem"
+        )
+    verdict = combine([gen_verdict, mem_verdict, min_verdict])
+    summary = f"{gen_text}; {mem_text}; {min_text}"
 
     fig, (ax_curve, ax_tau, ax_min) = new_figure(ncols=3)
     first = [i for i, r in enumerate(records) if r["seed_index"] == 0]
@@ -609,15 +689,22 @@ def tau_gen_constant_tau_mem_linear(
             if fit_mem is None
             else [fit_mem.exponent, fit_mem.ci_low, fit_mem.ci_high],
             "exponent_score_min": [fit_min.exponent, fit_min.ci_low, fit_min.ci_high],
+            "tau_mem_exponent": None if fit_mem is None else fit_mem.exponent,
+            "part_verdicts": {
+                "tau_gen": gen_verdict.value,
+                "tau_mem": mem_verdict.value,
+                "score_min": min_verdict.value,
+            },
         },
         expected={
             "exponent_tau_gen": tau_gen_exponent,
             "exponent_tau_mem": tau_mem_exponent,
             "exponent_score_min": "< 0 (spec pilot −0.6 quick, −0.69 full)",
         },
-        tolerance=f"PASS: |s_gen − {tau_gen_exponent:g}| < {TAU_GEN_TOL:g}, s_mem in [{lo:g}, "
-        f"{hi:g}], 95% CI of s_min below 0; FAIL: τ_gen or E_min rule broken, or the 95% CI of "
-        "s_mem outside the window; otherwise INCONCLUSIVE",
+        tolerance=f"τ_gen: PASS |ŝ − {tau_gen_exponent:g}| < {TAU_GEN_TOL:g}, FAIL outside with "
+        f"the CI excluding {tau_gen_exponent:g}; τ_mem: PASS ŝ in [{lo:g}, {hi:g}], FAIL outside "
+        f"with the CI excluding {tau_mem_exponent:g}; min score error: PASS CI < 0, FAIL CI > 0; "
+        "otherwise INCONCLUSIVE",
         figures=ctx.save_figure(fig),
         arrays={"psi_n": psi, "tau_gen": tau_gen, "tau_mem": tau_mem, "score_min": score_min},
     )
@@ -638,6 +725,11 @@ DECAY_TOL = 0.8  # the tail must fall at least 0.8× as steeply (in log-log) as 
     statement="At τ = ∞ the random-feature model memorises below a threshold n* ≈ p: the "
     "train–test gap falls monotonically with n, below Δ_t by ψ_n ≈ 2ψ_p, then decays like 1/ψ_n.",
     source="diffusion.md §3 (architectural regularisation, n* ≈ p in the RF model) and §5 C7",
+    rule="PASS when the mean gap L_test(∞) − L_train(∞) falls strictly at each step of ψ_n, is "
+    "below Δ_t at every ψ_n ≥ 2ψ_p (max gap/Δ_t there < 1) and its log-log slope on "
+    "[2ψ_p, 4ψ_p] is ≤ 0.8·(−1); FAIL when any of the three misses. No INCONCLUSIVE.",
+    stochastic=True,
+    statistic="max_gap_over_delta_beyond_threshold",
 )
 def memorization_threshold(
     ctx: Context, *, threshold_ratio: float = 2.0, decay_exponent: float = -1.0
@@ -662,6 +754,7 @@ def memorization_threshold(
     monotone = bool(np.all(np.diff(gap) < 0))
     beyond = psi >= threshold_ratio * psi_p
     below = bool(np.all(gap[beyond] < delta)) if beyond.any() else False
+    worst_beyond = float(np.max(gap[beyond]) / delta) if beyond.any() else math.inf
     tail = (psi >= 2 * psi_p) & (psi <= 4 * psi_p)
     fit_tail = (
         fit_power_law(psi[tail], np.abs(gap[tail]), n_boot=0) if np.all(gap[tail] > 0) else None
@@ -724,6 +817,7 @@ def memorization_threshold(
             "gap_over_delta": gap / delta,
             "monotone": monotone,
             "below_delta_beyond_threshold": below,
+            "max_gap_over_delta_beyond_threshold": worst_beyond,
             "psi_n_where_gap_equals_delta": psi_cross,
             "tail_slope": None if fit_tail is None else fit_tail.exponent,
             "spec_gap_max_relative_deviation": spec_dev,
@@ -759,6 +853,14 @@ def _plateau_error(gd: NDArray[np.float64], flow: NDArray[np.float64]) -> float:
     return float(abs(np.mean(gd) - np.mean(flow)) / abs(1.0 - np.mean(flow)))
 
 
+#: The plateaus on which GD is compared with the flow: (name, run phase, which τ range).
+GD_PLATEAUS = (
+    ("window, small lr", "window", "window"),
+    ("window, reference lr", "late", "window"),
+    ("memorisation, reference lr", "late", "late"),
+)
+
+
 @claim(
     "diffusion.gd_matches_flow",
     paper="diffusion",
@@ -766,18 +868,42 @@ def _plateau_error(gd: NDArray[np.float64], flow: NDArray[np.float64]) -> float:
     "at every step follows the closed-form gradient flow "
     "B(τ) = −Vᵀ U⁻¹(I − e^{−2Δ_t U τ/ψ_p})/√Δ_t once steps are converted to τ = kη/d².",
     source="diffusion.md §1 (gradient flow), §5 C8 and §8 (reference training script)",
+    rule="Relative error |mean(1 − L_GD) − mean(1 − L_flow)|/|mean(1 − L_flow)| on each plateau, "
+    "train and test, every ψ_n (ψ_n = 2 at quick; 2, 4, 8 at full); plateaus: the "
+    "generalisation window (τ within ×1.5 of the flow's test-loss minimum) at lr_ref = "
+    "1e-5·d/Δ_t, and at the reference script's lr_ref = 0.01·d/Δ_t both the generalisation "
+    "window and the memorisation phase τ ∈ [τ_end/2, τ_end], τ_end = 1e6. PASS when the worst "
+    "error is ≤ 5% (so only if GD follows the flow at both rates); FAIL when it is > 5%. No "
+    "INCONCLUSIVE.",
+    stochastic=True,
+    statistic="max_relative_error",
+    history=[
+        HistoryEntry(
+            date="2026-12-01",
+            change="decided at the reference script's lr_ref = 0.01·d/Δ_t as well (generalisation "
+            "window and memorisation phase), at quick too (quick: ψ_n = 2 at both rates); "
+            "before, quick decided on the generalisation window at lr_ref = 1e-5·d/Δ_t only and "
+            "the reference rate's window was reported, not decided",
+            reason="issue 15: at 1000× below the reference rate GD traces the flow by "
+            "construction; the claim is about the reference script's GD",
+            before="PASS at quick (max relative error 0.3% ≤ 5%, small-lr window only) and at "
+            "full (≤ 2.9%; the reference lr's window test loss 0.7–2.6 Δ_t above the flow, "
+            "reported only)",
+        )
+    ],
 )
 def gd_matches_flow(
     ctx: Context, *, tau_per_step: Callable[[float, int, int], float] = paper_tau_per_step
 ) -> CheckResult:
     """d = 10, ψ_p = 32, t = 0.01. The closed form uses the true (ξ-exact, Mehler) U, V of the
-    draw and its population Ũ, Ṽ; GD iterates are scored with the same exact losses. Two plateaus:
-    the generalisation window (checkpoints within ×1.5 of the flow's test-loss minimum; GD with
-    lr_ref = 1e-5·d/Δ_t) and, at full scale, the memorisation phase (τ ∈ [τ_end/2, τ_end],
-    τ_end = 1e6, the reference lr_ref = 0.01·d/Δ_t). PASS: relative error of the mean loss change
-    1 − L ≤ 5% for train and test at every plateau and ψ_n."""
+    draw and its population Ũ, Ṽ; GD iterates are scored with the same exact losses. Two runs per
+    ψ_n: GD with lr_ref = 1e-5·d/Δ_t up to 3× the flow's test-loss minimum, and GD with the
+    reference lr_ref = 0.01·d/Δ_t up to τ_end = 1e6. Three plateaus (:data:`GD_PLATEAUS`): the
+    generalisation window (τ within ×1.5 of the flow's test-loss minimum τ*) of each run, and the
+    memorisation phase τ ∈ [τ_end/2, τ_end] of the reference run. On each, the relative error
+    |mean(1 − L_GD) − mean(1 − L_flow)|/|mean(1 − L_flow)|; PASS iff ≤ 5% everywhere."""
     psi_ns = ctx.pick(quick=(2,), full=(2, 4, 8))
-    phases = ctx.pick(quick=("window",), full=("window", "late"))
+    phases = ("window", "late")
     phase_params = {
         "window": {"lr_factor": GD_WINDOW_LR, "tau_end": 3.0, "tau_end_is_test_min_multiple": True},
         "late": {"lr_factor": GD_REFERENCE_LR, "tau_end": GD_LATE_TAU},
@@ -802,23 +928,30 @@ def gd_matches_flow(
             return np.interp(np.log(tau), np.log(res["tau"]), res[key])
 
         tau_star = float(res["tau"][int(np.argmin(res["flow_test"]))])
-        in_window = (tau >= tau_star / 1.5) & (tau <= tau_star * 1.5)
-        if phase == "window":
-            sel = in_window
-        else:
-            sel = tau >= tau.max() / 2
-            if in_window.any():  # how far the reference lr's SGD noise lifts the dip (info only)
-                lift = np.asarray(res["gd_test"])[in_window] - flow_at("flow_test")[in_window]
-                reference_lift.append(float(np.mean(lift) / delta))
-        for which in ("train", "test"):
-            gd = np.asarray(res[f"gd_{which}"])
-            err = _plateau_error(gd[sel], flow_at(f"flow_{which}")[sel]) if sel.any() else math.inf
-            errors[(prm["psi_n"], phase, which)] = err
-            rows.append([prm["psi_n"], phase, which, err])
-            marker = "o" if which == "train" else "s"
+        ranges = {
+            "window": (tau >= tau_star / 1.5) & (tau <= tau_star * 1.5),
+            "late": tau >= tau.max() / 2,
+        }
+        if phase == "late" and ranges["window"].any():  # how far the SGD noise lifts the dip
+            lift = (
+                np.asarray(res["gd_test"])[ranges["window"]]
+                - flow_at("flow_test")[ranges["window"]]
+            )
+            reference_lift.append(float(np.mean(lift) / delta))
+        for name, run_phase, where in GD_PLATEAUS:
+            if run_phase != phase:
+                continue
+            sel = ranges[where]
+            for which in ("train", "test"):
+                gd = np.asarray(res[f"gd_{which}"])
+                flow = flow_at(f"flow_{which}")
+                err = _plateau_error(gd[sel], flow[sel]) if sel.any() else math.inf
+                errors[(prm["psi_n"], name, which)] = err
+                rows.append([prm["psi_n"], name, which, err])
+        for which, marker in (("train", "o"), ("test", "s")):
             ax.plot(
                 tau,
-                (gd - 1) / delta,
+                (np.asarray(res[f"gd_{which}"]) - 1) / delta,
                 marker,
                 ms=2.5,
                 mfc="none",
@@ -826,8 +959,10 @@ def gd_matches_flow(
                 color="C0" if phase == "window" else "C1",
                 label=f"GD {which}, lr_ref = {prm['lr_factor']:g}·d/Δ_t",
             )
-        if sel.any():
-            ax.axvspan(tau[sel].min(), tau[sel].max(), color="0.85", zorder=0)
+        for where in ("window", "late") if phase == "late" else ("window",):
+            if ranges[where].any():
+                ax.axvspan(tau[ranges[where]].min(), tau[ranges[where]].max(), color="0.85",
+                           zorder=0)  # fmt: skip
         if k % len(phases) == 0:
             for key, colour, ls, label in (
                 ("flow_train", THEORY, "-", "closed form, true U (train)"),
@@ -845,19 +980,16 @@ def gd_matches_flow(
     _plain_log_ticks(*axes)
     worst = max(errors.values())
     passed = worst <= GD_REL_TOL
-    summary = "; ".join(
-        f"ψ_n={x:g} {ph}: train {errors[(x, ph, 'train')]:.1%}, test {errors[(x, ph, 'test')]:.1%}"
+    per_plateau = "; ".join(
+        f"ψ_n={x:g} {name}: train {errors[(x, name, 'train')]:.1%}, "
+        f"test {errors[(x, name, 'test')]:.1%}"
         for x in psi_ns
-        for ph in phases
+        for name, _, _ in GD_PLATEAUS
     )
     summary = (
-        f"max relative error of 1 − L at the plateaus {worst:.1%} (≤ {GD_REL_TOL:.0%}): {summary}"
+        f"max relative error of 1 − L at the plateaus {worst:.1%} "
+        f"({'≤' if passed else '>'} {GD_REL_TOL:.0%}): {per_plateau}"
     )
-    if ctx.scale == "quick":
-        summary += (
-            "; quick runs ψ_n = 2 in the generalisation window only "
-            "(memorisation phase: full scale only)"
-        )
     if reference_lift:
         summary += (
             f"; at the reference lr the SGD noise lifts the test loss in the generalisation "
@@ -873,6 +1005,7 @@ def gd_matches_flow(
         },
         expected={"plateau_relative_error_at_most": GD_REL_TOL},
         tolerance=f"|mean(1 − L_GD) − mean(1 − L_flow)| ≤ {GD_REL_TOL:.0%}·|mean(1 − L_flow)| on "
-        "each plateau window, for train and test",
+        "each plateau (window at lr 1e-5·d/Δ_t; window and memorisation phase at the reference "
+        "lr 0.01·d/Δ_t), for train and test",
         figures=ctx.save_figure(fig),
     )

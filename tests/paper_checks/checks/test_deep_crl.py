@@ -26,7 +26,6 @@ def _ctx(out_dir, name):
 
 @pytest.fixture
 def tiny(monkeypatch):
-    monkeypatch.setitem(deep_crl.SIGNAL_SEEDS, "quick", 1)
     monkeypatch.setitem(
         deep_crl.TRAIN_SIZES,
         "quick",
@@ -54,6 +53,43 @@ def test_signal_propagation_fails_when_the_table_says_ln_does_not_matter(out_dir
     assert "no_ln" in result.summary
 
 
+def _no_res_deep_gain(out_dir):
+    """Our geometric mean of the no-res D = 256 Jacobian gain (the cached default run)."""
+    result = deep_crl.signal_propagation(_ctx(out_dir, "signal_propagation"))
+    row = next(
+        r
+        for r in result.measured["table"]
+        if (r["variant"], r["metric"], r["depth"]) == ("no_res", "jacobian_gain", 256)
+    )
+    return row["geo_mean"]
+
+
+def _table_with_no_res_deep_gain(value):
+    wrong = {
+        v: {m: dict(by) for m, by in ms.items()} for v, ms in deep_crl.SPEC_SIGNAL_TABLE.items()
+    }
+    wrong["no_res"]["jacobian_gain"][256] = value
+    return wrong
+
+
+@pytest.mark.claim_fails("deep_crl.signal_propagation")
+def test_signal_propagation_fails_for_a_no_res_deep_entry_off_by_twelve(out_dir, tiny):
+    """A table whose no-residual D = 256 Jacobian gain is 12× below ours: just beyond the ×10
+    that the chaotic no-residual entries at D ≥ 64 are allowed."""
+    table = _table_with_no_res_deep_gain(_no_res_deep_gain(out_dir) / 12)
+    result = deep_crl.signal_propagation(_ctx(out_dir, "signal_propagation"), table=table)
+    assert result.verdict is Verdict.FAIL
+    assert result.measured["worst_check_over_limit"] == pytest.approx(1.2, rel=1e-6)
+    assert "no_res jacobian_gain D256" in result.summary
+
+
+def test_signal_propagation_passes_for_a_no_res_deep_entry_off_by_eight(out_dir, tiny):
+    table = _table_with_no_res_deep_gain(_no_res_deep_gain(out_dir) / 8)
+    result = deep_crl.signal_propagation(_ctx(out_dir, "signal_propagation"), table=table)
+    assert result.measured["check_over_limit"]["table"] >= 0.8
+    assert result.verdict is Verdict.PASS, result.summary
+
+
 def test_trainability_passes(out_dir, tiny):
     result = deep_crl.trainability(_ctx(out_dir, "trainability"))
     assert result.verdict is Verdict.PASS, result.summary
@@ -66,6 +102,38 @@ def test_trainability_fails_when_no_ln_is_claimed_best(out_dir, tiny):
     )
     assert result.verdict is Verdict.FAIL
     assert result.measured["beats_every_seed"]["paper"] is False
+
+
+def synthetic_losses(deficit: float):
+    """A training run whose final loss is fixed by the arm: the paper block 3.0 at every depth,
+    no-LN 3.5, and a no-res arm only ``deficit`` nats worse than the paper block, each with
+    N(0, 0.01²) seed noise drawn independently per arm."""
+
+    def task(params, rng):
+        arm = ("paper", "no_ln", "no_res").index(params["variant"])
+        noise = rng.standard_normal(3)[arm]  # paired seeds: independent draws per arm
+        loss = (3.0, 3.5, 3.0 + deficit)[arm] + 0.01 * noise
+        return {"train_loss": loss, "loss_curve": np.full(5, loss)}
+
+    return task
+
+
+@pytest.mark.claim_fails("deep_crl.trainability")
+def test_trainability_fails_when_no_res_is_barely_worse(tmp_path, tiny):
+    """A no-residual arm only 0.005 nats worse than the paper block in the mean: with ±0.01 seed
+    noise it wins at least one of the 3 seeds, which the every-seed rule counts as a violation."""
+    ctx = _ctx(tmp_path, "trainability")
+    result = deep_crl.trainability(ctx, task=synthetic_losses(0.005))
+    assert result.measured["n_violations"] >= 1
+    assert result.measured["beats_every_seed"] == {"no_ln": True, "no_res": False}
+    assert result.verdict is Verdict.FAIL
+
+
+def test_trainability_passes_when_no_res_is_clearly_worse(tmp_path, tiny):
+    ctx = _ctx(tmp_path, "trainability")
+    result = deep_crl.trainability(ctx, task=synthetic_losses(0.1))
+    assert result.measured["n_violations"] == 0
+    assert result.verdict is Verdict.PASS, result.summary
 
 
 def test_critic_learns_geodesic_passes(out_dir, tiny):
@@ -83,15 +151,35 @@ def test_critic_learns_geodesic_fails_against_euclidean_distance(out_dir, tiny):
     assert result.measured["rho_gain_d4_minus_d0"] < 0
 
 
+@pytest.mark.claim_fails("deep_crl.critic_learns_geodesic")
+def test_critic_learns_geodesic_fails_for_a_gain_just_above_the_measured_one(out_dir, tiny):
+    """A theory that depth raises ρ_geo by 0.01 more than our critics do: FAIL on the gain."""
+    ctx = _ctx(out_dir, "critic_learns_geodesic")
+    gain = deep_crl.critic_learns_geodesic(ctx).measured["rho_gain_d4_minus_d0"]
+    result = deep_crl.critic_learns_geodesic(ctx, min_gain=gain + 0.01)
+    assert result.measured["rho_gain_ci90"][0] > 0
+    assert result.verdict is Verdict.FAIL
+
+
+def test_critic_learns_geodesic_passes_for_a_gain_just_below_the_measured_one(out_dir, tiny):
+    ctx = _ctx(out_dir, "critic_learns_geodesic")
+    gain = deep_crl.critic_learns_geodesic(ctx).measured["rho_gain_d4_minus_d0"]
+    result = deep_crl.critic_learns_geodesic(ctx, min_gain=gain - 0.01)
+    assert result.verdict is Verdict.PASS, result.summary
+
+
 @pytest.mark.parametrize(
     ("deep", "shallow", "verdict"),
     [
         ([0.9, 0.8, 1.0], [0.3, 0.4, 0.2], Verdict.PASS),  # Δ 0.6 ± 0.08
         ([0.2, 0.3, 0.1], [0.6, 0.7, 0.8], Verdict.FAIL),  # Δ −0.5 ± 0.08
         ([0.6, 0.1, 0.9], [0.4, 0.5, 0.3], Verdict.INCONCLUSIVE),  # Δ +0.13 ± 0.24: within noise
-        ([0.33, 0.33, 0.33], [0.33, 0.33, 0.33], Verdict.INCONCLUSIVE),  # identical, s.e. 0
-        ([0.36, 0.36, 0.36], [0.33, 0.33, 0.33], Verdict.INCONCLUSIVE),  # beyond s.e., below 0.05
+        ([0.33, 0.33, 0.33], [0.33, 0.33, 0.33], Verdict.FAIL),  # identical, s.e. 0: Δ < 0.05
+        ([0.36, 0.36, 0.36], [0.33, 0.33, 0.33], Verdict.FAIL),  # Δ 0.03 exactly: below 0.05
         ([1.0, 1.0, 1.0], [0.0, 0.0, 0.0], Verdict.PASS),  # s.e. 0, Δ 1
+        ([0.82, 0.84, 0.86], [0.80, 0.80, 0.80], Verdict.INCONCLUSIVE),  # [+.017, +.063], Δ .04
+        # the last full run (README): Δ −0.127 ± 0.229, interval [−0.59, +0.33] holds +0.05
+        ([1.00, 0.88, 0.33], [0.92, 1.00, 0.67], Verdict.INCONCLUSIVE),
     ],
 )
 def test_online_verdict_on_injected_per_seed_scores(deep, shallow, verdict):
@@ -101,10 +189,56 @@ def test_online_verdict_on_injected_per_seed_scores(deep, shallow, verdict):
     assert se >= 0
 
 
+@pytest.mark.claim_fails("deep_crl.online_maze")
+def test_online_verdict_fails_for_a_depth_benefit_just_below_the_margin():
+    """Depth 16 gains 0.02 over depth 4 in the mean; the interval [−0.003, +0.043] excludes a
+    +0.05 benefit of depth."""
+    verdict, diff, se = deep_crl.online_verdict([0.80, 0.82, 0.84], [0.80, 0.80, 0.80])
+    assert diff + deep_crl.ONLINE_Z * se < deep_crl.ONLINE_MIN_GAIN
+    assert diff + deep_crl.ONLINE_Z * se > 0.04
+    assert verdict is Verdict.FAIL
+
+
+def test_online_verdict_passes_for_a_depth_benefit_just_above_the_margin():
+    verdict, diff, se = deep_crl.online_verdict([0.86, 0.88, 0.90], [0.80, 0.80, 0.80])
+    assert diff - deep_crl.ONLINE_Z * se > 0
+    assert diff == pytest.approx(0.08)
+    assert verdict is Verdict.PASS
+
+
+def synthetic_online(success: dict[int, float]):
+    """An online run whose far-goal success is ``success[depth]`` ± 0.01 (uniform seed noise)."""
+
+    def task(params, rng):
+        final = success[params["depth"]] + rng.uniform(-0.01, 0.01)
+        curve = [0.0, final]
+        return {
+            "final_success": final,
+            "final_time_at_goal": final / 2,
+            "env_steps": [0, 1000],
+            "success": curve,
+            "time_at_goal": [c / 2 for c in curve],
+            "q_map": np.zeros((5, 5)),
+            "grad_steps_total": 10,
+        }
+
+    return task
+
+
+@pytest.mark.claim_fails("deep_crl.online_maze")
+def test_online_maze_fails_when_depth_helps_less_than_the_margin(tmp_path, tiny_online):
+    """The check itself, fed runs where depth 8 beats depth 4 by only 0.02 in far-goal success."""
+    ctx = Context(scale="full", seed=0, out_dir=tmp_path, claim_id="deep_crl.online_maze")
+    result = deep_crl.online_maze(ctx, task=synthetic_online({4: 0.80, 8: 0.82}))
+    assert result.measured["success_diff_ci_high"] < deep_crl.ONLINE_MIN_GAIN
+    assert result.verdict is Verdict.FAIL
+
+
 def test_online_maze_is_full_scale_only(out_dir):
     result = deep_crl.online_maze(_ctx(out_dir, "online_maze"))
     assert result.verdict is Verdict.INCONCLUSIVE
     assert "full scale only" in result.summary
+    assert result.measured == {"success_diff_ci_high": None}
 
 
 @pytest.fixture

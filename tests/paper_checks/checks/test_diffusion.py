@@ -131,12 +131,26 @@ def monte_carlo_constants_run(tmp_path_factory):
     return _run(diffusion.constants, tmp_path_factory, rf_constants=monte_carlo_constants)[1]
 
 
+@pytest.mark.claim_fails("diffusion.constants")
 def test_constants_fail_with_monte_carlo_constants(monte_carlo_constants_run):
     result = monte_carlo_constants_run
     assert result.verdict is Verdict.FAIL
     # off the table by many rounding half-units, and b_t ≠ the direct E[v σ(h)]
     assert result.measured["worst_fraction_of_rounding"] > 10
     assert result.measured["identity_error"] > 1e-4
+
+
+@pytest.mark.claim_fails("diffusion.constants")
+def test_constants_fail_with_the_specs_minimum_of_forty_nodes(tmp_path_factory):
+    """Gauss–Hermite with 40 nodes (spec §5 C1: "≥ 40 nodes ... to 1e-6") misses the table by a
+    few half-units of its last digit (s_t² off by ~3e-7): near the rounding rule, and FAIL."""
+    _, result = _run(
+        diffusion.constants,
+        tmp_path_factory,
+        rf_constants=functools.partial(rmt.rf_constants, nodes=40),
+    )
+    assert 1.0 < result.measured["worst_fraction_of_rounding"] < 10.0
+    assert result.verdict is Verdict.FAIL
 
 
 def test_constants_fail_summary_does_not_claim_agreement(monte_carlo_constants_run):
@@ -164,6 +178,7 @@ def test_solver_sanity_measured_numbers(default_run):
     assert all(m["checks"].values())
 
 
+@pytest.mark.claim_fails("diffusion.solver_sanity")
 def test_solver_sanity_fails_with_swapped_ratios(tmp_path_factory):
     _, result = _run(diffusion.solver_sanity, tmp_path_factory, spectrum_fn=swapped_spectrum)
     assert result.verdict is Verdict.FAIL
@@ -187,6 +202,7 @@ def test_spectrum_matches_theory_passes(default_run):
     assert counts == result.expected["group_counts"]
 
 
+@pytest.mark.claim_fails("diffusion.spectrum_matches_theory")
 def test_spectrum_matches_theory_fails_with_the_double_division_bug(tmp_path_factory):
     _, result = _run(
         diffusion.spectrum_matches_theory, tmp_path_factory, task=ge_task_with_double_division
@@ -195,6 +211,19 @@ def test_spectrum_matches_theory_fails_with_the_double_division_bug(tmp_path_fac
     # the low bulk collapses onto s_t²: its d eigenvalues leave the low-bulk group
     assert result.measured["group_counts"] != result.expected["group_counts"]
     assert result.measured["ks"] > 0.03
+
+
+@pytest.mark.claim_fails("diffusion.spectrum_matches_theory")
+def test_spectrum_matches_theory_fails_at_a_slightly_later_time(tmp_path_factory):
+    """The theory at t = 0.0125 against GE samples at t = 0.01: KS ≈ 0.054 (rule: < 0.03; at
+    t = 0.011 it is 0.027)."""
+    _, result = _run(
+        diffusion.spectrum_matches_theory,
+        tmp_path_factory,
+        spectrum_fn=lambda **kw: rmt.rf_spectrum(**{**kw, "t": 0.0125}),
+    )
+    assert 0.03 < result.measured["ks"] < 0.08
+    assert result.verdict is Verdict.FAIL
 
 
 # ---- C4 nonlinear U vs theory ----------------------------------------------------------------
@@ -207,12 +236,26 @@ def test_nonlinear_matches_theory_passes(default_run):
     assert result.measured["ks_mehler"] <= 0.6 / math.sqrt(100)
 
 
+@pytest.mark.claim_fails("diffusion.nonlinear_matches_theory")
 def test_nonlinear_matches_theory_fails_at_the_wrong_time(tmp_path_factory):
     _, result = _run(
         diffusion.nonlinear_matches_theory, tmp_path_factory, spectrum_fn=wrong_time_spectrum
     )
     assert result.verdict is Verdict.FAIL
     assert result.measured["ks_mehler"] > 2 * 0.6 / math.sqrt(100)
+
+
+@pytest.mark.claim_fails("diffusion.nonlinear_matches_theory")
+def test_nonlinear_matches_theory_fails_at_a_time_half_again_as_late(tmp_path_factory):
+    """The theory at t = 0.015 against the Mehler U at t = 0.01: KS ≈ 0.083, 1.4× the 0.6/√d
+    allowed (at t = 0.0125 it still passes, 0.043)."""
+    _, result = _run(
+        diffusion.nonlinear_matches_theory,
+        tmp_path_factory,
+        spectrum_fn=lambda **kw: rmt.rf_spectrum(**{**kw, "t": 0.015}),
+    )
+    assert 1.0 < result.measured["worst_ks_over_tolerance"] < 2.0
+    assert result.verdict is Verdict.FAIL
 
 
 # ---- C5 two bulks scaling --------------------------------------------------------------------
@@ -231,6 +274,7 @@ def test_two_bulks_scaling_passes(default_run):
     assert edges_16 == pytest.approx([k.s2 + k.v2 * 15**2, k.s2 + k.v2 * 17**2], rel=0.01)
 
 
+@pytest.mark.claim_fails("diffusion.two_bulks_scaling")
 def test_two_bulks_scaling_fails_with_an_inverted_marchenko_pastur_ratio(tmp_path_factory):
     _, result = _run(
         diffusion.two_bulks_scaling, tmp_path_factory, spectrum_fn=inverted_ratio_spectrum
@@ -241,6 +285,26 @@ def test_two_bulks_scaling_fails_with_an_inverted_marchenko_pastur_ratio(tmp_pat
     assert abs(m["exponent_upper_edge"]) < 0.5
     assert m["mp_edge_max_relative_error"] > 0.5
     assert m["checks"]["rho2_tends_to_u_tilde"] is False
+
+
+@pytest.mark.claim_fails("diffusion.two_bulks_scaling")
+def test_two_bulks_scaling_fails_with_a_diffusion_time_five_percent_off(tmp_path_factory):
+    """The solver at t = 0.0105 against the Marchenko–Pastur edges at t = 0.01: the exponents
+    and ρ2 are unchanged, and the ρ1 edges miss by ≈ 1.2% (rule: 1%)."""
+    _, result = _run(
+        diffusion.two_bulks_scaling,
+        tmp_path_factory,
+        spectrum_fn=lambda **kw: rmt.rf_spectrum(**{**kw, "t": 0.0105}),
+    )
+    m = result.measured
+    assert 0.01 < m["mp_edge_max_relative_error"] < 0.015
+    assert m["checks"] == {
+        "rho1_exponents": True,
+        "rho1_marchenko_pastur": False,
+        "rho2_scales_with_psi_p": True,
+        "rho2_tends_to_u_tilde": True,
+    }
+    assert result.verdict is Verdict.FAIL
 
 
 @pytest.mark.parametrize(
