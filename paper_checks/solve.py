@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,34 +28,60 @@ class SampleCounts:
 
 
 def _read_rows(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        raise ValueError(f"--samples: no such file {str(path)!r}")
-    text = path.read_text(encoding="utf-8")
+    from paper_checks._inputs import loads_strict, read_input_text
+
+    text = read_input_text(path, "--samples")
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         rows = []
         for line_no, line in enumerate(text.splitlines(), 1):
             if line.strip():
                 try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise ValueError(
-                        f"--samples: {path}:{line_no} is not JSON ({err.msg})"
-                    ) from None
+                    row = loads_strict(line)
+                except ValueError as err:  # json.JSONDecodeError, NaN, Infinity, 1e999
+                    msg = getattr(err, "msg", str(err))
+                    raise ValueError(f"--samples: {path}:{line_no} is not JSON ({msg})") from None
                 if not isinstance(row, dict):
                     raise ValueError(f"--samples: {path}:{line_no} is not a JSON object")
                 rows.append({str(k).lower(): v for k, v in row.items()})
         return rows
-    reader = csv.DictReader(text.splitlines())
+    try:
+        records = list(csv.reader(text.splitlines()))
+    except csv.Error as err:  # e.g. a field over csv's field size limit
+        raise ValueError(f"--samples: {path} is not a readable CSV file ({err})") from None
+    records = [r for r in records if any(field.strip() for field in r)]
+    if not records:
+        return []
+    header = [name.strip().lower() for name in records[0]]
+    for line, record in enumerate(records[1:], 2):
+        if len(record) != len(header):
+            raise ValueError(
+                f"--samples: {path} row {line - 1} has {len(record)} fields, the header "
+                f"{len(header)} ({','.join(header)})"
+            )
     return [
-        {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()} for row in reader
+        {name: field.strip() for name, field in zip(header, record, strict=True)}
+        for record in records[1:]
     ]
 
 
+#: n above this is refused before any table is built (int64 and float index arithmetic stay exact).
+MAX_SAMPLES_PER_PROBLEM = 2**53
+
+
 def _as_int(value: Any, what: str, where: str) -> int:
+    if isinstance(value, bool):
+        raise ValueError(f"--samples: {where}: {what} must be an integer (got {value!r})")  # noqa: TRY004
     try:
-        return int(str(value).strip())
+        number = int(str(value).strip())
     except ValueError:
-        raise ValueError(f"--samples: {where}: {what} must be an integer (got {value!r})") from None
+        shown = f"{str(value)[:20]}..." if len(str(value)) > 20 else str(value)
+        raise ValueError(f"--samples: {where}: {what} must be an integer (got {shown!r})") from None
+    if abs(number) > MAX_SAMPLES_PER_PROBLEM:
+        raise ValueError(
+            f"--samples: {where}: {what} = {str(number)[:30]} is beyond the supported "
+            f"{MAX_SAMPLES_PER_PROBLEM} (2^53)"
+        )
+    return number
 
 
 def _as_bool(value: Any, where: str) -> bool:
@@ -80,6 +105,9 @@ def read_sample_counts(path: str | Path) -> SampleCounts:
         raise ValueError(f"--samples: {path} holds no rows")
     columns = set(rows[0])
     id_col = next((c for c in _ID_COLUMNS if c in columns), None)
+    missing = next((i for i, r in enumerate(rows) if id_col and r.get(id_col) is None), None)
+    if missing is not None:
+        raise ValueError(f"--samples: {path} row {missing + 1} has no {id_col!r}")
     ids = np.array([str(r[id_col]) if id_col else str(i + 1) for i, r in enumerate(rows)])
     if {"n", "c"} <= columns:
         n = np.array([_as_int(r.get("n"), "n", f"{path} row {i + 1}") for i, r in enumerate(rows)])
@@ -92,13 +120,17 @@ def read_sample_counts(path: str | Path) -> SampleCounts:
                 f"(got n={n[i]}, c={c[i]})"
             )
         if id_col is None:  # one row per problem, named by its 1-based row number
+            _check_table_memory(int(n.max()), path)
             return SampleCounts(path, ids, n.astype(np.int64), c.astype(np.int64))
+        if float(np.sum(n.astype(np.float64))) >= 2.0**62:  # pooled sums must not wrap
+            raise ValueError(f"--samples: {path}: the pooled n of a problem exceeds 2^62")
         uniq, inverse = np.unique(ids, return_inverse=True)
         # pooled integer sums (np.bincount with weights would return float64 counts)
         n_pooled = np.zeros(uniq.size, dtype=np.int64)
         c_pooled = np.zeros(uniq.size, dtype=np.int64)
         np.add.at(n_pooled, inverse, n)
         np.add.at(c_pooled, inverse, c)
+        _check_table_memory(int(n_pooled.max()), path)
         return SampleCounts(path, uniq, n_pooled, c_pooled)
     if "correct" in columns and id_col:
         correct = np.array(
@@ -110,6 +142,14 @@ def read_sample_counts(path: str | Path) -> SampleCounts:
         f"--samples: {path} needs columns n,c (per problem) or problem,correct (per sample); "
         f"found {', '.join(sorted(columns))}"
     )
+
+
+def _check_table_memory(n_max: int, path: Path) -> None:
+    """pass@k keeps a float64 prefix table of length max(n) and three temporaries as long (see
+    :func:`theory.passk.pass_at_k`): refuse an n whose table does not fit in memory."""
+    from paper_checks._inputs import check_memory
+
+    check_memory(32.0 * n_max, f"--samples: {path}: n = {n_max} (pass@k table of length n)")
 
 
 def solve_passk(
