@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -326,6 +327,11 @@ def solve_hivemind(
     from sims._jsonio import to_jsonable, write_json_atomic
 
     gens = hr.read_generations(gens_path)
+    rated = [(path, hr.read_ratings(path)) for path in ratings or []]  # all read before writing
+    stems = [path.stem for path, _ in rated]
+    if len(set(stems)) < len(stems):
+        dup = next(stem for stem in stems if stems.count(stem) > 1)
+        raise ValueError(f"--ratings: two files share the name stem {dup!r}; rename one")
     if embedder == "vectors":
         if gens.embeddings is None:
             raise ValueError("--embedder vectors needs an 'embedding' on every line of --gens")
@@ -384,8 +390,7 @@ def solve_hivemind(
         lines.append(
             f"paraphrases: within {p['within']:.3f}, across {p['across']:.3f}, gap {p['gap']:.3f}"
         )
-    for path in ratings or []:
-        items = hr.read_ratings(path)
+    for path, items in rated:
         rows = hr.calibration(items, n_boot=n_boot, rng=rng)
         table = hr.item_table(items)
         _write_csv(out_dir / f"items_{path.stem}.csv", table)
@@ -440,6 +445,70 @@ def _activations() -> dict[str, Any]:
 ACTIVATIONS = ("tanh", "erf", "sigmoid", "relu", "softplus")
 
 
+#: Where ``solve rmt`` is tested (tests/theory/test_rmt.py: hypothesis over ψ_p, ψ_n in [1, 4096],
+#: t in [1e-3, 3]; data covariances with atoms 0.5 … 3) and therefore accepted; outside, the
+#: deterministic equivalent loses mass to quadrature or degenerate edges (e.g. t = 1e9 has
+#: v_t² ~ 1e-35) and its output is refused rather than printed.
+RMT_PSI_RANGE = (1.0, 4096.0)
+RMT_T_RANGE = (1e-3, 3.0)
+RMT_ATOM_RANGE = (0.1, 10.0)
+#: |total mass − 1| above this fails the solver's self-check (nothing is printed).
+RMT_MASS_TOLERANCE = 1e-3
+
+
+class SolverCheckFailed(RuntimeError):
+    """A solver's output failed its own consistency check: the CLI prints one line, exit code 1."""
+
+
+def _check_rmt_domain(psi_p: float, psi_n: float, t: float, atoms: Sequence[float]) -> None:
+    lo, hi = RMT_PSI_RANGE
+    for name, value in (("--psi-p", psi_p), ("--psi-n", psi_n)):
+        if not lo <= value <= hi:
+            raise ValueError(
+                f"{name} = {value:g} is outside the validated range [{lo:g}, {hi:g}] of solve rmt"
+            )
+    if not RMT_T_RANGE[0] <= t <= RMT_T_RANGE[1]:
+        raise ValueError(
+            f"--t = {t:g} is outside the validated range [{RMT_T_RANGE[0]:g}, {RMT_T_RANGE[1]:g}] "
+            "of solve rmt"
+        )
+    bad = [a for a in atoms if not RMT_ATOM_RANGE[0] <= a <= RMT_ATOM_RANGE[1]]
+    if bad:
+        raise ValueError(
+            f"--sigma-atoms: {bad[0]:g} is outside the validated range "
+            f"[{RMT_ATOM_RANGE[0]:g}, {RMT_ATOM_RANGE[1]:g}] of solve rmt"
+        )
+
+
+def _check_sample_memory(d: int, psi_p: float, psi_n: float) -> None:
+    """--sample D draws W (p×d), X (d×n), Ω and G (p×n), M = [G, b W] (p×(n+d)) and the Gram
+    matrix with eigvalsh's workspace (~3 (n+d)²), all float64."""
+    from paper_checks._inputs import check_memory
+
+    p, n = psi_p * d, psi_n * d
+    k = n + d
+    check_memory(8.0 * (p * d + d * n + 2 * p * n + p * k + 3 * k * k), f"--sample {d}")
+
+
+def _self_check_rmt(spec: Any) -> None:
+    """Refuse to print a spectrum that is not a probability distribution."""
+    problems = []
+    if not (math.isfinite(spec.consts.s2) and spec.consts.s2 > 0):
+        problems.append(f"s_t² = {spec.consts.s2:.3g} is not positive")
+    if not abs(spec.total_mass - 1.0) <= RMT_MASS_TOLERANCE:
+        problems.append(f"total mass {spec.total_mass:.6g}, not 1 within {RMT_MASS_TOLERANCE:g}")
+    if not np.all(np.isfinite(spec.density)) or np.any(spec.density < 0):
+        problems.append("the density is not finite and non-negative")
+    edges = [v for b in spec.bulks for v in (b.mass, b.lower, b.upper)]
+    if not np.all(np.isfinite(edges)) or any(b.mass < 0 for b in spec.bulks):
+        problems.append("a bulk has a negative or non-finite mass or edge")
+    if problems:
+        raise SolverCheckFailed(
+            "solve rmt: the spectrum failed its self-check (" + "; ".join(problems) + f"; "
+            f"{spec.unconverged} of {spec.evaluated} points unconverged); nothing printed"
+        )
+
+
 def solve_rmt(
     *,
     psi_p: float,
@@ -460,11 +529,15 @@ def solve_rmt(
 
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)} (got {activation!r})")
+    _check_rmt_domain(psi_p, psi_n, t, sigma_atoms)
+    if sample_d is not None:
+        _check_sample_memory(sample_d, psi_p, psi_n)
     spectrum = rmt.DataSpectrum.of(list(sigma_atoms), None if weights is None else list(weights))
     sigma = _activations()[activation]
     spec = rmt.rf_spectrum(
         psi_p=psi_p, psi_n=psi_n, t=t, spectrum=spectrum, activation=sigma, points=points
     )
+    _self_check_rmt(spec)
     k = spec.consts
     mixture = " + ".join(
         f"{w:g}·δ({a:g})" for a, w in zip(spectrum.atoms, spectrum.weights, strict=True)
@@ -483,7 +556,8 @@ def solve_rmt(
     lines.append(f"total mass {spec.total_mass:.9f}")
     if spec.unconverged or abs(spec.total_mass - 1.0) > 1e-6:
         lines.append(
-            f"warning: {spec.unconverged} grid points did not converge and the masses add up to "
+            f"warning: {spec.unconverged} of {spec.evaluated} evaluated points (grid, edge search "
+            f"and quadrature nodes) have no converged solution and the masses add up to "
             f"{spec.total_mass:.6f}: near-degenerate edges (v_t² = {k.v2:.2g}); read the bulks "
             "as approximate"
         )
@@ -531,6 +605,23 @@ def _parse_widths(text: str) -> list[int]:
     return sorted(set(widths))
 
 
+#: |γ| above 1/lr (lr = 1e-2) makes the decoupled decay step overshoot and training diverge.
+SUPERPOSITION_MAX_GAMMA = 100.0
+#: p_i ∝ i^−α: beyond this every feature but the first has frequency 0 in float64.
+SUPERPOSITION_MAX_ALPHA = 1000.0
+
+
+def _check_superposition_memory(n: int, widths: list[int], batch: int) -> None:
+    """One seed trains K = len(widths) models as one (K, n, max m) stack: W, its gradient and two
+    Adam moments, and per step a batch x (batch, n), hidden (K, batch, max m) and outputs and
+    their gradients (K, batch, n); counted in float64 (an upper bound for float32)."""
+    from paper_checks._inputs import check_memory
+
+    k, m = len(widths), max(widths)
+    estimate = 8.0 * (6 * k * n * m + 4 * k * batch * n + 2 * k * batch * m + batch * n)
+    check_memory(estimate, f"--n {n} --m {max(widths)} (×{k}) --batch {batch}")
+
+
 def solve_superposition(
     *,
     n: int,
@@ -546,7 +637,6 @@ def solve_superposition(
     """Train the toy model of the superposition paper at the widths ``widths`` ("10,20,40"), one
     batched stack per seed, and return per width the seed-mean loss, φ_{1/2}, φ_1 and the fitted
     width exponent α_m with its bootstrap CI (needs ≥ 3 widths)."""
-    import math
 
     from sims.superposition import TrainConfig, single_threaded_blas, train_task
     from sims.sweep import run_sweep
@@ -555,8 +645,14 @@ def solve_superposition(
     ms = _parse_widths(widths)
     if not math.isfinite(alpha) or alpha < 0:
         raise ValueError(f"--alpha must be a finite number >= 0 (got {alpha!r})")
-    if not math.isfinite(gamma):
-        raise ValueError(f"--gamma must be a finite number (got {gamma!r})")
+    if not math.isfinite(gamma) or abs(gamma) > SUPERPOSITION_MAX_GAMMA:
+        raise ValueError(
+            f"--gamma must be in [-{SUPERPOSITION_MAX_GAMMA:g}, {SUPERPOSITION_MAX_GAMMA:g}] "
+            f"(lr·|γ| <= 1 keeps the decay step stable at the paper's lr 1e-2; got {gamma!r})"
+        )
+    if alpha > SUPERPOSITION_MAX_ALPHA:
+        raise ValueError(f"--alpha must be <= {SUPERPOSITION_MAX_ALPHA:g} (got {alpha!r})")
+    _check_superposition_memory(n, ms, batch)
     params = {
         "n": n,
         "widths": ms,
@@ -573,6 +669,10 @@ def solve_superposition(
     phi_half = np.array([[m["phi_half"] for m in r["result"]["models"]] for r in records])
     phi_one = np.array([[m["phi_one"] for m in r["result"]["models"]] for r in records])
     loss = per_seed.mean(axis=0)
+    if not (np.all(np.isfinite(per_seed)) and np.all(np.isfinite(phi_half))):
+        raise SolverCheckFailed(
+            "solve superposition: training diverged (a loss or φ is not finite); nothing printed"
+        )
     out: dict[str, Any] = {
         "n": n,
         "alpha": alpha,
