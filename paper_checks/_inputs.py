@@ -105,7 +105,10 @@ def _finite_float(text: str) -> float:
 
 def loads_strict(text: str) -> Any:
     """``json.loads`` without NaN, Infinity or floats that overflow to infinity."""
-    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
 
 
 def check_output_path(path: str | os.PathLike[str], option: str, *, directory: bool) -> None:

@@ -240,7 +240,12 @@ def cmd_solve_online(args: argparse.Namespace) -> int:
 
     if args.export_tree is not None:
         check_output_path(args.export_tree, "--export-tree", directory=False)
-    out, lines = solve_online(args.class_file, max_n=args.max_n, export_tree=args.export_tree)
+    out, lines = solve_online(
+        args.class_file,
+        max_n=args.max_n,
+        export_tree=args.export_tree,
+        time_limit=args.time_limit,
+    )
     print(json.dumps(to_jsonable(out)) if args.json else "\n".join(lines))
     return 0
 
@@ -414,6 +419,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-n", type=_positive_int, default=None, help="M_tr(H, n): sequences of length n"
     )
     s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument(
+        "--time-limit",
+        type=_positive_float,
+        default=None,
+        metavar="S",
+        help="stop after S seconds and print certified bounds instead: at least max(VC, 1), at "
+        "most min(Ldim, ⌊log2 |H|⌋, points), from what finished (default: no limit)",
+    )
     s.add_argument(
         "--export-tree",
         type=_path,

@@ -236,35 +236,140 @@ def solve_passk(
 EXACT_POINTS_CLI = 20
 
 
-def solve_online(
-    path: Path, *, max_n: int | None = None, export_tree: Path | None = None
-) -> tuple[dict[str, Any], list[str]]:
-    """Ldim, VC and M_tr of the class in ``path`` (exact, or a certified lower bound when the class
-    is too large for the exact DP), with an optimal sequence in the user's point labels."""
-    from theory.online import ConceptClass
+def _online_work(H: Any, max_n: int | None, put: Any) -> None:
+    """Ldim, VC, then M_tr (the exact DP, or a certified lower bound beyond
+    :data:`EXACT_POINTS_CLI` points); each result is handed to ``put(kind, value)`` as soon as it
+    is known, and each DP layer as ``put("layer", (k, n))``."""
     from theory.online.certificates import mtr_lower_bound
     from theory.online.dims import littlestone_dim, littlestone_tree, vc_dim
     from theory.online.mtr import transductive_mistake_bound
 
+    canon, _ = H.canonical()
+    ldim = littlestone_dim(H)
+    put("ldim", ldim)
+    put("vc", vc_dim(H))
+    if canon.n_points <= EXACT_POINTS_CLI:
+        bound = transductive_mistake_bound(H, n=max_n, progress=lambda k, n: put("layer", (k, n)))
+        put("mtr", (bound.value, list(bound.sequence), True, None))
+        return
+    reason = (
+        f"{canon.n_points} distinct non-constant points exceed the exact DP's "
+        f"{EXACT_POINTS_CLI} on the command line"
+    )
+    if max_n is not None:
+        raise ValueError(f"--max-n needs the exact DP, but {reason}")
+    cert = mtr_lower_bound(H, rng=0, candidates=_construct_sequences(H, littlestone_tree(H)))
+    exact = cert.value >= min(ldim, int(np.floor(np.log2(H.n_hypotheses))))  # sandwiched
+    put("mtr", (cert.value, list(cert.sequence), exact, reason))
+
+
+def _online_child(H: Any, max_n: int | None, queue: Any) -> None:
+    """:func:`_online_work` in a child process, its results and its failure sent on ``queue``."""
+    try:
+        _online_work(H, max_n, lambda kind, value: queue.put((kind, value)))
+    except ValueError as err:
+        queue.put(("value_error", str(err)))
+    except BaseException as err:  # noqa: BLE001  (reported to the parent, which re-raises)
+        queue.put(("error", f"{type(err).__name__}: {err}"))
+
+
+def _run_online(H: Any, max_n: int | None, time_limit: float | None) -> dict[str, Any]:
+    """The results of :func:`_online_work`, with a progress bar on a TTY (stages, then the DP's
+    layers). With ``time_limit`` the work runs in a child process that is stopped at the limit;
+    ``"stopped_in"`` then names the stage it was in."""
+    import multiprocessing
+    import queue as queue_module
+    import sys
+    import time
+
+    from tqdm.auto import tqdm
+
+    results: dict[str, Any] = {}
+    bar = tqdm(desc="solve online: Ldim", total=None, file=sys.stderr, disable=None, leave=False)
+
+    def handle(kind: str, value: Any) -> None:
+        results[kind] = value
+        if kind == "layer":
+            k, n = value
+            bar.total = n
+            bar.set_description("solve online: M_tr DP layer")
+            bar.n = k
+        else:
+            bar.set_description(
+                {"ldim": "solve online: VC", "vc": "solve online: M_tr"}.get(kind, "")
+            )
+        bar.refresh()
+
+    try:
+        if time_limit is None:
+            _online_work(H, max_n, handle)
+            return results
+        ctx = multiprocessing.get_context("fork")
+        channel = ctx.Queue()
+        proc = ctx.Process(target=_online_child, args=(H, max_n, channel), daemon=True)
+        deadline = time.monotonic() + time_limit
+        proc.start()
+        try:
+            while "mtr" not in results:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                try:
+                    kind, value = channel.get(timeout=min(remaining, 0.25))
+                except queue_module.Empty:
+                    if not proc.is_alive() and channel.empty():
+                        raise RuntimeError("solve online: the solver process died") from None
+                    continue
+                if kind == "value_error":
+                    raise ValueError(value)
+                if kind == "error":
+                    raise RuntimeError(f"solve online: {value}")
+                handle(kind, value)
+        finally:
+            if proc.is_alive():
+                proc.terminate()
+            proc.join()
+        if "mtr" not in results:
+            results["stopped_in"] = (
+                "Ldim" if "ldim" not in results else "VC" if "vc" not in results else "M_tr"
+            )
+        return results
+    finally:
+        bar.close()
+
+
+def solve_online(
+    path: Path,
+    *,
+    max_n: int | None = None,
+    export_tree: Path | None = None,
+    time_limit: float | None = None,
+) -> tuple[dict[str, Any], list[str]]:
+    """Ldim, VC and M_tr of the class in ``path`` (exact, or a certified lower bound when the class
+    is too large for the exact DP), with an optimal sequence in the user's point labels.
+
+    With ``time_limit`` (seconds) the solve stops there and reports certified bounds instead:
+    M_tr(H, n) >= max(min(VC, n), 1) (a shattered set, or any non-constant point, forces a mistake
+    per point) and M_tr(H, n) <= min(Ldim, ⌊log2 |H|⌋, n) (halving, and M_tr <= Ldim), using
+    whichever of Ldim and VC finished."""
+    from theory.online import ConceptClass
+
     if max_n is not None and max_n < 1:
         raise ValueError(f"--max-n must be a positive integer (got {max_n})")
+    if time_limit is not None and not (time_limit > 0 and np.isfinite(time_limit)):
+        raise ValueError(f"--time-limit must be a positive number of seconds (got {time_limit})")
     H = ConceptClass.from_file(path)
     canon, _ = H.canonical()
-    ldim, vc = littlestone_dim(H), vc_dim(H)
-    reason = None
-    if canon.n_points <= EXACT_POINTS_CLI:
-        bound = transductive_mistake_bound(H, n=max_n)
-        value, sequence, exact = bound.value, list(bound.sequence), True
-    else:
-        reason = (
-            f"{canon.n_points} distinct non-constant points exceed the exact DP's "
-            f"{EXACT_POINTS_CLI} on the command line"
-        )
-        if max_n is not None:
-            raise ValueError(f"--max-n needs the exact DP, but {reason}")
-        cert = mtr_lower_bound(H, rng=0, candidates=_construct_sequences(H, littlestone_tree(H)))
-        value, sequence = cert.value, list(cert.sequence)
-        exact = value >= min(ldim, int(np.floor(np.log2(H.n_hypotheses))))  # sandwiched
+    res = _run_online(H, max_n, time_limit)
+    label = "M_tr" if max_n is None else f"M_tr(H, n={max_n})"
+    head = (
+        f"class: {H.n_hypotheses} hypotheses on {H.n_points} points "
+        f"({canon.n_points} after merging constant, repeated and complementary points)"
+    )
+    ldim, vc = res.get("ldim"), res.get("vc")
+    if "mtr" not in res:
+        return _online_bounds(res, H, max_n, label, head, time_limit, export_tree)
+    value, sequence, exact, reason = res["mtr"]
     out = {
         "ldim": ldim,
         "vc": vc,
@@ -274,12 +379,8 @@ def solve_online(
         "n_points": H.n_points,
         "n_hypotheses": H.n_hypotheses,
     }
-    label = "M_tr" if max_n is None else f"M_tr(H, n={max_n})"
     lines = [
-        (
-            f"class: {H.n_hypotheses} hypotheses on {H.n_points} points "
-            f"({canon.n_points} after merging constant, repeated and complementary points)"
-        ),
+        head,
         f"Ldim = {ldim}",
         f"VC = {vc}",
         f"{label} = {value}"
@@ -291,9 +392,65 @@ def solve_online(
     ]
     if export_tree is not None:
         from sims.online import littlestone_tree_graph, write_graph
+        from theory.online.dims import littlestone_tree
 
         write_graph(littlestone_tree_graph(littlestone_tree(H), H), export_tree)
         lines.append(f"Littlestone tree (depth {ldim}) written to {export_tree}")
+    return out, lines
+
+
+def _online_bounds(
+    res: dict[str, Any],
+    H: Any,
+    max_n: int | None,
+    label: str,
+    head: str,
+    time_limit: float | None,
+    export_tree: Path | None,
+) -> tuple[dict[str, Any], list[str]]:
+    """The certified bounds on M_tr when the time limit stopped the solve (see solve_online)."""
+    canon, _ = H.canonical()
+    ldim, vc = res.get("ldim"), res.get("vc")
+    n_eff = canon.n_points if max_n is None else min(max_n, canon.n_points)
+    nonconstant = int(canon.n_points >= 1 and canon.n_hypotheses >= 2 and n_eff >= 1)
+    lower, why_lower = nonconstant, "a non-constant point forces one mistake"
+    if nonconstant == 0:
+        why_lower = "the class is constant on every point"
+    if vc is not None and min(vc, n_eff) > lower:
+        lower, why_lower = min(vc, n_eff), "VC: a shattered set forces a mistake per point"
+    candidates = [(n_eff, "the sequence has that many distinct points")]
+    if canon.n_hypotheses >= 1:
+        halving = int(np.floor(np.log2(max(canon.n_hypotheses, 1))))
+        candidates.append((halving, "halving: ⌊log2 |H|⌋"))
+    if ldim is not None:
+        candidates.append((ldim, "M_tr <= Ldim"))
+    upper, why_upper = min(candidates, key=lambda c: c[0])
+    out = {
+        "ldim": ldim,
+        "vc": vc,
+        "mtr": lower if lower == upper else None,
+        "mtr_exact": lower == upper,
+        "mtr_lower": lower,
+        "mtr_upper": upper,
+        "time_limit_reached": True,
+        "sequence": None,
+        "n_points": H.n_points,
+        "n_hypotheses": H.n_hypotheses,
+    }
+    stopped = f"time limit {time_limit:g} s reached in {res['stopped_in']}"
+    lines = [
+        head,
+        f"Ldim = {ldim}" if ldim is not None else "Ldim: not computed (time limit)",
+        f"VC = {vc}" if vc is not None else "VC: not computed (time limit)",
+        (
+            f"{label} = {lower} ({stopped}, but the certified bounds meet)"
+            if lower == upper
+            else f"{label} is at least {lower} and at most {upper} ({stopped})"
+        ),
+        f"certified: at least {lower} ({why_lower}); at most {upper} ({why_upper})",
+    ]
+    if export_tree is not None:
+        lines.append(f"Littlestone tree not written to {export_tree} (time limit)")
     return out, lines
 
 
