@@ -354,7 +354,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--scale", choices=SCALES, default="quick", help="problem sizes (default: quick)"
     )
     p.add_argument("--seed", type=_seed, default=0, help="root seed (default: 0)")
-    p.add_argument("--workers", type=_positive_int, default=1, help="parallel workers (default: 1)")
+    p.add_argument(
+        "--workers",
+        type=lambda text: _parsed(text, int, lambda v: 1 <= v <= 1024, "an integer in [1, 1024]"),
+        default=1,
+        help="parallel workers, 1 to 1024 (default: 1)",
+    )
     p.add_argument(
         "--scheduler",
         type=_scheduler,

@@ -304,7 +304,7 @@ def _run_online(H: Any, max_n: int | None, time_limit: float | None) -> dict[str
         if time_limit is None:
             _online_work(H, max_n, handle)
             return results
-        ctx = multiprocessing.get_context("fork")
+        ctx = multiprocessing.get_context("spawn")  # no fork of a threaded process
         channel = ctx.Queue()
         proc = ctx.Process(target=_online_child, args=(H, max_n, channel), daemon=True)
         deadline = time.monotonic() + time_limit
