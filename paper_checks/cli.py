@@ -8,8 +8,10 @@ stderr naming what is wrong, no traceback).
 from __future__ import annotations
 
 import argparse
+import csv
 import logging
 import math
+import os
 import shutil
 import sys
 import time
@@ -18,13 +20,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
+from paper_checks._inputs import check_output_path
 from paper_checks.claims import PAPERS, all_claims, select_claims
 from paper_checks.context import SCALES, Context
 from paper_checks.report import replication_text, write_reports
 from paper_checks.results import (
     CheckResult,
     RunInfo,
+    RunLock,
     Verdict,
+    check_latest,
     load_results,
     update_latest,
     write_results,
@@ -81,6 +86,14 @@ def _cosine(text: str) -> float:
     return _parsed(text, float, lambda v: -1.0 <= v <= 1.0, "a cosine in [-1, 1]")
 
 
+def _path(text: str) -> Path:
+    """A file or directory path; an empty one (e.g. an unset shell variable) is a usage error,
+    not the current directory."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a path, got an empty string")
+    return Path(text)
+
+
 def _scheduler(text: str) -> str:
     if text in ("processes", "dask") or text.startswith("tcp://"):
         return text
@@ -102,8 +115,14 @@ def cmd_list(args: argparse.Namespace) -> int:
     claims = [c for c in all_claims() if not args.papers or c.paper in args.papers]
     last: dict[str, str] = {}
     latest = args.results / "latest"
-    if (latest / "results.json").is_file():
-        last = {r.claim_id: r.verdict.value for r in load_results(latest)[1]}
+    if (latest / "results.json").exists():
+        try:
+            last = {r.claim_id: r.verdict.value for r in load_results(latest)[1]}
+        except (ValueError, OSError) as err:  # a corrupt last run must not hide the claims
+            print(
+                f"{PROG}: warning: last run not shown: {' '.join(str(err).split())}",
+                file=sys.stderr,
+            )
     rows = [(c.id, last.get(c.id, "-"), c.statement) for c in claims]
     if not rows:
         print("no claims yet for " + ", ".join(args.papers))
@@ -126,32 +145,36 @@ def cmd_run(args: argparse.Namespace) -> int:
             out_dir = args.results / f"{run_id}-{suffix}"
     else:
         out_dir = args.out
-    run_id = out_dir.name
+    # refuse before anything is written: an unwritable --out, a `latest` that is not ours
+    check_output_path(out_dir, "--out", directory=True)
+    check_latest(out_dir.resolve().parent)
+    run_id = out_dir.resolve().name
     out_dir.mkdir(parents=True, exist_ok=True)
 
     from sims.sweep import make_executor
 
-    start = time.perf_counter()
-    with make_executor(args.workers, args.scheduler) as executor:
-        ctx = Context(args.scale, args.seed, out_dir, executor, backend)
-        from paper_checks.runner import run_claims
+    with RunLock(out_dir):  # a second run into the same --out is refused while this one writes
+        start = time.perf_counter()
+        with make_executor(args.workers, args.scheduler) as executor:
+            ctx = Context(args.scale, args.seed, out_dir, executor, backend)
+            from paper_checks.runner import run_claims
 
-        results = run_claims(claims, ctx, args.replicates, on_result=_print_claim_line)
-    info = RunInfo(
-        run_id=run_id,
-        created=created.isoformat(timespec="seconds"),
-        scale=args.scale,
-        seed=args.seed,
-        scheduler=args.scheduler,
-        workers=args.workers,
-        replicates=args.replicates,
-        backend=backend.name,
-        argv=list(args.argv),
-        wall_time_s=round(time.perf_counter() - start, 3),
-    )
-    write_results(out_dir, info, results)
-    _, page = write_reports(out_dir)
-    update_latest(out_dir.resolve().parent, out_dir.resolve())
+            results = run_claims(claims, ctx, args.replicates, on_result=_print_claim_line)
+        info = RunInfo(
+            run_id=run_id,
+            created=created.isoformat(timespec="seconds"),
+            scale=args.scale,
+            seed=args.seed,
+            scheduler=args.scheduler,
+            workers=args.workers,
+            replicates=args.replicates,
+            backend=backend.name,
+            argv=list(args.argv),
+            wall_time_s=round(time.perf_counter() - start, 3),
+        )
+        write_results(out_dir, info, results)
+        _, page = write_reports(out_dir)
+        update_latest(out_dir.resolve().parent, out_dir.resolve())
     for paper in dict.fromkeys(r.paper for r in results):
         print(f"{paper:<16} {_tally([r for r in results if r.paper == paper])}")
     fragile = [r.claim_id for r in results if (r.replication or {}).get("fragile")]
@@ -196,6 +219,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         for path in write_docs():
             print(f"wrote {path}")
         return 0
+    if not str(args.run_dir).strip():
+        raise ValueError("RUN_DIR: the path is empty")
     md, page = write_reports(args.run_dir)
     print(f"wrote {md} and {page}")
     return 0
@@ -204,6 +229,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from paper_checks.bench import run_benchmarks
 
+    if args.only is not None and not args.only:
+        raise ValueError("--only: name at least one benchmark (or leave --only out to run all)")
+    check_output_path(args.out, "--out", directory=False)
     rows = run_benchmarks(quick=args.quick, out=args.out, only=args.only)
     _print_table(
         [
@@ -238,6 +266,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_solve_passk(args: argparse.Namespace) -> int:
     from paper_checks.solve import solve_passk
 
+    if args.plot is not None:
+        check_output_path(args.plot, "--plot", directory=False)
     _, lines = solve_passk(args.samples, k_max=args.k_max, plot=args.plot)
     print("\n".join(lines))
     return 0
@@ -249,7 +279,14 @@ def cmd_solve_online(args: argparse.Namespace) -> int:
     from paper_checks.solve import solve_online
     from sims._jsonio import to_jsonable
 
-    out, lines = solve_online(args.class_file, max_n=args.max_n, export_tree=args.export_tree)
+    if args.export_tree is not None:
+        check_output_path(args.export_tree, "--export-tree", directory=False)
+    out, lines = solve_online(
+        args.class_file,
+        max_n=args.max_n,
+        export_tree=args.export_tree,
+        time_limit=args.time_limit,
+    )
     print(json.dumps(to_jsonable(out)) if args.json else "\n".join(lines))
     return 0
 
@@ -266,6 +303,8 @@ def cmd_solve_rmt(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.plot is not None:
+        check_output_path(args.plot, "--plot", directory=False)
     spec, lines = solve_rmt(
         psi_p=args.psi_p,
         psi_n=args.psi_n,
@@ -285,6 +324,9 @@ def cmd_solve_rmt(args: argparse.Namespace) -> int:
 def cmd_solve_hivemind(args: argparse.Namespace) -> int:
     from paper_checks.solve import solve_hivemind
 
+    check_output_path(args.out, "--out", directory=True)
+    if args.cache is not None:
+        check_output_path(args.cache, "--cache", directory=True)
     _, lines = solve_hivemind(
         args.gens,
         ratings=args.ratings,
@@ -343,7 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
         "list", parents=[common], help="list claims with the verdict of the last run"
     )
     p.add_argument("papers", nargs="*", metavar="PAPER", help=f"paper keys ({', '.join(PAPERS)})")
-    p.add_argument("--results", type=Path, default=RESULTS, help="results root (default: results)")
+    p.add_argument("--results", type=_path, default=RESULTS, help="results root (default: results)")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("run", parents=[common], help="check claims, write results and reports")
@@ -353,7 +395,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--scale", choices=SCALES, default="quick", help="problem sizes (default: quick)"
     )
     p.add_argument("--seed", type=_seed, default=0, help="root seed (default: 0)")
-    p.add_argument("--workers", type=_positive_int, default=1, help="parallel workers (default: 1)")
+    p.add_argument(
+        "--workers",
+        type=lambda text: _parsed(text, int, lambda v: 1 <= v <= 1024, "an integer in [1, 1024]"),
+        default=1,
+        help="parallel workers, 1 to 1024 (default: 1)",
+    )
     p.add_argument(
         "--replicates",
         type=_positive_int,
@@ -374,7 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--out",
-        type=Path,
+        type=_path,
         default=None,
         help="run directory (default: results/<run-id>); reuse a killed run's directory to resume its sweeps",
     )
@@ -385,13 +432,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 when a claim FAILs or crashes (fail), only when one crashes (error), or "
         "never (default: fail)",
     )
-    p.add_argument("--results", type=Path, default=RESULTS, help=argparse.SUPPRESS)
+    p.add_argument("--results", type=_path, default=RESULTS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser(
         "report", parents=[common], help="rebuild report.md and report.html from JSON"
     )
-    p.add_argument("run_dir", nargs="?", type=Path, default=RESULTS / "latest", metavar="RUN_DIR")
+    p.add_argument("run_dir", nargs="?", type=_path, default=RESULTS / "latest", metavar="RUN_DIR")
     p.add_argument(
         "--docs",
         action="store_true",
@@ -404,7 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="small sizes")
     p.add_argument("--only", nargs="*", metavar="NAME", help="run only these benchmarks")
     p.add_argument(
-        "--out", type=Path, default=Path("bench.json"), help="output (default: bench.json)"
+        "--out", type=_path, default=Path("bench.json"), help="output (default: bench.json)"
     )
     p.add_argument(
         "--reach",
@@ -422,10 +469,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="FILE is CSV or JSONL with per-problem n,c (optionally problem) or per-sample "
         "problem,correct rows. Two files (base, then RL) add the crossing k and the coverage sets.",
     )
-    s.add_argument("--samples", nargs="+", required=True, type=Path, metavar="FILE")
+    s.add_argument("--samples", nargs="+", required=True, type=_path, metavar="FILE")
     s.add_argument("--k-max", type=_positive_int, default=None, help="largest k (default: min n)")
     s.add_argument(
-        "--plot", type=Path, default=Path("passk.png"), help="figure path (default: passk.png)"
+        "--plot", type=_path, default=Path("passk.png"), help="figure path (default: passk.png)"
     )
     s.set_defaults(func=cmd_solve_passk)
     s = solvers.add_parser(
@@ -435,14 +482,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="FILE: one hypothesis per line as a 0/1 string (# comments allowed), or JSON: a "
         'list of lists of 0/1, or {"hypotheses": [...], "points": [labels]}.',
     )
-    s.add_argument("--class", dest="class_file", required=True, type=Path, metavar="FILE")
+    s.add_argument("--class", dest="class_file", required=True, type=_path, metavar="FILE")
     s.add_argument(
         "--max-n", type=_positive_int, default=None, help="M_tr(H, n): sequences of length n"
     )
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.add_argument(
+        "--time-limit",
+        type=_positive_float,
+        default=None,
+        metavar="S",
+        help="stop after S seconds and print certified bounds instead: at least max(VC, 1), at "
+        "most min(Ldim, ⌊log2 |H|⌋, points), from what finished (default: no limit)",
+    )
+    s.add_argument(
         "--export-tree",
-        type=Path,
+        type=_path,
         default=None,
         metavar="OUT",
         help="write the Littlestone tree witness (.graphml or .dot)",
@@ -458,8 +513,8 @@ def build_parser() -> argparse.ArgumentParser:
         "[s1, s2]}}. MiniLM cosines are on another scale than the paper's embedder: read the "
         "baseline cut-offs, not only 0.7/0.8/0.9.",
     )
-    s.add_argument("--gens", required=True, type=Path, metavar="FILE")
-    s.add_argument("--ratings", nargs="+", type=Path, default=None, metavar="FILE")
+    s.add_argument("--gens", required=True, type=_path, metavar="FILE")
+    s.add_argument("--ratings", nargs="+", type=_path, default=None, metavar="FILE")
     s.add_argument(
         "--embedder",
         choices=("minilm", "hash", "vectors"),
@@ -469,13 +524,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument(
         "--out",
-        type=Path,
+        type=_path,
         default=Path("hivemind-report"),
         help="output folder (default: hivemind-report)",
     )
     s.add_argument(
         "--cache",
-        type=Path,
+        type=_path,
         default=None,
         help="embedding cache folder (default: OUT/embedding-cache)",
     )
@@ -507,7 +562,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="spectrum of the random-feature matrix U (diffusion paper, Thm 3.1)",
         description="Deterministic equivalent of U = (1/n) Σ_ν E_ξ φ_ν φ_νᵀ for p = ψ_p d features, "
         "n = ψ_n d samples x0 ~ N(0, Σ) at diffusion time t: the delta at s_t² and each bulk's "
-        "mass and edges. --sample D overlays a sampled Gaussian-equivalent U at dimension D.",
+        "mass and edges. --sample D overlays a sampled Gaussian-equivalent U at dimension D. "
+        "Validated domain (where the solver is tested): ψ_p, ψ_n in [1, 4096], t in [1e-3, 3], "
+        "Σ atoms in [0.1, 10]; outside it the command exits 2. The spectrum is checked before it "
+        "is printed (total mass within 1e-3 of 1, densities finite and >= 0, s_t² > 0); when "
+        "that check fails nothing is printed and the exit code is 1 (e.g. ψ_p ≈ ψ_n ≫ 16 at "
+        "large t).",
     )
     s.add_argument("--psi-p", required=True, type=_positive_float, help="p/d")
     s.add_argument("--psi-n", required=True, type=_positive_float, help="n/d")
@@ -525,16 +585,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--activation", choices=ACTIVATIONS, default="tanh")
     s.add_argument(
         "--grid",
-        type=lambda text: _parsed(text, int, lambda v: v >= 16, "an integer >= 16"),
+        type=lambda text: _parsed(
+            text, int, lambda v: 16 <= v <= 1_000_000, "an integer in [16, 1000000]"
+        ),
         default=1000,
-        help="log-grid points, at least 16 (default 1000)",
+        help="log-grid points, 16 to 10^6 (default 1000)",
     )
     s.add_argument(
         "--sample", type=_positive_int, default=None, metavar="D", help="also draw U at d = D"
     )
     s.add_argument("--seed", type=_seed, default=0, help="seed of the --sample draw (default: 0)")
     s.add_argument("--json", action="store_true", help="print the spectrum as one JSON object")
-    s.add_argument("--plot", type=Path, default=None, metavar="OUT.png", help="write the figure")
+    s.add_argument("--plot", type=_path, default=None, metavar="OUT.png", help="write the figure")
     s.set_defaults(func=cmd_solve_rmt)
     s = solvers.add_parser(
         "superposition",
@@ -563,6 +625,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _fail(message: str) -> int:
+    """Print the one-line error (newlines folded) and return exit code 2."""
+    line = " ".join(message.split()) or "failed"
+    print(f"{PROG}: error: {line}", file=sys.stderr)
+    return 2
+
+
+def _os_error_text(err: OSError) -> str:
+    """``'PATH': reason`` for a file-system error (PATH -> PATH2 for a rename)."""
+    reason = err.strerror or type(err).__name__
+    if err.filename is None:
+        return f"{reason} ({err})" if str(err) != reason else reason
+    where = repr(os.fspath(err.filename))
+    if err.filename2 is not None:
+        where += f" -> {os.fspath(err.filename2)!r}"
+    return f"{where}: {reason}"
+
+
+def _quiet_dask_loggers(args: argparse.Namespace, level: int) -> None:
+    """Dask's distributed configures its own loggers at INFO when imported (scheduler, workers,
+    dashboard: ~50 lines per run); keep them at WARNING unless -v asked for INFO. The environment
+    variable reaches worker processes too."""
+    if getattr(args, "scheduler", "processes") == "processes":
+        return
+    name = logging.getLevelName(max(level, logging.WARNING)).lower()
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", name)
+    try:
+        import distributed  # noqa: F401  (sets up its loggers on import)
+    except ImportError:
+        return
+    for logger_name in ("distributed", "dask"):
+        logging.getLogger(logger_name).setLevel(max(level, logging.WARNING))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``paper-checks`` (and ``python -m paper_checks``); returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -578,11 +674,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         else [logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)]
     )
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    _quiet_dask_loggers(args, level)
+    from paper_checks.solve import SolverCheckFailed
+
     try:
         return args.func(args)
-    except ValueError as err:
-        print(f"{PROG}: error: {err}", file=sys.stderr)
-        return 2
+    except SolverCheckFailed as err:
+        print(f"{PROG}: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 1
+    except UnicodeDecodeError as err:  # a reader that did not name its file
+        return _fail(f"input is not UTF-8 text ({err.reason} at byte {err.start})")
+    except (ValueError, csv.Error) as err:  # json.JSONDecodeError is a ValueError
+        return _fail(str(err))
+    except OSError as err:
+        return _fail(_os_error_text(err))
+    except MemoryError:
+        return _fail(
+            "out of memory: the sizes chosen need more memory than is available; choose "
+            "smaller ones"
+        )
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130

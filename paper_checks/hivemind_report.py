@@ -15,7 +15,6 @@ Malformed lines raise ValueError naming the option, the file and the line.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,16 +32,17 @@ BASELINE_PERCENTILES = (50.0, 90.0, 99.0)
 
 # -------------------------------------------------------------------------------------- reading
 def _json_lines(path: Path, option: str) -> list[tuple[int, dict[str, Any]]]:
-    if not path.is_file():
-        raise ValueError(f"{option}: no such file {str(path)!r}")
+    from paper_checks._inputs import loads_strict, read_input_text
+
     rows = []
-    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for line_no, line in enumerate(read_input_text(path, option).splitlines(), 1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{option}: {path}:{line_no} is not JSON ({err.msg})") from None
+            row = loads_strict(line)  # NaN, Infinity and 1e999 are refused
+        except ValueError as err:
+            msg = getattr(err, "msg", str(err))
+            raise ValueError(f"{option}: {path}:{line_no} is not JSON ({msg})") from None
         if not isinstance(row, dict):
             raise ValueError(f"{option}: {path}:{line_no} is not a JSON object")  # noqa: TRY004
         rows.append((line_no, row))
@@ -109,7 +109,15 @@ def read_generations(path: str | Path, option: str = "--gens") -> Generations:
             raise ValueError(f"{option}: {path}: 'embedding' must be on every line or on none")
         if len({len(e) for e in cols["embedding"]}) > 1:
             raise ValueError(f"{option}: {path}: every 'embedding' must have the same length")
-        embeddings = np.array(cols["embedding"])
+        embeddings = np.array(cols["embedding"], dtype=float)
+        with np.errstate(over="ignore"):
+            norms = np.linalg.norm(embeddings, axis=1)
+        if not np.all(np.isfinite(norms)):
+            line = int(np.flatnonzero(~np.isfinite(norms))[0]) + 1
+            raise ValueError(
+                f"{option}: {path}: the embedding of response {line} is too large for float64 "
+                "(its norm overflows)"
+            )
     return Generations(
         cols["query"],
         cols["model"],

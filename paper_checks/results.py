@@ -12,7 +12,7 @@ import enum
 import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -137,11 +137,83 @@ def write_results(run_dir: Path, info: RunInfo, results: list[CheckResult]) -> P
 
 def load_results(run_dir: str | os.PathLike[str]) -> tuple[dict[str, Any], list[CheckResult]]:
     """Read ``results.json`` of a run directory: (run metadata, results)."""
-    path = Path(run_dir) / "results.json"
-    if not path.is_file():
+    from paper_checks._inputs import loads_strict, read_input_text
+
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        what = "is not a directory" if run_dir.exists() else "does not exist"
+        raise ValueError(f"RUN_DIR {os.fspath(run_dir)!r} {what}")
+    path = run_dir / "results.json"
+    if not path.exists():
         raise ValueError(f"RUN_DIR {os.fspath(run_dir)!r} has no results.json")
-    payload = read_json(path)
-    return payload["run"], [CheckResult.from_json(r) for r in payload["claims"]]
+    text = read_input_text(path, "RUN_DIR")
+    try:
+        payload = loads_strict(text)
+    except ValueError as err:  # json.JSONDecodeError included
+        msg = getattr(err, "msg", str(err))
+        raise ValueError(f"RUN_DIR: {str(path)!r} is not valid JSON ({msg})") from None
+    return _validated_results(payload, path)
+
+
+#: Keys of ``results.json["run"]`` the reports read, with their JSON types.
+_RUN_KEYS: dict[str, type | tuple[type, ...]] = {
+    "run_id": str,
+    "scale": str,
+    "seed": int,
+    "scheduler": str,
+    "workers": int,
+    "backend": str,
+    "wall_time_s": (int, float),
+}
+_CLAIM_KEYS: dict[str, type | tuple[type, ...]] = {
+    "claim_id": str,
+    "summary": str,
+    "measured": dict,
+    "expected": dict,
+    "tolerance": str,
+    "figures": list,
+    "statement": str,
+    "source": str,
+    "provenance": dict,
+}
+
+
+def _validated_results(payload: Any, path: Path) -> tuple[dict[str, Any], list[CheckResult]]:
+    """(run, results) of a parsed ``results.json``; ValueError naming the file and the first key
+    that is missing or of the wrong type."""
+
+    def bad(what: str) -> ValueError:
+        return ValueError(f"RUN_DIR: {str(path)!r} is not a paper-checks results file ({what})")
+
+    if not isinstance(payload, dict):
+        raise bad(f"a JSON {type(payload).__name__}, not an object")
+    run, claims = payload.get("run"), payload.get("claims")
+    if not isinstance(run, dict):
+        raise bad("no 'run' object")
+    if not isinstance(claims, list):
+        raise bad("no 'claims' list")
+    for key, kind in _RUN_KEYS.items():
+        if not isinstance(run.get(key), kind) or isinstance(run.get(key), bool):
+            raise bad(f"run.{key} is missing or not a {getattr(kind, '__name__', 'number')}")
+    results = []
+    for i, record in enumerate(claims):
+        if not isinstance(record, dict):
+            raise bad(f"claims[{i}] is not an object")
+        for key, kind in _CLAIM_KEYS.items():
+            if not isinstance(record.get(key), kind):
+                raise bad(f"claims[{i}].{key} is missing or not a {kind.__name__}")  # type: ignore[union-attr]
+        if record.get("verdict") not in {v.value for v in Verdict}:
+            raise bad(f"claims[{i}].verdict is not one of {', '.join(v.value for v in Verdict)}")
+        if not isinstance(record.get("error"), str | None):
+            raise bad(f"claims[{i}].error is not a string")
+        wall = record["provenance"].get("wall_time_s", 0)
+        if not isinstance(wall, int | float) or isinstance(wall, bool):
+            raise bad(f"claims[{i}].provenance.wall_time_s is not a number")
+        for fig in record["figures"]:
+            if not isinstance(fig, str) or Path(fig).is_absolute() or ".." in Path(fig).parts:
+                raise bad(f"claims[{i}].figures holds {fig!r}, not a path inside the run")
+        results.append(CheckResult.from_json(record))
+    return run, results
 
 
 def comparable(payload: Any) -> Any:
@@ -153,10 +225,101 @@ def comparable(payload: Any) -> Any:
     return payload
 
 
+def check_latest(results_root: Path) -> None:
+    """Refuse (ValueError) when ``results_root/latest`` exists but is not a link this package
+    made: a symlink to a sibling directory. A user's file or directory is never replaced."""
+    link = results_root / "latest"
+    if not link.is_symlink():
+        if link.exists():
+            kind = "directory" if link.is_dir() else "file"
+            raise ValueError(
+                f"{str(link)!r} is a {kind}, not the symlink paper-checks keeps there; move it "
+                "away or choose another --out"
+            )
+        return
+    target = os.fspath(link.readlink())
+    if os.sep in target.rstrip(os.sep) or target in ("", ".", ".."):
+        raise ValueError(
+            f"{str(link)!r} is a symlink to {target!r}, not to a run beside it; move it away "
+            "or choose another --out"
+        )
+
+
 def update_latest(results_root: Path, run_dir: Path) -> None:
-    """Point ``results_root/latest`` at ``run_dir`` (a relative symlink, replaced atomically)."""
+    """Point ``results_root/latest`` at ``run_dir`` (a relative symlink, replaced atomically);
+    refuses to replace anything :func:`check_latest` refuses."""
+    check_latest(results_root)
     link = results_root / "latest"
     tmp = results_root / f".latest.tmp-{os.getpid()}"
     tmp.unlink(missing_ok=True)
     tmp.symlink_to(os.path.relpath(run_dir, results_root), target_is_directory=True)
-    tmp.replace(link)
+    try:
+        tmp.replace(link)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+LOCK_NAME = ".paper-checks.lock"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
+class RunLock:
+    """An exclusive lock on a run directory while a run writes it: ``DIR/.paper-checks.lock``
+    holds the PID of the holder. A second run into the same directory is refused (ValueError
+    naming the holder's PID); a lock left by a dead process (or by this process, not held now, e.g.
+    after a crash in a test session) is taken over."""
+
+    _held: set[Path] = set()  # noqa: RUF012  (locks held by this process)
+
+    def __init__(self, run_dir: Path) -> None:
+        self.path = Path(run_dir).resolve() / LOCK_NAME
+
+    def _try_create(self) -> bool:
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            return False
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write(f"{os.getpid()}\n")
+        return True
+
+    def _holder(self) -> int | None:
+        try:
+            return int(self.path.read_text(encoding="ascii").strip())
+        except (OSError, ValueError, UnicodeDecodeError):
+            return None
+
+    def acquire(self) -> RunLock:
+        for _ in range(3):
+            if self._try_create():
+                RunLock._held.add(self.path)
+                return self
+            pid = self._holder()
+            mine = pid == os.getpid() and self.path not in RunLock._held
+            if pid is not None and _pid_alive(pid) and not mine:
+                raise ValueError(
+                    f"--out {str(self.path.parent)!r} is in use by paper-checks process {pid} "
+                    f"(lock file {self.path.name}); wait for it or choose another --out"
+                )
+            self.path.unlink(missing_ok=True)  # stale: its holder is gone
+        raise ValueError(f"--out {str(self.path.parent)!r}: cannot take the lock {self.path.name}")
+
+    def release(self) -> None:
+        if self.path in RunLock._held:
+            RunLock._held.discard(self.path)
+            self.path.unlink(missing_ok=True)
+
+    def __enter__(self) -> Self:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

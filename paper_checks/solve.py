@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import csv
-import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,34 +29,60 @@ class SampleCounts:
 
 
 def _read_rows(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        raise ValueError(f"--samples: no such file {str(path)!r}")
-    text = path.read_text(encoding="utf-8")
+    from paper_checks._inputs import loads_strict, read_input_text
+
+    text = read_input_text(path, "--samples")
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         rows = []
         for line_no, line in enumerate(text.splitlines(), 1):
             if line.strip():
                 try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise ValueError(
-                        f"--samples: {path}:{line_no} is not JSON ({err.msg})"
-                    ) from None
+                    row = loads_strict(line)
+                except ValueError as err:  # json.JSONDecodeError, NaN, Infinity, 1e999
+                    msg = getattr(err, "msg", str(err))
+                    raise ValueError(f"--samples: {path}:{line_no} is not JSON ({msg})") from None
                 if not isinstance(row, dict):
                     raise ValueError(f"--samples: {path}:{line_no} is not a JSON object")
                 rows.append({str(k).lower(): v for k, v in row.items()})
         return rows
-    reader = csv.DictReader(text.splitlines())
+    try:
+        records = list(csv.reader(text.splitlines()))
+    except csv.Error as err:  # e.g. a field over csv's field size limit
+        raise ValueError(f"--samples: {path} is not a readable CSV file ({err})") from None
+    records = [r for r in records if any(field.strip() for field in r)]
+    if not records:
+        return []
+    header = [name.strip().lower() for name in records[0]]
+    for line, record in enumerate(records[1:], 2):
+        if len(record) != len(header):
+            raise ValueError(
+                f"--samples: {path} row {line - 1} has {len(record)} fields, the header "
+                f"{len(header)} ({','.join(header)})"
+            )
     return [
-        {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()} for row in reader
+        {name: field.strip() for name, field in zip(header, record, strict=True)}
+        for record in records[1:]
     ]
 
 
+#: n above this is refused before any table is built (int64 and float index arithmetic stay exact).
+MAX_SAMPLES_PER_PROBLEM = 2**53
+
+
 def _as_int(value: Any, what: str, where: str) -> int:
+    if isinstance(value, bool):
+        raise ValueError(f"--samples: {where}: {what} must be an integer (got {value!r})")  # noqa: TRY004
     try:
-        return int(str(value).strip())
+        number = int(str(value).strip())
     except ValueError:
-        raise ValueError(f"--samples: {where}: {what} must be an integer (got {value!r})") from None
+        shown = f"{str(value)[:20]}..." if len(str(value)) > 20 else str(value)
+        raise ValueError(f"--samples: {where}: {what} must be an integer (got {shown!r})") from None
+    if abs(number) > MAX_SAMPLES_PER_PROBLEM:
+        raise ValueError(
+            f"--samples: {where}: {what} = {str(number)[:30]} is beyond the supported "
+            f"{MAX_SAMPLES_PER_PROBLEM} (2^53)"
+        )
+    return number
 
 
 def _as_bool(value: Any, where: str) -> bool:
@@ -80,6 +106,9 @@ def read_sample_counts(path: str | Path) -> SampleCounts:
         raise ValueError(f"--samples: {path} holds no rows")
     columns = set(rows[0])
     id_col = next((c for c in _ID_COLUMNS if c in columns), None)
+    missing = next((i for i, r in enumerate(rows) if id_col and r.get(id_col) is None), None)
+    if missing is not None:
+        raise ValueError(f"--samples: {path} row {missing + 1} has no {id_col!r}")
     ids = np.array([str(r[id_col]) if id_col else str(i + 1) for i, r in enumerate(rows)])
     if {"n", "c"} <= columns:
         n = np.array([_as_int(r.get("n"), "n", f"{path} row {i + 1}") for i, r in enumerate(rows)])
@@ -92,13 +121,17 @@ def read_sample_counts(path: str | Path) -> SampleCounts:
                 f"(got n={n[i]}, c={c[i]})"
             )
         if id_col is None:  # one row per problem, named by its 1-based row number
+            _check_table_memory(int(n.max()), path)
             return SampleCounts(path, ids, n.astype(np.int64), c.astype(np.int64))
+        if float(np.sum(n.astype(np.float64))) >= 2.0**62:  # pooled sums must not wrap
+            raise ValueError(f"--samples: {path}: the pooled n of a problem exceeds 2^62")
         uniq, inverse = np.unique(ids, return_inverse=True)
         # pooled integer sums (np.bincount with weights would return float64 counts)
         n_pooled = np.zeros(uniq.size, dtype=np.int64)
         c_pooled = np.zeros(uniq.size, dtype=np.int64)
         np.add.at(n_pooled, inverse, n)
         np.add.at(c_pooled, inverse, c)
+        _check_table_memory(int(n_pooled.max()), path)
         return SampleCounts(path, uniq, n_pooled, c_pooled)
     if "correct" in columns and id_col:
         correct = np.array(
@@ -110,6 +143,14 @@ def read_sample_counts(path: str | Path) -> SampleCounts:
         f"--samples: {path} needs columns n,c (per problem) or problem,correct (per sample); "
         f"found {', '.join(sorted(columns))}"
     )
+
+
+def _check_table_memory(n_max: int, path: Path) -> None:
+    """pass@k keeps a float64 prefix table of length max(n) and three temporaries as long (see
+    :func:`theory.passk.pass_at_k`): refuse an n whose table does not fit in memory."""
+    from paper_checks._inputs import check_memory
+
+    check_memory(32.0 * n_max, f"--samples: {path}: n = {n_max} (pass@k table of length n)")
 
 
 def solve_passk(
@@ -195,35 +236,140 @@ def solve_passk(
 EXACT_POINTS_CLI = 20
 
 
-def solve_online(
-    path: Path, *, max_n: int | None = None, export_tree: Path | None = None
-) -> tuple[dict[str, Any], list[str]]:
-    """Ldim, VC and M_tr of the class in ``path`` (exact, or a certified lower bound when the class
-    is too large for the exact DP), with an optimal sequence in the user's point labels."""
-    from theory.online import ConceptClass
+def _online_work(H: Any, max_n: int | None, put: Any) -> None:
+    """Ldim, VC, then M_tr (the exact DP, or a certified lower bound beyond
+    :data:`EXACT_POINTS_CLI` points); each result is handed to ``put(kind, value)`` as soon as it
+    is known, and each DP layer as ``put("layer", (k, n))``."""
     from theory.online.certificates import mtr_lower_bound
     from theory.online.dims import littlestone_dim, littlestone_tree, vc_dim
     from theory.online.mtr import transductive_mistake_bound
 
+    canon, _ = H.canonical()
+    ldim = littlestone_dim(H)
+    put("ldim", ldim)
+    put("vc", vc_dim(H))
+    if canon.n_points <= EXACT_POINTS_CLI:
+        bound = transductive_mistake_bound(H, n=max_n, progress=lambda k, n: put("layer", (k, n)))
+        put("mtr", (bound.value, list(bound.sequence), True, None))
+        return
+    reason = (
+        f"{canon.n_points} distinct non-constant points exceed the exact DP's "
+        f"{EXACT_POINTS_CLI} on the command line"
+    )
+    if max_n is not None:
+        raise ValueError(f"--max-n needs the exact DP, but {reason}")
+    cert = mtr_lower_bound(H, rng=0, candidates=_construct_sequences(H, littlestone_tree(H)))
+    exact = cert.value >= min(ldim, int(np.floor(np.log2(H.n_hypotheses))))  # sandwiched
+    put("mtr", (cert.value, list(cert.sequence), exact, reason))
+
+
+def _online_child(H: Any, max_n: int | None, queue: Any) -> None:
+    """:func:`_online_work` in a child process, its results and its failure sent on ``queue``."""
+    try:
+        _online_work(H, max_n, lambda kind, value: queue.put((kind, value)))
+    except ValueError as err:
+        queue.put(("value_error", str(err)))
+    except BaseException as err:  # noqa: BLE001  (reported to the parent, which re-raises)
+        queue.put(("error", f"{type(err).__name__}: {err}"))
+
+
+def _run_online(H: Any, max_n: int | None, time_limit: float | None) -> dict[str, Any]:
+    """The results of :func:`_online_work`, with a progress bar on a TTY (stages, then the DP's
+    layers). With ``time_limit`` the work runs in a child process that is stopped at the limit;
+    ``"stopped_in"`` then names the stage it was in."""
+    import multiprocessing
+    import queue as queue_module
+    import sys
+    import time
+
+    from tqdm.auto import tqdm
+
+    results: dict[str, Any] = {}
+    bar = tqdm(desc="solve online: Ldim", total=None, file=sys.stderr, disable=None, leave=False)
+
+    def handle(kind: str, value: Any) -> None:
+        results[kind] = value
+        if kind == "layer":
+            k, n = value
+            bar.total = n
+            bar.set_description("solve online: M_tr DP layer")
+            bar.n = k
+        else:
+            bar.set_description(
+                {"ldim": "solve online: VC", "vc": "solve online: M_tr"}.get(kind, "")
+            )
+        bar.refresh()
+
+    try:
+        if time_limit is None:
+            _online_work(H, max_n, handle)
+            return results
+        ctx = multiprocessing.get_context("spawn")  # no fork of a threaded process
+        channel = ctx.Queue()
+        proc = ctx.Process(target=_online_child, args=(H, max_n, channel), daemon=True)
+        deadline = time.monotonic() + time_limit
+        proc.start()
+        try:
+            while "mtr" not in results:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                try:
+                    kind, value = channel.get(timeout=min(remaining, 0.25))
+                except queue_module.Empty:
+                    if not proc.is_alive() and channel.empty():
+                        raise RuntimeError("solve online: the solver process died") from None
+                    continue
+                if kind == "value_error":
+                    raise ValueError(value)
+                if kind == "error":
+                    raise RuntimeError(f"solve online: {value}")
+                handle(kind, value)
+        finally:
+            if proc.is_alive():
+                proc.terminate()
+            proc.join()
+        if "mtr" not in results:
+            results["stopped_in"] = (
+                "Ldim" if "ldim" not in results else "VC" if "vc" not in results else "M_tr"
+            )
+        return results
+    finally:
+        bar.close()
+
+
+def solve_online(
+    path: Path,
+    *,
+    max_n: int | None = None,
+    export_tree: Path | None = None,
+    time_limit: float | None = None,
+) -> tuple[dict[str, Any], list[str]]:
+    """Ldim, VC and M_tr of the class in ``path`` (exact, or a certified lower bound when the class
+    is too large for the exact DP), with an optimal sequence in the user's point labels.
+
+    With ``time_limit`` (seconds) the solve stops there and reports certified bounds instead:
+    M_tr(H, n) >= max(min(VC, n), 1) (a shattered set, or any non-constant point, forces a mistake
+    per point) and M_tr(H, n) <= min(Ldim, ⌊log2 |H|⌋, n) (halving, and M_tr <= Ldim), using
+    whichever of Ldim and VC finished."""
+    from theory.online import ConceptClass
+
     if max_n is not None and max_n < 1:
         raise ValueError(f"--max-n must be a positive integer (got {max_n})")
+    if time_limit is not None and not (time_limit > 0 and np.isfinite(time_limit)):
+        raise ValueError(f"--time-limit must be a positive number of seconds (got {time_limit})")
     H = ConceptClass.from_file(path)
     canon, _ = H.canonical()
-    ldim, vc = littlestone_dim(H), vc_dim(H)
-    reason = None
-    if canon.n_points <= EXACT_POINTS_CLI:
-        bound = transductive_mistake_bound(H, n=max_n)
-        value, sequence, exact = bound.value, list(bound.sequence), True
-    else:
-        reason = (
-            f"{canon.n_points} distinct non-constant points exceed the exact DP's "
-            f"{EXACT_POINTS_CLI} on the command line"
-        )
-        if max_n is not None:
-            raise ValueError(f"--max-n needs the exact DP, but {reason}")
-        cert = mtr_lower_bound(H, rng=0, candidates=_construct_sequences(H, littlestone_tree(H)))
-        value, sequence = cert.value, list(cert.sequence)
-        exact = value >= min(ldim, int(np.floor(np.log2(H.n_hypotheses))))  # sandwiched
+    res = _run_online(H, max_n, time_limit)
+    label = "M_tr" if max_n is None else f"M_tr(H, n={max_n})"
+    head = (
+        f"class: {H.n_hypotheses} hypotheses on {H.n_points} points "
+        f"({canon.n_points} after merging constant, repeated and complementary points)"
+    )
+    ldim, vc = res.get("ldim"), res.get("vc")
+    if "mtr" not in res:
+        return _online_bounds(res, H, max_n, label, head, time_limit, export_tree)
+    value, sequence, exact, reason = res["mtr"]
     out = {
         "ldim": ldim,
         "vc": vc,
@@ -233,12 +379,8 @@ def solve_online(
         "n_points": H.n_points,
         "n_hypotheses": H.n_hypotheses,
     }
-    label = "M_tr" if max_n is None else f"M_tr(H, n={max_n})"
     lines = [
-        (
-            f"class: {H.n_hypotheses} hypotheses on {H.n_points} points "
-            f"({canon.n_points} after merging constant, repeated and complementary points)"
-        ),
+        head,
         f"Ldim = {ldim}",
         f"VC = {vc}",
         f"{label} = {value}"
@@ -250,9 +392,65 @@ def solve_online(
     ]
     if export_tree is not None:
         from sims.online import littlestone_tree_graph, write_graph
+        from theory.online.dims import littlestone_tree
 
         write_graph(littlestone_tree_graph(littlestone_tree(H), H), export_tree)
         lines.append(f"Littlestone tree (depth {ldim}) written to {export_tree}")
+    return out, lines
+
+
+def _online_bounds(
+    res: dict[str, Any],
+    H: Any,
+    max_n: int | None,
+    label: str,
+    head: str,
+    time_limit: float | None,
+    export_tree: Path | None,
+) -> tuple[dict[str, Any], list[str]]:
+    """The certified bounds on M_tr when the time limit stopped the solve (see solve_online)."""
+    canon, _ = H.canonical()
+    ldim, vc = res.get("ldim"), res.get("vc")
+    n_eff = canon.n_points if max_n is None else min(max_n, canon.n_points)
+    nonconstant = int(canon.n_points >= 1 and canon.n_hypotheses >= 2 and n_eff >= 1)
+    lower, why_lower = nonconstant, "a non-constant point forces one mistake"
+    if nonconstant == 0:
+        why_lower = "the class is constant on every point"
+    if vc is not None and min(vc, n_eff) > lower:
+        lower, why_lower = min(vc, n_eff), "VC: a shattered set forces a mistake per point"
+    candidates = [(n_eff, "the sequence has that many distinct points")]
+    if canon.n_hypotheses >= 1:
+        halving = int(np.floor(np.log2(max(canon.n_hypotheses, 1))))
+        candidates.append((halving, "halving: ⌊log2 |H|⌋"))
+    if ldim is not None:
+        candidates.append((ldim, "M_tr <= Ldim"))
+    upper, why_upper = min(candidates, key=lambda c: c[0])
+    out = {
+        "ldim": ldim,
+        "vc": vc,
+        "mtr": lower if lower == upper else None,
+        "mtr_exact": lower == upper,
+        "mtr_lower": lower,
+        "mtr_upper": upper,
+        "time_limit_reached": True,
+        "sequence": None,
+        "n_points": H.n_points,
+        "n_hypotheses": H.n_hypotheses,
+    }
+    stopped = f"time limit {time_limit:g} s reached in {res['stopped_in']}"
+    lines = [
+        head,
+        f"Ldim = {ldim}" if ldim is not None else "Ldim: not computed (time limit)",
+        f"VC = {vc}" if vc is not None else "VC: not computed (time limit)",
+        (
+            f"{label} = {lower} ({stopped}, but the certified bounds meet)"
+            if lower == upper
+            else f"{label} is at least {lower} and at most {upper} ({stopped})"
+        ),
+        f"certified: at least {lower} ({why_lower}); at most {upper} ({why_upper})",
+    ]
+    if export_tree is not None:
+        lines.append(f"Littlestone tree not written to {export_tree} (time limit)")
     return out, lines
 
 
@@ -286,6 +484,11 @@ def solve_hivemind(
     from sims._jsonio import to_jsonable, write_json_atomic
 
     gens = hr.read_generations(gens_path)
+    rated = [(path, hr.read_ratings(path)) for path in ratings or []]  # all read before writing
+    stems = [path.stem for path, _ in rated]
+    if len(set(stems)) < len(stems):
+        dup = next(stem for stem in stems if stems.count(stem) > 1)
+        raise ValueError(f"--ratings: two files share the name stem {dup!r}; rename one")
     if embedder == "vectors":
         if gens.embeddings is None:
             raise ValueError("--embedder vectors needs an 'embedding' on every line of --gens")
@@ -344,8 +547,7 @@ def solve_hivemind(
         lines.append(
             f"paraphrases: within {p['within']:.3f}, across {p['across']:.3f}, gap {p['gap']:.3f}"
         )
-    for path in ratings or []:
-        items = hr.read_ratings(path)
+    for path, items in rated:
         rows = hr.calibration(items, n_boot=n_boot, rng=rng)
         table = hr.item_table(items)
         _write_csv(out_dir / f"items_{path.stem}.csv", table)
@@ -400,6 +602,70 @@ def _activations() -> dict[str, Any]:
 ACTIVATIONS = ("tanh", "erf", "sigmoid", "relu", "softplus")
 
 
+#: Where ``solve rmt`` is tested (tests/theory/test_rmt.py: hypothesis over ψ_p, ψ_n in [1, 4096],
+#: t in [1e-3, 3]; data covariances with atoms 0.5 … 3) and therefore accepted; outside, the
+#: deterministic equivalent loses mass to quadrature or degenerate edges (e.g. t = 1e9 has
+#: v_t² ~ 1e-35) and its output is refused rather than printed.
+RMT_PSI_RANGE = (1.0, 4096.0)
+RMT_T_RANGE = (1e-3, 3.0)
+RMT_ATOM_RANGE = (0.1, 10.0)
+#: |total mass − 1| above this fails the solver's self-check (nothing is printed).
+RMT_MASS_TOLERANCE = 1e-3
+
+
+class SolverCheckFailed(RuntimeError):
+    """A solver's output failed its own consistency check: the CLI prints one line, exit code 1."""
+
+
+def _check_rmt_domain(psi_p: float, psi_n: float, t: float, atoms: Sequence[float]) -> None:
+    lo, hi = RMT_PSI_RANGE
+    for name, value in (("--psi-p", psi_p), ("--psi-n", psi_n)):
+        if not lo <= value <= hi:
+            raise ValueError(
+                f"{name} = {value:g} is outside the validated range [{lo:g}, {hi:g}] of solve rmt"
+            )
+    if not RMT_T_RANGE[0] <= t <= RMT_T_RANGE[1]:
+        raise ValueError(
+            f"--t = {t:g} is outside the validated range [{RMT_T_RANGE[0]:g}, {RMT_T_RANGE[1]:g}] "
+            "of solve rmt"
+        )
+    bad = [a for a in atoms if not RMT_ATOM_RANGE[0] <= a <= RMT_ATOM_RANGE[1]]
+    if bad:
+        raise ValueError(
+            f"--sigma-atoms: {bad[0]:g} is outside the validated range "
+            f"[{RMT_ATOM_RANGE[0]:g}, {RMT_ATOM_RANGE[1]:g}] of solve rmt"
+        )
+
+
+def _check_sample_memory(d: int, psi_p: float, psi_n: float) -> None:
+    """--sample D draws W (p×d), X (d×n), Ω and G (p×n), M = [G, b W] (p×(n+d)) and the Gram
+    matrix with eigvalsh's workspace (~3 (n+d)²), all float64."""
+    from paper_checks._inputs import check_memory
+
+    p, n = psi_p * d, psi_n * d
+    k = n + d
+    check_memory(8.0 * (p * d + d * n + 2 * p * n + p * k + 3 * k * k), f"--sample {d}")
+
+
+def _self_check_rmt(spec: Any) -> None:
+    """Refuse to print a spectrum that is not a probability distribution."""
+    problems = []
+    if not (math.isfinite(spec.consts.s2) and spec.consts.s2 > 0):
+        problems.append(f"s_t² = {spec.consts.s2:.3g} is not positive")
+    if not abs(spec.total_mass - 1.0) <= RMT_MASS_TOLERANCE:
+        problems.append(f"total mass {spec.total_mass:.6g}, not 1 within {RMT_MASS_TOLERANCE:g}")
+    if not np.all(np.isfinite(spec.density)) or np.any(spec.density < 0):
+        problems.append("the density is not finite and non-negative")
+    edges = [v for b in spec.bulks for v in (b.mass, b.lower, b.upper)]
+    if not np.all(np.isfinite(edges)) or any(b.mass < 0 for b in spec.bulks):
+        problems.append("a bulk has a negative or non-finite mass or edge")
+    if problems:
+        raise SolverCheckFailed(
+            "solve rmt: the spectrum failed its self-check (" + "; ".join(problems) + f"; "
+            f"{spec.unconverged} of {spec.evaluated} points unconverged); nothing printed"
+        )
+
+
 def solve_rmt(
     *,
     psi_p: float,
@@ -420,11 +686,15 @@ def solve_rmt(
 
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)} (got {activation!r})")
+    _check_rmt_domain(psi_p, psi_n, t, sigma_atoms)
+    if sample_d is not None:
+        _check_sample_memory(sample_d, psi_p, psi_n)
     spectrum = rmt.DataSpectrum.of(list(sigma_atoms), None if weights is None else list(weights))
     sigma = _activations()[activation]
     spec = rmt.rf_spectrum(
         psi_p=psi_p, psi_n=psi_n, t=t, spectrum=spectrum, activation=sigma, points=points
     )
+    _self_check_rmt(spec)
     k = spec.consts
     mixture = " + ".join(
         f"{w:g}·δ({a:g})" for a, w in zip(spectrum.atoms, spectrum.weights, strict=True)
@@ -443,7 +713,8 @@ def solve_rmt(
     lines.append(f"total mass {spec.total_mass:.9f}")
     if spec.unconverged or abs(spec.total_mass - 1.0) > 1e-6:
         lines.append(
-            f"warning: {spec.unconverged} grid points did not converge and the masses add up to "
+            f"warning: {spec.unconverged} of {spec.evaluated} evaluated points (grid, edge search "
+            f"and quadrature nodes) have no converged solution and the masses add up to "
             f"{spec.total_mass:.6f}: near-degenerate edges (v_t² = {k.v2:.2g}); read the bulks "
             "as approximate"
         )
@@ -491,6 +762,23 @@ def _parse_widths(text: str) -> list[int]:
     return sorted(set(widths))
 
 
+#: |γ| above 1/lr (lr = 1e-2) makes the decoupled decay step overshoot and training diverge.
+SUPERPOSITION_MAX_GAMMA = 100.0
+#: p_i ∝ i^−α: beyond this every feature but the first has frequency 0 in float64.
+SUPERPOSITION_MAX_ALPHA = 1000.0
+
+
+def _check_superposition_memory(n: int, widths: list[int], batch: int) -> None:
+    """One seed trains K = len(widths) models as one (K, n, max m) stack: W, its gradient and two
+    Adam moments, and per step a batch x (batch, n), hidden (K, batch, max m) and outputs and
+    their gradients (K, batch, n); counted in float64 (an upper bound for float32)."""
+    from paper_checks._inputs import check_memory
+
+    k, m = len(widths), max(widths)
+    estimate = 8.0 * (6 * k * n * m + 4 * k * batch * n + 2 * k * batch * m + batch * n)
+    check_memory(estimate, f"--n {n} --m {max(widths)} (×{k}) --batch {batch}")
+
+
 def solve_superposition(
     *,
     n: int,
@@ -506,7 +794,6 @@ def solve_superposition(
     """Train the toy model of the superposition paper at the widths ``widths`` ("10,20,40"), one
     batched stack per seed, and return per width the seed-mean loss, φ_{1/2}, φ_1 and the fitted
     width exponent α_m with its bootstrap CI (needs ≥ 3 widths)."""
-    import math
 
     from sims.superposition import TrainConfig, single_threaded_blas, train_task
     from sims.sweep import run_sweep
@@ -515,8 +802,14 @@ def solve_superposition(
     ms = _parse_widths(widths)
     if not math.isfinite(alpha) or alpha < 0:
         raise ValueError(f"--alpha must be a finite number >= 0 (got {alpha!r})")
-    if not math.isfinite(gamma):
-        raise ValueError(f"--gamma must be a finite number (got {gamma!r})")
+    if not math.isfinite(gamma) or abs(gamma) > SUPERPOSITION_MAX_GAMMA:
+        raise ValueError(
+            f"--gamma must be in [-{SUPERPOSITION_MAX_GAMMA:g}, {SUPERPOSITION_MAX_GAMMA:g}] "
+            f"(lr·|γ| <= 1 keeps the decay step stable at the paper's lr 1e-2; got {gamma!r})"
+        )
+    if alpha > SUPERPOSITION_MAX_ALPHA:
+        raise ValueError(f"--alpha must be <= {SUPERPOSITION_MAX_ALPHA:g} (got {alpha!r})")
+    _check_superposition_memory(n, ms, batch)
     params = {
         "n": n,
         "widths": ms,
@@ -533,6 +826,10 @@ def solve_superposition(
     phi_half = np.array([[m["phi_half"] for m in r["result"]["models"]] for r in records])
     phi_one = np.array([[m["phi_one"] for m in r["result"]["models"]] for r in records])
     loss = per_seed.mean(axis=0)
+    if not (np.all(np.isfinite(per_seed)) and np.all(np.isfinite(phi_half))):
+        raise SolverCheckFailed(
+            "solve superposition: training diverged (a loss or φ is not finite); nothing printed"
+        )
     out: dict[str, Any] = {
         "n": n,
         "alpha": alpha,

@@ -734,9 +734,13 @@ class RFSpectrum(Spectrum):
     consts: RFConstants = field(default=None)  # type: ignore[assignment]
     psi_p: float = 0.0
     psi_n: float = 0.0
-    #: Grid and quadrature points where Newton stopped above residual 1e-10 (near hard edges in
-    #: extreme (ψ_p, ψ_n, t)); their densities are approximate (clipped at 0).
+    #: Evaluation points (log grid, edge refinement and quadrature nodes, counted once per
+    #: evaluation) with no converged solution: Newton stopped above residual 1e-10, or the
+    #: solution is not finite. Near hard edges in extreme (ψ_p, ψ_n, t); their densities are
+    #: approximate (clipped at 0).
     unconverged: int = 0
+    #: Evaluation points in all (the denominator of ``unconverged``).
+    evaluated: int = 0
 
 
 def rf_spectrum(
@@ -764,10 +768,10 @@ def rf_spectrum(
     # the smallest structure above s_t²: the low bulk at ~Δ_t v_t² ψ_p/ψ_n, ρ1 at ~v_t² (spec §3)
     floor = min(ETA_FLOOR_REL * top, 1e-4 * consts.v2 * consts.delta * min(1.0, psi_p / psi_n))
     floor = max(floor, 1e-30 * top)
-    unconverged = 0
+    unconverged = evaluated = 0
 
     def density(x: NDArray[np.float64]) -> NDArray[np.float64]:
-        nonlocal unconverged
+        nonlocal unconverged, evaluated
         q, _, ok = rf_stieltjes(
             consts.s2 + x,
             psi_p=psi_p,
@@ -777,7 +781,9 @@ def rf_spectrum(
             consts=consts,
             x_floor=floor,
         )
-        unconverged += int(np.count_nonzero(~ok))
+        valid = ok & np.isfinite(q)
+        unconverged += int(np.count_nonzero(~valid))
+        evaluated += int(valid.size)
         return q.imag / np.pi
 
     decades = math.log10(top / floor)
@@ -789,6 +795,7 @@ def rf_spectrum(
         psi_p=float(psi_p),
         psi_n=float(psi_n),
         unconverged=unconverged,
+        evaluated=evaluated,
     )
 
 

@@ -30,6 +30,10 @@ def _pack_rows(bits: np.ndarray) -> np.ndarray:
     return out
 
 
+#: Class files larger than this are refused before they are read.
+MAX_FILE_BYTES = 256 * 2**20
+
+
 @dataclass(frozen=True)
 class ConceptClass:
     """A finite concept class: ``matrix[h, x]`` is hypothesis h's label at point x.
@@ -72,12 +76,23 @@ class ConceptClass:
         with ``#`` are skipped) or a JSON file (a list of lists of 0/1, or an object with keys
         ``hypotheses`` and optionally ``points``)."""
         path = Path(path)
+        if path.is_dir():
+            raise ValueError(f"class file {str(path)!r} is a directory, not a file")
         if not path.is_file():
             raise ValueError(f"class file {str(path)!r} does not exist")
-        text = path.read_text(encoding="utf-8")
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise ValueError(f"class file {str(path)!r} is over {MAX_FILE_BYTES >> 20} MiB")
+        try:
+            text = path.read_bytes().decode("utf-8-sig")  # a byte-order mark is accepted
+        except UnicodeDecodeError as err:
+            raise ValueError(
+                f"class file {str(path)!r} is not UTF-8 text (bad byte at offset {err.start})"
+            ) from None
         if path.suffix.lower() == ".json":
             try:
                 data = json.loads(text)
+            except RecursionError:
+                raise ValueError(f"{path}: JSON nested too deeply") from None
             except json.JSONDecodeError as err:
                 raise ValueError(f"{path}: line {err.lineno}: not valid JSON ({err.msg})") from None
             points = None

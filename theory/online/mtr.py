@@ -22,6 +22,7 @@ after canonicalisation. Cost ≈ 2^|X| · |X| · F · |H| with F the front size 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -52,8 +53,11 @@ def _row_masks(matrix: np.ndarray) -> np.ndarray:
     return (matrix.astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
 
 
-def _solve_canonical(matrix: np.ndarray) -> tuple[int, list[int], int]:
-    """The DP on a canonical matrix: (value, optimal order of its columns, largest front)."""
+def _solve_canonical(
+    matrix: np.ndarray, progress: Callable[[int, int], None] | None = None
+) -> tuple[int, list[int], int]:
+    """The DP on a canonical matrix: (value, optimal order of its columns, largest front);
+    ``progress(k, n)`` is called after each layer (subsets of size k) and may raise to stop."""
     n_h, n = matrix.shape
     if n == 0 or n_h <= 1:
         return 0, list(range(n)), 1
@@ -74,6 +78,8 @@ def _solve_canonical(matrix: np.ndarray) -> tuple[int, list[int], int]:
         front_max = max(front_max, int(count.max()))
         parents.append((parent_x, parent_i))
         prev_start, prev_count, prev_vecs = start, count, vecs
+        if progress is not None:
+            progress(k, n)
     best = int(np.argmax(prev_vecs[:, 0]))
     value = int(prev_vecs[best, 0])
     order, i = [], best
@@ -83,7 +89,9 @@ def _solve_canonical(matrix: np.ndarray) -> tuple[int, list[int], int]:
     return value, order, front_max
 
 
-def transductive_mistake_bound(H: ConceptClass, n: int | None = None) -> TransductiveBound:
+def transductive_mistake_bound(
+    H: ConceptClass, n: int | None = None, *, progress: Callable[[int, int], None] | None = None
+) -> TransductiveBound:
     """Exact M_tr(H, n) = max over sequences of length n of the transductive value (online.md §1),
     with an optimal sequence; ``n=None`` gives M_tr(H) = sup_n M_tr(H, n).
 
@@ -94,6 +102,8 @@ def transductive_mistake_bound(H: ConceptClass, n: int | None = None) -> Transdu
 
     Raises ValueError if the canonical class has more than :data:`MAX_POINTS` points (use
     :func:`theory.online.certificates.mtr_lower_bound` for a certified lower bound instead).
+    ``progress(k, n)``, if given, is called after each of the DP's n layers (it may raise to stop
+    the solve).
     """
     if n is not None and (isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0):
         raise ValueError(f"n must be a non-negative integer or None (got {n!r})")
@@ -105,12 +115,12 @@ def transductive_mistake_bound(H: ConceptClass, n: int | None = None) -> Transdu
             f"handles at most {MAX_POINTS}"
         )
     if n is None or n >= m:
-        value, order, front = _solve_canonical(canon.matrix)
+        value, order, front = _solve_canonical(canon.matrix, progress)
         return TransductiveBound(value, tuple(int(keep[j]) for j in order), True, front)
     best = TransductiveBound(0, (), True, 1)
     for subset in combinations(range(m), n):
         sub = np.unique(canon.matrix[:, list(subset)], axis=0)
-        value, order, front = _solve_canonical(sub)
+        value, order, front = _solve_canonical(sub, progress)
         if value > best.value or not best.sequence:
             best = TransductiveBound(value, tuple(int(keep[subset[j]]) for j in order), True, front)
     return best
