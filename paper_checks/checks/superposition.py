@@ -32,6 +32,10 @@ STRONG_GAMMA = -1.0
 WEAK_GAMMA = 0.1
 N_BOOT = 1000
 FULL_ONLY = "full scale only (run with --scale full)"
+FULL_ONLY_RULE = (
+    "INCONCLUSIVE only at quick scale, by declaration: quick is too small for this sweep, which "
+    "runs at full (and paper) scale only."
+)
 
 
 # ----------------------------------------------------------------------------------- helpers
@@ -125,6 +129,11 @@ def _relative_gap(models: list[dict[str, Any]], reference: np.ndarray) -> np.nda
     return np.where(np.isnan(gap), 0.0, gap)
 
 
+def _band_ratio(x: Any, lo: float, hi: float) -> float:
+    """max |x − (lo + hi)/2| / ((hi − lo)/2): ≤ 1 exactly when every x lies in [lo, hi]."""
+    return float(np.max(np.abs(np.asarray(x, dtype=float) - (lo + hi) / 2)) / ((hi - lo) / 2))
+
+
 def _decide(checks: dict[str, bool]) -> tuple[Verdict, str]:
     """PASS iff every named check holds; the summary suffix names the failed ones."""
     failed = [name for name, ok in checks.items() if not ok]
@@ -162,6 +171,13 @@ Z_MAX = 3.0
     statement="Squared overlaps of random unit vectors in R^m have mean 1/m and the Beta(1/2, "
     "(m−1)/2) variance; the simplex ETF attains the Welch bound; the trainer's gradient is exact.",
     source="§2 / App. A (strong superposition geometry), spec §5 K0",
+    rule="PASS when, at every m, the sampled mean squared overlap is within 3 s.e. of 1/m and its "
+    "variance within 10% of 2(m−1)/(m²(m+2)), the simplex ETF meets the Welch bound to 1e-12, the "
+    "trainer's gradient has rel. error < 1e-3, eq. 8 is within 4 s.e. of Monte Carlo and the "
+    "finite-n weak-ideal exponents are within 0.02 of .43/.61/.80/1.02 (worst |deviation| / "
+    "tolerance ≤ 1); FAIL when any of them is missed. Never INCONCLUSIVE.",
+    stochastic=True,
+    statistic="worst_tolerance_ratio",
 )
 def geometry(
     ctx: Context,
@@ -214,6 +230,14 @@ def geometry(
     }
     ideal_ok = all(abs(ideal_measured[a] - v) <= 0.02 for a, v in ideal.items())
 
+    worst = max(
+        float(np.max(np.abs(z))) / Z_MAX,
+        float(np.max(np.abs(var_err))) / 0.10,
+        max(*etf_gap, *etf_spread) / 1e-12,
+        grad_err / 1e-3,
+        abs(eq8["z"]) / 4.0,
+        max(abs(ideal_measured[a] - v) for a, v in ideal.items()) / 0.02,
+    )
     checks = {
         "random overlaps": overlaps_ok,
         "simplex ETF": etf_ok,
@@ -271,6 +295,7 @@ def geometry(
             "eq8_loss": eq8["exact"],
             "eq8_monte_carlo": eq8["mc"],
             "weak_ideal_exponent": [ideal_measured[a] for a in ideal],
+            "worst_tolerance_ratio": worst,
         },
         expected={
             "mean_sq_overlap": [float(overlap_mean(m)) for m in OVERLAP_WIDTHS],
@@ -278,6 +303,7 @@ def geometry(
             "etf_minus_welch_max": 0.0,
             "gradient_rel_error": 0.0,
             "weak_ideal_exponent": list(ideal.values()),
+            "worst_tolerance_ratio": 1.0,
         },
         tolerance="mean within 3 s.e. and variance within 10% at every m; ETF coherence = Welch "
         "bound ± 1e-12; gradient rel. error < 1e-3 (float64); eq. 8 within 4 s.e. of Monte Carlo; "
@@ -346,6 +372,12 @@ OVERLAP_MIN_M = 14
     statement="Under strong superposition (γ = −1) every feature is represented and the loss "
     "falls as 1/m, with the strongly represented rows overlapping like random vectors, (Ŵ_i·Ŵ_j)² ≈ 1/m.",
     source="Figs. 1, 5, 17; spec §5 Q1",
+    rule="PASS when φ_1/2 = 1 at every m, L strictly decreases, the OLS exponent α_m on m = 6..40 "
+    "(point estimate; the bootstrap CI is reported) lies within ±0.2 of 1, and rows with ‖W_i‖ > 1 "
+    "have mean squared overlap within 15% of 1/m for m ≥ 14; FAIL when any of these fails. Never "
+    "INCONCLUSIVE.",
+    stochastic=True,
+    statistic="alpha_m",
 )
 def strong_inverse_m(
     ctx: Context,
@@ -448,6 +480,11 @@ WEAK_OVER_STRONG_MIN_M = 20
     statement="Under weak superposition (γ > 0) the loss is the summed variance of the features "
     "the model does not represent, and at α = 1.5 it is well above the strong-superposition loss.",
     source="§3 (weak superposition), Fig. 4; spec §5 Q2",
+    rule="PASS when −0.05 ≤ L/L_unl − 1 ≤ 0.2 at every m and α ∈ {1.5, 2}, and L(γ = 0.1) ≥ "
+    "1.5 L(γ = −1) at α = 1.5 for m ≥ 20 (worst |deviation from the band's centre| / half-width, "
+    "and 1.5 / ratio, ≤ 1); FAIL when any m misses. Never INCONCLUSIVE.",
+    stochastic=True,
+    statistic="worst_tolerance_ratio",
 )
 def weak_tracks_unlearned(
     ctx: Context, *, unlearned_loss: Callable = theory.weak_loss
@@ -474,6 +511,7 @@ def weak_tracks_unlearned(
     strong15 = _select(models, alpha=1.5, gamma=STRONG_GAMMA)
     over = np.array([weak15[m["m"]] / m["loss"] for m in strong15])
     all_ratios = np.concatenate(list(ratios.values()))
+    worst = max(_band_ratio(all_ratios, *WEAK_BAND), float(np.max(WEAK_OVER_STRONG / over)))
     checks = {
         "L ≈ L_unl": bool(np.all((all_ratios >= WEAK_BAND[0]) & (all_ratios <= WEAK_BAND[1]))),
         "weak ≥ 1.5 strong": bool(np.all(over >= WEAK_OVER_STRONG)),
@@ -515,8 +553,13 @@ def weak_tracks_unlearned(
             **{f"phi_half_alpha{a:g}": [m["phi_half"] for m in w] for a, w, _ in rows},
             **{f"alpha_m_weak_alpha{a:g}": -f.exponent for a, (_, f) in weak_fits.items()},
             "weak_over_strong_alpha1.5": over,
+            "worst_tolerance_ratio": worst,
         },
-        expected={"rel_gap": 0.0, "weak_over_strong_min": WEAK_OVER_STRONG},
+        expected={
+            "rel_gap": 0.0,
+            "weak_over_strong_min": WEAK_OVER_STRONG,
+            "worst_tolerance_ratio": 1.0,
+        },
         tolerance=f"{WEAK_BAND[0]:+g} ≤ L/L_unl − 1 ≤ {WEAK_BAND[1]:+g} at every m and α; "
         f"L_weak / L_strong ≥ {WEAK_OVER_STRONG:g} at α = 1.5, m ≥ {WEAK_OVER_STRONG_MIN_M}",
         figures=ctx.save_figure(fig),
@@ -545,6 +588,11 @@ def phi_half_band(gamma: float, m: int, n: int) -> tuple[float, float]:
     statement="Weight decay is the knob between regimes: the fraction of represented features "
     "φ_1/2 falls monotonically as γ goes from growth (−1) to decay (+0.5).",
     source="Figs. 3, 13; spec §5 Q3",
+    rule="PASS when φ_1/2 is non-increasing in γ ∈ {−1, −0.5, 0, 0.5}, strictly lower at 0.5 "
+    "than at −1, equal to 1 for γ ≤ −0.5 and ≤ 3m/n at γ = 0.5; FAIL when any of these fails "
+    "(statistic: the number of failures). Never INCONCLUSIVE.",
+    stochastic=True,
+    statistic="violations",
 )
 def regime_knob(ctx: Context, *, band: Callable = phi_half_band) -> CheckResult:
     """n = 400, m = 20, α = 1, 3000 steps, γ ∈ {−1, −0.5, 0, 0.5} on one data stream: φ_{1/2}
@@ -557,9 +605,11 @@ def regime_knob(ctx: Context, *, band: Callable = phi_half_band) -> CheckResult:
     gammas = np.array([m["gamma"] for m in models])
     phi = np.array([m["phi_half"] for m in models])
     bands = np.array([band(g, KNOB_M, params["n"]) for g in gammas])
+    outside = (phi < bands[:, 0]) | (phi > bands[:, 1])
+    violations = int(np.sum(np.diff(phi) > 0)) + int(phi[-1] >= phi[0]) + int(np.sum(outside))
     checks = {
         "monotone": bool(np.all(np.diff(phi) <= 0) and phi[-1] < phi[0]),
-        "bands": bool(np.all((phi >= bands[:, 0]) & (phi <= bands[:, 1]))),
+        "bands": not bool(np.any(outside)),
     }
     verdict, failed = _decide(checks)
 
@@ -583,8 +633,9 @@ def regime_knob(ctx: Context, *, band: Callable = phi_half_band) -> CheckResult:
             "phi_half": phi,
             "phi_one": [m["phi_one"] for m in models],
             "loss": [m["loss"] for m in models],
+            "violations": violations,
         },
-        expected={"phi_half_low": bands[:, 0], "phi_half_high": bands[:, 1]},
+        expected={"phi_half_low": bands[:, 0], "phi_half_high": bands[:, 1], "violations": 0},
         tolerance="φ_1/2 non-increasing in γ, φ(0.5) < φ(−1); φ = 1 at γ ≤ −0.5 and ≤ 3m/n at γ = 0.5",
         figures=ctx.save_figure(fig),
         arrays={"gamma": gammas, "phi_half": phi},
@@ -612,6 +663,11 @@ def strong_exponent_by_alpha(alpha: float) -> float:
     statement="Under strong superposition the width exponent stays near 1 whatever the "
     "frequency exponent α: ≈ 0.8 for α ≤ 0.5, 1 at α = 1, ≈ 1.2 for α = 1.5–2 (at m²/2 ≳ n).",
     source="Fig. 5 (α_m vs α, strong), spec §5 F1",
+    rule="PASS when the 3-seed mean α_m (OLS on m = 6..40) lies within ±0.2 of the expected "
+    "0.8/0.8/1.0/1.2/1.2 at every α ∈ {0, .5, 1, 1.5, 2}; FAIL when any α misses. "
+    + FULL_ONLY_RULE,
+    stochastic=True,
+    statistic="max_abs_deviation",
 )
 def strong_robust_to_alpha(
     ctx: Context, *, predicted: Callable[[float], float] = strong_exponent_by_alpha
@@ -637,6 +693,7 @@ def strong_robust_to_alpha(
     spread = per_seed.std(axis=1, ddof=1)
     expected = np.array([predicted(a) for a in ROBUST_ALPHAS])
     ok = np.abs(mean - expected) <= Q1_BAND
+    max_dev = float(np.max(np.abs(mean - expected)))
 
     fig, (ax, ax_a) = new_figure(ncols=2)
     curves = {}
@@ -671,8 +728,9 @@ def strong_robust_to_alpha(
             "alpha_m_mean": mean,
             "alpha_m_sd": spread,
             "alpha_m_per_seed": per_seed,
+            "max_abs_deviation": max_dev,
         },
-        expected={"alpha_m": expected},
+        expected={"alpha_m": expected, "max_abs_deviation": Q1_BAND},
         tolerance=f"|seed-mean α_m − expected| ≤ {Q1_BAND:g} at every α (OLS on m = 6..40)",
         figures=ctx.save_figure(fig),
         arrays={"alpha": alphas, "alpha_m_per_seed": per_seed},
@@ -690,6 +748,11 @@ PAPER_LOSS = {10: 0.7, 100: 0.07}  # Fig. 14/15 at E = 1 (spec §3); reported, n
     statement="At the paper's small-sweep sizes (n = 1000, m = 10..100, α = 1, γ = −1) the loss "
     "falls as 1/m and the strongly represented fraction φ_1 rises with m.",
     source="Figs. 14–16; spec §5 F2",
+    rule="PASS when α_m (OLS on m = 10..100, n = 1000; point estimate) lies within ±0.2 of 1, "
+    "φ_1(100) > φ_1(10) and φ_1/2 = 1 at every m; FAIL when any of these fails (the losses are "
+    "reported beside the paper's, not gated). " + FULL_ONLY_RULE,
+    stochastic=True,
+    statistic="alpha_m",
 )
 def reference_sweep(ctx: Context, *, predicted_exponent: float = 1.0) -> CheckResult:
     """Full scale: n = 1000, B = 512, 6000 steps, m ∈ {10, 15, 25, 39, 63, 100}: α_m (OLS on all
@@ -760,6 +823,11 @@ F3_LOSS_TOL = 0.15
     statement="Under weak superposition the loss follows the unlearned-frequency sum, so its width "
     "exponent is that of the finite-n ideal Σ_{i>m}(4/3 p_i − p_i²) (→ α − 1 as n → ∞).",
     source="Fig. 4; spec §5 F3 and §7 (finite-n exponent)",
+    rule="PASS when, for every (α, γ) ∈ {1.5, 2} × {0.33, 0.56}, α_m (OLS on m = 10..100) lies "
+    "within 0.2 of the finite-n ideal's exponent and |L/L_unl − 1| ≤ 0.15 at every m (worst "
+    "|deviation| / tolerance ≤ 1); FAIL when any run misses. " + FULL_ONLY_RULE,
+    stochastic=True,
+    statistic="worst_tolerance_ratio",
 )
 def weak_law(ctx: Context, *, ideal_loss: Callable = theory.weak_ideal_loss) -> CheckResult:
     """Full scale: n = 1000, B = 512, 6000 steps, γ ∈ {0.33, 0.56}, α ∈ {1.5, 2}, reference widths:
@@ -772,7 +840,7 @@ def weak_law(ctx: Context, *, ideal_loss: Callable = theory.weak_ideal_loss) -> 
         params += _ladder_tasks(REFERENCE_WIDTHS, F3_GAMMAS, 50, alpha=alpha, **FULL_N1000)
     models = _models(ctx.sweep(train_task, params, name="ladders"))
     widths = np.array(REFERENCE_WIDTHS, dtype=float)
-    rows, ok, curves = [], True, {}
+    rows, ok, curves, worst = [], True, {}, 0.0
     fig, (ax, ax_r) = new_figure(ncols=2)
     for i, alpha in enumerate(WEAK_ALPHAS):
         p = theory.feature_frequencies(FULL_N1000["n"], alpha)
@@ -790,6 +858,11 @@ def weak_law(ctx: Context, *, ideal_loss: Callable = theory.weak_ideal_loss) -> 
                 np.all(np.abs(gap) <= F3_LOSS_TOL)
             )
             ok &= good
+            worst = max(
+                worst,
+                abs(-fit.exponent - ideal_exponent) / F3_BAND,
+                float(np.max(np.abs(gap))) / F3_LOSS_TOL,
+            )
             rows.append(
                 {
                     "alpha": alpha,
@@ -811,11 +884,12 @@ def weak_law(ctx: Context, *, ideal_loss: Callable = theory.weak_ideal_loss) -> 
             f"max |L/L_unl − 1| {r['max_rel_gap']:.2f}"
             for r in rows
         ),
-        measured={"runs": rows},
+        measured={"runs": rows, "worst_tolerance_ratio": worst},
         expected={
             "alpha_m": {
                 f"{a:g}": r["ideal_alpha_m"] for a, r in zip(WEAK_ALPHAS, rows[::2], strict=True)
-            }
+            },
+            "worst_tolerance_ratio": 1.0,
         },
         tolerance=f"for every (α, γ): |α_m − ideal| ≤ {F3_BAND:g} (OLS on m = 10..100) and "
         f"|L/L_unl − 1| ≤ {F3_LOSS_TOL:g} at every m",
@@ -836,6 +910,11 @@ DENSITY_SHIFT = 0.2
     statement="Under strong superposition the loss grows about linearly with the activation density "
     "E = Σ p_i while the width exponent barely moves.",
     source="Figs. 14, 15 (L ∝ E, α_m = 1.1 ± 0.2 across E); spec §5 F4",
+    rule="PASS when, at every m, the log-log slope of L in E ∈ {1, 3, 6} lies in [0.7, 1.5] and "
+    "α_m moves by < 0.2 from its E = 1 value (worst |deviation| / tolerance ≤ 1); FAIL when any "
+    "slope or shift misses. " + FULL_ONLY_RULE,
+    stochastic=True,
+    statistic="worst_tolerance_ratio",
 )
 def density_scaling(ctx: Context, *, predicted_slope: float = 1.0) -> CheckResult:
     """Full scale: Q1's ladder (n = 400, α = 1, γ = −1) at E ∈ {1, 3, 6}: at every m the log-log
@@ -860,6 +939,7 @@ def density_scaling(ctx: Context, *, predicted_slope: float = 1.0) -> CheckResul
     fits = {e: _fit(by_e[e], Q1_WINDOW, ctx.rng("fit", str(e))) for e in DENSITIES}
     exps = np.array([-fits[e].exponent for e in DENSITIES])
     lo, hi = DENSITY_SLOPE[0] * predicted_slope, DENSITY_SLOPE[1] * predicted_slope
+    worst = max(_band_ratio(slopes, lo, hi), float(np.max(np.abs(exps - exps[0]))) / DENSITY_SHIFT)
     checks = {
         "L ∝ E": bool(np.all((slopes >= lo) & (slopes <= hi))),
         "α_m stable": bool(np.all(np.abs(exps - exps[0]) < DENSITY_SHIFT)),
@@ -892,8 +972,13 @@ def density_scaling(ctx: Context, *, predicted_slope: float = 1.0) -> CheckResul
             "loss": losses,
             "slope_in_E": slopes,
             "alpha_m": exps,
+            "worst_tolerance_ratio": worst,
         },
-        expected={"slope_in_E": predicted_slope, "alpha_m_shift_max": DENSITY_SHIFT},
+        expected={
+            "slope_in_E": predicted_slope,
+            "alpha_m_shift_max": DENSITY_SHIFT,
+            "worst_tolerance_ratio": 1.0,
+        },
         tolerance=f"slope of log L on log E in [{lo:g}, {hi:g}] at every m; |α_m(E) − α_m(1)| < "
         f"{DENSITY_SHIFT:g}",
         figures=ctx.save_figure(fig),
@@ -916,6 +1001,10 @@ PAPER_LLM = {
     statement="The LLM width exponent fitted on 27 open models, α_m = 0.91 ± 0.04, agrees with the "
     "one implied by Chinchilla, N ∝ m^2.52 and α_N = 0.35, i.e. α_m = 0.88 ± 0.06.",
     source="§5, Fig. 6",
+    rule="PASS when 2.52 × 0.35 is within 0.005 of the paper's 0.88, its linearly summed error "
+    "within 0.005 of 0.06, and |0.91 − α_m| ≤ the combined σ in quadrature; FAIL when any of "
+    "these fails. Deterministic (closed form): never INCONCLUSIVE.",
+    stochastic=False,
 )
 def llm_consistency(
     ctx: Context, *, width_exponent: Callable = theory.chinchilla_width_exponent

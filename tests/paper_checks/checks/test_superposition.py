@@ -45,7 +45,9 @@ def test_geometry_passes(quick):
     assert (ctx.out_dir / result.figures[0]).is_file()
 
 
+@pytest.mark.claim_fails("superposition.geometry")
 def test_geometry_fails_with_a_wrong_overlap_mean(quick):
+    # 1/(m + 1) instead of 1/m: 20% off at m = 4, 1.5% at m = 64
     result = checks.geometry(
         _ctx(quick, "superposition.geometry"), overlap_mean=lambda m: 1 / (m + 1)
     )
@@ -70,6 +72,18 @@ def test_strong_inverse_m_passes(quick):
     assert result.verdict is Verdict.PASS, result.summary
     assert 0.8 <= result.measured["alpha_m"] <= 1.2
     assert np.all(np.asarray(result.measured["phi_half"]) == 1.0)
+
+
+@pytest.mark.slow
+@pytest.mark.slow
+@pytest.mark.claim_fails("superposition.strong_inverse_m")
+def test_strong_inverse_m_fails_for_an_exponent_15_percent_steeper(quick):
+    result = checks.strong_inverse_m(
+        _ctx(quick, "superposition.strong_inverse_m"), predicted_exponent=1.15
+    )
+    assert result.verdict is Verdict.FAIL
+    assert "exponent" in result.summary
+    assert abs(result.measured["alpha_m"] - 1.15) > checks.Q1_BAND
 
 
 @pytest.mark.slow
@@ -100,6 +114,21 @@ def test_weak_tracks_unlearned_passes(quick):
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+@pytest.mark.claim_fails("superposition.weak_tracks_unlearned")
+def test_weak_tracks_unlearned_fails_with_unit_second_moment(quick):
+    # values with E v² = 1 instead of 4/3 (v ~ U(0, 2)): L_unl = Σ (p_i − p_i²), 25% lower
+    result = checks.weak_tracks_unlearned(
+        _ctx(quick, "superposition.weak_tracks_unlearned"),
+        unlearned_loss=lambda p, kept: float(
+            np.sum((np.asarray(p) - np.asarray(p) ** 2)[~np.asarray(kept)])
+        ),
+    )
+    assert result.verdict is Verdict.FAIL
+    assert result.measured["worst_tolerance_ratio"] > 1
+
+
+@pytest.mark.slow
 def test_weak_tracks_unlearned_fails_without_the_variance_correction(quick):
     # forgetting that a dropped feature's optimal bias removes ⟨x⟩²: L_unl = Σ 4/3 p_i · 2
     result = checks.weak_tracks_unlearned(
@@ -120,6 +149,19 @@ def test_regime_knob_passes(quick):
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+@pytest.mark.claim_fails("superposition.regime_knob")
+def test_regime_knob_fails_if_strong_superposition_held_up_to_no_decay(quick):
+    # "without weight decay (γ = 0) every feature is still represented"
+    def strong_to_zero(gamma, m, n):
+        return (1.0, 1.0) if gamma <= 0 else checks.phi_half_band(gamma, m, n)
+
+    result = checks.regime_knob(_ctx(quick, "superposition.regime_knob"), band=strong_to_zero)
+    assert result.verdict is Verdict.FAIL
+    assert result.measured["violations"] == 1
+
+
+@pytest.mark.slow
 def test_regime_knob_fails_if_decay_did_not_matter(quick):
     # "a width-m model represents about m features whatever γ"
     result = checks.regime_knob(
@@ -134,6 +176,17 @@ def test_llm_consistency_passes(quick):
     result = checks.llm_consistency(_ctx(quick, "superposition.llm_consistency"))
     assert result.verdict is Verdict.PASS, result.summary
     assert result.measured["alpha_m"] == pytest.approx(0.882)
+
+
+@pytest.mark.claim_fails("superposition.llm_consistency")
+def test_llm_consistency_fails_if_parameters_grew_as_width_squared(quick):
+    # N ∝ m² (fixed depth) instead of m^2.52: α_m = 2 × 0.35 = 0.70
+    result = checks.llm_consistency(
+        _ctx(quick, "superposition.llm_consistency"),
+        width_exponent=lambda: theory.chinchilla_width_exponent(width_power=2.0),
+    )
+    assert result.verdict is Verdict.FAIL
+    assert result.measured["alpha_m"] == pytest.approx(0.70)
 
 
 def test_llm_consistency_fails_with_the_wrong_arithmetic(quick):
@@ -199,5 +252,112 @@ def test_weak_law_fails_for_a_wrong_ideal(tiny_full):
 
 def test_density_scaling_fails_for_a_quadratic_law(tiny_full):
     result = checks.density_scaling(tiny_full, predicted_slope=3.0)
+    assert result.verdict is Verdict.FAIL
+    assert "L ∝ E" in result.summary
+
+
+# ------------------------------------------------------------- full scale, hand-made records
+def _records(law, kept=None):
+    """A stand-in for ``Context.sweep`` returning hand-made records: per (task, seed) every
+    (m, γ) model gets loss ``law(m, alpha, gamma, density, n)`` and norms 1.5 on the rows
+    ``kept(m, n)`` (all rows by default), 0 elsewhere; φ_1 = m/100 rises with m."""
+
+    def sweep(self, fn, params, *, name, n_seeds=1, paired_seeds=False):
+        out = []
+        for task in params:
+            for seed in range(n_seeds):
+                models = []
+                for m, g in zip(task["widths"], task["gammas"], strict=True):
+                    n = task["n"]
+                    rows = np.arange(n) < (kept(m, n) if kept else n)
+                    models.append(
+                        {
+                            "m": m,
+                            "gamma": g,
+                            "loss": law(m, task["alpha"], g, task.get("density", 1.0), n),
+                            "phi_half": 1.0,
+                            "phi_one": m / 100,
+                            "norms": np.where(rows, 1.5, 0.0),
+                        }
+                    )
+                out.append({"params": task, "seed_index": seed, "result": {"models": models}})
+        return out
+
+    return sweep
+
+
+@pytest.fixture
+def full(tmp_path):
+    return Context(scale="full", seed=0, out_dir=tmp_path, claim_id="superposition.records")
+
+
+@pytest.mark.parametrize(("predicted", "verdict"), [(1.25, Verdict.FAIL), (1.15, Verdict.PASS)])
+def test_reference_sweep_decides_both_sides_of_the_band(full, monkeypatch, predicted, verdict):
+    # records with L = 0.8 (m/10)^−1 exactly: a prediction 25% steep FAILs, 15% steep PASSes
+    monkeypatch.setattr(Context, "sweep", _records(lambda m, *_: 0.8 * (m / 10) ** -1.0))
+    result = checks.reference_sweep(full, predicted_exponent=predicted)
+    assert result.verdict is verdict, result.summary
+    assert result.measured["alpha_m"] == pytest.approx(1.0)
+
+
+@pytest.mark.claim_fails("superposition.reference_sweep")
+def test_reference_sweep_fails_for_an_exponent_25_percent_steeper(full, monkeypatch):
+    monkeypatch.setattr(Context, "sweep", _records(lambda m, *_: 0.8 * (m / 10) ** -1.0))
+    assert checks.reference_sweep(full, predicted_exponent=1.25).verdict is Verdict.FAIL
+
+
+#: The seed-mean exponents measured at full scale (README): α = 0, .5, 1, 1.5, 2.
+FULL_SCALE_ALPHA_M = {0.0: 0.63, 0.5: 0.72, 1.0: 0.92, 1.5: 1.13, 2.0: 1.35}
+
+
+@pytest.mark.claim_fails("superposition.strong_robust_to_alpha")
+def test_strong_robust_to_alpha_fails_for_an_exactly_robust_exponent(full, monkeypatch):
+    # records with the full-scale exponents; "α_m = 1 whatever α" misses α = 0 by 0.37
+    law = _records(lambda m, alpha, *_: m ** -FULL_SCALE_ALPHA_M[alpha])
+    monkeypatch.setattr(Context, "sweep", law)
+    result = checks.strong_robust_to_alpha(full, predicted=lambda alpha: 1.0)
+    assert result.verdict is Verdict.FAIL
+    assert result.measured["max_abs_deviation"] == pytest.approx(0.37)
+    assert checks.strong_robust_to_alpha(full).verdict is Verdict.PASS  # Fig. 5's values: 0.17
+
+
+def _weak_records(excess_at_100):
+    """Models keeping their top-m rows, with L = L_unl·(1 + excess) at m = 100 only."""
+
+    def law(m, alpha, gamma, density, n):
+        p = theory.feature_frequencies(n, alpha)
+        unl = theory.weak_loss(p, np.arange(n) < m)
+        return unl * (1 + (excess_at_100 if m == 100 else 0.0))
+
+    return _records(law, kept=lambda m, n: m)
+
+
+@pytest.mark.parametrize(("excess", "verdict"), [(0.17, Verdict.FAIL), (0.13, Verdict.PASS)])
+def test_weak_law_decides_both_sides_of_the_loss_tolerance(full, monkeypatch, excess, verdict):
+    monkeypatch.setattr(Context, "sweep", _weak_records(excess))
+    result = checks.weak_law(full)
+    assert result.verdict is verdict, result.summary
+
+
+@pytest.mark.claim_fails("superposition.weak_law")
+def test_weak_law_fails_when_the_loss_sits_17_percent_above_l_unl(full, monkeypatch):
+    monkeypatch.setattr(Context, "sweep", _weak_records(0.17))
+    assert checks.weak_law(full).verdict is Verdict.FAIL
+
+
+def _density_records(slope):
+    return _records(lambda m, alpha, gamma, density, n: density**slope / m)
+
+
+@pytest.mark.parametrize(("slope", "verdict"), [(1.6, Verdict.FAIL), (1.4, Verdict.PASS)])
+def test_density_scaling_decides_both_sides_of_the_slope_band(full, monkeypatch, slope, verdict):
+    monkeypatch.setattr(Context, "sweep", _density_records(slope))
+    assert checks.density_scaling(full).verdict is verdict
+
+
+@pytest.mark.claim_fails("superposition.density_scaling")
+def test_density_scaling_fails_when_the_loss_grows_as_e_to_the_1_6(full, monkeypatch):
+    monkeypatch.setattr(Context, "sweep", _density_records(1.6))
+    result = checks.density_scaling(full)
     assert result.verdict is Verdict.FAIL
     assert "L ∝ E" in result.summary
