@@ -1,0 +1,37 @@
+"""Family-wise critical values: the one-test limit, the error rate they promise, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from theory.significance import family_wise_t_critical
+
+
+def test_one_test_with_many_degrees_of_freedom_is_three_sigma():
+    assert family_wise_t_critical(10**7, 1) == pytest.approx(3.0, abs=1e-3)
+
+
+def test_the_critical_value_grows_with_the_family_and_shrinks_with_dof():
+    assert family_wise_t_critical(19, 50) > family_wise_t_critical(19, 1)
+    assert family_wise_t_critical(5, 50) > family_wise_t_critical(39, 50)
+
+
+def test_family_wise_error_of_independent_null_tests_is_at_most_alpha():
+    rng = np.random.default_rng(7)
+    dof, n_tests, alpha, families = 19, 50, 0.05, 20_000
+    t = stats.t.rvs(dof, size=(families, n_tests), random_state=rng)
+    rate = np.mean(np.abs(t).max(axis=1) > family_wise_t_critical(dof, n_tests, alpha))
+    # Bonferroni on independent tests: 1 − (1 − α/50)^50 ≈ 0.0488; 4 binomial s.e. above it
+    bound = 1 - (1 - alpha / n_tests) ** n_tests
+    assert rate <= bound + 4 * np.sqrt(bound * (1 - bound) / families)
+    assert rate >= bound - 4 * np.sqrt(bound * (1 - bound) / families)
+
+
+@pytest.mark.parametrize(
+    ("dof", "n", "alpha"), [(0, 5, 0.01), (5, 0, 0.01), (5, 5, 0.0), (5, 5, 1.0)]
+)
+def test_bad_input_names_the_argument(dof, n, alpha):
+    with pytest.raises(ValueError, match=r"dof and n_tests|alpha"):
+        family_wise_t_critical(dof, n, alpha)
