@@ -182,8 +182,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"fragile (verdict recurs under < 80% of root seeds): {', '.join(fragile)}")
     counts = {v: sum(r.verdict is v for r in results) for v in Verdict}
     findings = counts[Verdict.FAIL] or counts[Verdict.INCONCLUSIVE]
-    note = "FAIL and INCONCLUSIVE are findings: see" if findings else "report:"
-    print(f"{len(results)} claim{'s' * (len(results) != 1)}: {_tally(results)} ({note} {page})")
+    note = " (FAIL and INCONCLUSIVE are findings: see the report)" if findings else ""
+    print(f"{len(results)} claim{'s' * (len(results) != 1)}: {_tally(results)}{note}")
+    print(f"report: {page}")
     failed = {"fail": counts[Verdict.FAIL] + counts[Verdict.ERROR], "error": counts[Verdict.ERROR]}
     return 1 if failed.get(args.fail_on) else 0
 

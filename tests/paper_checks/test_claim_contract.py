@@ -46,9 +46,11 @@ def test_fail_test_markers_name_registered_claims():
     assert not FAIL_TESTED - set(IDS), sorted(FAIL_TESTED - set(IDS))
 
 
-@pytest.mark.parametrize("scale", list(REFERENCE_RUNS))
+@pytest.mark.parametrize("scale", ["quick", "full"])
 @pytest.mark.parametrize("claim", CLAIMS, ids=IDS)
 def test_reference_results_hold_the_registered_rule_and_replication(claim, scale):
+    if scale not in REFERENCE_RUNS and scale != "quick":
+        pytest.skip(f"no committed {scale} reference run")
     _, records = load_reference(scale)
     record = records.get(claim.id)
     if record is None:

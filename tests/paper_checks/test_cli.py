@@ -144,7 +144,7 @@ def test_real_run_exits_0_and_prints_the_table(real_run):
     lines = real_run.out.splitlines()
     assert lines[0].split()[:2] == ["PASS", REAL]
     assert lines[1].split() == ["rlvr", "1", "PASS"]
-    assert lines[-1] == "1 claim: 1 PASS (report: results/r1/report.html)"
+    assert lines[-2:] == ["1 claim: 1 PASS", "report: results/r1/report.html"]
 
 
 def test_real_run_writes_the_run_directory(real_run):
@@ -286,8 +286,9 @@ def test_failing_claim_exits_1(fake_claims, tmp_path, monkeypatch, capsys):
     assert payload["counts"]["FAIL"] == 1
     assert payload["claims"][0]["verdict"] == "FAIL"
     out = capsys.readouterr().out
-    assert out.splitlines()[-1].startswith(
-        "1 claim: 1 FAIL (FAIL and INCONCLUSIVE are findings: see "
+    assert (
+        out.splitlines()[-2]
+        == "1 claim: 1 FAIL (FAIL and INCONCLUSIVE are findings: see the report)"
     )
 
 
@@ -308,7 +309,7 @@ def test_crashing_claim_is_an_error_with_its_traceback(fake_claims, tmp_path, mo
     assert record["provenance"]["seed"] == 0
     page = (tmp_path / "results" / "run" / "report.html").read_text(encoding="utf-8")
     assert "RuntimeError: boom &lt;in check&gt;" in page
-    assert "1 claim: 1 ERROR (report: " in capsys.readouterr().out
+    assert "1 claim: 1 ERROR\nreport: " in capsys.readouterr().out
 
 
 def test_inconclusive_claim_exits_0(fake_claims, tmp_path, monkeypatch, capsys):
@@ -355,7 +356,8 @@ def test_claim_lines_fit_100_columns_off_a_terminal(fake_claims, tmp_path, monke
     fail = fake_claims("fail")
     run_fake([fail], tmp_path)
     lines = capsys.readouterr().out.splitlines()
-    assert all(len(line) <= 100 for line in lines)
+    assert lines[-1].startswith("report: ")  # a path as the user gave it; every other line fits
+    assert all(len(line) <= 100 for line in lines[:-1])
     assert lines[0].startswith(f"FAIL         {fail}  xxx")
     assert lines[0].endswith("…")
 
