@@ -5,6 +5,7 @@ Grouped by paper; each oracle follows its paper's definition literally.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from itertools import combinations, permutations
 from math import comb
@@ -25,6 +26,28 @@ def pass_at_k_plugin_fraction(n: int, c: int, k: int) -> Fraction:
 def pass_at_k_exact_naive(p: float, k: int) -> float:
     """1 - (1 - p)^k in plain floating point (inaccurate for tiny p)."""
     return 1.0 - (1.0 - p) ** k
+
+
+def crossing_k_naive(ks, base, rl, scale=None, rtol: float = 1e-10):
+    """(k*, bracket, number of sign changes) by walking Δ = rl - base entry by entry: skip
+    entries with |Δ| <= rtol·scale (scale |Δ| by default), remember the last kept one, and at the
+    first kept Δ < 0 after a kept Δ > 0 interpolate linearly in log k. k* and bracket are None
+    when there is no such entry."""
+    k_star, bracket, changes, last = None, None, 0, None
+    for i, (b, r) in enumerate(zip(base, rl, strict=True)):
+        d = float(r) - float(b)
+        size = abs(d) if scale is None else float(scale[i] if hasattr(scale, "__len__") else scale)
+        if not abs(d) > rtol * size:
+            continue
+        if last is not None and (d > 0) != (last[1] > 0):
+            changes += 1
+            if d < 0 and k_star is None:
+                j, d_j = last
+                t = d_j / (d_j - d)
+                k_star = math.exp(math.log(ks[j]) + t * (math.log(ks[i]) - math.log(ks[j])))
+                bracket = (int(ks[j]), int(ks[i]))
+        last = (i, d)
+    return k_star, bracket, changes
 
 
 # online learning -------------------------------------------------------------------------------
