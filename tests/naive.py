@@ -10,6 +10,8 @@ from fractions import Fraction
 from itertools import combinations, permutations
 from math import comb
 
+import numpy as np
+
 # pass@k ----------------------------------------------------------------------------------------
 
 
@@ -48,6 +50,53 @@ def crossing_k_naive(ks, base, rl, scale=None, rtol: float = 1e-10):
                 bracket = (int(ks[j]), int(ks[i]))
         last = (i, d)
     return k_star, bracket, changes
+
+
+def bootstrap_pass_at_k_naive(n, c, ks, rng, n_boot: int, level: float) -> dict:
+    """The paired bootstrap of pass@k, one draw at a time: exact per-problem estimates
+    (``pass_at_k_fraction``), draw b = ``rng.integers(0, P, size=P)``, plain sums over the drawn
+    problems of each model's estimates and of the per-problem differences to model 0, the
+    crossing (``crossing_k_naive``, ties within 1e-10 of the draw's mean |difference|), then
+    percentiles (numpy's linear quantiles; k* over the draws that cross)."""
+    models, problems, kk = len(n), len(n[0]), range(len(ks))
+    value = [
+        [
+            [float(pass_at_k_fraction(int(n[m][i]), int(c[m][i]), int(k))) for k in ks]
+            for i in range(problems)
+        ]
+        for m in range(models)
+    ]
+    delta = [
+        [[value[m][i][j] - value[0][i][j] for j in kk] for i in range(problems)]
+        for m in range(1, models)
+    ]
+    curves, diffs, k_star = [], [], []
+    for _ in range(n_boot):
+        idx = rng.integers(0, problems, size=problems)
+        curves.append([[sum(v[i][j] for i in idx) / problems for j in kk] for v in value])
+        diffs.append([[sum(d[i][j] for i in idx) / problems for j in kk] for d in delta])
+        spread = [[sum(abs(d[i][j]) for i in idx) / problems for j in kk] for d in delta]
+        k_star.append(
+            [
+                crossing_k_naive(ks, [0.0] * len(ks), dm, sm)[0]
+                for dm, sm in zip(diffs[-1], spread, strict=True)
+            ]
+        )
+    tail = (1 - level) / 2
+    k_ci = []
+    for m in range(models - 1):
+        crossed = [row[m] for row in k_star if row[m] is not None]
+        k_ci.append(tuple(np.quantile(crossed, [tail, 1 - tail])) if crossed else None)
+    return {
+        "low": np.quantile(curves, tail, axis=0),
+        "high": np.quantile(curves, 1 - tail, axis=0),
+        "difference_low": np.quantile(diffs, tail, axis=0),
+        "difference_high": np.quantile(diffs, 1 - tail, axis=0),
+        "crossing_share": [
+            sum(row[m] is not None for row in k_star) / n_boot for m in range(models - 1)
+        ],
+        "k_star_ci": k_ci,
+    }
 
 
 # online learning -------------------------------------------------------------------------------
