@@ -14,6 +14,7 @@ import numpy as np
 from theory import passk
 
 _ID_COLUMNS = ("problem", "problem_id", "id")
+_SEED_COLUMNS = ("seed", "run")
 _TRUE = {"1", "true", "t", "yes", "y"}
 _FALSE = {"0", "false", "f", "no", "n"}
 
@@ -68,14 +69,18 @@ def _as_bool(value: Any, where: str) -> bool:
     raise ValueError(f"--samples: {where}: correct must be 0/1 or true/false (got {value!r})")
 
 
-def read_sample_counts(path: str | Path) -> SampleCounts:
+def read_sample_counts(path: str | Path, *, seed: str | None = None) -> SampleCounts:
     """Read per-problem ``n,c`` rows or per-sample ``problem,correct`` rows from CSV or JSONL.
 
     An optional ``problem`` (or ``problem_id`` / ``id``) column names problems; several rows of
-    the same problem (e.g. one per seed) are pooled, not averaged (rlvr.md §1).
+    the same problem (e.g. one per seed) are pooled, not averaged (rlvr.md §1). With ``seed``,
+    only the rows whose ``seed`` (or ``run``) column holds that value are read.
     """
     path = Path(path)
     rows = _read_rows(path)
+    if seed is not None:
+        column = next((c for c in _SEED_COLUMNS if rows and c in rows[0]), None)
+        rows = [r for r in rows if column and str(r[column]) == seed]
     if not rows:
         raise ValueError(f"--samples: {path} holds no rows")
     columns = set(rows[0])
@@ -110,6 +115,26 @@ def read_sample_counts(path: str | Path) -> SampleCounts:
         f"--samples: {path} needs columns n,c (per problem) or problem,correct (per sample); "
         f"found {', '.join(sorted(columns))}"
     )
+
+
+def read_seed_counts(path: str | Path) -> tuple[str | None, dict[str, SampleCounts]]:
+    """Per-seed counts of a file whose rows carry a ``seed`` (or ``run``) column: that column's
+    name and one ``SampleCounts`` per distinct value (in order of first appearance), each read
+    with ``read_sample_counts(path, seed=value)``; (None, {}) when the file has no such column
+    or a single seed. Each seed must name its problems (a ``problem`` column), since the pooled
+    view adds the seeds' rows of a problem together."""
+    path = Path(path)
+    rows = _read_rows(path)
+    column = next((c for c in _SEED_COLUMNS if rows and c in rows[0]), None)
+    seeds = [] if column is None else list(dict.fromkeys(str(r[column]) for r in rows))
+    if column is None or len(seeds) < 2:
+        return None, {}
+    if not any(c in rows[0] for c in _ID_COLUMNS):
+        raise ValueError(
+            f"--samples: {path} has a {column} column but no problem column, so its seeds "
+            "cannot be pooled per problem"
+        )
+    return column, {s: read_sample_counts(path, seed=s) for s in seeds}
 
 
 def solve_passk(

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paper_checks.cli import main
-from paper_checks.solve import read_sample_counts, solve_passk
+from paper_checks.solve import read_sample_counts, read_seed_counts, solve_passk
 from theory import passk
 
 # file-writing properties: tmp_path is reused across examples (each overwrites its files)
@@ -184,6 +184,39 @@ def test_missing_sample_file(tmp_path: Path):
         read_sample_counts(tmp_path / "missing.csv")
     assert str(err.value).startswith("--samples")
     assert "missing.csv" in str(err.value)
+
+
+def test_seed_column_splits_and_pools(tmp_path: Path):
+    """problem,seed,n,c rows: the pooled read adds the seeds, read_seed_counts keeps them."""
+    path = write(tmp_path / "m.csv", "problem,seed,n,c\na,0,4,1\nb,0,4,0\na,1,4,3\nb,1,4,2\n")
+    assert counts(read_sample_counts(path)) == {"a": (8, 4), "b": (8, 2)}
+    column, by_seed = read_seed_counts(path)
+    assert column == "seed"
+    assert {s: counts(v) for s, v in by_seed.items()} == {
+        "0": {"a": (4, 1), "b": (4, 0)},
+        "1": {"a": (4, 3), "b": (4, 2)},
+    }
+
+
+def test_run_column_in_per_sample_jsonl(tmp_path: Path):
+    rows = [("x", 1, 1), ("x", 1, 0), ("x", 2, 0), ("y", 2, 1), ("y", 1, 1)]
+    text = "".join(json.dumps({"problem": p, "run": r, "correct": c}) + "\n" for p, r, c in rows)
+    column, by_run = read_seed_counts(write(tmp_path / "m.jsonl", text))
+    assert column == "run"
+    assert list(by_run) == ["1", "2"]  # order of first appearance
+    assert counts(by_run["1"]) == {"x": (2, 1), "y": (1, 1)}
+    assert counts(by_run["2"]) == {"x": (1, 0), "y": (1, 1)}
+
+
+def test_no_seed_column_or_one_seed_gives_no_split(tmp_path: Path):
+    assert read_seed_counts(write(tmp_path / "a.csv", "problem,n,c\na,4,1\n")) == (None, {})
+    assert read_seed_counts(write(tmp_path / "b.csv", "problem,seed,n,c\na,3,4,1\n")) == (None, {})
+
+
+def test_seed_column_without_problems_raises(tmp_path: Path):
+    path = write(tmp_path / "m.csv", "seed,n,c\n0,4,1\n1,4,2\n")
+    with pytest.raises(ValueError, match=r"^--samples: .*seed column but no problem column"):
+        read_seed_counts(path)
 
 
 # ----------------------------------------------------------------------------------- solve_passk
