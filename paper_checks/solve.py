@@ -187,6 +187,13 @@ def _coverage_sets(labels: list[str], data: list[SampleCounts]) -> list[dict[str
     ]
 
 
+def _paired_crossing(ks: np.ndarray, base: np.ndarray, other: np.ndarray) -> passk.Crossing:
+    """``crossing_k`` of the mean per-problem difference ``other - base`` (K, P), with the
+    tie rule of ``bootstrap_pass_at_k``: |Δ| within 1e-10 of the mean |difference| is a tie."""
+    delta = other - base
+    return passk.crossing_k(ks, np.zeros(ks.size), delta.mean(axis=1), np.abs(delta).mean(axis=1))
+
+
 def _per_seed(
     paths: Sequence[Path], labels: list[str], ks: np.ndarray
 ) -> tuple[dict[str, Any] | None, list[str]]:
@@ -195,7 +202,7 @@ def _per_seed(
     if not any(by_file):
         return None, []
     seeds = list(by_file[0])
-    if any(list(s) != seeds for s in by_file):
+    if any(set(s) != set(seeds) for s in by_file):
         return None, ["per seed: skipped (the files do not carry the same seeds)"]
     n_min = min(int(d.n.min()) for s in by_file for d in s.values())
     ks_seed = ks[ks <= n_min]
@@ -207,11 +214,12 @@ def _per_seed(
             raise ValueError(
                 f"--samples: seed {seed} does not hold the same problems in every file"
             )
-        curve = [passk.pass_at_k_curve(d.n, d.c, ks_seed) for d in data]
-        curves[seed] = {lab: c.tolist() for lab, c in zip(labels, curve, strict=True)}
+        # (M, K, P): per-problem estimates of this seed
+        value = np.stack([[passk.pass_at_k(d.n, d.c, int(k)) for k in ks_seed] for d in data])
+        curves[seed] = {lab: v.mean(axis=1).tolist() for lab, v in zip(labels, value, strict=True)}
         k_star[seed] = {
-            lab: passk.crossing_k(ks_seed, curve[0], c).k_star
-            for lab, c in zip(labels[1:], curve[1:], strict=True)
+            lab: _paired_crossing(ks_seed, value[0], v).k_star
+            for lab, v in zip(labels[1:], value[1:], strict=True)
         }
     top = int(ks_seed[-1])
     header = ["seed", *[f"{lab}@1" for lab in labels], *[f"{lab}@{top}" for lab in labels]]

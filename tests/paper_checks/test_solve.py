@@ -483,6 +483,16 @@ def test_per_seed_view_needs_the_same_seeds(tmp_path: Path):
     assert "per seed: skipped (the files do not carry the same seeds)" in lines
 
 
+def test_per_seed_view_takes_seeds_in_any_row_order(tmp_path: Path):
+    base, rl = model_files(tmp_path, seeds=2)[:2]
+    header, *rows = rl.read_text().splitlines()
+    write(rl, "\n".join([header, *reversed(rows)]) + "\n")  # seed 1 rows first
+    out, _ = solve_passk([base, rl], plot=None, n_boot=50)
+    assert out["per_seed"]["seeds"] == ["0", "1"]  # the first file's order
+    reference, _ = solve_passk(model_files(tmp_path / "ref", seeds=2)[:2], plot=None, n_boot=50)
+    assert out["per_seed"] == reference["per_seed"]
+
+
 def test_labels_drop_the_common_prefix(tmp_path: Path):
     a = counts_csv(tmp_path / "run.seed0.base.csv", BASE_C)
     b = counts_csv(tmp_path / "run.seed0.rl.csv", RL_C)
