@@ -130,6 +130,55 @@ def _bench_pass_at_k(quick: bool) -> Comparison:
     )
 
 
+@benchmark(
+    "bootstrap_pass_at_k",
+    description="paired bootstrap over problems of two pass@k curves, their difference and k*",
+    baseline="per-draw loop: gather the drawn problems' estimates, mean, crossing_k per draw",
+)
+def _bench_bootstrap_pass_at_k(quick: bool) -> Comparison:
+    from sims.bootstrap import bootstrap_pass_at_k, percentile_interval
+    from theory.passk import crossing_k, logit_affine, pass_at_k
+
+    problems, n_boot, n = (2_000, 2_000, 256) if quick else (10_000, 10_000, 256)
+    ks = 2 ** np.arange(9)  # 1 .. 256
+    rng = np.random.default_rng(0)
+    p = rng.beta(0.3, 1.5, size=problems)  # rlvr.md §3: base p, RL q = logit-affine(p; 2, 2)
+    c = [rng.binomial(n, p), rng.binomial(n, logit_affine(p, 2.0, 2.0))]
+    n_arr = np.full(problems, n)
+
+    def ours() -> tuple[np.ndarray, ...]:
+        boot = bootstrap_pass_at_k([n_arr, n_arr], c, ks, 1, n_boot=n_boot)
+        return boot.low, boot.high, boot.difference_low, boot.difference_high, boot.k_star_draws
+
+    def baseline() -> tuple[np.ndarray, ...]:
+        value = np.stack([[pass_at_k(n_arr, ci, int(k)) for k in ks] for ci in c])  # (2, K, P)
+        delta = value[1] - value[0]
+        draw = np.random.default_rng(1)
+        curves, diffs, k_star = [], [], []
+        for _ in range(n_boot):
+            idx = draw.integers(0, problems, size=problems)
+            curves.append(value[:, :, idx].mean(axis=2))
+            diffs.append(delta[:, idx].mean(axis=1))
+            cross = crossing_k(ks, np.zeros(ks.size), diffs[-1], np.abs(delta[:, idx]).mean(1))
+            k_star.append(np.nan if cross.k_star is None else cross.k_star)
+        low, high = percentile_interval(curves, 0.95)
+        d_low, d_high = percentile_interval(diffs, 0.95)
+        return low, high, d_low, d_high, np.array(k_star)[:, None]
+
+    def agree(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> bool:
+        return all(
+            np.allclose(x, y, rtol=1e-9, atol=1e-12, equal_nan=True)
+            for x, y in zip(a, b, strict=True)
+        )
+
+    return Comparison(
+        ours=ours,
+        baseline=baseline,
+        agree=agree,
+        size=f"{problems:,} problems, {n_boot:,} resamples, 2 models, {ks.size} k",
+    )
+
+
 def _random_matrix(n_points: int, n_hypotheses: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     codes = rng.choice(2**n_points, size=min(n_hypotheses, 2**n_points), replace=False)

@@ -65,6 +65,10 @@ def _positive_int(text: str) -> int:
     return _parsed(text, int, lambda v: v >= 1, "a positive integer")
 
 
+def _level(text: str) -> float:
+    return _parsed(text, float, lambda v: 0.0 < v < 1.0, "a level in (0, 1)")
+
+
 def _seed(text: str) -> int:
     return _parsed(text, int, lambda v: v >= 0, "a non-negative integer")
 
@@ -265,12 +269,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_solve_passk(args: argparse.Namespace) -> int:
-    from paper_checks.solve import solve_passk
+    import json
 
     if args.plot is not None:
         check_output_path(args.plot, "--plot", directory=False)
-    _, lines = solve_passk(args.samples, k_max=args.k_max, plot=args.plot)
-    print("\n".join(lines))
+    from paper_checks.solve import solve_passk
+    from sims._jsonio import to_jsonable
+
+    out, lines = solve_passk(
+        args.samples,
+        k_max=args.k_max,
+        plot=args.plot,
+        n_boot=args.n_boot,
+        ci=args.ci,
+        seed=args.seed,
+    )
+    print(json.dumps(to_jsonable(out)) if args.json else "\n".join(lines))
     return 0
 
 
@@ -466,12 +480,23 @@ def build_parser() -> argparse.ArgumentParser:
     s = solvers.add_parser(
         "passk",
         parents=[common],
-        help="pass@k table (and crossing, coverage) from sample files",
+        help="pass@k table with bootstrap CIs (and crossing, coverage) from sample files",
         description="FILE is CSV or JSONL with per-problem n,c (optionally problem) or per-sample "
-        "problem,correct rows. Two files (base, then RL) add the crossing k and the coverage sets.",
+        "problem,correct rows, optionally with a seed (or run) column. Two or more files on the "
+        "same problems (base first) add the differences to the base, the crossing k and the "
+        "coverage sets; CIs come from a paired percentile bootstrap over problems.",
     )
     s.add_argument("--samples", nargs="+", required=True, type=_path, metavar="FILE")
     s.add_argument("--k-max", type=_positive_int, default=None, help="largest k (default: min n)")
+    s.add_argument(
+        "--n-boot",
+        type=_positive_int,
+        default=10_000,
+        help="bootstrap resamples of the problems (default: 10000)",
+    )
+    s.add_argument("--ci", type=_level, default=0.95, help="CI level in (0, 1) (default: 0.95)")
+    s.add_argument("--seed", type=_seed, default=0, help="seed of the bootstrap (default: 0)")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
     s.add_argument(
         "--plot", type=_path, default=Path("passk.png"), help="figure path (default: passk.png)"
     )

@@ -88,6 +88,29 @@ def plot_pass_at_k(
     return artists
 
 
+def plot_bands(
+    ks: Sequence[float],
+    curves: dict[str, tuple[Sequence[float], Sequence[float], Sequence[float]]],
+    *,
+    colours: Sequence[str] | dict[str, str] | None = None,
+    ax: Axes | None = None,
+) -> list[Any]:
+    """Each curve ``label: (estimate, low, high)`` as points joined by a line, with the band
+    [low, high] shaded in its colour; log2 k axis. Returns the line artists (legend handles)."""
+    if ax is None:
+        _, ax = new_figure()
+    if colours is None:
+        colours = [f"C{i}" for i in range(len(curves))]
+    if isinstance(colours, dict):
+        colours = [colours[label] for label in curves]
+    lines: list[Any] = []
+    for (label, (estimate, low, high)), colour in zip(curves.items(), colours, strict=True):
+        ax.fill_between(ks, low, high, color=colour, alpha=0.2, lw=0)
+        lines += ax.plot(ks, estimate, "o-", ms=3.5, lw=1.2, color=colour, label=label)
+    ax.set_xscale("log", base=2)
+    return lines
+
+
 def plot_spectrum_panels(
     spec: Spectrum, eigs: Sequence[float], p: int, axes: Sequence[Axes]
 ) -> None:

@@ -7,13 +7,19 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from theory import passk
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from sims.bootstrap import PassAtKBootstrap
+
 _ID_COLUMNS = ("problem", "problem_id", "id")
+_SEED_COLUMNS = ("seed", "run")
 _TRUE = {"1", "true", "t", "yes", "y"}
 _FALSE = {"0", "false", "f", "no", "n"}
 
@@ -94,14 +100,18 @@ def _as_bool(value: Any, where: str) -> bool:
     raise ValueError(f"--samples: {where}: correct must be 0/1 or true/false (got {value!r})")
 
 
-def read_sample_counts(path: str | Path) -> SampleCounts:
+def read_sample_counts(path: str | Path, *, seed: str | None = None) -> SampleCounts:
     """Read per-problem ``n,c`` rows or per-sample ``problem,correct`` rows from CSV or JSONL.
 
     An optional ``problem`` (or ``problem_id`` / ``id``) column names problems; several rows of
-    the same problem (e.g. one per seed) are pooled, not averaged (rlvr.md §1).
+    the same problem (e.g. one per seed) are pooled, not averaged (rlvr.md §1). With ``seed``,
+    only the rows whose ``seed`` (or ``run``) column holds that value are read.
     """
     path = Path(path)
     rows = _read_rows(path)
+    if seed is not None:
+        column = next((c for c in _SEED_COLUMNS if rows and c in rows[0]), None)
+        rows = [r for r in rows if column and str(r[column]) == seed]
     if not rows:
         raise ValueError(f"--samples: {path} holds no rows")
     columns = set(rows[0])
@@ -153,17 +163,154 @@ def _check_table_memory(n_max: int, path: Path) -> None:
     check_memory(32.0 * n_max, f"--samples: {path}: n = {n_max} (pass@k table of length n)")
 
 
-def solve_passk(
-    paths: list[Path], *, k_max: int | None = None, plot: Path | None = None
-) -> tuple[dict[str, Any], list[str]]:
-    """The pass@k table (k = 1, 2, 4, ...) of one or two sample files, and its plot.
+def read_seed_counts(path: str | Path) -> tuple[str | None, dict[str, SampleCounts]]:
+    """Per-seed counts of a file whose rows carry a ``seed`` (or ``run``) column: that column's
+    name and one ``SampleCounts`` per distinct value (in order of first appearance), each read
+    with ``read_sample_counts(path, seed=value)``; (None, {}) when the file has no such column
+    or a single seed. Each seed must name its problems (a ``problem`` column), since the pooled
+    view adds the seeds' rows of a problem together."""
+    path = Path(path)
+    rows = _read_rows(path)
+    column = next((c for c in _SEED_COLUMNS if rows and c in rows[0]), None)
+    seeds = [] if column is None else list(dict.fromkeys(str(r[column]) for r in rows))
+    if column is None or len(seeds) < 2:
+        return None, {}
+    if not any(c in rows[0] for c in _ID_COLUMNS):
+        raise ValueError(
+            f"--samples: {path} has a {column} column but no problem column, so its seeds "
+            "cannot be pooled per problem"
+        )
+    return column, {s: read_sample_counts(path, seed=s) for s in seeds}
 
-    With two files (base, then RL) also the crossing k and the coverage sets (problems with
-    c > 0). Returns the numbers and the lines of text the CLI prints.
+
+def _labels(paths: Sequence[Path]) -> list[str]:
+    """Short model labels: the file stems without their common prefix up to a separator
+    (``run.seed0.base``, ``run.seed0.rl`` -> ``base``, ``rl``); equal stems get their role
+    (two files: base, RL) or position appended."""
+    stems = [p.stem for p in paths]
+    common = 0  # length of the stems' common character prefix
+    while len(stems) > 1 and all(len(s) > common and s[common] == stems[0][common] for s in stems):
+        common += 1
+    prefix = stems[0][:common]
+    cut = max(prefix.rfind(sep) for sep in "._- ") + 1
+    short = [s[cut:] for s in stems]
+    if cut and all(short) and len(set(short)) == len(short):
+        stems = short
+    if len(set(stems)) < len(stems):
+        roles = ("base", "RL") if len(stems) == 2 else [str(i + 1) for i in range(len(stems))]
+        stems = [f"{s} ({r})" for s, r in zip(stems, roles, strict=True)]
+    return stems
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    return [
+        "  ".join(f"{v:>{w}}" for v, w in zip(row, widths, strict=True)) for row in [header, *rows]
+    ]
+
+
+def _ci_text(low: float, high: float, fmt: str) -> str:
+    return f"[{low:{fmt}}, {high:{fmt}}]"
+
+
+def _coverage_sets(labels: list[str], data: list[SampleCounts]) -> list[dict[str, Any]]:
+    """UpSet counts: for each pattern of which models solve a problem (c > 0), how many
+    problems; most common first, then by pattern."""
+    solved = np.stack([d.c > 0 for d in data], axis=1)  # (P, M)
+    patterns, counts = np.unique(solved, axis=0, return_counts=True)
+    order = sorted(range(len(counts)), key=lambda i: (-counts[i], [not v for v in patterns[i]]))
+    return [
+        {
+            "solved_by": [lab for lab, v in zip(labels, patterns[i], strict=True) if v],
+            "problems": int(counts[i]),
+        }
+        for i in order
+    ]
+
+
+def _paired_crossing(ks: np.ndarray, base: np.ndarray, other: np.ndarray) -> passk.Crossing:
+    """``crossing_k`` of the mean per-problem difference ``other - base`` (K, P), with the
+    tie rule of ``bootstrap_pass_at_k``: |Δ| within 1e-10 of the mean |difference| is a tie."""
+    delta = other - base
+    return passk.crossing_k(ks, np.zeros(ks.size), delta.mean(axis=1), np.abs(delta).mean(axis=1))
+
+
+def _per_seed(
+    paths: Sequence[Path], labels: list[str], ks: np.ndarray
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """Per-seed curves and crossings when the files' rows carry a seed (or run) column."""
+    columns, by_file = zip(*(read_seed_counts(p) for p in paths), strict=True)
+    if not any(by_file):
+        return None, []
+    seeds = list(by_file[0])
+    if any(set(s) != set(seeds) for s in by_file):
+        return None, ["per seed: skipped (the files do not carry the same seeds)"]
+    n_min = min(int(d.n.min()) for s in by_file for d in s.values())
+    ks_seed = ks[ks <= n_min]
+    curves: dict[str, dict[str, list[float]]] = {}
+    k_star: dict[str, dict[str, float | None]] = {}
+    for seed in seeds:
+        data = [s[seed] for s in by_file]
+        if any(not np.array_equal(d.ids, data[0].ids) for d in data):
+            raise ValueError(
+                f"--samples: seed {seed} does not hold the same problems in every file"
+            )
+        # (M, K, P): per-problem estimates of this seed
+        value = np.stack([[passk.pass_at_k(d.n, d.c, int(k)) for k in ks_seed] for d in data])
+        curves[seed] = {lab: v.mean(axis=1).tolist() for lab, v in zip(labels, value, strict=True)}
+        k_star[seed] = {
+            lab: _paired_crossing(ks_seed, value[0], v).k_star
+            for lab, v in zip(labels[1:], value[1:], strict=True)
+        }
+    top = int(ks_seed[-1])
+    header = ["seed", *[f"{lab}@1" for lab in labels], *[f"{lab}@{top}" for lab in labels]]
+    header += [f"k* {lab}" for lab in labels[1:]]
+    rows = [
+        [
+            seed,
+            *[f"{curves[seed][lab][0]:.4f}" for lab in labels],
+            *[f"{curves[seed][lab][-1]:.4f}" for lab in labels],
+            *["none" if v is None else f"{v:.3g}" for v in k_star[seed].values()],
+        ]
+        for seed in seeds
+    ]
+    column = next(c for c in columns if c)
+    lines = [f"per {column} (k <= {top}; the table above pools the seeds):", *_table(header, rows)]
+    out = {"column": column, "seeds": seeds, "k": ks_seed.tolist(), "pass_at_k": curves}
+    return out | {"k_star": k_star}, lines
+
+
+def solve_passk(
+    paths: Sequence[Path],
+    *,
+    k_max: int | None = None,
+    plot: Path | None = None,
+    n_boot: int = 10_000,
+    ci: float = 0.95,
+    seed: int = 0,
+) -> tuple[dict[str, Any], list[str]]:
+    """pass@k (k = 1, 2, 4, ...) of one or more sample files, with paired bootstrap CIs.
+
+    Every file must hold the same problems (the first file is the base). For each model and k:
+    the unbiased estimate and its percentile CI over ``n_boot`` resamples of problems
+    (``sims.bootstrap.bootstrap_pass_at_k``, seeded by ``seed``); for each further model: the
+    difference to the base with its CI, the crossing k* (where the base overtakes it), the share
+    of draws that cross and the CI of k* among them; the coverage sets (problems with c > 0) as
+    UpSet counts; per-seed curves and k* when rows carry a seed (or run) column. Returns the
+    numbers (the ``--json`` object) and the lines the CLI prints.
     """
-    if len(paths) > 2:
-        raise ValueError("--samples: give one file, or two (base then RL)")
+    from sims.bootstrap import bootstrap_pass_at_k
+
+    if isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 1:
+        raise ValueError(f"--n-boot must be a positive integer, got {n_boot!r}")
+    if not 0.0 < ci < 1.0:
+        raise ValueError(f"--ci must be in (0, 1), got {ci}")
+    paths = [Path(p) for p in paths]
+    if not paths:
+        raise ValueError("--samples: give at least one file")
     data = [read_sample_counts(p) for p in paths]
+    if any(not np.array_equal(d.ids, data[0].ids) for d in data[1:]):
+        raise ValueError("--samples: every file must hold the same problems (ids or row count)")
     n_min = int(min(d.n.min() for d in data))
     if k_max is None:
         k_max = n_min
@@ -172,63 +319,172 @@ def solve_passk(
             f"--k-max must be <= the fewest samples of any problem ({n_min}), got {k_max}"
         )
     ks = 2 ** np.arange(int(np.log2(k_max)) + 1)
-    labels = [d.path.stem for d in data]
-    if len(set(labels)) < len(labels):  # e.g. base/samples.csv and rl/samples.csv
-        labels = [f"{label} ({role})" for label, role in zip(labels, ("base", "RL"), strict=False)]
-    curves = {
-        label: passk.pass_at_k_curve(d.n, d.c, ks) for label, d in zip(labels, data, strict=True)
-    }
+    labels = _labels(paths)
+    base = labels[0]
+    boot = bootstrap_pass_at_k(
+        [d.n for d in data], [d.c for d in data], ks, seed, n_boot=n_boot, level=ci
+    )
+    pct = f"{ci:.0%}" if round(ci * 100, 6) == round(ci * 100) else f"{ci:.1%}"
     out: dict[str, Any] = {
         "k": ks.tolist(),
-        "pass_at_k": {k: v.tolist() for k, v in curves.items()},
+        "problems": int(data[0].ids.size),
+        "models": labels,
+        "files": [str(p) for p in paths],
+        "bootstrap": {"n_boot": int(n_boot), "ci": float(ci), "seed": int(seed)},
+        "pass_at_k": {lab: boot.estimate[m].tolist() for m, lab in enumerate(labels)},
+        "pass_at_k_ci": {
+            lab: {"low": boot.low[m].tolist(), "high": boot.high[m].tolist()}
+            for m, lab in enumerate(labels)
+        },
+        "difference": {},
+        "crossing": {},
     }
-    names = list(curves)
-    header = ["k", *names] + (["RL - base"] if len(data) == 2 else [])
-    lines = ["  ".join(f"{h:>12}" for h in header)]
+    header = ["k"]
+    for lab in labels:
+        header += [lab, f"{pct} CI"]
+    for lab in labels[1:]:
+        header += [f"{lab} - {base}", f"{pct} CI"]
+    rows = []
     for i, k in enumerate(ks):
-        values = [curves[name][i] for name in names]
-        extra = [values[1] - values[0]] if len(data) == 2 else []
-        lines.append(f"{k:>12}" + "".join(f"  {v:>12.4f}" for v in values + extra))
-    crossing = None
-    if len(data) == 2:
-        base, rl = data
-        if not np.array_equal(base.ids, rl.ids):
-            raise ValueError(
-                "--samples: the two files must hold the same problems (ids or row count)"
-            )
-        crossing = passk.crossing_k(ks, curves[names[0]], curves[names[1]])
-        solved_base, solved_rl = base.c > 0, rl.c > 0
-        coverage = {
-            "both": int(np.sum(solved_base & solved_rl)),
-            "base_only": int(np.sum(solved_base & ~solved_rl)),
-            "rl_only": int(np.sum(~solved_base & solved_rl)),
-            "neither": int(np.sum(~solved_base & ~solved_rl)),
-        }
-        where = (
-            "none"
-            if crossing.k_star is None
-            else f"k* = {crossing.k_star:.3g} in {crossing.bracket}"
+        row = [str(k)]
+        for m in range(len(labels)):
+            row += [f"{boot.estimate[m, i]:.4f}", _ci_text(boot.low[m, i], boot.high[m, i], ".4f")]
+        for m in range(len(labels) - 1):
+            row += [
+                f"{boot.difference[m, i]:+.4f}",
+                _ci_text(boot.difference_low[m, i], boot.difference_high[m, i], "+.4f"),
+            ]
+        rows.append(row)
+    lines = _table(header, rows)
+    for m, lab in enumerate(labels[1:]):
+        cross = boot.crossing[m]
+        share = float(boot.crossing_share[m])
+        k_ci = (
+            None
+            if np.isnan(boot.k_star_low[m])
+            else [float(boot.k_star_low[m]), float(boot.k_star_high[m])]
         )
-        lines.append(f"crossing (base overtakes RL): {where}; sign changes: {crossing.n_crossings}")
-        lines.append("coverage (c > 0): " + ", ".join(f"{k} {v}" for k, v in coverage.items()))
-        base_only = base.ids[solved_base & ~solved_rl]
+        out["difference"][lab] = {
+            "vs": base,
+            "estimate": boot.difference[m].tolist(),
+            "low": boot.difference_low[m].tolist(),
+            "high": boot.difference_high[m].tolist(),
+        }
+        out["crossing"][lab] = {
+            "k_star": cross.k_star,
+            "bracket": None if cross.bracket is None else list(cross.bracket),
+            "n_crossings": cross.n_crossings,
+            "share_crossing": share,
+            "k_star_ci": k_ci,
+        }
+        where = "none" if cross.k_star is None else f"k* = {cross.k_star:.3g} in {cross.bracket}"
+        spread = (
+            "no draw crosses"
+            if k_ci is None
+            else f"{share:.1%} of draws cross, {pct} CI of k* among them "
+            + _ci_text(k_ci[0], k_ci[1], ".3g")
+        )
+        lines.append(
+            f"crossing ({base} overtakes {lab}): {where}; sign changes: {cross.n_crossings}; "
+            f"bootstrap ({n_boot} draws): {spread}"
+        )
+    out["coverage_sets"] = _coverage_sets(labels, data)
+    if len(data) > 1:
+        lines.append("coverage sets (c > 0; x = solved), most common first:")
+        lines += _table(
+            [*labels, "problems"],
+            [
+                [*("x" if lab in s["solved_by"] else "." for lab in labels), str(s["problems"])]
+                for s in out["coverage_sets"]
+            ],
+        )
+        base_only = data[0].ids[(data[0].c > 0) & ~np.any([d.c > 0 for d in data[1:]], axis=0)]
         if base_only.size:
             more = " ..." if base_only.size > 20 else ""
-            lines.append("solved by base only: " + ", ".join(base_only[:20]) + more)
-        out |= {
-            "k_star": crossing.k_star,
-            "n_crossings": crossing.n_crossings,
-            "coverage": coverage,
-        }
+            lines.append(f"solved by {base} only: " + ", ".join(base_only[:20]) + more)
+    out["per_seed"], seed_lines = _per_seed(paths, labels, ks)
+    lines += seed_lines
+    out["plot"] = None
     if plot is not None:
-        from paper_checks.plotting import new_figure, plot_pass_at_k, save_figure
+        from paper_checks.plotting import save_figure
 
-        fig, ax = new_figure()
-        plot_pass_at_k(ks, curves, ax=ax, crossing=crossing.k_star if crossing else None)
-        ax.set_title(f"unbiased pass@k estimate, {data[0].ids.size} problems", fontsize="small")
+        fig = passk_figure(boot, labels, per_seed=out["per_seed"])
         written = save_figure(fig, plot.parent, plot.stem)
+        out["plot"] = str(written[0])
         lines.append(f"plot: {written[0]} (and .pdf)")
     return out, lines
+
+
+def passk_figure(
+    boot: PassAtKBootstrap, labels: Sequence[str], *, per_seed: dict[str, Any] | None = None
+) -> Figure:
+    """Two panels: pass@k of every model (points joined, CI bands) and the differences to the
+    base with their bands, k* and its CI; per-seed curves as thin lines; one legend below the
+    axes, off the data."""
+    from paper_checks.plotting import new_figure, plot_bands
+
+    fig, (ax, ax_d) = new_figure(ncols=2)
+    colours = {lab: f"C{m}" for m, lab in enumerate(labels)}
+    pct = f"{boot.level:.0%}"
+    handles: list[Any]
+    handles = plot_bands(
+        boot.ks,
+        {lab: (boot.estimate[m], boot.low[m], boot.high[m]) for m, lab in enumerate(labels)},
+        colours=colours,
+        ax=ax,
+    )
+    handles += plot_bands(
+        boot.ks,
+        {
+            f"{lab} − {labels[0]}": (
+                boot.difference[m],
+                boot.difference_low[m],
+                boot.difference_high[m],
+            )
+            for m, lab in enumerate(labels[1:])
+        },
+        colours=[colours[lab] for lab in labels[1:]],
+        ax=ax_d,
+    )
+    ax_d.axhline(0.0, color="0.5", lw=0.8)
+    for m, lab in enumerate(labels[1:]):
+        cross = boot.crossing[m]
+        if cross.k_star is not None:
+            handles.append(
+                ax_d.axvline(
+                    cross.k_star,
+                    color=colours[lab],
+                    ls=":",
+                    lw=1,
+                    label=f"k* ({lab}) ≈ {cross.k_star:.3g}",
+                )
+            )
+        if not np.isnan(boot.k_star_low[m]):
+            handles.append(
+                ax_d.axvspan(
+                    boot.k_star_low[m],
+                    boot.k_star_high[m],
+                    color=colours[lab],
+                    alpha=0.08,
+                    label=f"{pct} CI of k* ({lab}; {boot.crossing_share[m]:.0%} of draws cross)",
+                )
+            )
+    if per_seed is not None:
+        ks_seed = per_seed["k"]
+        for curves in per_seed["pass_at_k"].values():
+            for lab in labels:
+                ax.plot(ks_seed, curves[lab], "-", lw=0.6, alpha=0.5, color=colours[lab])
+            for lab in labels[1:]:
+                diff = np.subtract(curves[lab], curves[labels[0]])
+                ax_d.plot(ks_seed, diff, "-", lw=0.6, alpha=0.5, color=colours[lab])
+        handles += ax.plot([], [], "-", lw=0.6, color="0.4", label=f"per {per_seed['column']}")
+    ax.set(xlabel="k", ylabel="pass@k", xscale="log")
+    ax_d.set(xlabel="k", ylabel=f"pass@k − pass@k ({labels[0]})", xscale="log")
+    for a in (ax, ax_d):
+        a.set_xscale("log", base=2)
+    ax.set_title(f"{pct} bootstrap CIs over {boot.n_boot} resamples of problems", fontsize="small")
+    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize="small")
+    return fig
 
 
 #: The CLI solves M_tr exactly up to this many canonical points (about a minute at |H| = 64 and 20

@@ -1,23 +1,240 @@
-"""Percentile bootstrap of a mean of paired differences, shared by the claims that compare two
-arms on the same seeds or problems."""
+"""Percentile bootstrap over paired units (seeds or problems).
+
+One resampling scheme serves every claim and ``solve passk``: draw b picks P row indices
+I_b = ``rng.integers(0, P, size=P)`` (the same stream whether the draws are made one at a time
+or a block at a time), and every statistic of that draw is computed from the same rows, so two
+arms measured on the same units stay paired.
+"""
 
 from __future__ import annotations
 
-import numpy as np
-from numpy.typing import ArrayLike
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-__all__ = ["paired_mean_ci"]
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from theory import passk
+
+__all__ = [
+    "PassAtKBootstrap",
+    "bootstrap_means",
+    "bootstrap_pass_at_k",
+    "paired_mean_ci",
+    "percentile_interval",
+]
+
+#: Entries of the (draws × units) count matrix held at once by ``bootstrap_means`` (32 MiB).
+MAX_CELLS = 1 << 22
+
+
+def _level(level: float) -> float:
+    level = float(level)
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1) (got {level})")
+    return level
+
+
+def _n_boot(n_boot: int) -> int:
+    if isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive integer (got {n_boot!r})")
+    return int(n_boot)
+
+
+def bootstrap_means(
+    values: ArrayLike,
+    rng: np.random.Generator | int | None = None,
+    *,
+    n_boot: int,
+    max_cells: int = MAX_CELLS,
+) -> NDArray[np.float64]:
+    r"""Means of ``values`` over ``n_boot`` resamples of its rows (axis 0) with replacement.
+
+    Draw b takes row indices I_b = ``rng.integers(0, P, size=P)`` and returns
+
+    .. math:: \bar v_b = \frac1P \sum_{j=1}^{P} v_{I_{bj}} = \frac1P \sum_{i=1}^{P} w_{bi} v_i,
+              \qquad w_{bi} = \#\{j : I_{bj} = i\},
+
+    so a block of draws is one ``bincount`` (the multinomial counts w) and one matrix product
+    (draws, P) @ (P, F): O(n_boot·P·F) flops, memory O(max_cells) for the counts. Every column
+    of ``values`` is resampled with the same rows (paired).
+
+    Parameters
+    ----------
+    values : array_like of float, shape (P, ...)
+        One row per unit (problem or seed); trailing axes are statistics averaged separately.
+    rng : numpy.random.Generator, int or None
+        Source of the draws.
+    n_boot : int
+        Number of resamples, >= 1.
+    max_cells : int
+        Largest (draws in a block) × P held at once.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape (n_boot, ...): the mean of each resample.
+    """
+    rng = np.random.default_rng(rng)
+    n_boot = _n_boot(n_boot)
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim == 0 or v.shape[0] == 0:
+        raise ValueError("values must hold at least one row (unit)")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("values must be finite")
+    units = v.shape[0]
+    flat = v.reshape(units, -1)  # (P, F)
+    block = max(1, int(max_cells) // units)
+    out = np.empty((n_boot, flat.shape[1]))
+    for start in range(0, n_boot, block):
+        m = min(block, n_boot - start)
+        idx = rng.integers(0, units, size=(m, units))  # (m, P): m draws in stream order
+        idx += np.arange(m)[:, None] * units
+        weights = np.bincount(idx.ravel(), minlength=m * units).reshape(m, units)
+        out[start : start + m] = weights @ flat / units  # (m, F)
+    return out.reshape((n_boot, *v.shape[1:]))
+
+
+def percentile_interval(
+    draws: ArrayLike, level: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The (1 - level)/2 and (1 + level)/2 quantiles of ``draws`` along axis 0 (numpy's linear
+    interpolation): the percentile bootstrap interval at ``level``."""
+    tail = (1.0 - _level(level)) / 2
+    low, high = np.quantile(np.asarray(draws, dtype=np.float64), [tail, 1.0 - tail], axis=0)
+    return low, high
 
 
 def paired_mean_ci(
-    diff: ArrayLike, rng: np.random.Generator, *, n_boot: int, level: float
+    diff: ArrayLike, rng: np.random.Generator | int | None, *, n_boot: int, level: float
 ) -> tuple[float, float]:
     """Percentile CI at ``level`` of the mean of ``diff`` (one paired difference per seed or
-    problem), resampling its entries with replacement ``n_boot`` times: pairing keeps both arms'
-    values of an entry together."""
+    problem), resampling its entries with replacement ``n_boot`` times (``bootstrap_means``):
+    pairing keeps both arms' values of an entry together."""
     diff = np.asarray(diff, dtype=float)
     if diff.ndim != 1 or diff.size == 0:
         raise ValueError("diff must be a non-empty 1-D array of paired differences")
-    means = diff[rng.integers(diff.size, size=(n_boot, diff.size))].mean(axis=1)
-    tail = (1 - level) / 2
-    return float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))
+    low, high = percentile_interval(bootstrap_means(diff, rng, n_boot=n_boot), level)
+    return float(low), float(high)
+
+
+@dataclass(frozen=True)
+class PassAtKBootstrap:
+    """pass@k curves of M models on the same P problems, with paired bootstrap intervals.
+
+    Differences and crossings are taken against model 0 (the base). Arrays: ``estimate``,
+    ``low``, ``high`` are (M, K); ``difference*`` are (M - 1, K); the crossing fields are (M - 1,).
+    """
+
+    ks: NDArray[np.int64]
+    estimate: NDArray[np.float64]  # pass@k of each model on all problems
+    low: NDArray[np.float64]
+    high: NDArray[np.float64]
+    difference: NDArray[np.float64]  # mean of per-problem (model m - model 0), m >= 1
+    difference_low: NDArray[np.float64]
+    difference_high: NDArray[np.float64]
+    crossing: tuple[passk.Crossing, ...]  # on the full data
+    crossing_share: NDArray[np.float64]  # share of draws in which the base overtakes model m
+    k_star_low: NDArray[np.float64]  # interval of k* among those draws (NaN: none crosses)
+    k_star_high: NDArray[np.float64]
+    k_star_draws: NDArray[np.float64]  # (n_boot, M - 1), NaN where a draw does not cross
+    n_boot: int
+    level: float
+
+
+def bootstrap_pass_at_k(
+    n: Sequence[ArrayLike],
+    c: Sequence[ArrayLike],
+    ks: ArrayLike,
+    rng: np.random.Generator | int | None = None,
+    *,
+    n_boot: int = 10_000,
+    level: float = 0.95,
+    max_cells: int = MAX_CELLS,
+) -> PassAtKBootstrap:
+    r"""Paired percentile bootstrap over problems of the pass@k curves of M models.
+
+    Each problem's unbiased estimate :math:`\hat\pi_{mi}(k) = 1 - \binom{n_{mi}-c_{mi}}{k} /
+    \binom{n_{mi}}{k}` is computed once (``theory.passk.pass_at_k``); a resample of problems is
+    then the mean of those values over the drawn problems (``bootstrap_means``), the same
+    problems for every model and k. From each draw b: the curves :math:`\bar\pi^{(b)}_m(k)`,
+    the differences :math:`\Delta^{(b)}_m(k)`, means of the per-problem differences
+    :math:`\hat\pi_{mi} - \hat\pi_{0i}`, and the crossing :math:`k^{*(b)}` of model m with the
+    base (``theory.passk.crossing_k_many``: the first k where Δ turns from > 0 to < 0,
+    interpolated linearly in log k). A Δ within 1e-10 of the mean |per-problem difference| of
+    its draw counts as a tie, not a sign (``sign_changes``' cancellation-aware scale), so
+    rounding in draws where the models agree on every drawn problem makes no crossing.
+    Intervals are the (1 ∓ level)/2 quantiles of the draws; k*'s only over the draws that
+    cross, whose share is reported beside it.
+
+    Parameters
+    ----------
+    n, c : sequence of M array_like of int, each (P,)
+        Samples and correct samples per problem of each model, problems in the same order.
+    ks : array_like of int
+        Strictly increasing budgets, each <= every n.
+    rng : numpy.random.Generator, int or None
+        Source of the resamples.
+    n_boot : int
+        Number of resamples.
+    level : float
+        Interval level in (0, 1).
+    max_cells : int
+        Memory bound of ``bootstrap_means``.
+
+    Returns
+    -------
+    PassAtKBootstrap
+
+    References
+    ----------
+    rlvr.md §5 (paired bootstrap of the MATH500 re-evaluation) and §6 ("the crossing k is
+    nonlinear in the curves, so report a paired bootstrap over problems").
+    """
+    if len(n) != len(c) or len(n) == 0:
+        raise ValueError("n and c must hold the same number (>= 1) of models")
+    counts = [(np.asarray(ni), np.asarray(ci)) for ni, ci in zip(n, c, strict=True)]
+    sizes = {ni.shape for ni, _ in counts} | {ci.shape for _, ci in counts}
+    if len(sizes) != 1 or len(next(iter(sizes))) != 1:
+        raise ValueError(f"n and c must be 1-D with one entry per problem (got shapes {sizes})")
+    k = np.asarray(ks)
+    level = _level(level)
+    models = len(counts)
+    # (P, M, K): each problem's estimate, once; (P, M - 1, K): its paired difference to model 0
+    value = np.stack(
+        [np.stack([passk.pass_at_k(ni, ci, int(kj)) for kj in k], axis=-1) for ni, ci in counts],
+        axis=1,
+    )
+    delta = value[:, 1:] - value[:, :1]
+    columns = np.concatenate([value, delta, np.abs(delta)], axis=1)  # (P, 3M - 2, K)
+    estimate, difference, spread = np.split(columns.mean(axis=0), [models, 2 * models - 1])
+    draws = bootstrap_means(columns, rng, n_boot=n_boot, max_cells=max_cells)
+    curve_draws, diff_draws, spread_draws = np.split(draws, [models, 2 * models - 1], axis=1)
+    low, high = percentile_interval(curve_draws, level)
+    diff_low, diff_high = percentile_interval(diff_draws, level)
+    k_star_draws = passk.crossing_k_many(k, 0.0, diff_draws, scale=spread_draws).k_star
+    crosses = ~np.isnan(k_star_draws)  # (B, M - 1)
+    k_low = np.full(models - 1, np.nan)
+    k_high = np.full(models - 1, np.nan)
+    for m in range(models - 1):
+        if crosses[:, m].any():
+            k_low[m], k_high[m] = percentile_interval(k_star_draws[crosses[:, m], m], level)
+    return PassAtKBootstrap(
+        ks=k.astype(np.int64),
+        estimate=estimate,
+        low=low,
+        high=high,
+        difference=difference,
+        difference_low=diff_low,
+        difference_high=diff_high,
+        crossing=tuple(
+            passk.crossing_k(k, np.zeros(k.size), d, scale=s)
+            for d, s in zip(difference, spread, strict=True)
+        ),
+        crossing_share=crosses.mean(axis=0),
+        k_star_low=k_low,
+        k_star_high=k_high,
+        k_star_draws=k_star_draws,
+        n_boot=int(n_boot),
+        level=level,
+    )

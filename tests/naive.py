@@ -5,9 +5,12 @@ Grouped by paper; each oracle follows its paper's definition literally.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from itertools import combinations, permutations
 from math import comb
+
+import numpy as np
 
 # pass@k ----------------------------------------------------------------------------------------
 
@@ -25,6 +28,75 @@ def pass_at_k_plugin_fraction(n: int, c: int, k: int) -> Fraction:
 def pass_at_k_exact_naive(p: float, k: int) -> float:
     """1 - (1 - p)^k in plain floating point (inaccurate for tiny p)."""
     return 1.0 - (1.0 - p) ** k
+
+
+def crossing_k_naive(ks, base, rl, scale=None, rtol: float = 1e-10):
+    """(k*, bracket, number of sign changes) by walking Δ = rl - base entry by entry: skip
+    entries with |Δ| <= rtol·scale (scale |Δ| by default), remember the last kept one, and at the
+    first kept Δ < 0 after a kept Δ > 0 interpolate linearly in log k. k* and bracket are None
+    when there is no such entry."""
+    k_star, bracket, changes, last = None, None, 0, None
+    for i, (b, r) in enumerate(zip(base, rl, strict=True)):
+        d = float(r) - float(b)
+        size = abs(d) if scale is None else float(scale[i] if hasattr(scale, "__len__") else scale)
+        if not abs(d) > rtol * size:
+            continue
+        if last is not None and (d > 0) != (last[1] > 0):
+            changes += 1
+            if d < 0 and k_star is None:
+                j, d_j = last
+                t = d_j / (d_j - d)
+                k_star = math.exp(math.log(ks[j]) + t * (math.log(ks[i]) - math.log(ks[j])))
+                bracket = (int(ks[j]), int(ks[i]))
+        last = (i, d)
+    return k_star, bracket, changes
+
+
+def bootstrap_pass_at_k_naive(n, c, ks, rng, n_boot: int, level: float) -> dict:
+    """The paired bootstrap of pass@k, one draw at a time: exact per-problem estimates
+    (``pass_at_k_fraction``), draw b = ``rng.integers(0, P, size=P)``, plain sums over the drawn
+    problems of each model's estimates and of the per-problem differences to model 0, the
+    crossing (``crossing_k_naive``, ties within 1e-10 of the draw's mean |difference|), then
+    percentiles (numpy's linear quantiles; k* over the draws that cross)."""
+    models, problems, kk = len(n), len(n[0]), range(len(ks))
+    value = [
+        [
+            [float(pass_at_k_fraction(int(n[m][i]), int(c[m][i]), int(k))) for k in ks]
+            for i in range(problems)
+        ]
+        for m in range(models)
+    ]
+    delta = [
+        [[value[m][i][j] - value[0][i][j] for j in kk] for i in range(problems)]
+        for m in range(1, models)
+    ]
+    curves, diffs, k_star = [], [], []
+    for _ in range(n_boot):
+        idx = rng.integers(0, problems, size=problems)
+        curves.append([[sum(v[i][j] for i in idx) / problems for j in kk] for v in value])
+        diffs.append([[sum(d[i][j] for i in idx) / problems for j in kk] for d in delta])
+        spread = [[sum(abs(d[i][j]) for i in idx) / problems for j in kk] for d in delta]
+        k_star.append(
+            [
+                crossing_k_naive(ks, [0.0] * len(ks), dm, sm)[0]
+                for dm, sm in zip(diffs[-1], spread, strict=True)
+            ]
+        )
+    tail = (1 - level) / 2
+    k_ci = []
+    for m in range(models - 1):
+        crossed = [row[m] for row in k_star if row[m] is not None]
+        k_ci.append(tuple(np.quantile(crossed, [tail, 1 - tail])) if crossed else None)
+    return {
+        "low": np.quantile(curves, tail, axis=0),
+        "high": np.quantile(curves, 1 - tail, axis=0),
+        "difference_low": np.quantile(diffs, tail, axis=0),
+        "difference_high": np.quantile(diffs, 1 - tail, axis=0),
+        "crossing_share": [
+            sum(row[m] is not None for row in k_star) / n_boot for m in range(models - 1)
+        ],
+        "k_star_ci": k_ci,
+    }
 
 
 # online learning -------------------------------------------------------------------------------

@@ -28,12 +28,14 @@ from scipy import special, stats
 
 __all__ = [
     "Crossing",
+    "Crossings",
     "beta_failure_asymptote",
     "beta_logit_affine_failure_asymptote",
     "beta_logit_affine_pass_at_k",
     "beta_pass_at_k",
     "counts_from_samples",
     "crossing_k",
+    "crossing_k_many",
     "estimator_expectation",
     "fit_logit_affine",
     "logit_affine",
@@ -846,6 +848,60 @@ class Crossing:
     n_crossings: int
 
 
+@dataclass(frozen=True)
+class Crossings:
+    """``crossing_k`` of many curve pairs at once (one entry per pair).
+
+    Attributes
+    ----------
+    k_star : numpy.ndarray of float
+        As ``Crossing.k_star``; NaN where a pair does not cross.
+    bracket : numpy.ndarray of int, shape (..., 2)
+        As ``Crossing.bracket``; (0, 0) where a pair does not cross.
+    n_crossings : numpy.ndarray of int
+        As ``Crossing.n_crossings``.
+    """
+
+    k_star: NDArray[np.float64]
+    bracket: NDArray[np.int64]
+    n_crossings: NDArray[np.intp]
+
+
+def _budget_grid(ks: ArrayLike) -> NDArray[np.float64]:
+    k = _np_reals(ks, "ks", low=0.0, open_low=True)
+    if k.ndim != 1 or np.any(np.diff(k) <= 0) or np.any(k != np.round(k)):
+        raise ValueError("ks must be a 1-D strictly increasing sequence of integers")
+    return k
+
+
+def _crossings(
+    k: NDArray[np.float64], d: NDArray[np.float64], significant: NDArray[np.bool_]
+) -> Crossings:
+    """The crossing of every row of Δ = ``d`` (B, K) on the budgets ``k`` (K,), counting only
+    the ``significant`` entries (B, K): see ``crossing_k``."""
+    rows, cols = np.indices(d.shape)  # (B, K) each
+    sign = np.where(significant, np.sign(d), 0.0)
+    # index of the last significant entry strictly before each column (-1: none)
+    last = np.maximum.accumulate(np.where(significant, cols, -1), axis=1)
+    prev = np.concatenate([np.full((d.shape[0], 1), -1), last[:, :-1]], axis=1)
+    prev_sign = np.where(prev >= 0, sign[rows, np.maximum(prev, 0)], 0.0)
+    change = significant & (prev >= 0) & (sign != prev_sign)
+    downward = change & (sign < 0)
+    crosses = downward.any(axis=1)
+    hi = np.argmax(downward, axis=1)  # first downward change (0 where there is none)
+    lo = np.maximum(prev[rows[:, 0], hi], 0)
+    d_lo, d_hi = d[rows[:, 0], lo], d[rows[:, 0], hi]
+    t = d_lo / np.where(crosses, d_lo - d_hi, 1.0)  # d_lo > 0 > d_hi where it crosses
+    log_k = np.log(k)
+    k_star = np.exp(log_k[lo] + t * (log_k[hi] - log_k[lo]))
+    bracket = np.stack([k[lo], k[hi]], axis=-1).astype(np.int64)
+    return Crossings(
+        np.where(crosses, k_star, np.nan),
+        np.where(crosses[:, None], bracket, 0),
+        change.sum(axis=1),
+    )
+
+
 def crossing_k(
     ks: ArrayLike,
     base: ArrayLike,
@@ -878,21 +934,69 @@ def crossing_k(
     ----------
     rlvr.md §2 ("crossing k") and §3 (at most one crossing, sketch).
     """
-    k = _np_reals(ks, "ks", low=0.0, open_low=True)
-    if k.ndim != 1 or np.any(np.diff(k) <= 0) or np.any(k != np.round(k)):
-        raise ValueError("ks must be a 1-D strictly increasing sequence of integers")
+    k = _budget_grid(ks)
     base = _np_reals(base, "base")
     rl = _np_reals(rl, "rl")
     if base.shape != k.shape or rl.shape != k.shape:
         raise ValueError(
             f"base and rl must match ks's shape {k.shape} (got {base.shape} and {rl.shape})"
         )
-    d, idx, signs = _significant(rl - base, scale, rtol)
-    changes = np.flatnonzero(signs[1:] != signs[:-1]) + 1  # positions in idx
-    downward = changes[signs[changes] < 0]
-    if downward.size == 0:
-        return Crossing(None, None, int(changes.size))
-    lo, hi = idx[downward[0] - 1], idx[downward[0]]
-    t = d[lo] / (d[lo] - d[hi])
-    log_k = math.log(k[lo]) + t * (math.log(k[hi]) - math.log(k[lo]))
-    return Crossing(math.exp(log_k), (int(k[lo]), int(k[hi])), int(changes.size))
+    d, idx, _ = _significant(rl - base, scale, rtol)
+    significant = np.zeros(d.shape, dtype=bool)
+    significant[idx] = True
+    many = _crossings(k, d[None, :], significant[None, :])
+    if np.isnan(many.k_star[0]):
+        return Crossing(None, None, int(many.n_crossings[0]))
+    lo, hi = many.bracket[0]
+    return Crossing(float(many.k_star[0]), (int(lo), int(hi)), int(many.n_crossings[0]))
+
+
+def crossing_k_many(
+    ks: ArrayLike,
+    base: ArrayLike,
+    rl: ArrayLike,
+    scale: ArrayLike | None = None,
+    rtol: float = 1e-10,
+) -> Crossings:
+    """``crossing_k`` for many pairs of curves at once, e.g. the bootstrap draws of two curves.
+
+    The same definition, vectorised: for each row of Δ = rl - base (the last axis runs over
+    ``ks``), the first significant downward sign change, interpolated linearly in log k.
+
+    Parameters
+    ----------
+    ks : array_like of int, 1-D
+        Strictly increasing positive budgets (K of them).
+    base, rl : array_like of float
+        Curves, broadcast together to shape (..., K).
+    scale : array_like of float, optional
+        Non-negative magnitudes broadcast against Δ (default |Δ|, as in ``sign_changes``).
+    rtol : float
+        Relative significance threshold, >= 0.
+
+    Returns
+    -------
+    Crossings
+        Arrays of shape (...) (``bracket``: (..., 2)).
+    """
+    k = _budget_grid(ks)
+    base = _np_reals(base, "base")
+    rl = _np_reals(rl, "rl")
+    try:
+        d = rl - base
+    except ValueError:
+        raise ValueError(
+            f"base and rl must broadcast together (got {base.shape} and {rl.shape})"
+        ) from None
+    if d.ndim == 0 or d.shape[-1] != k.size:
+        raise ValueError(f"the last axis of base and rl must run over the {k.size} ks")
+    rtol = float(_np_reals(rtol, "rtol", low=0.0))
+    s = np.abs(d) if scale is None else _np_reals(scale, "scale", low=0.0)
+    significant = np.abs(d) > rtol * np.broadcast_to(s, d.shape)
+    lead = d.shape[:-1]
+    flat = _crossings(k, d.reshape(-1, k.size), significant.reshape(-1, k.size))
+    return Crossings(
+        flat.k_star.reshape(lead),
+        flat.bracket.reshape((*lead, 2)),
+        flat.n_crossings.reshape(lead),
+    )

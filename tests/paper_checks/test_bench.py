@@ -100,3 +100,10 @@ def test_ge_gram_row_agrees():
     rows = run_benchmarks(quick=True, only=["ge_gram_eigenvalues"], repeats=1)
     assert rows[0]["agree"] is True
     assert "p=1600" in rows[0]["size"]
+
+
+@pytest.mark.slow
+def test_bootstrap_row_agrees_with_the_per_draw_loop():
+    (row,) = run_benchmarks(quick=True, only=["bootstrap_pass_at_k"], repeats=1)
+    assert row["agree"] is True  # same draws, same CIs and k* draws as the per-draw loop
+    assert row["size"] == "2,000 problems, 2,000 resamples, 2 models, 9 k"

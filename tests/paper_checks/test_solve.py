@@ -13,7 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paper_checks.cli import main
-from paper_checks.solve import read_sample_counts, solve_passk
+from paper_checks.solve import passk_figure, read_sample_counts, read_seed_counts, solve_passk
+from sims._jsonio import to_jsonable
+from sims.bootstrap import bootstrap_pass_at_k
 from theory import passk
 
 # file-writing properties: tmp_path is reused across examples (each overwrites its files)
@@ -186,6 +188,39 @@ def test_missing_sample_file(tmp_path: Path):
     assert "missing.csv" in str(err.value)
 
 
+def test_seed_column_splits_and_pools(tmp_path: Path):
+    """problem,seed,n,c rows: the pooled read adds the seeds, read_seed_counts keeps them."""
+    path = write(tmp_path / "m.csv", "problem,seed,n,c\na,0,4,1\nb,0,4,0\na,1,4,3\nb,1,4,2\n")
+    assert counts(read_sample_counts(path)) == {"a": (8, 4), "b": (8, 2)}
+    column, by_seed = read_seed_counts(path)
+    assert column == "seed"
+    assert {s: counts(v) for s, v in by_seed.items()} == {
+        "0": {"a": (4, 1), "b": (4, 0)},
+        "1": {"a": (4, 3), "b": (4, 2)},
+    }
+
+
+def test_run_column_in_per_sample_jsonl(tmp_path: Path):
+    rows = [("x", 1, 1), ("x", 1, 0), ("x", 2, 0), ("y", 2, 1), ("y", 1, 1)]
+    text = "".join(json.dumps({"problem": p, "run": r, "correct": c}) + "\n" for p, r, c in rows)
+    column, by_run = read_seed_counts(write(tmp_path / "m.jsonl", text))
+    assert column == "run"
+    assert list(by_run) == ["1", "2"]  # order of first appearance
+    assert counts(by_run["1"]) == {"x": (2, 1), "y": (1, 1)}
+    assert counts(by_run["2"]) == {"x": (1, 0), "y": (1, 1)}
+
+
+def test_no_seed_column_or_one_seed_gives_no_split(tmp_path: Path):
+    assert read_seed_counts(write(tmp_path / "a.csv", "problem,n,c\na,4,1\n")) == (None, {})
+    assert read_seed_counts(write(tmp_path / "b.csv", "problem,seed,n,c\na,3,4,1\n")) == (None, {})
+
+
+def test_seed_column_without_problems_raises(tmp_path: Path):
+    path = write(tmp_path / "m.csv", "seed,n,c\n0,4,1\n1,4,2\n")
+    with pytest.raises(ValueError, match=r"^--samples: .*seed column but no problem column"):
+        read_seed_counts(path)
+
+
 # ----------------------------------------------------------------------------------- solve_passk
 def test_one_file_gives_the_theory_curve(tmp_path: Path):
     path = write(tmp_path / "model.csv", "n,c\n8,2\n8,0\n8,8\n16,3\n")
@@ -195,9 +230,13 @@ def test_one_file_gives_the_theory_curve(tmp_path: Path):
     assert list(out["pass_at_k"]) == ["model"]
     expected = passk.pass_at_k_curve(np.array([8, 8, 8, 16]), np.array([2, 0, 8, 3]), ks)
     np.testing.assert_allclose(out["pass_at_k"]["model"], expected, rtol=1e-12)
-    assert "k_star" not in out
-    assert "coverage" not in out
-    assert lines[0].split() == ["k", "model"]
+    assert out["difference"] == {}
+    assert out["crossing"] == {}
+    assert out["coverage_sets"] == [
+        {"solved_by": ["model"], "problems": 3},
+        {"solved_by": [], "problems": 1},
+    ]
+    assert lines[0].split() == ["k", "model", "95%", "CI"]
     assert [int(line.split()[0]) for line in lines[1:]] == ks
     assert [float(line.split()[1]) for line in lines[1:]] == pytest.approx(expected, abs=5e-5)
 
@@ -251,17 +290,37 @@ def test_two_files_crossing_and_coverage(tmp_path: Path):
     # RL wins at k = 1, base at k = 16: the crossing lies strictly between
     assert expected_rl[0] > expected_base[0]
     assert expected_rl[-1] < expected_base[-1]
-    assert out["k_star"] is not None
-    assert 1 < out["k_star"] < 16
-    assert out["k_star"] == passk.crossing_k(ks, expected_base, expected_rl).k_star
-    assert out["n_crossings"] == 1
+    crossing = out["crossing"]["rl"]
+    assert 1 < crossing["k_star"] < 16
+    expected = passk.crossing_k(ks, expected_base, expected_rl)
+    assert crossing["k_star"] == pytest.approx(expected.k_star, rel=1e-12)
+    assert crossing["bracket"] == list(expected.bracket)
+    assert crossing["n_crossings"] == 1
+    np.testing.assert_allclose(
+        out["difference"]["rl"]["estimate"], expected_rl - expected_base, atol=1e-15
+    )
+    assert out["difference"]["rl"]["vs"] == "base"
 
-    assert out["coverage"] == {"both": 2, "base_only": 2, "rl_only": 1, "neither": 1}
-    assert lines[0].split() == ["k", "base", "rl", "RL", "-", "base"]
-    assert "coverage (c > 0): both 2, base_only 2, rl_only 1, neither 1" in lines
+    # UpSet counts by hand: both {a, b}, base only {c, f}, RL only {e}, neither {d}
+    assert out["coverage_sets"] == [
+        {"solved_by": ["base", "rl"], "problems": 2},
+        {"solved_by": ["base"], "problems": 2},
+        {"solved_by": ["rl"], "problems": 1},
+        {"solved_by": [], "problems": 1},
+    ]
+    ci = ["95%", "CI"]
+    assert lines[0].split() == ["k", "base", *ci, "rl", *ci, "rl", "-", "base", *ci]
+    at = lines.index("coverage sets (c > 0; x = solved), most common first:")
+    assert [line.split() for line in lines[at + 1 : at + 6]] == [
+        ["base", "rl", "problems"],
+        ["x", "x", "2"],
+        ["x", ".", "2"],
+        [".", "x", "1"],
+        [".", ".", "1"],
+    ]
     assert "solved by base only: c, f" in lines
-    assert any(line.startswith("crossing (base overtakes RL): k* = ") for line in lines)
-    deltas = [float(line.split()[3]) for line in lines[1:6]]
+    assert any(line.startswith("crossing (base overtakes rl): k* = ") for line in lines)
+    deltas = [float(line.split()[7]) for line in lines[1:6]]
     assert deltas == pytest.approx(expected_rl - expected_base, abs=5e-5)
 
     assert (tmp_path / "plots" / "cmp.png").stat().st_size > 0
@@ -277,7 +336,10 @@ def test_two_files_with_the_same_name(tmp_path: Path):
     assert list(out["pass_at_k"]) == ["samples (base)", "samples (RL)"]
     assert out["pass_at_k"]["samples (base)"] == pytest.approx([0.125, 0.25, 0.5])
     assert out["pass_at_k"]["samples (RL)"] == pytest.approx([0.5, 0.5, 0.5])
-    assert out["coverage"] == {"both": 1, "base_only": 0, "rl_only": 0, "neither": 1}
+    assert out["coverage_sets"] == [
+        {"solved_by": ["samples (base)", "samples (RL)"], "problems": 1},
+        {"solved_by": [], "problems": 1},
+    ]
 
 
 def test_mismatched_problem_sets_raise(tmp_path: Path):
@@ -295,10 +357,199 @@ def test_mismatched_row_counts_raise(tmp_path: Path):
         solve_passk([base, rl], plot=None)
 
 
-def test_more_than_two_files_raise(tmp_path: Path):
-    paths = [write(tmp_path / f"{i}.csv", "n,c\n4,1\n") for i in range(3)]
-    with pytest.raises(ValueError, match=r"^--samples: give one file, or two"):
-        solve_passk(paths, plot=None)
+def test_no_file_raises():
+    with pytest.raises(ValueError, match=r"^--samples: give at least one file"):
+        solve_passk([], plot=None)
+
+
+# ---------------------------------------------------------------- bootstrap CIs, many files
+# a third model on the same 6 problems: solves a, b, c (as base, less f)
+FLAT_C = {"a": 5, "b": 4, "c": 2, "d": 0, "e": 0, "f": 0}
+KS16 = [1, 2, 4, 8, 16]
+
+
+def counts_csv(path: Path, c: dict[str, int], seeds: int = 0) -> Path:
+    """problem,n,c rows (n = 16); with ``seeds``, one row per seed and problem (c split up)."""
+    if not seeds:
+        return write(path, "problem,n,c\n" + "".join(f"{p},{N},{c[p]}\n" for p in IDS))
+    rows = ["problem,seed,n,c"]
+    for s in range(seeds):
+        rows += [f"{p},{s},{N // seeds},{c[p] // seeds + (s < c[p] % seeds)}" for p in IDS]
+    return write(path, "\n".join(rows) + "\n")
+
+
+def model_files(tmp_path: Path, seeds: int = 0) -> list[Path]:
+    return [
+        counts_csv(tmp_path / f"{name}.csv", c, seeds)
+        for name, c in (("base", BASE_C), ("rl", RL_C), ("flat", FLAT_C))
+    ]
+
+
+def test_cis_are_the_paired_bootstrap_over_problems(tmp_path: Path):
+    paths = model_files(tmp_path)[:2]
+    out, lines = solve_passk(paths, plot=None, n_boot=500, ci=0.9, seed=3)
+    n = np.full(len(IDS), N)
+    c = [np.array([BASE_C[p] for p in IDS]), np.array([RL_C[p] for p in IDS])]
+    boot = bootstrap_pass_at_k([n, n], c, KS16, 3, n_boot=500, level=0.9)
+    for m, label in enumerate(["base", "rl"]):
+        np.testing.assert_array_equal(out["pass_at_k_ci"][label]["low"], boot.low[m])
+        np.testing.assert_array_equal(out["pass_at_k_ci"][label]["high"], boot.high[m])
+    np.testing.assert_array_equal(out["difference"]["rl"]["low"], boot.difference_low[0])
+    np.testing.assert_array_equal(out["difference"]["rl"]["high"], boot.difference_high[0])
+    crossing = out["crossing"]["rl"]
+    assert crossing["share_crossing"] == boot.crossing_share[0]
+    assert crossing["k_star_ci"] == [boot.k_star_low[0], boot.k_star_high[0]]
+    assert crossing["k_star_ci"][0] <= crossing["k_star"] <= crossing["k_star_ci"][1]
+    assert out["bootstrap"] == {"n_boot": 500, "ci": 0.9, "seed": 3}
+    assert lines[0].split().count("90%") == 3
+    assert any(
+        line.startswith("crossing (base overtakes rl): k* = ")
+        and "bootstrap (500 draws): " in line
+        and "% of draws cross, 90% CI of k* among them [" in line
+        for line in lines
+    )
+    # the same seed gives the same numbers, another seed other draws
+    assert solve_passk(paths, plot=None, n_boot=500, ci=0.9, seed=3)[0] == out
+    other, _ = solve_passk(paths, plot=None, n_boot=500, ci=0.9, seed=4)
+    assert other["pass_at_k"] == out["pass_at_k"]
+    assert other["pass_at_k_ci"] != out["pass_at_k_ci"]
+
+
+def test_three_files(tmp_path: Path):
+    paths = model_files(tmp_path)
+    plot = tmp_path / "three.png"
+    out, lines = solve_passk(paths, plot=plot, n_boot=300)
+    assert out["models"] == ["base", "rl", "flat"]
+    n = np.full(len(IDS), N)
+    curves = {
+        name: passk.pass_at_k_curve(n, np.array([c[p] for p in IDS]), KS16)
+        for name, c in (("base", BASE_C), ("rl", RL_C), ("flat", FLAT_C))
+    }
+    for name, curve in curves.items():
+        np.testing.assert_allclose(out["pass_at_k"][name], curve, rtol=1e-12)
+    for name in ("rl", "flat"):  # differences against the first file
+        np.testing.assert_allclose(
+            out["difference"][name]["estimate"], curves[name] - curves["base"], atol=1e-15
+        )
+        assert out["difference"][name]["vs"] == "base"
+        assert len(out["difference"][name]["low"]) == len(KS16)
+    assert set(out["crossing"]) == {"rl", "flat"}
+    # solved: base a b c f, rl a b e, flat a b c
+    assert out["coverage_sets"] == [
+        {"solved_by": ["base", "rl", "flat"], "problems": 2},
+        {"solved_by": ["base", "flat"], "problems": 1},
+        {"solved_by": ["base"], "problems": 1},
+        {"solved_by": ["rl"], "problems": 1},
+        {"solved_by": [], "problems": 1},
+    ]
+    at = lines.index("coverage sets (c > 0; x = solved), most common first:")
+    assert lines[at + 1].split() == ["base", "rl", "flat", "problems"]
+    assert lines[at + 3].split() == ["x", ".", "x", "1"]
+    assert "solved by base only: f" in lines
+    assert lines[0].split().count("-") == 2  # rl - base, flat - base
+    assert plot.stat().st_size > 0
+    assert out["plot"] == str(plot)
+
+
+def test_per_seed_curves_and_crossings(tmp_path: Path):
+    paths = model_files(tmp_path, seeds=2)[:2]  # n = 8 per seed, 16 pooled
+    out, lines = solve_passk(paths, plot=tmp_path / "seeds.png", n_boot=200)
+    assert out["k"] == KS16  # pooled: the seeds' samples add up to n = 16
+    n = np.full(len(IDS), N)
+    expected = passk.pass_at_k_curve(n, np.array([BASE_C[p] for p in IDS]), KS16)
+    np.testing.assert_allclose(out["pass_at_k"]["base"], expected, rtol=1e-12)
+    per_seed = out["per_seed"]
+    assert (per_seed["column"], per_seed["seeds"], per_seed["k"]) == ("seed", ["0", "1"], KS16[:4])
+    for s in (0, 1):
+        half = {
+            name: np.array([c[p] // 2 + (s < c[p] % 2) for p in IDS])
+            for name, c in (("base", BASE_C), ("rl", RL_C))
+        }
+        curve = {name: passk.pass_at_k_curve(n // 2, c, KS16[:4]) for name, c in half.items()}
+        for name in ("base", "rl"):
+            np.testing.assert_allclose(per_seed["pass_at_k"][str(s)][name], curve[name])
+        k_star = passk.crossing_k(KS16[:4], curve["base"], curve["rl"]).k_star
+        assert per_seed["k_star"][str(s)]["rl"] == pytest.approx(k_star, rel=1e-12)
+    at = lines.index("per seed (k <= 8; the table above pools the seeds):")
+    assert lines[at + 1].split() == ["seed", "base@1", "rl@1", "base@8", "rl@8", "k*", "rl"]
+    assert [line.split()[0] for line in lines[at + 2 : at + 4]] == ["0", "1"]
+
+
+def test_per_seed_view_needs_the_same_seeds(tmp_path: Path):
+    base = counts_csv(tmp_path / "base.csv", BASE_C, seeds=2)
+    rl = counts_csv(tmp_path / "rl.csv", RL_C)
+    out, lines = solve_passk([base, rl], plot=None, n_boot=50)
+    assert out["per_seed"] is None
+    assert "per seed: skipped (the files do not carry the same seeds)" in lines
+
+
+def test_per_seed_view_takes_seeds_in_any_row_order(tmp_path: Path):
+    base, rl = model_files(tmp_path, seeds=2)[:2]
+    header, *rows = rl.read_text().splitlines()
+    write(rl, "\n".join([header, *reversed(rows)]) + "\n")  # seed 1 rows first
+    out, _ = solve_passk([base, rl], plot=None, n_boot=50)
+    assert out["per_seed"]["seeds"] == ["0", "1"]  # the first file's order
+    reference, _ = solve_passk(model_files(tmp_path / "ref", seeds=2)[:2], plot=None, n_boot=50)
+    assert out["per_seed"] == reference["per_seed"]
+
+
+def test_labels_drop_the_common_prefix(tmp_path: Path):
+    a = counts_csv(tmp_path / "run.seed0.base.csv", BASE_C)
+    b = counts_csv(tmp_path / "run.seed0.rl.csv", RL_C)
+    c = counts_csv(tmp_path / "seed1.base.csv", BASE_C)
+    assert solve_passk([a, b], plot=None, n_boot=10)[0]["models"] == ["base", "rl"]
+    assert solve_passk([a, c], plot=None, n_boot=10)[0]["models"] == [
+        "run.seed0.base",
+        "seed1.base",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [({"n_boot": 0}, r"^--n-boot must be a positive integer"), ({"ci": 1.0}, r"^--ci must be")],
+)
+def test_bad_bootstrap_options_raise(tmp_path: Path, kwargs, match: str):
+    with pytest.raises(ValueError, match=match):
+        solve_passk(model_files(tmp_path)[:1], plot=None, **kwargs)
+
+
+def test_figure_legend_covers_no_data(tmp_path: Path):
+    """The legend's rendered box holds no plotted point or band vertex of either panel, and
+    lies outside both axes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    paths = model_files(tmp_path, seeds=2)
+    out, _ = solve_passk(paths, plot=None, n_boot=200)
+    data = [read_sample_counts(p) for p in paths]
+    boot = bootstrap_pass_at_k([d.n for d in data], [d.c for d in data], out["k"], 0, n_boot=200)
+    fig = passk_figure(boot, out["models"], per_seed=out["per_seed"])
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]
+    assert len(legends) == 1
+    legend = legends[0]
+    box = legend.get_window_extent(canvas.get_renderer())
+    for ax in fig.axes:
+        assert not box.overlaps(ax.bbox)
+    lines = [line for ax in fig.axes for line in ax.get_lines()]
+    bands = [
+        (band, path) for ax in fig.axes for band in ax.collections for path in band.get_paths()
+    ]
+    points = np.concatenate(
+        [line.get_transform().transform(line.get_xydata()) for line in lines]
+        + [band.get_transform().transform(path.vertices) for band, path in bands]
+    )
+    assert len(points) > 100  # 3 curves, 2 differences, per-seed lines, bands
+    inside = (
+        (box.x0 <= points[:, 0])
+        & (points[:, 0] <= box.x1)
+        & (box.y0 <= points[:, 1])
+        & (points[:, 1] <= box.y1)
+    )
+    assert not inside.any()
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert labels[:5] == ["base", "rl", "flat", "rl − base", "flat − base"]
+    assert "per seed" in labels
 
 
 # ------------------------------------------------------------------------------------------ CLI
@@ -320,7 +571,9 @@ def test_cli_missing_file_is_one_line(tmp_path: Path, monkeypatch, capsys):
         ["solve"],
         ["solve", "passk"],
         ["solve", "passk", "--samples", "m.csv", "--k-max", "0"],
-        ["solve", "passk", "--samples", "m.csv", "m.csv", "m.csv"],
+        ["solve", "passk", "--samples", "m.csv", "--n-boot", "0"],
+        ["solve", "passk", "--samples", "m.csv", "--ci", "95"],
+        ["solve", "passk", "--samples", "m.csv", "--seed", "-1"],
         ["solve", "passk", "--samples", "m.csv", "--k-max", "99"],
         ["solve", "nosuch", "--samples", "m.csv"],
     ],
@@ -341,10 +594,51 @@ def test_cli_prints_the_table_and_writes_the_plot(tmp_path: Path, monkeypatch, c
     assert main(["solve", "passk", "--samples", "base.csv", "rl.csv"]) == 0
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
-    assert lines[0].split() == ["k", "base", "rl", "RL", "-", "base"]
+    assert lines[0].split()[:4] == ["k", "base", "95%", "CI"]
     assert [line.split()[0] for line in lines[1:6]] == ["1", "2", "4", "8", "16"]
-    assert "coverage (c > 0): both 2, base_only 2, rl_only 1, neither 1" in lines
+    assert "coverage sets (c > 0; x = solved), most common first:" in lines
     assert "solved by base only: c, f" in lines
     # the default plot path is passk.png in the working directory
     assert (tmp_path / "passk.png").is_file()
     assert (tmp_path / "passk.pdf").is_file()
+
+
+def test_cli_json_has_stable_keys_and_the_library_numbers(tmp_path: Path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    model_files(tmp_path)
+    argv = ["solve", "passk", "--samples", "base.csv", "rl.csv", "flat.csv", "--n-boot", "300"]
+    assert main([*argv, "--ci", "0.8", "--seed", "5", "--json", "--plot", "p.png"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {
+        "k",
+        "problems",
+        "models",
+        "files",
+        "bootstrap",
+        "pass_at_k",
+        "pass_at_k_ci",
+        "difference",
+        "crossing",
+        "coverage_sets",
+        "per_seed",
+        "plot",
+    }
+    assert set(out["crossing"]["rl"]) == {
+        "k_star",
+        "bracket",
+        "n_crossings",
+        "share_crossing",
+        "k_star_ci",
+    }
+    assert set(out["difference"]["flat"]) == {"vs", "estimate", "low", "high"}
+    assert set(out["pass_at_k_ci"]["base"]) == {"low", "high"}
+    assert out["bootstrap"] == {"n_boot": 300, "ci": 0.8, "seed": 5}
+    expected, _ = solve_passk(
+        [Path("base.csv"), Path("rl.csv"), Path("flat.csv")],
+        plot=Path("p.png"),
+        n_boot=300,
+        ci=0.8,
+        seed=5,
+    )
+    assert out == to_jsonable(expected)
+    assert (tmp_path / "p.png").is_file()

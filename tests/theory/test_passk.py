@@ -12,7 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, special, stats
 
-from tests.naive import pass_at_k_exact_naive, pass_at_k_fraction, pass_at_k_plugin_fraction
+from tests.naive import (
+    crossing_k_naive,
+    pass_at_k_exact_naive,
+    pass_at_k_fraction,
+    pass_at_k_plugin_fraction,
+)
 from theory.fits import fit_power_law
 from theory.passk import (
     Crossing,
@@ -22,6 +27,7 @@ from theory.passk import (
     beta_pass_at_k,
     counts_from_samples,
     crossing_k,
+    crossing_k_many,
     estimator_expectation,
     fit_logit_affine,
     logit_affine,
@@ -600,3 +606,53 @@ def test_crossing_k_star_lies_in_bracket(a: float, b: float, alpha: float, beta:
         lo, hi = np.searchsorted(ks, [k_lo, k_hi])
         assert rl[lo] > base[lo]
         assert rl[hi] < base[hi]
+
+
+# a few values, so that exact ties, zeros and several sign changes are common
+_DELTAS = st.sampled_from([-0.3, -0.1, -1e-13, 0.0, 1e-13, 0.05, 0.2])
+
+
+@settings(max_examples=60)
+@given(st.lists(st.lists(_DELTAS, min_size=6, max_size=6), min_size=1, max_size=12))
+def test_crossing_k_many_matches_the_entrywise_walk(deltas: list[list[float]]) -> None:
+    ks = np.array([1, 2, 4, 8, 32, 128])
+    base = np.linspace(0.2, 0.7, 6)
+    rl = base + np.array(deltas)  # (B, 6)
+    many = crossing_k_many(ks, base, rl, scale=1.0)
+    for b, row in enumerate(rl):
+        k_star, bracket, changes = crossing_k_naive(ks, base, row, scale=1.0)
+        single = crossing_k(ks, base, row, scale=1.0)
+        assert (single.bracket, single.n_crossings) == (bracket, changes)
+        assert int(many.n_crossings[b]) == changes
+        if k_star is None:
+            assert single.k_star is None
+            assert np.isnan(many.k_star[b])
+            assert tuple(many.bracket[b]) == (0, 0)
+        else:
+            assert single.k_star == pytest.approx(k_star, rel=1e-14)
+            assert many.k_star[b] == pytest.approx(k_star, rel=1e-14)
+            assert tuple(many.bracket[b]) == bracket
+
+
+def test_crossing_k_many_keeps_leading_shape_and_default_scale() -> None:
+    ks = [1, 4]
+    rl = np.array([[[1.0, 0.0], [0.0, 1.0]], [[0.5, 0.5], [1.0, -1.0]]])  # (2, 2, 2)
+    many = crossing_k_many(ks, np.zeros(2), rl)
+    np.testing.assert_allclose(many.k_star, [[np.nan, np.nan], [np.nan, 2.0]])
+    assert many.bracket.shape == (2, 2, 2)
+    assert many.bracket[1, 1].tolist() == [1, 4]
+    assert many.n_crossings.tolist() == [[0, 0], [0, 1]]  # exact zeros are skipped by default
+
+
+@pytest.mark.parametrize(
+    ("ks", "base", "rl", "match"),
+    [
+        ([1, 1, 2], [0.1] * 3, [0.2] * 3, "ks must be a 1-D strictly increasing"),
+        ([1, 2, 3], [0.1] * 2, [[0.2] * 3], "base and rl must broadcast together"),
+        ([1, 2, 3], [0.1] * 2, [0.2] * 2, "last axis of base and rl must run over the 3 ks"),
+        ([1, 2, 3], [0.1] * 3, [[0.2, np.inf, 0.2]], "rl must be finite"),
+    ],
+)
+def test_crossing_k_many_rejects_bad_input(ks, base, rl, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        crossing_k_many(ks, base, rl)

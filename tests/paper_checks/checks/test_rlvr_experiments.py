@@ -209,16 +209,17 @@ def test_coverage_shrinks_passes_and_writes_replayable_samples(ctx, capsys):
     assert result.measured["rl_only_fraction_max"] <= exp.RL_ONLY_MAX
     base = ctx.out_dir / "samples" / "rlvr.under_test.seed0.base.csv"
     rl = ctx.out_dir / "samples" / "rlvr.under_test.seed0.grpo800.csv"
-    data, _ = solve_passk([base, rl], plot=None)
+    data, _ = solve_passk([base, rl], plot=None, n_boot=200)
     counts = [read_sample_counts(f) for f in (base, rl)]
-    assert sum(data["coverage"].values()) == counts[0].ids.size
+    assert data["models"] == ["base", "grpo800"]
+    assert sum(s["problems"] for s in data["coverage_sets"]) == counts[0].ids.size
     expected = passk.crossing_k(
         np.asarray(data["k"]),
         passk.pass_at_k_curve(counts[0].n, counts[0].c, data["k"]),
         passk.pass_at_k_curve(counts[1].n, counts[1].c, data["k"]),
     )
-    assert data["k_star"] == expected.k_star
-    assert data["k_star"] is not None
+    assert expected.k_star is not None
+    assert data["crossing"]["grpo800"]["k_star"] == pytest.approx(expected.k_star, rel=1e-12)
     assert (
         main(
             [
@@ -233,7 +234,7 @@ def test_coverage_shrinks_passes_and_writes_replayable_samples(ctx, capsys):
         )
         == 0
     )
-    assert "crossing (base overtakes RL)" in capsys.readouterr().out
+    assert "crossing (base overtakes grpo800): k* = " in capsys.readouterr().out
 
 
 def test_coverage_shrinks_fails_when_checkpoints_run_backwards(quiet):
