@@ -328,7 +328,7 @@ def test_one_failure_among_passes_exits_1(fake_claims, tmp_path, monkeypatch, ca
     assert [c["claim_id"] for c in payload["claims"]] == sorted([ok, fail, crash])
     assert payload["counts"] == {"PASS": 1, "FAIL": 1, "INCONCLUSIVE": 0, "ERROR": 1}
     assert (
-        capsys.readouterr().out.splitlines()[-1].startswith("3 claims: 1 PASS, 1 FAIL, 1 ERROR (")
+        capsys.readouterr().out.splitlines()[-2].startswith("3 claims: 1 PASS, 1 FAIL, 1 ERROR (")
     )
 
 
