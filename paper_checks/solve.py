@@ -319,6 +319,10 @@ def solve_passk(
             f"--k-max must be <= the fewest samples of any problem ({n_min}), got {k_max}"
         )
     ks = 2 ** np.arange(int(np.log2(k_max)) + 1)
+    from paper_checks._inputs import check_memory
+
+    # the draws' curves of every model and difference, and the crossing k of each draw, in float64
+    check_memory(8.0 * n_boot * (2 * len(data) * ks.size + len(data)), f"--n-boot {n_boot}")
     labels = _labels(paths)
     base = labels[0]
     boot = bootstrap_pass_at_k(

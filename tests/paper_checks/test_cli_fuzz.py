@@ -649,3 +649,23 @@ def test_fuzz_numeric_options(prefix, value):
         argv = [*prefix, value] + (["--out", out] if prefix[0] == "run" else [])
         assert_one_line_exit_2(argv)
         assert not out.exists()
+
+
+def test_passk_bootstrap_beyond_memory_names_n_boot(tmp_path):
+    path = tmp_path / "s.csv"
+    path.write_text("n,c\n8,3\n8,0\n", encoding="utf-8")
+    line = assert_one_line_exit_2(
+        [
+            "solve",
+            "passk",
+            "--samples",
+            path,
+            path,
+            "--n-boot",
+            10**12,
+            "--plot",
+            tmp_path / "p.png",
+        ]
+    )
+    assert "--n-boot 1000000000000 needs about" in line
+    assert not (tmp_path / "p.png").exists()
