@@ -61,9 +61,15 @@ def short_phrase(text: str, limit: int = PHRASE_CHARS) -> str:
     return cut + " …"
 
 
+def _text(text: str) -> str:
+    """Plain ``text`` (a summary, a rule) with the characters Markdown would read as emphasis,
+    strikethrough or math escaped (``k* ... k*`` would otherwise turn italic)."""
+    return re.sub(r"([*~$])", r"\\\1", text)
+
+
 def _cell(text: str) -> str:
-    """``text`` safe inside a Markdown table cell."""
-    return text.replace("|", "\\|")
+    """Plain ``text`` safe inside a Markdown table cell."""
+    return _text(text).replace("|", "\\|")
 
 
 def anchor(claim_id: str) -> str:
@@ -155,20 +161,20 @@ def render_claim(result: CheckResult, full: CheckResult | None = None) -> str:
     lines = [
         f"### `{result.claim_id}`",
         "",
-        f"{result.statement} ({result.source})",
+        f"{_text(result.statement)} ({_text(result.source)})",
         "",
-        f"- **Rule** (registered before the run): {result.rule}",
-        f"- **Quick verdict: {result.verdict.value}.** {result.summary}",
+        f"- **Rule** (registered before the run): {_text(result.rule)}",
+        f"- **Quick verdict: {result.verdict.value}.** {_text(result.summary)}",
     ]
     if full is not None:
-        lines.append(f"- **Full verdict: {full.verdict.value}.** {full.summary}")
+        lines.append(f"- **Full verdict: {full.verdict.value}.** {_text(full.summary)}")
     stat = statistic_phrase(result)
     lines.append(
         f"- **Over root seeds:** {replication_phrase(result)}" + (f"; {stat}" if stat else "")
     )
     lines += [
-        f"- **History:** {h['date']}: {h['change']} (why: {h['reason']}; verdict under the old "
-        f"rule: {h['before']})"
+        f"- **History:** {h['date']}: {_text(h['change'])} (why: {_text(h['reason'])}; verdict "
+        f"under the old rule: {_text(h['before'])})"
         for h in result.history
     ]
     lines += [

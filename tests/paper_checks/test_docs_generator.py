@@ -25,7 +25,7 @@ HISTORY = {
 def record(claim_id: str, verdict: Verdict, *, agree: int = 5, history=()) -> CheckResult:
     return CheckResult(
         verdict=verdict,
-        summary="gap 0.012 ≤ 0.05 | over 5 seeds, and a long tail of words " * 3,
+        summary="gap 0.012 ≤ 0.05 | k* = 2.4, k* = 3 over 5 seeds, and a long tail of words " * 3,
         measured={"gap": 0.012},
         expected={"gap": 0.05},
         tolerance="",
@@ -75,6 +75,7 @@ def test_summary_has_a_row_per_claim_with_its_link_replication_and_escaped_phras
     assert "(docs/rlvr.md#rlvrb)" in rows[1]
     assert "FAIL in 3 of 5 (fragile)" in rows[1]
     assert "\\|" in rows[0]  # a | in the summary does not break the table
+    assert "k\\* = 2.4, k\\* = 3" in rows[0]  # nor do two *s turn it italic
     assert all(row.count(" | ") == 3 for row in rows)
     assert " full |" not in text
     full = {"rlvr.a": record("rlvr.a", Verdict.FAIL)}
@@ -93,7 +94,7 @@ def test_claims_block_holds_rule_verdict_replication_history_and_figure():
     assert "### `rlvr.a`" in text
     assert "### `online.c`" not in text
     assert "PASS when gap ≤ 0.05; FAIL otherwise." in text
-    assert "**Quick verdict: FAIL.**" in text
+    assert "**Quick verdict: FAIL.** gap 0.012 ≤ 0.05 | k\\* = 2.4" in text
     assert "`gap` 0.0125 ± 0.002" in text
     assert "(why: why; verdict under the old rule: PASS)" in text
     assert "[results/latest/figures/rlvr.a.png](../results/latest/figures/rlvr.a.png)" in text
