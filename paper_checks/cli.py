@@ -457,8 +457,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--docs",
         action="store_true",
-        help="instead, rebuild the README's generated tables from the committed reference runs "
-        "in docs/results/",
+        help="instead, rebuild the generated blocks of README.md and docs/<paper>.md from the "
+        "committed reference runs in docs/results/",
     )
     p.set_defaults(func=cmd_report)
 

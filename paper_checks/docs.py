@@ -2,31 +2,44 @@
 
 ``docs/results/<scale>/results.json`` holds a reference run (``paper-checks run --all --scale
 <scale> --replicates R --out docs/results/<scale>``, figures and arrays not committed). The
-README's generated blocks, between ``<!-- generated:NAME -->`` and ``<!-- /generated:NAME -->``,
-are rebuilt from them by ``paper-checks report --docs``; a test fails when they drift.
+generated blocks of ``README.md`` and ``docs/<paper>.md``, between ``<!-- generated:NAME -->`` and
+``<!-- /generated:NAME -->``, are rebuilt from them by ``paper-checks report --docs``; a test fails
+when they drift. Everything outside the markers is written by hand.
+
+README blocks: ``summary`` (one row per claim) and ``history`` (every rule change made after a
+verdict was seen). Docs page blocks: ``claims`` (per claim: statement, rule, verdicts, summary,
+replication, history, figure). The ``render_*`` functions are pure: records in, Markdown out.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from paper_checks.report import format_value, replication_text
+from paper_checks.claims import PAPERS
+from paper_checks.report import format_value
 from paper_checks.results import CheckResult, load_results
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
+#: One page per paper key, with a generated ``claims`` block.
+PAGES = {paper: DOCS / f"{paper}.md" for paper in PAPERS}
 #: The committed reference runs, by scale (present ones only).
 REFERENCE_RUNS = {
     scale: DOCS / "results" / scale
     for scale in ("quick", "full")
     if (DOCS / "results" / scale / "results.json").is_file()
 }
+#: Longest measured phrase in the README's summary table (cut at a word boundary).
+PHRASE_CHARS = 90
+
+Records = dict[str, CheckResult]
 
 
-def load_reference(scale: str) -> tuple[dict[str, Any], dict[str, CheckResult]]:
+def load_reference(scale: str) -> tuple[dict[str, Any], Records]:
     """(run metadata, claim id -> result) of the committed reference run at ``scale``."""
     if scale not in REFERENCE_RUNS:
         raise ValueError(f"no committed reference run at scale {scale!r} under {DOCS / 'results'}")
@@ -34,78 +47,186 @@ def load_reference(scale: str) -> tuple[dict[str, Any], dict[str, CheckResult]]:
     return run, {r.claim_id: r for r in results}
 
 
-def _spread(result: CheckResult) -> str:
+def load_references() -> dict[str, tuple[dict[str, Any], Records]]:
+    """Every committed reference run, by scale."""
+    return {scale: load_reference(scale) for scale in REFERENCE_RUNS}
+
+
+def short_phrase(text: str, limit: int = PHRASE_CHARS) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, with "…" when cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + " …"
+
+
+def _text(text: str) -> str:
+    """Plain ``text`` (a summary, a rule) with the characters Markdown would read as emphasis,
+    strikethrough or math escaped (``k* ... k*`` would otherwise turn italic)."""
+    return re.sub(r"([*~$])", r"\\\1", text)
+
+
+def _cell(text: str) -> str:
+    """Plain ``text`` safe inside a Markdown table cell."""
+    return _text(text).replace("|", "\\|")
+
+
+def anchor(claim_id: str) -> str:
+    """The GitHub anchor of the ``### `claim_id``` heading on its docs page."""
+    return re.sub(r"[^\w-]", "", claim_id.lower())
+
+
+def replication_phrase(result: CheckResult) -> str:
+    """ "PASS in 5 of 5 root seeds", "deterministic", or "-" when the run was not replicated;
+    "(fragile)" when the verdict recurs under fewer than 80% of them."""
+    rep = result.replication
+    if not rep:
+        return "-"
+    if rep.get("deterministic"):
+        return "deterministic"
+    text = f"{result.verdict.value} in {rep['agree']} of {rep['n']}"
+    return text + (" (fragile)" if rep.get("fragile") else "")
+
+
+def statistic_phrase(result: CheckResult) -> str:
+    """The deciding statistic over root seeds, "`name` mean ± sd", or ""."""
     rep = result.replication or {}
     if rep.get("statistic_mean") is None:
         return ""
     sd = rep.get("statistic_sd")
-    text = format_value(rep["statistic_mean"]) + ("" if sd is None else f" ± {format_value(sd)}")
-    return f"`{rep['statistic']}` {text}"
+    spread = "" if sd is None else f" ± {format_value(sd)}"
+    return f"`{rep['statistic']}` {format_value(rep['statistic_mean'])}{spread}"
 
 
-def replication_block(scale: str = "quick") -> str:
-    """The replication table of the reference run at ``scale``: per claim, the primary verdict,
-    how often it recurs over root seeds, and the deciding statistic's mean ± sd."""
-    run, records = load_reference(scale)
-    counts: dict[str, int] = {}
-    for r in records.values():
-        counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
-    fragile = [r.claim_id for r in records.values() if (r.replication or {}).get("fragile")]
-    lines = [
-        f"From `docs/results/{scale}/results.json`: `paper-checks run --all --scale {scale} "
-        f"--replicates {run.get('replicates', 1)}` at root seed {run['seed']}, commit "
-        f"`{_commit(records)}`. {len(records)} claims: "
-        + ", ".join(f"{n} {v}" for v, n in counts.items())
-        + f"; {len(fragile)} fragile (the verdict recurs under < 80% of root seeds).",
-        "",
-        "| claim | verdict (primary seed) | over root seeds | deciding statistic, mean ± sd |",
-        "|---|---|---|---|",
-    ]
-    lines += [
-        f"| `{r.claim_id}` | {r.verdict.value} | {replication_text(r) or '-'} | {_spread(r)} |"
-        for r in records.values()
-    ]
-    return "\n".join(lines)
-
-
-def history_block(scale: str = "quick") -> str:
-    """Every recorded change of rule, statistic, sizes or seeds made after a verdict was seen."""
-    _, records = load_reference(scale)
-    lines = [
-        "| claim | date | change | why | verdict under the old rule |",
-        "|---|---|---|---|---|",
-    ]
-    lines += [
-        f"| `{r.claim_id}` | {h['date']} | {h['change']} | {h['reason']} | {h['before']} |"
-        for r in records.values()
-        for h in r.history
-    ]
-    return "\n".join(lines)
-
-
-def _commit(records: dict[str, CheckResult]) -> str:
+def _commit(records: Records) -> str:
     shas = {str(r.provenance.get("git_sha", ""))[:12] for r in records.values()}
     return ", ".join(sorted(shas))
 
 
-BLOCKS = {"replication": replication_block, "history": history_block}
+def render_provenance(scale: str, run: Mapping[str, Any], records: Records) -> str:
+    """One sentence: which committed run the numbers come from, and its tally."""
+    counts: dict[str, int] = {}
+    for r in records.values():
+        counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
+    fragile = sum(bool((r.replication or {}).get("fragile")) for r in records.values())
+    return (
+        f"From `docs/results/{scale}/results.json`: `paper-checks run --all --scale {scale} "
+        f"--replicates {run.get('replicates', 1)}` at root seed {run['seed']}, commit "
+        f"`{_commit(records)}`. {len(records)} claims: "
+        + ", ".join(f"{n} {v}" for v, n in counts.items())
+        + f"; {fragile} fragile (the verdict recurs under fewer than 80% of root seeds)."
+    )
 
 
-def render_readme(text: str) -> str:
-    """``text`` with every generated block rebuilt from the reference runs."""
+def render_summary(references: Mapping[str, tuple[Mapping[str, Any], Records]]) -> str:
+    """The README's table: claim (linked to its docs page), verdict at quick (and full, once a
+    full run is committed), the quick verdict over root seeds, and the start of its summary."""
+    run, quick = references["quick"]
+    full = references["full"][1] if "full" in references else None
+    head = "| claim | quick |" + (" full |" if full is not None else "")
+    head += " over root seeds | measured (quick) |"
+    lines = [render_provenance("quick", run, quick), "", head, "|---" * head.count(" |") + "|"]
+    for r in quick.values():
+        link = f"[`{r.claim_id}`](docs/{r.paper}.md#{anchor(r.claim_id)})"
+        row = f"| {link} | {r.verdict.value} |"
+        if full is not None:
+            row += f" {full[r.claim_id].verdict.value if r.claim_id in full else '-'} |"
+        row += f" {replication_phrase(r)} | {_cell(short_phrase(r.summary))} |"
+        lines.append(row)
+    return "\n".join(lines)
+
+
+def render_history(records: Records) -> str:
+    """Every recorded change of rule, statistic, sizes or seeds made after a verdict was seen,
+    one row per claim (its changes in date order)."""
+    lines = [
+        "| claim | changes after a verdict was seen (date: change; verdict under the old rule) |"
+    ]
+    lines.append("|---|---|")
+    lines += [
+        f"| [`{r.claim_id}`](docs/{r.paper}.md#{anchor(r.claim_id)}) | "
+        + "<br>".join(
+            _cell(f"{h['date']}: {h['change']}; before: {h['before']}") for h in r.history
+        )
+        + " |"
+        for r in records.values()
+        if r.history
+    ]
+    return "\n".join(lines)
+
+
+def render_claim(result: CheckResult, full: CheckResult | None = None) -> str:
+    """One claim's section on its docs page."""
+    lines = [
+        f"### `{result.claim_id}`",
+        "",
+        f"{_text(result.statement)} ({_text(result.source)})",
+        "",
+        f"- **Rule** (registered before the run): {_text(result.rule)}",
+        f"- **Quick verdict: {result.verdict.value}.** {_text(result.summary)}",
+    ]
+    if full is not None:
+        lines.append(f"- **Full verdict: {full.verdict.value}.** {_text(full.summary)}")
+    stat = statistic_phrase(result)
+    lines.append(
+        f"- **Over root seeds:** {replication_phrase(result)}" + (f"; {stat}" if stat else "")
+    )
+    lines += [
+        f"- **History:** {h['date']}: {_text(h['change'])} (why: {_text(h['reason'])}; verdict "
+        f"under the old rule: {_text(h['before'])})"
+        for h in result.history
+    ]
+    lines += [
+        f"- **Figure** (after `make run`): [results/latest/{fig}](../results/latest/{fig})"
+        for fig in result.figures
+        if fig.endswith(".png")
+    ]
+    return "\n".join(lines)
+
+
+def render_claims(paper: str, references: Mapping[str, tuple[Mapping[str, Any], Records]]) -> str:
+    """The ``claims`` block of ``docs/<paper>.md``: every claim of the paper in the quick run."""
+    run, quick = references["quick"]
+    full = references["full"][1] if "full" in references else {}
+    sections = [render_provenance("quick", run, quick)]
+    sections += [render_claim(r, full.get(r.claim_id)) for r in quick.values() if r.paper == paper]
+    return "\n\n".join(sections)
+
+
+def render_blocks(text: str, blocks: Mapping[str, str], where: str) -> str:
+    """``text`` with the body of every ``<!-- generated:NAME -->`` block replaced by
+    ``blocks[NAME]``; ValueError for a block name ``where`` does not generate."""
 
     def rebuild(match: re.Match[str]) -> str:
         name = match.group(1)
-        if name not in BLOCKS:
-            raise ValueError(f"README has an unknown generated block {name!r}")
-        return f"<!-- generated:{name} -->\n{BLOCKS[name]()}\n<!-- /generated:{name} -->"
+        if name not in blocks:
+            raise ValueError(f"{where} has an unknown generated block {name!r}")
+        return f"<!-- generated:{name} -->\n{blocks[name]}\n<!-- /generated:{name} -->"
 
     return re.sub(
         r"<!-- generated:(\w+) -->\n.*?<!-- /generated:\1 -->", rebuild, text, flags=re.DOTALL
     )
 
 
+def generated_files(
+    references: Mapping[str, tuple[Mapping[str, Any], Records]] | None = None,
+) -> dict[Path, str]:
+    """What ``README.md`` and every ``docs/<paper>.md`` must read: path -> full text."""
+    references = load_references() if references is None else references
+    quick = references["quick"][1]
+    readme = {"summary": render_summary(references), "history": render_history(quick)}
+    out = {README: render_blocks(README.read_text(encoding="utf-8"), readme, "README.md")}
+    for paper, page in PAGES.items():
+        blocks = {"claims": render_claims(paper, references)}
+        out[page] = render_blocks(page.read_text(encoding="utf-8"), blocks, page.name)
+    return out
+
+
 def write_docs() -> list[Path]:
-    """Rebuild the README's generated blocks in place; return the files written."""
-    README.write_text(render_readme(README.read_text(encoding="utf-8")), encoding="utf-8")
-    return [README]
+    """Rebuild the generated blocks of the README and every docs page in place; return the
+    files written."""
+    files = generated_files()
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+    return list(files)

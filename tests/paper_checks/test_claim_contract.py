@@ -1,7 +1,8 @@
 """The claim contract, enforced for every registered claim: a rule that says what PASSes and what
 FAILs, a test that feeds it a plausible wrong theory and sees FAIL (marked
 ``@pytest.mark.claim_fails("<claim id>")``), and, if the claim is stochastic, a replication record
-in the committed reference results that the README's numbers come from."""
+in the committed reference results that the README's numbers come from (the generated blocks of
+the README and docs/ are checked against those results in tests/test_docs.py)."""
 
 from __future__ import annotations
 
@@ -63,12 +64,3 @@ def test_reference_results_hold_the_registered_rule_and_replication(claim, scale
         rep = record.replication
         assert rep is not None, f"{claim.id}: no replication record"
         assert rep["n"] >= 5, f"{claim.id}: replicated over {rep['n']} root seeds, not 5"
-
-
-def test_readme_generated_blocks_match_the_reference_runs():
-    from paper_checks.docs import README, render_readme
-
-    text = README.read_text(encoding="utf-8")
-    assert "<!-- generated:replication -->" in text
-    assert "<!-- generated:history -->" in text
-    assert render_readme(text) == text, "run 'paper-checks report --docs' and commit README.md"

@@ -23,6 +23,8 @@ from hypothesis import strategies as st
 
 from theory.online.concept_class import ConceptClass
 from theory.online.constructions import gadget_w, product, tree_class
+from theory.online.dims import littlestone_dim, vc_dim
+from theory.online.mtr import transductive_mistake_bound
 
 #: Most points a drawn class may have.
 MAX_POINTS = 12
@@ -179,3 +181,14 @@ def classes_with_planted_gap(
         return ConceptClass(H.matrix[:, perm], tuple(H.points[j] for j in perm))
 
     return _draw()
+
+
+def _warm_kernels() -> None:
+    """Load (or compile) the Numba kernels behind Ldim, VC and M_tr with one call each on W."""
+    W = gadget_w()
+    littlestone_dim(W)
+    vc_dim(W)
+    transductive_mistake_bound(W)
+
+
+_warm_kernels()

@@ -1,0 +1,108 @@
+"""paper_checks.docs on hand-made records: what each generated block says."""
+
+from __future__ import annotations
+
+import pytest
+
+from paper_checks.docs import (
+    render_blocks,
+    render_claims,
+    render_history,
+    render_summary,
+    short_phrase,
+)
+from paper_checks.results import CheckResult, Verdict
+
+RUN = {"seed": 0, "replicates": 5}
+HISTORY = {
+    "date": "2026-11-30",
+    "change": "tolerance 0.1 → 0.05",
+    "reason": "why",
+    "before": "PASS",
+}
+
+
+def record(claim_id: str, verdict: Verdict, *, agree: int = 5, history=()) -> CheckResult:
+    return CheckResult(
+        verdict=verdict,
+        summary="gap 0.012 ≤ 0.05 | k* = 2.4, k* = 3 over 5 seeds, and a long tail of words " * 3,
+        measured={"gap": 0.012},
+        expected={"gap": 0.05},
+        tolerance="",
+        figures=[f"figures/{claim_id}.png", f"figures/{claim_id}.pdf"],
+        claim_id=claim_id,
+        paper=claim_id.split(".", maxsplit=1)[0],
+        statement="The gap is small.",
+        source="Thm 1",
+        rule="PASS when gap ≤ 0.05; FAIL otherwise.",
+        stochastic=True,
+        history=list(history),
+        replication={
+            "deterministic": False,
+            "statistic": "gap",
+            "n": 5,
+            "agree": agree,
+            "statistic_mean": 0.0125,
+            "statistic_sd": 0.002,
+            "fragile": agree / 5 < 0.8,
+        },
+        provenance={"git_sha": "abcdef1234567890"},
+    )
+
+
+RECORDS = {
+    "rlvr.a": record("rlvr.a", Verdict.PASS),
+    "rlvr.b": record("rlvr.b", Verdict.FAIL, agree=3, history=[HISTORY]),
+    "online.c": record("online.c", Verdict.INCONCLUSIVE),
+}
+REFS = {"quick": (RUN, RECORDS)}
+
+
+def test_short_phrase_cuts_at_a_word_boundary():
+    assert short_phrase("short") == "short"
+    cut = short_phrase("word " * 40, limit=30)
+    assert len(cut) <= 30
+    assert cut.endswith(" …")
+    assert cut[:-2].split() == ["word"] * len(cut[:-2].split())
+
+
+def test_summary_has_a_row_per_claim_with_its_link_replication_and_escaped_phrase():
+    text = render_summary(REFS)
+    assert "commit `abcdef123456`" in text
+    assert "3 claims: 1 PASS, 1 FAIL, 1 INCONCLUSIVE; 1 fragile" in text
+    rows = [line for line in text.splitlines() if line.startswith("| [")]
+    assert len(rows) == 3
+    assert "(docs/rlvr.md#rlvrb)" in rows[1]
+    assert "FAIL in 3 of 5 (fragile)" in rows[1]
+    assert "\\|" in rows[0]  # a | in the summary does not break the table
+    assert "k\\* = 2.4, k\\* = 3" in rows[0]  # nor do two *s turn it italic
+    assert all(row.count(" | ") == 3 for row in rows)
+    assert " full |" not in text
+    full = {"rlvr.a": record("rlvr.a", Verdict.FAIL)}
+    assert "| PASS | FAIL |" in render_summary({**REFS, "full": (RUN, full)})
+
+
+def test_history_lists_every_change_with_the_old_verdict():
+    text = render_history(RECORDS)
+    assert "[`rlvr.b`]" in text
+    assert "2026-11-30: tolerance 0.1 → 0.05; before: PASS" in text
+    assert "rlvr.a" not in text
+
+
+def test_claims_block_holds_rule_verdict_replication_history_and_figure():
+    text = render_claims("rlvr", REFS)
+    assert "### `rlvr.a`" in text
+    assert "### `online.c`" not in text
+    assert "PASS when gap ≤ 0.05; FAIL otherwise." in text
+    assert "**Quick verdict: FAIL.** gap 0.012 ≤ 0.05 | k\\* = 2.4" in text
+    assert "`gap` 0.0125 ± 0.002" in text
+    assert "(why: why; verdict under the old rule: PASS)" in text
+    assert "[results/latest/figures/rlvr.a.png](../results/latest/figures/rlvr.a.png)" in text
+    assert "rlvr.a.pdf" not in text
+
+
+def test_blocks_are_replaced_between_their_markers_only():
+    text = "a\n<!-- generated:x -->\nold\n<!-- /generated:x -->\nb\n"
+    assert render_blocks(text, {"x": "new"}, "f") == text.replace("old", "new")
+    with pytest.raises(ValueError, match="unknown generated block 'x'"):
+        render_blocks(text, {}, "f")
