@@ -105,33 +105,58 @@ def _commit(records: Records) -> str:
 
 
 def render_provenance(scale: str, run: Mapping[str, Any], records: Records) -> str:
-    """One sentence: which committed run the numbers come from, and its tally."""
+    """One sentence: which committed run the numbers come from (its command line), and its tally."""
     counts: dict[str, int] = {}
     for r in records.values():
         counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
     fragile = sum(bool((r.replication or {}).get("fragile")) for r in records.values())
+    argv = " ".join(a for a in run.get("argv", []) if a) or f"run --all --scale {scale}"
     return (
-        f"From `docs/results/{scale}/results.json`: `paper-checks run --all --scale {scale} "
-        f"--replicates {run.get('replicates', 1)}` at root seed {run['seed']}, commit "
-        f"`{_commit(records)}`. {len(records)} claims: "
+        f"{scale.capitalize()}: `docs/results/{scale}/results.json` from `paper-checks {argv}` at "
+        f"root seed {run['seed']}, commit `{_commit(records)}`. {len(records)} claims: "
         + ", ".join(f"{n} {v}" for v, n in counts.items())
         + f"; {fragile} fragile (the verdict recurs under fewer than 80% of root seeds)."
     )
 
 
+def not_run_at_full(quick: Records, full: Records) -> str:
+    """The claims of the quick run that the full run lacks: whole papers by key, then single
+    claims of papers that the full run covers in part."""
+    papers = dict.fromkeys(r.paper for r in quick.values())
+    absent = [p for p in papers if not any(r.paper == p for r in full.values())]
+    single = [c for c, r in quick.items() if c not in full and r.paper not in absent]
+    parts = [f"all of {', '.join(absent)}"] if absent else []
+    parts += [f"`{c}`" for c in single]
+    return "; ".join(parts)
+
+
+def _full_cell(result: CheckResult | None) -> str:
+    """The full-scale verdict with how often it recurs over root seeds, or "-" if not run."""
+    if result is None:
+        return "-"
+    rep = result.replication or {}
+    if rep.get("n"):
+        fragile = ", fragile" if rep.get("fragile") else ""
+        return f"{result.verdict.value} ({rep['agree']}/{rep['n']}{fragile})"
+    return result.verdict.value
+
+
 def render_summary(references: Mapping[str, tuple[Mapping[str, Any], Records]]) -> str:
     """The README's table: claim (linked to its docs page), verdict at quick (and full, once a
     full run is committed), the quick verdict over root seeds, and the start of its summary."""
-    run, quick = references["quick"]
+    quick = references["quick"][1]
     full = references["full"][1] if "full" in references else None
-    head = "| claim | quick |" + (" full |" if full is not None else "")
-    head += " over root seeds | measured (quick) |"
-    lines = [render_provenance("quick", run, quick), "", head, "|---" * head.count(" |") + "|"]
+    head = "| claim | quick |" + (" full (over root seeds) |" if full is not None else "")
+    head += " quick over root seeds | measured (quick) |"
+    lines = [render_provenance(scale, *references[scale]) + "\n" for scale in references]
+    if full is not None and (missing := not_run_at_full(quick, full)):
+        lines.append(f"Not in the full reference run (CPU budget): {missing}.\n")
+    lines += [head, "|---" * head.count(" |") + "|"]
     for r in quick.values():
         link = f"[`{r.claim_id}`](docs/{r.paper}.md#{anchor(r.claim_id)})"
         row = f"| {link} | {r.verdict.value} |"
         if full is not None:
-            row += f" {full[r.claim_id].verdict.value if r.claim_id in full else '-'} |"
+            row += f" {_full_cell(full.get(r.claim_id))} |"
         row += f" {replication_phrase(r)} | {_cell(short_phrase(r.summary))} |"
         lines.append(row)
     return "\n".join(lines)
@@ -167,7 +192,10 @@ def render_claim(result: CheckResult, full: CheckResult | None = None) -> str:
         f"- **Quick verdict: {result.verdict.value}.** {_text(result.summary)}",
     ]
     if full is not None:
-        lines.append(f"- **Full verdict: {full.verdict.value}.** {_text(full.summary)}")
+        lines.append(
+            f"- **Full verdict: {full.verdict.value}** (over root seeds: "
+            f"{replication_phrase(full)}). {_text(full.summary)}"
+        )
     stat = statistic_phrase(result)
     lines.append(
         f"- **Over root seeds:** {replication_phrase(result)}" + (f"; {stat}" if stat else "")
@@ -187,9 +215,9 @@ def render_claim(result: CheckResult, full: CheckResult | None = None) -> str:
 
 def render_claims(paper: str, references: Mapping[str, tuple[Mapping[str, Any], Records]]) -> str:
     """The ``claims`` block of ``docs/<paper>.md``: every claim of the paper in the quick run."""
-    run, quick = references["quick"]
+    quick = references["quick"][1]
     full = references["full"][1] if "full" in references else {}
-    sections = [render_provenance("quick", run, quick)]
+    sections = ["\n\n".join(render_provenance(scale, *references[scale]) for scale in references)]
     sections += [render_claim(r, full.get(r.claim_id)) for r in quick.values() if r.paper == paper]
     return "\n\n".join(sections)
 

@@ -79,7 +79,9 @@ def test_summary_has_a_row_per_claim_with_its_link_replication_and_escaped_phras
     assert all(row.count(" | ") == 3 for row in rows)
     assert " full |" not in text
     full = {"rlvr.a": record("rlvr.a", Verdict.FAIL)}
-    assert "| PASS | FAIL |" in render_summary({**REFS, "full": (RUN, full)})
+    with_full = render_summary({**REFS, "full": (RUN, full)})
+    assert "| PASS | FAIL (" in with_full  # the full verdict with its replication count
+    assert "Not in the full reference run (CPU budget): all of online; `rlvr.b`." in with_full
 
 
 def test_history_lists_every_change_with_the_old_verdict():
