@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from paper_checks.claims import PAPERS
-from paper_checks.report import format_value
+from paper_checks.report import format_value, replication_text
 from paper_checks.results import CheckResult, load_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,15 +78,9 @@ def anchor(claim_id: str) -> str:
 
 
 def replication_phrase(result: CheckResult) -> str:
-    """ "PASS in 5 of 5 root seeds", "deterministic", or "-" when the run was not replicated;
-    "(fragile)" when the verdict recurs under fewer than 80% of them."""
-    rep = result.replication
-    if not rep:
-        return "-"
-    if rep.get("deterministic"):
-        return "deterministic"
-    text = f"{result.verdict.value} in {rep['agree']} of {rep['n']}"
-    return text + (" (fragile)" if rep.get("fragile") else "")
+    """ "PASS in 5 of 5", "PASS in 3 of 5 (fragile)", "deterministic", or "-" when the run was
+    not replicated."""
+    return replication_text(result, words=True) or "-"
 
 
 def statistic_phrase(result: CheckResult) -> str:

@@ -43,14 +43,18 @@ def comparison_rows(result: CheckResult) -> list[tuple[str, str, str]]:
     ]
 
 
-def replication_text(result: CheckResult) -> str:
-    """How the verdict replicates over root seeds: "PASS 5/5", "FRAGILE: PASS 3/5",
-    "deterministic", or "" when the run was not replicated."""
+def replication_text(result: CheckResult, *, words: bool = False) -> str:
+    """How the verdict replicates over root seeds: "PASS 5/5" and "FRAGILE: PASS 3/5" (with
+    ``words``: "PASS in 5 of 5" and "PASS in 3 of 5 (fragile)"), "deterministic", or "" when the
+    run was not replicated."""
     rep = result.replication
     if not rep:
         return ""
     if rep.get("deterministic"):
         return "deterministic"
+    if words:
+        text = f"{result.verdict.value} in {rep['agree']} of {rep['n']}"
+        return text + (" (fragile)" if rep["fragile"] else "")
     text = f"{result.verdict.value} {rep['agree']}/{rep['n']}"
     return f"FRAGILE: {text}" if rep["fragile"] else text
 
