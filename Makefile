@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $@
 
 run: $(STAMP)
-	$(BIN)/paper-checks run --all --scale quick --workers 2 --fail-on error
+	$(SINGLE_THREADED) $(BIN)/paper-checks run --all --scale quick --workers 2 --fail-on error
 
 test: lint
 	MPLBACKEND=Agg $(SINGLE_THREADED) $(BIN)/python -m pytest $(PYTEST_ARGS)

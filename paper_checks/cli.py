@@ -14,6 +14,7 @@ import math
 import os
 import shutil
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from paper_checks._inputs import check_output_path
-from paper_checks.claims import PAPERS, all_claims, select_claims
+from paper_checks.claims import PAPERS, Claim, all_claims, select_claims
 from paper_checks.context import SCALES, Context
 from paper_checks.report import replication_text, write_reports
 from paper_checks.results import (
@@ -30,8 +31,10 @@ from paper_checks.results import (
     RunLock,
     Verdict,
     check_latest,
+    check_update,
     load_results,
     update_latest,
+    update_results,
     write_results,
 )
 from sims._backend import BACKENDS, get_backend
@@ -139,6 +142,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.targets and not args.all:
         raise ValueError("name paper keys or claim ids to run, or pass --all")
     claims = all_claims() if args.all else select_claims(args.targets)
+    if args.dry_run:
+        return _print_plan(claims, args.scale)
+    if args.scale == "paper":
+        from paper_checks.paper_scale import Refused, plan_for
+
+        notes: dict[str, str] = {}
+        for c in claims:
+            if isinstance(plan := plan_for(c), Refused):
+                marker = notes.setdefault(plan.reason, f"[{len(notes) + 1}]")
+                _print_line(f"{'REFUSED':<12} {c.id}  {marker}")
+        _print_notes(notes)
+        claims = [c for c in claims if not isinstance(plan_for(c), Refused)]
+        if not claims:
+            raise ValueError("--scale paper: every claim named is refused at paper scale")
     backend = get_backend(args.backend)
     created = datetime.now(UTC)
     run_id = f"{created:%Y%m%d-%H%M%S}-{args.scale}"
@@ -149,6 +166,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             out_dir = args.results / f"{run_id}-{suffix}"
     else:
         out_dir = args.out
+    if args.update:
+        if args.out is None or not (out_dir / "results.json").is_file():
+            raise ValueError("--update: name with --out a run directory that holds a results.json")
+        check_update(out_dir, args.scale, args.seed, args.replicates)
     # refuse before anything is written: an unwritable --out, a `latest` that is not ours
     check_output_path(out_dir, "--out", directory=True)
     check_latest(out_dir.resolve().parent)
@@ -176,7 +197,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             argv=list(args.argv),
             wall_time_s=round(time.perf_counter() - start, 3),
         )
-        write_results(out_dir, info, results)
+        if args.update:
+            update_results(out_dir, info, results, [c.id for c in all_claims()])
+        else:
+            write_results(out_dir, info, results)
         _, page = write_reports(out_dir)
         update_latest(out_dir.resolve().parent, out_dir.resolve())
     for paper in dict.fromkeys(r.paper for r in results):
@@ -202,8 +226,9 @@ def _tally(results: Sequence[CheckResult]) -> str:
 OFF_TERMINAL_WIDTH = 100
 
 
-def _print_claim_line(result: CheckResult) -> None:
-    """One line per finished claim: verdict, id, replication, summary cut to the line width."""
+def _print_line(line: str) -> None:
+    """``line`` on stdout, cut to the terminal width (:data:`OFF_TERMINAL_WIDTH` off a terminal),
+    without breaking a progress bar on stderr."""
     from tqdm.auto import tqdm
 
     width = (
@@ -211,10 +236,70 @@ def _print_claim_line(result: CheckResult) -> None:
         if sys.stdout.isatty()
         else OFF_TERMINAL_WIDTH
     )
+    tqdm.write(line if len(line) <= width else line[: width - 1] + "…", file=sys.stdout)
+
+
+def _print_claim_line(result: CheckResult) -> None:
+    """One line per finished claim: verdict, id, replication, summary cut to the line width."""
     rep = replication_text(result)
     line = f"{result.verdict.value:<12} {result.claim_id}" + (f" [{rep}]" if rep else "")
-    line = f"{line}  {result.summary}"
-    tqdm.write(line if len(line) <= width else line[: width - 1] + "…", file=sys.stdout)
+    _print_line(f"{line}  {result.summary}")
+
+
+def _print_plan(claims: Sequence[Claim], scale: str) -> int:
+    """``run --dry-run``: per claim, whether it runs, the estimated CPU time on one core (from the
+    paper-scale plan, or the committed reference run at that scale) and a note: its sizes, or
+    why ``--scale paper`` refuses it. Nothing is run or written."""
+    from paper_checks.docs import REFERENCE_RUNS, load_reference
+    from paper_checks.paper_scale import Refused, estimated_cpu_hours, plan_for
+
+    records = load_reference(scale)[1] if scale in REFERENCE_RUNS else {}
+    rows, total, unknown, notes = [], 0.0, 0, {}
+    for c in claims:
+        refused, hours = False, None
+        if scale == "paper":
+            plan = plan_for(c)
+            refused = isinstance(plan, Refused)
+            hours = None if refused else estimated_cpu_hours(c, plan)
+            what = plan.reason if refused else plan.sizes
+        else:
+            record = records.get(c.id)
+            if record is not None:
+                seconds = record.provenance.get("cpu_time_s") or record.provenance["wall_time_s"]
+                hours = seconds / 3600
+            what = f"the {scale} sizes" + ("" if record else " (no reference run to estimate from)")
+        if not refused:
+            total += hours or 0.0
+            unknown += hours is None
+        note = notes.setdefault(what, f"[{len(notes) + 1}]")
+        cost = "-" if hours is None else _hours(hours)
+        rows.append((c.id, "refused" if refused else "runs", cost, note))
+    _print_table(rows, ("claim", "plan", "CPU (1 core)", "note"))
+    _print_notes(notes)
+    runs = sum(row[1] == "runs" for row in rows)
+    tail = f" ({unknown} without an estimate)" if unknown else ""
+    print(
+        f"{runs} of {len(rows)} claims run at --scale {scale}: about {_hours(total)} of CPU{tail}"
+    )
+    return 0
+
+
+def _print_notes(notes: dict[str, str]) -> None:
+    """Each note text once, after its marker, wrapped to :data:`OFF_TERMINAL_WIDTH` columns."""
+    for text, marker in notes.items():
+        print(
+            textwrap.fill(
+                text, OFF_TERMINAL_WIDTH, initial_indent=f"{marker} ", subsequent_indent="    "
+            )
+        )
+
+
+def _hours(hours: float) -> str:
+    """A CPU time for the plan: seconds, minutes or hours."""
+    seconds = hours * 3600
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 7200 else f"{hours:.1f} h"
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -439,6 +524,18 @@ def build_parser() -> argparse.ArgumentParser:
         type=_path,
         default=None,
         help="run directory (default: results/<run-id>); reuse a killed run's directory to resume its sweeps",
+    )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print, per claim, whether it runs at --scale, its sizes (or why --scale paper "
+        "refuses it) and its estimated CPU time; run nothing",
+    )
+    p.add_argument(
+        "--update",
+        action="store_true",
+        help="replace only these claims' records in --out's results.json and keep the others "
+        "(refresh a reference run claim by claim; same scale, seed and --replicates)",
     )
     p.add_argument(
         "--fail-on",

@@ -105,9 +105,13 @@ def render_provenance(scale: str, run: Mapping[str, Any], records: Records) -> s
         counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
     fragile = sum(bool((r.replication or {}).get("fragile")) for r in records.values())
     argv = " ".join(a for a in run.get("argv", []) if a) or f"run --all --scale {scale}"
+    updates = "".join(
+        f", then `paper-checks {' '.join(update['argv'])}`" for update in run.get("updates", [])
+    )
     return (
-        f"{scale.capitalize()}: `docs/results/{scale}/results.json` from `paper-checks {argv}` at "
-        f"root seed {run['seed']}, commit `{_commit(records)}`. {len(records)} claims: "
+        f"{scale.capitalize()}: `docs/results/{scale}/results.json` from `paper-checks {argv}`"
+        f"{updates} at root seed {run['seed']}, commit `{_commit(records)}`. {len(records)} "
+        "claims: "
         + ", ".join(f"{n} {v}" for v, n in counts.items())
         + f"; {fragile} fragile (the verdict recurs under fewer than 80% of root seeds)."
     )

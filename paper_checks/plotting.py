@@ -5,8 +5,9 @@ Helpers take ``ax=None`` and return the artists they draw; nothing here calls ``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,11 +26,17 @@ STYLE = files("paper_checks") / "paper.mplstyle"
 THEORY = "black"
 
 
-def style() -> AbstractContextManager[None]:
-    """The package's matplotlib style, as a context manager."""
+#: matplotlib's style context edits the global rcParams: checks run in threads take turns.
+_STYLE_LOCK = threading.RLock()
+
+
+@contextmanager
+def style() -> Iterator[None]:
+    """The package's matplotlib style, as a context manager (one thread at a time)."""
     import matplotlib.pyplot as plt
 
-    return plt.style.context(str(STYLE))
+    with _STYLE_LOCK, plt.style.context(str(STYLE)):
+        yield
 
 
 def new_figure(ncols: int = 1, nrows: int = 1, **kwargs: Any) -> tuple[Figure, Any]:

@@ -21,7 +21,7 @@ from sims._jsonio import read_json, to_jsonable, write_json_atomic
 SCHEMA_VERSION = 2
 
 #: Keys whose values legitimately differ between two runs with the same seed.
-TIMING_KEYS = frozenset({"run", "wall_time_s"})
+TIMING_KEYS = frozenset({"run", "wall_time_s", "cpu_time_s"})
 
 
 class Verdict(enum.StrEnum):
@@ -106,6 +106,8 @@ class RunInfo:
     argv: list[str]
     wall_time_s: float
     replicates: int = 1
+    #: Later runs that replaced some claims' records (``run --update``): created, argv, claims.
+    updates: list[dict[str, Any]] = field(default_factory=list)
 
 
 def write_claim(run_dir: Path, result: CheckResult) -> None:
@@ -132,6 +134,45 @@ def write_results(run_dir: Path, info: RunInfo, results: list[CheckResult]) -> P
         "counts": counts,
         "claims": records,
     }
+    return write_json_atomic(run_dir / "results.json", payload)
+
+
+def check_update(run_dir: Path, scale: str, seed: int, replicates: int) -> None:
+    """Refuse (ValueError naming ``--update``) to update ``run_dir``'s results with a run of
+    another scale, seed or replicate count: one results.json holds one kind of run."""
+    run, _ = load_results(run_dir)
+    wanted = {"scale": scale, "seed": seed, "replicates": replicates}
+    for key, value in wanted.items():
+        if run.get(key, 1) != value:
+            raise ValueError(
+                f"--update: {run_dir / 'results.json'} holds a run with {key} "
+                f"{run.get(key, 1)!r}, not {value!r}"
+            )
+
+
+def update_results(
+    run_dir: Path, info: RunInfo, results: list[CheckResult], order: list[str]
+) -> Path:
+    """Replace the records of ``results``'s claims in ``run_dir/results.json`` and keep the
+    others (a reference run refreshed claim by claim, checked first by :func:`check_update`).
+    The run keeps its metadata and gains an entry in ``updates``; claims are ordered by
+    ``order`` (the registry's), and records of claims not in it are dropped."""
+    payload = read_json(run_dir / "results.json")
+    run = payload["run"]
+    records = {r["claim_id"]: r for r in payload["claims"]}
+    for result in results:
+        write_claim(run_dir, result)
+        records[result.claim_id] = read_json(run_dir / f"{result.claim_id}.json")
+    claims = [records[claim_id] for claim_id in order if claim_id in records]
+    update = {
+        "created": info.created,
+        "argv": info.argv,
+        "claims": [r.claim_id for r in results],
+        "wall_time_s": info.wall_time_s,
+    }
+    payload["run"] = {**run, "updates": [*run.get("updates", []), update]}
+    payload["counts"] = {v.value: sum(r["verdict"] == v.value for r in claims) for v in Verdict}
+    payload["claims"] = claims
     return write_json_atomic(run_dir / "results.json", payload)
 
 

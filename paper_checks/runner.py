@@ -11,6 +11,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -71,9 +72,12 @@ def git_sha() -> str | None:
     return f"{sha}-dirty" if dirty else sha
 
 
-def provenance(ctx: Context, wall_time_s: float) -> dict[str, Any]:
+def provenance(
+    ctx: Context, wall_time_s: float, cpu_time_s: float | None = None, claim: Claim | None = None
+) -> dict[str, Any]:
     """Where a result came from: seed (and replicate), scale, backend and device, versions, git
-    sha, wall time."""
+    sha, wall and CPU time, and the fingerprint of the code the claim's check can run
+    (:func:`claim_fingerprint`), by which a stored result is known to be stale."""
     return {
         "seed": ctx.seed,
         "replicate": ctx.replicate,
@@ -83,7 +87,18 @@ def provenance(ctx: Context, wall_time_s: float) -> dict[str, Any]:
         "versions": package_versions(),
         "git_sha": git_sha(),
         "wall_time_s": round(wall_time_s, 3),
+        "cpu_time_s": None if cpu_time_s is None else round(cpu_time_s, 3),
+        "code": None if claim is None else claim_fingerprint(claim),
     }
+
+
+def claim_fingerprint(claim: Claim) -> str:
+    """sha256 of the source of the claim's check module and of every project module it imports,
+    transitively (:func:`sims.sweep.code_fingerprint`): a result whose fingerprint differs from
+    today's was made by other code."""
+    from sims.sweep import code_fingerprint
+
+    return code_fingerprint(claim.check)
 
 
 #: A PASS (or any verdict) reproduced under fewer than this share of root seeds is fragile.
@@ -97,31 +112,28 @@ def run_claim(claim: Claim, ctx: Context, replicates: int = 1) -> CheckResult:
     verdicts of the others. With ``replicates = R > 1`` a stochastic claim is also checked under
     ``R - 1`` independent root seeds (:func:`replicate_claim`); the record gains ``replication``.
     """
-    result = _check_once(claim, replace(ctx, claim_id=claim.id))
-    if replicates > 1:
-        result = replace(result, replication=replicate_claim(claim, ctx, replicates, result))
-        write_claim(ctx.out_dir, result)
-    return result
+    return run_claims([claim], ctx, replicates, concurrency=1)[0]
 
 
-def replicate_claim(
-    claim: Claim, ctx: Context, replicates: int, primary: CheckResult
-) -> dict[str, Any]:
-    """The claim's verdict and deciding statistic under ``replicates`` root seeds: the run's own
-    (replicate 0, ``primary``) and ``replicates - 1`` children (:meth:`Context.root_entropy`),
-    each run in ``out_dir/replicates/r<r>`` so that its sweeps are cached and resume after a kill.
+def _replicate_context(claim: Claim, ctx: Context, r: int) -> Context:
+    """Replicate ``r`` of ``claim``: root seed :meth:`Context.root_entropy` of ``r``, run in
+    ``out_dir/replicates/r<r>`` (replicate 0 is the run itself) so that its sweeps are cached
+    and resume after a kill."""
+    if r == 0:
+        return replace(ctx, claim_id=claim.id)
+    return replace(
+        ctx, claim_id=claim.id, replicate=r, out_dir=ctx.out_dir / "replicates" / f"r{r}"
+    )
 
-    ``rate`` is the share of root seeds whose verdict equals the primary one; below
-    :data:`FRAGILE_BELOW` the claim is ``fragile``. Deterministic claims are not rerun.
-    """
+
+def replicate_claim(claim: Claim, ctx: Context, runs: list[CheckResult]) -> dict[str, Any]:
+    """The replication record of ``claim`` from its ``runs`` under root seeds 0, 1, ..., R − 1
+    (``runs[0]`` is the primary): the verdict and deciding statistic under each seed, the counts,
+    and ``rate``, the share of root seeds whose verdict equals the primary one; below
+    :data:`FRAGILE_BELOW` the claim is ``fragile``. Deterministic claims are not rerun."""
     if not claim.stochastic:
         return {"deterministic": True}
-    runs = [primary]
-    for r in range(1, replicates):
-        rctx = replace(
-            ctx, claim_id=claim.id, replicate=r, out_dir=ctx.out_dir / "replicates" / f"r{r}"
-        )
-        runs.append(_check_once(claim, rctx))
+    primary = runs[0]
     rows = [
         {
             "replicate": r,
@@ -157,21 +169,26 @@ def _scalar(value: Any) -> float | None:
 
 
 def _check_once(claim: Claim, ctx: Context) -> CheckResult:
-    """One check of ``claim`` in ``ctx`` (claim id set), stamped and written to ``ctx.out_dir``."""
+    """One check of ``claim`` in ``ctx`` (claim id set), stamped and written to ``ctx.out_dir``.
+    Its CPU time is this thread's plus that of the sweep tasks it ran in worker processes."""
+    from sims.sweep import CpuMeter
+
     ctx.out_dir.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
-    try:
-        result = claim.check(ctx)
-    except Exception as err:
-        logger.exception("claim %s crashed", claim.id)
-        result = CheckResult(
-            verdict=Verdict.ERROR,
-            summary=f"check crashed: {type(err).__name__}: {err}",
-            measured={},
-            expected={},
-            tolerance="",
-            error=traceback.format_exc(),
-        )
+    start, cpu_start = time.perf_counter(), time.thread_time()
+    with CpuMeter() as meter:
+        try:
+            result = claim.check(ctx)
+        except Exception as err:
+            logger.exception("claim %s crashed", claim.id)
+            result = CheckResult(
+                verdict=Verdict.ERROR,
+                summary=f"check crashed: {type(err).__name__}: {err}",
+                measured={},
+                expected={},
+                tolerance="",
+                error=traceback.format_exc(),
+            )
+    cpu_s = time.thread_time() - cpu_start + meter.remote_s
     result = replace(
         result,
         claim_id=claim.id,
@@ -181,10 +198,17 @@ def _check_once(claim: Claim, ctx: Context) -> CheckResult:
         rule=claim.rule,
         stochastic=claim.stochastic,
         history=[entry.to_json() for entry in claim.history],
-        provenance=provenance(ctx, time.perf_counter() - start),
+        provenance=provenance(ctx, time.perf_counter() - start, cpu_s, claim),
     )
     write_claim(ctx.out_dir, result)
     return result
+
+
+def default_concurrency(ctx: Context) -> int:
+    """How many checks run at once: one per worker of a pool whose tasks run in other processes
+    (so that the pool stays busy while a check computes in the driver or its sweep has fewer
+    tasks than workers), plus one; one check at a time when tasks run in this process."""
+    return ctx.executor.workers + 1 if getattr(ctx.executor, "remote", False) else 1
 
 
 def run_claims(
@@ -192,16 +216,49 @@ def run_claims(
     ctx: Context,
     replicates: int = 1,
     on_result: Callable[[CheckResult], None] | None = None,
+    concurrency: int | None = None,
 ) -> list[CheckResult]:
-    """Check ``claims`` in order (progress bar on stderr when it is a TTY) and return their
-    results; ``on_result`` is called with each result as soon as its claim finishes."""
-    results = []
-    with tqdm(claims, desc="claims", unit="claim", disable=None, file=sys.stderr) as bar:
-        for claim in bar:
-            bar.set_postfix_str(claim.id)
-            result = run_claim(claim, ctx, replicates)
+    """Check ``claims`` and return their results in the order given; ``on_result`` is called
+    with each claim's result as soon as it (and its replicates) finish.
+
+    Every (claim, replicate) check is a unit; up to ``concurrency`` units run at once in threads
+    (default :func:`default_concurrency`), sharing the run's executor, so two checks never
+    compute the same sweep (the second waits, then reads the cache). Results do not depend on
+    the concurrency: every check draws only from its own seeded streams.
+    """
+    concurrency = default_concurrency(ctx) if concurrency is None else concurrency
+    units = [
+        (i, r)
+        for i, claim in enumerate(claims)
+        for r in range(replicates if claim.stochastic else 1)
+    ]
+    runs: dict[int, dict[int, CheckResult]] = {i: {} for i in range(len(claims))}
+    results: dict[int, CheckResult] = {}
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="check")
+    futures = {
+        pool.submit(_check_once, claims[i], _replicate_context(claims[i], ctx, r)): (i, r)
+        for i, r in units
+    }
+    bar = tqdm(total=len(claims), desc="claims", unit="claim", disable=None, file=sys.stderr)
+    try:
+        for future in as_completed(futures):
+            i, r = futures[future]
+            runs[i][r] = future.result()
+            claim = claims[i]
+            if len(runs[i]) < (replicates if claim.stochastic else 1):
+                continue
+            result = runs[i][0]
+            if replicates > 1:
+                ordered = [runs[i][k] for k in sorted(runs[i])]
+                result = replace(result, replication=replicate_claim(claim, ctx, ordered))
+                write_claim(ctx.out_dir, result)
             logger.info("%s: %s (%s)", claim.id, result.verdict.value, result.summary)
+            results[i] = result
+            bar.set_postfix_str(claim.id)
+            bar.update()
             if on_result is not None:
                 on_result(result)
-            results.append(result)
-    return results
+    finally:  # on an interrupt, start nothing new; the checks under way end by themselves
+        pool.shutdown(wait=False, cancel_futures=True)
+        bar.close()
+    return [results[i] for i in range(len(claims))]

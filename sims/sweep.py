@@ -100,12 +100,42 @@ class SweepTask:
         )
 
 
-def _run_task(fn: TaskFn, task: SweepTask, seed: np.random.SeedSequence) -> dict[str, Any]:
-    """Worker body: evaluate one task and return its JSON-ready result."""
+def _run_task(
+    fn: TaskFn, task: SweepTask, seed: np.random.SeedSequence
+) -> tuple[dict[str, Any], float]:
+    """Worker body: evaluate one task; return its JSON-ready result and the CPU seconds it took
+    (this thread's CPU time, so the count is right however many tasks a process runs)."""
+    start = time.thread_time()
     result = fn(dict(task.params), np.random.default_rng(seed))
     if not isinstance(result, Mapping):
         raise TypeError(f"sweep task must return a dict, got {type(result).__name__}")
-    return to_jsonable(result)
+    return to_jsonable(result), time.thread_time() - start
+
+
+class CpuMeter:
+    """CPU seconds spent by sweep tasks in *other* processes (pool or Dask workers) while the
+    meter was active in this thread; tasks run in-thread are already in ``time.thread_time``."""
+
+    _active = threading.local()
+
+    def __init__(self) -> None:
+        self.remote_s = 0.0
+
+    @classmethod
+    def add(cls, seconds: float) -> None:
+        meter = getattr(cls._active, "meter", None)
+        if meter is not None:
+            meter.remote_s += seconds
+
+    def __enter__(self) -> Self:
+        self._outer = getattr(self._active, "meter", None)
+        self._active.meter = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._active.meter = self._outer
+        if self._outer is not None:
+            self._outer.remote_s += self.remote_s
 
 
 # --------------------------------------------------------------------------------------- executors
@@ -113,6 +143,7 @@ class Executor(Protocol):
     """Runs independent calls and yields ``(key, result)`` pairs as they finish."""
 
     workers: int
+    remote: bool  # tasks run in other processes (their CPU time is not this thread's)
 
     def imap_unordered(
         self, fn: Callable[..., Any], calls: Iterable[tuple[Any, tuple[Any, ...]]]
@@ -125,6 +156,7 @@ class SerialExecutor:
     """Runs every call in this process, in order. Used for ``workers=1``."""
 
     workers = 1
+    remote = False
 
     def imap_unordered(self, fn, calls):
         for key, args in calls:
@@ -180,20 +212,23 @@ class ProcessExecutor:
     A worker whose driver is killed exits by itself within a second.
     """
 
+    remote = True
+
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()  # several claims' threads submit to one pool
 
     def imap_unordered(self, fn, calls):
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_init_worker,
-                initargs=(os.getpid(),),
-            )
         # spawn-context workers start inside submit(): they inherit the pinned environment.
-        with _environment(**SINGLE_THREAD_ENV):
+        with self._lock, _environment(**SINGLE_THREAD_ENV):
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(
+                    max_workers=self.workers,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_init_worker,
+                    initargs=(os.getpid(),),
+                )
             futures = {self._pool.submit(fn, *args): key for key, args in calls}
         try:
             for future in as_completed(futures):
@@ -203,9 +238,10 @@ class ProcessExecutor:
                 future.cancel()
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
+        with self._lock:
+            if self._pool is not None:
+                self._pool.shutdown(cancel_futures=True)
+                self._pool = None
 
     def __enter__(self) -> Self:
         return self
@@ -217,6 +253,8 @@ class ProcessExecutor:
 class DaskExecutor:
     """Runs calls on a ``dask.distributed`` cluster: a new ``LocalCluster`` of ``workers``
     single-threaded processes, or the existing scheduler at ``address`` (``tcp://HOST:PORT``)."""
+
+    remote = True
 
     def __init__(self, workers: int = 1, address: str | None = None) -> None:
         try:
@@ -452,23 +490,44 @@ def run_sweep(
     if cache_dir is not None:
         fingerprint, sweep = _sweep_fingerprint(fn, tasks, root_seed, paired_seeds)
         cache = Path(cache_dir) / fingerprint[:16]
-        done = _open_cache(
-            cache, fingerprint, sweep, f"{fn.__module__}.{fn.__qualname__}, {len(tasks)} tasks"
-        )
-    pending = [t for t in tasks if t.index not in done]
-    logger.info("sweep %s: %d tasks, %d cached", desc or fn.__name__, len(tasks), len(done))
     executor = executor if executor is not None else SerialExecutor()
-    calls = ((t, (fn, t, t.seed(root_seed, paired=paired_seeds))) for t in pending)
-    with tqdm(total=len(pending), desc=desc, disable=None, leave=False, file=sys.stderr) as bar:
-        for task, result in executor.imap_unordered(_run_task, calls):
-            record = {
-                "index": task.index,
-                "params": task.params,
-                "seed_index": task.seed_index,
-                "result": result,
-            }
-            if cache is not None:
-                write_json_atomic(cache / f"task-{task.index:06d}.json", record)
-            done[task.index] = record
-            bar.update()
+    with _sweep_lock(cache):  # claims run concurrently may share a sweep: one computes it
+        if cache is not None:
+            done = _open_cache(
+                cache, fingerprint, sweep, f"{fn.__module__}.{fn.__qualname__}, {len(tasks)} tasks"
+            )
+        pending = [t for t in tasks if t.index not in done]
+        logger.info("sweep %s: %d tasks, %d cached", desc or fn.__name__, len(tasks), len(done))
+        calls = ((t, (fn, t, t.seed(root_seed, paired=paired_seeds))) for t in pending)
+        with tqdm(total=len(pending), desc=desc, disable=None, leave=False, file=sys.stderr) as bar:
+            for task, (result, cpu_s) in executor.imap_unordered(_run_task, calls):
+                record = {
+                    "index": task.index,
+                    "params": task.params,
+                    "seed_index": task.seed_index,
+                    "result": result,
+                }
+                if cache is not None:
+                    write_json_atomic(cache / f"task-{task.index:06d}.json", record)
+                if executor.remote:
+                    CpuMeter.add(cpu_s)
+                done[task.index] = record
+                bar.update()
     return [done[t.index] for t in tasks]
+
+
+_SWEEP_LOCKS: dict[Path, threading.Lock] = {}
+_SWEEP_LOCKS_GUARD = threading.Lock()
+
+
+@contextlib.contextmanager
+def _sweep_lock(cache: Path | None) -> Iterator[None]:
+    """Hold the in-process lock of one sweep cache (none without a cache), so that a second
+    thread asking for the same sweep waits and then reads the first one's records."""
+    if cache is None:
+        yield
+        return
+    with _SWEEP_LOCKS_GUARD:
+        lock = _SWEEP_LOCKS.setdefault(cache.resolve(), threading.Lock())
+    with lock:
+        yield

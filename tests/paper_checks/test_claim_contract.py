@@ -13,6 +13,7 @@ import pytest
 
 from paper_checks.claims import all_claims
 from paper_checks.docs import REFERENCE_RUNS, load_reference
+from paper_checks.runner import claim_fingerprint
 
 TESTS = Path(__file__).resolve().parents[1]
 CLAIMS = all_claims()
@@ -64,3 +65,22 @@ def test_reference_results_hold_the_registered_rule_and_replication(claim, scale
         rep = record.replication
         assert rep is not None, f"{claim.id}: no replication record"
         assert rep["n"] >= 5, f"{claim.id}: replicated over {rep['n']} root seeds, not 5"
+
+
+@pytest.mark.parametrize("scale", ["quick", "full"])
+@pytest.mark.parametrize("claim", CLAIMS, ids=IDS)
+def test_reference_results_are_not_older_than_the_claim_code(claim, scale):
+    """The docs quote a reference record only while it was made by today's code: the fingerprint
+    of the check module and everything it imports (sims.sweep.code_fingerprint)."""
+    if scale not in REFERENCE_RUNS:
+        pytest.skip(f"no committed {scale} reference run")
+    run, records = load_reference(scale)
+    record = records.get(claim.id)
+    if record is None:
+        pytest.skip(f"{claim.id} is not in the {scale} reference run")
+    replicates = f" --replicates {run['replicates']}" if run.get("replicates", 1) > 1 else ""
+    assert record.provenance.get("code") == claim_fingerprint(claim), (
+        f"the {scale} reference record of {claim.id} was made by older code; refresh it with "
+        f"`paper-checks run {claim.id} --scale {scale}{replicates} --workers 2 "
+        f"--out docs/results/{scale} --update --fail-on never` and `paper-checks report --docs`"
+    )

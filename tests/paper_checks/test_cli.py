@@ -575,3 +575,68 @@ def test_two_runs_in_the_same_second_get_two_directories(fake_claims, tmp_path, 
     runs = sorted(d.name for d in (tmp_path / "results").iterdir() if d.name != "latest")
     assert runs == ["20260102-030405-quick", "20260102-030405-quick-2"]
     assert (tmp_path / "results" / "latest").resolve().name == runs[1]
+
+
+# ----------------------------------------------------------------- --update, --dry-run, paper scale
+def test_update_replaces_only_the_claims_run(fake_claims, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    passing, failing = fake_claims("pass"), fake_claims("fail")
+    run_fake([passing, failing, "--fail-on", "never"], tmp_path)
+    before = read_json(tmp_path / "results" / "run" / "results.json")
+    code, after = run_fake([failing, "--update", "--fail-on", "never"], tmp_path)
+    assert code == 0
+    assert [c["claim_id"] for c in after["claims"]] == [c["claim_id"] for c in before["claims"]]
+    assert after["claims"][0] == before["claims"][0]  # the claim not rerun is kept as it was
+    assert after["counts"] == before["counts"]
+    (update,) = after["run"]["updates"]
+    assert update["claims"] == [failing]
+    assert "--update" in update["argv"]
+    assert after["run"]["argv"] == before["run"]["argv"]
+
+
+def test_update_refuses_another_kind_of_run(fake_claims, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    passing = fake_claims("pass")
+    run_fake([passing], tmp_path)
+    for extra, word in (["--seed", "3"], "seed"), (["--replicates", "2"], "replicates"):
+        assert main(["run", passing, "--update", "--out", "results/run", *extra]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("paper-checks: error: --update:")
+        assert word in err
+    assert main(["run", passing, "--update", "--out", "results/none"]) == 2
+    assert "--update" in capsys.readouterr().err
+
+
+def test_dry_run_prints_the_plan_and_runs_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--all", "--scale", "paper", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].split() == ["claim", "plan", "CPU", "(1", "core)", "note"]
+    assert any(
+        line.startswith("gated_attention.gate_sparse ") and " refused " in line for line in lines
+    )
+    assert any(line.startswith("faster_rcnn.anchor_count ") and " runs " in line for line in lines)
+    assert "15B MoE" in out  # the reason is printed in full, once
+    assert lines[-1].endswith("of CPU") or "without an estimate" in lines[-1]
+    assert not (tmp_path / "results").exists()
+
+
+def test_paper_scale_refuses_claims_with_one_line_each(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "online.two_thirds_line", "--scale", "paper"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[0].split()[:3] == ["REFUSED", "online.two_thirds_line", "[1]"]
+    assert "theorems" in captured.out
+    assert captured.err.strip() == (
+        "paper-checks: error: --scale paper: every claim named is refused at paper scale"
+    )
+    assert not (tmp_path / "results").exists()
+
+
+def test_every_claim_has_a_paper_scale_plan():
+    from paper_checks.paper_scale import PLANS, plan_for
+
+    for c in all_claims():
+        assert plan_for(c) is not None
+    assert set(PLANS) <= set(PAPERS) | {c.id for c in all_claims()}

@@ -1,0 +1,84 @@
+"""Checks run concurrently (``run_claims``): same results as one at a time, a shared sweep
+computed once, CPU time and code fingerprint in the provenance."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from paper_checks.claims import Claim
+from paper_checks.context import Context
+from paper_checks.results import CheckResult, Verdict, comparable
+from paper_checks.runner import claim_fingerprint, run_claims
+from sims.sweep import ProcessExecutor, SerialExecutor, code_fingerprint
+
+CALLS: list[int] = []
+_CALLS_LOCK = threading.Lock()
+
+
+def _task(params, rng):
+    with _CALLS_LOCK:
+        CALLS.append(params["i"])
+    return {"value": float(rng.random())}
+
+
+def _shared(ctx: Context) -> CheckResult:
+    """A check whose sweep is shared by every claim that calls it (one claim id for the cache),
+    plus a draw of its own stream."""
+    from dataclasses import replace
+
+    records = replace(ctx, claim_id="rlvr.test_shared").sweep(
+        _task, [{"i": i} for i in range(4)], name="grid"
+    )
+    total = sum(r["result"]["value"] for r in records) + float(ctx.rng("own").random())
+    return CheckResult(Verdict.of(total > 1), f"{total:.4f}", {"total": total}, {}, "> 1")
+
+
+def _claims() -> list[Claim]:
+    rule = "PASS when the total exceeds 1; FAIL otherwise."
+    return [
+        Claim(f"rlvr.test_c{i}", "rlvr", "s", "tests", _shared, rule, True, "total")
+        for i in range(4)
+    ]
+
+
+def _json(results: list[CheckResult]) -> list[dict]:
+    return [comparable(r.to_json()) for r in results]
+
+
+def test_concurrent_checks_give_the_results_of_sequential_ones(tmp_path):
+    seq = run_claims(_claims(), Context(seed=5, out_dir=tmp_path / "a"), 3, concurrency=1)
+    con = run_claims(_claims(), Context(seed=5, out_dir=tmp_path / "b"), 3, concurrency=4)
+    assert [r.claim_id for r in con] == [c.id for c in _claims()]  # the order given
+    assert _json(con) == _json(seq)
+    assert all(r.replication["n"] == 3 for r in con)
+
+
+def test_a_sweep_shared_by_concurrent_checks_is_computed_once(tmp_path):
+    CALLS.clear()
+    run_claims(_claims(), Context(seed=1, out_dir=tmp_path), concurrency=4)
+    assert sorted(CALLS) == [0, 1, 2, 3]  # four claims, one sweep of four tasks
+
+
+def test_on_result_sees_each_claim_once_after_its_replicates(tmp_path):
+    seen = []
+    run_claims(_claims(), Context(out_dir=tmp_path), 2, on_result=seen.append, concurrency=3)
+    assert sorted(r.claim_id for r in seen) == sorted(c.id for c in _claims())
+    assert all(r.replication is not None for r in seen)
+
+
+def test_provenance_holds_cpu_time_and_the_code_fingerprint(tmp_path):
+    (result,) = run_claims(_claims()[:1], Context(out_dir=tmp_path))
+    assert result.provenance["cpu_time_s"] >= 0
+    assert result.provenance["code"] == code_fingerprint(_shared)
+    assert result.provenance["code"] == claim_fingerprint(_claims()[0])
+
+
+@pytest.mark.slow
+def test_cpu_time_counts_the_tasks_run_in_worker_processes(tmp_path):
+    with ProcessExecutor(2) as pool:
+        (remote,) = run_claims(_claims()[:1], Context(out_dir=tmp_path / "p", executor=pool))
+    (local,) = run_claims(_claims()[:1], Context(out_dir=tmp_path / "s", executor=SerialExecutor()))
+    assert remote.measured == local.measured
+    assert remote.provenance["cpu_time_s"] > 0
