@@ -1066,7 +1066,9 @@ def sink_ordering(
             f"{r['ci95'][1]:+.2f}])"
             for name, r in relations.items()
         )
-    means = ", ".join(f"{ARM_LABELS[g]} {_finite_mean(all_f[g][has_sink]):.3f}" for g in shown)
+    counted = has_sink if testable else np.ones_like(has_sink)  # no sink: show every seed
+    means = ", ".join(f"{ARM_LABELS[g]} {_finite_mean(all_f[g][counted]):.3f}" for g in shown)
+    where = "with a baseline sink" if testable else "(none with a baseline sink)"
 
     fig, (ax, ax_r) = new_figure(ncols=2, figsize=(10, 3.8))
     x = np.arange(len(shown))
@@ -1103,7 +1105,7 @@ def sink_ordering(
     ax_r.legend(fontsize="x-small")
     return CheckResult(
         verdict=verdict,
-        summary=f"mean F-Attn on the {testable}/{len(f_base)} seed(s) with a baseline sink: "
+        summary=f"mean F-Attn on the {int(counted.sum())}/{len(f_base)} seed(s) {where}: "
         f"{means} (uniform {uniform:.3f}); {why}",
         measured={
             "f_attn": all_f,
