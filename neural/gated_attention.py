@@ -12,7 +12,15 @@ Controls of Table 1 / Table 4 (spec ``gated_attention.md`` §1):
 * ``ns_sigmoid``: Y ⊙ (0.5 + 0.5·σ(x W_θ)), which keeps the non-linearity but cannot go below 0.5;
 * ``input_independent``: Y ⊙ σ(b), one learned bias per channel, the same for every token;
 * ``g2_value``: position G2, V ⊙ σ(x W_θ) on the values (gated by the *key* token's state);
-* ``g5_output``: position G5, (Y W_O) ⊙ σ(x W_θ) after the output projection.
+* ``g5_output``: position G5, (Y W_O) ⊙ σ(x W_θ) after the output projection;
+* ``head_shared``: one score per token shared by every head, Y_h ⊙ σ(x w_θ) with w_θ ∈ R^d
+  (Table 1's "head-shared" row, in the one-score-per-token reading of issue 19).
+
+QK-norm (``qk_norm``, on by default): q and k are RMS-normalised per head over d_k, each with its
+own learnable weight (initialised to 1), after the projections and before RoPE, as in Qwen3 and
+Qwen3-Next and in the authors' configuration (spec §1: "QK-norm is on by default")::
+
+    q_h ← q_h / sqrt(mean(q_h²) + ε) · w_q,   k_h ← k_h / sqrt(mean(k_h²) + ε) · w_k
 
 The model: token embedding, ``n_layers`` blocks ``x ← x + Attn(RMSNorm(x)); x ← x + FFN(RMSNorm(x))``
 with RoPE and a SwiGLU FFN, a final RMSNorm and an untied head; every weight starts N(0, 0.02)
@@ -41,6 +49,7 @@ GATES = (
     "input_independent",
     "g2_value",
     "g5_output",
+    "head_shared",
 )
 INIT_STD = 0.02
 
@@ -48,7 +57,8 @@ INIT_STD = 0.02
 @dataclass(frozen=True)
 class ModelConfig:
     """Sizes of the decoder. ``d_ffn`` is the SwiGLU hidden width (three d × d_ffn matrices);
-    ``head_dim`` decouples d_k from d_model / n_heads (default: coupled)."""
+    ``head_dim`` decouples d_k from d_model / n_heads (default: coupled); ``qk_norm`` normalises q
+    and k per head before RoPE (Qwen3's convention, the default; False is the pre-issue-19 model)."""
 
     vocab: int
     d_model: int = 64
@@ -59,8 +69,11 @@ class ModelConfig:
     gate: str = "none"
     rope_base: float = 10_000.0
     head_dim: int | None = None
+    qk_norm: bool = True
 
     def __post_init__(self) -> None:
+        if not isinstance(self.qk_norm, bool):
+            raise ValueError(f"qk_norm must be True or False (got {self.qk_norm!r})")  # noqa: TRY004
         if self.gate not in GATES:
             raise ValueError(f"gate must be one of {', '.join(GATES)} (got {self.gate!r})")
         for name in ("vocab", "d_model", "n_layers", "n_heads", "d_ffn", "max_len"):
@@ -82,7 +95,8 @@ class ModelConfig:
 
 def gate_parameters_per_layer(config: ModelConfig) -> int:
     """Parameters one layer's gate adds: d·h·d_k (elementwise G1/NS/G2), d·h (headwise),
-    h·d_k (input-independent bias), d·d (G5 after W_O), 0 (none). Table 1's "+M" column."""
+    d (head-shared), h·d_k (input-independent bias), d·d (G5 after W_O), 0 (none). Table 1's
+    "+M" column."""
     d, h, dk = config.d_model, config.n_heads, config.d_head
     return {
         "none": 0,
@@ -92,6 +106,7 @@ def gate_parameters_per_layer(config: ModelConfig) -> int:
         "input_independent": h * dk,
         "g2_value": d * h * dk,
         "g5_output": d * d,
+        "head_shared": d,
     }[config.gate]
 
 
@@ -174,11 +189,13 @@ class GatedSelfAttention(nn.Module):
         self.k_proj = nn.Linear(d, h * dk, bias=False)
         self.v_proj = nn.Linear(d, h * dk, bias=False)
         self.o_proj = nn.Linear(h * dk, d, bias=False)
-        gate_out = {"headwise": h, "g5_output": d}.get(config.gate, h * dk)
+        gate_out = {"headwise": h, "head_shared": 1, "g5_output": d}.get(config.gate, h * dk)
         if config.gate == "input_independent":
             self.gate_bias = nn.Parameter(torch.zeros(h * dk))
         elif config.gate != "none":
             self.gate_proj = nn.Linear(d, gate_out, bias=False)
+        self.q_norm = RMSNorm(dk) if config.qk_norm else None
+        self.k_norm = RMSNorm(dk) if config.qk_norm else None
 
     def gate_values(self, x: torch.Tensor) -> torch.Tensor | None:
         """The multiplicative gate for the normalised input x (B, T, d), or None for no gate."""
@@ -200,8 +217,11 @@ class GatedSelfAttention(nn.Module):
     ) -> tuple[torch.Tensor, LayerTrace | None]:
         b, t, _ = x.shape
         h, dk = self.n_heads, self.d_head
-        q = self.q_proj(x).view(b, t, h, dk).transpose(1, 2)  # (B, h, T, d_k)
-        k = self.k_proj(x).view(b, t, h, dk).transpose(1, 2)  # (B, h, T, d_k)
+        q = self.q_proj(x).view(b, t, h, dk)  # (B, T, h, d_k)
+        k = self.k_proj(x).view(b, t, h, dk)
+        if self.q_norm is not None:  # per head, before RoPE (Qwen3)
+            q, k = self.q_norm(q), self.k_norm(k)
+        q, k = q.transpose(1, 2), k.transpose(1, 2)  # (B, h, T, d_k)
         v = self.v_proj(x).view(b, t, h, dk)  # (B, T, h, d_k)
         gate = self.gate_values(x)  # (B, T, h·d_k | h | d)
         if self.gate_kind == "g2_value":
@@ -217,8 +237,8 @@ class GatedSelfAttention(nn.Module):
         if self.gate_kind in ("elementwise", "ns_sigmoid", "input_independent"):
             gate = gate.view(b, t, h, dk)
             y = y * gate
-        elif self.gate_kind == "headwise":
-            gate = gate.view(b, t, h, 1)
+        elif self.gate_kind in ("headwise", "head_shared"):
+            gate = gate.view(b, t, -1, 1)  # (B, T, h or 1, 1)
             y = y * gate
         out = self.o_proj(y.reshape(b, t, h * dk))  # (B, T, d)
         if self.gate_kind == "g5_output":

@@ -25,7 +25,8 @@ TASKS = ("text", "backcopy")
 @dataclass(frozen=True)
 class RunSettings:
     """One training run. ``task`` is ``"text"`` (pydoc bytes) or ``"backcopy"`` (Bigram-Backcopy
-    with ``vocab`` tokens and ``n_triggers`` triggers)."""
+    with ``vocab`` tokens and ``n_triggers`` triggers); ``qk_norm`` as in
+    :class:`neural.gated_attention.ModelConfig` (on by default, as in Qwen3)."""
 
     task: str = "text"
     gate: str = "none"
@@ -44,6 +45,7 @@ class RunSettings:
     weight_decay: float = 0.1
     clip: float = 1.0
     match_parameters: bool = True
+    qk_norm: bool = True
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -76,6 +78,7 @@ def build_model(settings: RunSettings, vocab: int, init_seed: int):
         n_heads=settings.n_heads,
         d_ffn=settings.d_ffn,
         max_len=settings.seq_len,
+        qk_norm=settings.qk_norm,
     )
     if settings.match_parameters:
         config = matched_config(base, settings.gate)

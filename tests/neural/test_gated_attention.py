@@ -116,7 +116,8 @@ def test_the_gate_depends_on_the_query_token_only():
 @pytest.mark.parametrize("gate", GATES)
 def test_gate_parameters_and_matching(gate):
     assert (
-        count_parameters(GatedLM(BASE)) == 2 * 11 * 16 + 2 * (4 * 16 * 16 + 3 * 16 * 40 + 32) + 16
+        count_parameters(GatedLM(BASE))
+        == 2 * 11 * 16 + 2 * (4 * 16 * 16 + 3 * 16 * 40 + 32 + 2 * BASE.d_head) + 16
     )
     unmatched = count_parameters(GatedLM(replace(BASE, gate=gate)))
     baseline = count_parameters(GatedLM(BASE))
@@ -159,6 +160,8 @@ def test_config_rejects_bad_values():
         ModelConfig(vocab=3, d_model=12, n_heads=4)
     with pytest.raises(ValueError, match="n_layers"):
         ModelConfig(vocab=3, n_layers=0)
+    with pytest.raises(ValueError, match="qk_norm"):
+        ModelConfig(vocab=3, qk_norm=1)
     with pytest.raises(ValueError, match="d_ffn"):
         matched_config(replace(BASE, d_ffn=2), "elementwise")
     with pytest.raises(ValueError, match="max_len"):
@@ -185,3 +188,104 @@ def test_matching_holds_for_any_size(n_heads, half_head, n_layers, d_ffn, gate):
     ffn_saved = 3 * base.d_model * (base.d_ffn - matched.d_ffn) * n_layers
     added = n_layers * gate_parameters_per_layer(matched)
     assert count_parameters(GatedLM(matched)) - baseline == added - ffn_saved
+
+
+def _pre_rope_qk(model: GatedLM, layer: int = 0) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+    """Hook the per-head q and k of ``layer`` before and after its QK-norms."""
+    seen: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
+    attn = model.blocks[layer].attn
+    for name in ("q_norm", "k_norm"):
+        getattr(attn, name).register_forward_hook(
+            lambda _m, i, out, name=name: seen.__setitem__(name, (i[0].detach(), out.detach()))
+        )
+    return seen
+
+
+def test_qk_norm_is_on_by_default_and_gives_unit_rms_per_head_before_rope():
+    """Qwen3's QK-norm: q_h and k_h have RMS 1 over d_k (weights start at 1, up to the
+    ε = 1e-6 of RMSNorm: RMS = sqrt(m/(m + ε)) for the mean square m of the projection)."""
+    assert ModelConfig(vocab=3).qk_norm is True
+    model = GatedLM(BASE, init_seed=4)
+    seen = _pre_rope_qk(model, layer=1)
+    with torch.no_grad():
+        model(_tokens())
+    for name in ("q_norm", "k_norm"):
+        before, after = seen[name]  # (B, T, h, d_k)
+        assert after.shape == (3, 9, BASE.n_heads, BASE.d_head)
+        m = before.double().pow(2).mean(-1)
+        rms = after.double().pow(2).mean(-1).sqrt()
+        torch.testing.assert_close(rms, (m / (m + 1e-6)).sqrt(), atol=1e-6, rtol=0)
+        assert rms.min() > 0.99
+        torch.testing.assert_close(getattr(model.blocks[1].attn, name).weight,
+                                   torch.ones(BASE.d_head))  # fmt: skip
+
+
+def test_qk_norm_comes_before_rope():
+    """With non-unit norm weights the order matters (RoPE preserves the RMS but not the
+    per-channel scaling): the attention weights are softmax(rope(norm(q)) rope(norm(k))ᵀ/√d_k)."""
+    from neural.gated_attention import apply_rope
+
+    model = GatedLM(BASE, init_seed=4)
+    attn = model.blocks[0].attn
+    g = torch.Generator().manual_seed(9)
+    with torch.no_grad():
+        attn.q_norm.weight.copy_(0.5 + torch.rand(BASE.d_head, generator=g) * 2)
+        attn.k_norm.weight.copy_(0.5 + torch.rand(BASE.d_head, generator=g) * 2)
+        tokens = _tokens()
+        _, traces = model(tokens, trace=True)
+        x = model.blocks[0].attn_norm(model.embed(tokens))
+        b, t, h, dk = 3, 9, BASE.n_heads, BASE.d_head
+        cos, sin = model.rope_cos[:t], model.rope_sin[:t]
+
+        def heads(proj, norm):
+            return norm(proj(x).view(b, t, h, dk)).transpose(1, 2)
+
+        q = apply_rope(heads(attn.q_proj, attn.q_norm), cos, sin)
+        k = apply_rope(heads(attn.k_proj, attn.k_norm), cos, sin)
+        _, expected = attention_with_weights(q, k, q)
+        torch.testing.assert_close(traces[0].attn, expected, atol=1e-6, rtol=1e-5)
+        q_late = attn.q_norm(apply_rope(attn.q_proj(x).view(b, t, h, dk).transpose(1, 2), cos, sin))
+        k_late = attn.k_norm(apply_rope(attn.k_proj(x).view(b, t, h, dk).transpose(1, 2), cos, sin))
+        _, wrong = attention_with_weights(q_late, k_late, q_late)
+        assert (traces[0].attn - wrong).abs().max() > 1e-3
+
+
+@pytest.mark.parametrize(
+    ("gate", "last_logits", "abs_sum"),
+    [
+        ("none", [-0.1047673523, -0.0773042962, -0.0229699481, -0.1093348116], 17.8214242664),
+        (
+            "elementwise",
+            [-0.1111363918, -0.0800192133, -0.0299083665, -0.0797912776],
+            18.0516140014,
+        ),
+    ],
+)
+def test_qk_norm_off_reproduces_the_model_before_issue_19(gate, last_logits, abs_sum):
+    """qk_norm=False is the pre-issue-19 model exactly: same parameters, same logits (values
+    recorded from commit 815e2a2 for init_seed 7)."""
+    config = replace(BASE, gate=gate, qk_norm=False)
+    model = GatedLM(config, init_seed=7)
+    assert not any("q_norm" in n or "k_norm" in n for n, _ in model.named_parameters())
+    with torch.no_grad():
+        out = model(_tokens()).double()
+    np.testing.assert_allclose(out[0, -1, :4].numpy(), last_logits, atol=1e-7)
+    assert abs(float(out.abs().sum()) - abs_sum) < 1e-5
+    with_norm = GatedLM(replace(config, qk_norm=True), init_seed=7)
+    with torch.no_grad():
+        assert (with_norm(_tokens()).double() - out).abs().max() > 1e-3
+
+
+def test_head_shared_gate_is_one_score_per_token_for_every_head():
+    """Head-shared G1: σ(x_i w_θ), w_θ ∈ R^d, one scalar per token multiplying every head."""
+    config = replace(BASE, gate="head_shared")
+    assert gate_parameters_per_layer(config) == BASE.d_model
+    model = GatedLM(config, init_seed=2)
+    assert model.blocks[0].attn.gate_proj.weight.shape == (1, BASE.d_model)
+    with torch.no_grad():
+        _, traces = model(_tokens(), trace=True)
+        x = model.blocks[0].attn_norm(model.embed(_tokens()))
+        expected = torch.sigmoid(model.blocks[0].attn.gate_proj(x))  # (B, T, 1)
+    gate = traces[0].gate
+    assert gate.shape == (3, 9, 1, 1)
+    torch.testing.assert_close(gate[..., 0, 0], expected[..., 0])
