@@ -359,6 +359,10 @@ def _imported_modules(tree: ast.AST, name: str, is_package: bool) -> set[str]:
     return found
 
 
+#: CPython 3.11's ast.parse is not safe in concurrent threads (gh-106905): checks run in threads.
+_AST_LOCK = threading.Lock()
+
+
 def code_fingerprint(fn: Callable[..., Any]) -> str:
     """A sha256 of the code a task function can run: the source of the module defining ``fn``
     and of every module of this project (``theory``, ``sims``, ``neural``, ``paper_checks``) or
@@ -378,7 +382,8 @@ def code_fingerprint(fn: Callable[..., Any]) -> str:
         if path is None:
             continue
         sources[name] = path.read_bytes()
-        tree = ast.parse(sources[name])
+        with _AST_LOCK:
+            tree = ast.parse(sources[name])
         todo.extend(
             m
             for m in _imported_modules(tree, name, path.name == "__init__.py")
