@@ -176,3 +176,20 @@ def certify(H: ConceptClass, *, brute_force_points: int = 8) -> dict[str, Any]:
         "n_hypotheses": H.n_hypotheses,
         "certified": 3 * m < 2 * ld and (brute is None or brute == m),
     }
+
+
+def write_witness(H: ConceptClass, path: Any, *, note: str = "") -> None:
+    """Save a class in the ``paper-checks solve online`` text format: ``#`` comment lines (its
+    certified Ldim and M_tr, and ``note``), then one 0/1 row per hypothesis."""
+    from pathlib import Path
+
+    c = certify(H)
+    lines = [
+        f"# Ldim = {c['ldim']}, M_tr = {c['mtr']} (exact DP"
+        + (f"; brute force {c['mtr_bruteforce']})" if c["mtr_bruteforce"] is not None else ")"),
+        *(f"# {line}" for line in note.splitlines()),
+        *H.rows(),
+    ]
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")

@@ -763,7 +763,7 @@ def _search_grid(ctx: Context) -> list[dict]:
     """Annealing restarts: every (points, start kind) the start fits, ``restarts`` times each."""
     from sims.online_search import START_KINDS
 
-    sizes, restarts, steps = ctx.pick(quick=((8, 10), 1, 300), full=((6, 7, 8, 9, 10), 4, 2000))
+    sizes, restarts, steps = ctx.pick(quick=((8, 10), 1, 300), full=((6, 7, 8, 9, 10), 3, 1500))
     minimum = {"random": 4, "gadget": 4, "tree": 7}
     return [
         {"n_points": n, "start": kind, "steps": steps, "restart": r}
@@ -796,7 +796,7 @@ def below_two_thirds(
     """Simulated-annealing restarts over hypothesis sets (sims/online_search.py) in a resumable
     sweep, then certification of the shipped witnesses (or ``witnesses``, the classes under test)
     and of every class the search met below the line."""
-    from sims.online_search import certify, codes_to_class, gap_search_task
+    from sims.online_search import certify, codes_to_class, gap_search_task, write_witness
 
     records = ctx.sweep(gap_search_task, _search_grid(ctx), name="annealing")
     runs = [r["result"] for r in records]
@@ -807,6 +807,9 @@ def below_two_thirds(
     candidates = [("claimed", H) for H in claimed]
     candidates += [("search", codes_to_class(codes, n)) for n, codes in sorted(met)]
     certs = [(src, certify(H)) for src, H in candidates]
+    for i, ((src, H), (_, c)) in enumerate(zip(candidates, certs, strict=True)):
+        if src == "search" and c["certified"]:  # for a user to load with `solve online`
+            write_witness(H, ctx.out_dir / "witnesses" / f"below_two_thirds_{i}.txt")
     failed = [c for _, c in certs if not c["certified"]]
     good = [c for _, c in certs if c["certified"]]
     if failed:

@@ -122,7 +122,8 @@ def test_below_two_thirds_without_a_witness_is_inconclusive_and_reports_the_sear
     assert result.verdict is not Verdict.FAIL, result.summary
     if result.measured["certified_witnesses"] == 0:
         assert result.verdict is Verdict.INCONCLUSIVE
-        assert result.measured["restarts"] == 6 and result.measured["moves"] == 1800
+        assert result.measured["restarts"] == 6
+        assert result.measured["moves"] == 1800
         assert result.measured["cpu_seconds"] > 0
     assert (ctx.out_dir / result.figures[0]).is_file()
 
@@ -157,4 +158,22 @@ def test_random_tree_d5_fails_on_a_forged_value(ctx):
         return dataclasses.replace(b, lower=b.upper + 1, upper=b.upper + 1)
 
     result = online.random_tree_d5(ctx, bracket=forged)
+    assert result.verdict is Verdict.FAIL, result.summary
+
+
+@pytest.mark.claim_fails("online.below_two_thirds")
+def test_a_forged_shipped_witness_file_fails_and_solve_online_reads_it(
+    ctx, tmp_path, monkeypatch, capsys
+):
+    from paper_checks.cli import main
+    from sims.online_search import write_witness
+    from theory.online import constructions
+
+    path = tmp_path / "data" / "below_two_thirds_forged.txt"
+    write_witness(constructions.gadget_w(), path, note="forged: W sits on the line")
+    assert main(["solve", "online", "--class", str(path)]) == 0
+    assert "M_tr = 2" in capsys.readouterr().out
+    monkeypatch.setattr(online, "WITNESS_DIR", path.parent)
+    assert [H.rows() for H in online.shipped_witnesses()] == [constructions.gadget_w().rows()]
+    result = online.below_two_thirds(ctx)
     assert result.verdict is Verdict.FAIL, result.summary

@@ -48,7 +48,8 @@ def test_perfect_halving_agrees_with_the_dp_on_tree_classes(d, q):
 def test_the_gadget_w_has_no_perfect_halving_order():
     # |W| = 8 = 2^3 but M_tr(W) = 2 (online.md §5)
     result = perfect_halving_order(constructions.gadget_w())
-    assert result.decided and result.order is None
+    assert result.decided
+    assert result.order is None
 
 
 def test_perfect_halving_refuses_a_size_that_is_not_a_power_of_two():
@@ -58,7 +59,8 @@ def test_perfect_halving_refuses_a_size_that_is_not_a_power_of_two():
 
 def test_perfect_halving_reports_an_exhausted_budget_as_undecided():
     result = perfect_halving_order(constructions.tree_class(4, q=0.25, rng=3), max_nodes=1)
-    assert not result.decided and result.order is None
+    assert not result.decided
+    assert result.order is None
 
 
 def test_bracket_contains_the_exact_value_at_d4():
@@ -79,6 +81,8 @@ def test_minimal_tree_class_at_d5_closes_at_five():
 def test_random_tree_class_at_d5_is_certified_below_ldim():
     H = constructions.tree_class(5, q=0.25, rng=1)
     b = mtr_bracket(H, rng=0)
-    assert b.halving is not None and b.halving.decided and b.halving.order is None
+    assert b.halving is not None
+    assert b.halving.decided
+    assert b.halving.order is None
     assert (b.lower, b.upper) == (4, 4)
     assert transductive_value(H, list(b.sequence)) == 4
