@@ -13,6 +13,7 @@ exact solvers (the suffix-set DP for M_tr, the memoised recursion for Ldim):
 * starts: a random class, a product of known gadgets (W × W, W × thresholds, ...), or
   a tree class on T_2 (7 points, the paper's construction) with Bernoulli off-path bits; the
   points a start does not use begin constant 0;
+* optionally an Ldim floor (``min_ldim``): once reached, moves below it are refused;
 * Metropolis acceptance exp(−ΔE / T) with T falling geometrically from ``t_start`` to ``t_end``.
 
 A restart is a search, never a proof: it reports the space it covered (moves, distinct classes
@@ -97,7 +98,9 @@ def _move(codes: set[int], n: int, size_range: tuple[int, int], rng: np.random.G
 def gap_search_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """One annealing restart (a sweep task). ``params``: ``n_points`` (≤ 10), ``start`` (one of
     :data:`START_KINDS`), ``steps``, optional ``t_start`` (1.5), ``t_end`` (0.1), ``orders`` (24:
-    the tie-break's sample of point orders) and ``max_hypotheses`` (128).
+    the tie-break's sample of point orders), ``max_hypotheses`` (128) and ``min_ldim`` (0: a move
+    that would lower Ldim below min(min_ldim, current Ldim) is refused, so once the walk reaches
+    Ldim ≥ min_ldim it stays there and only M_tr can fall).
 
     Returns the best class met (its codes, Ldim, M_tr, energy), every class met below the line
     (codes with their pair), the (Ldim, M_tr) pairs met with counts, the number of moves and of
@@ -110,6 +113,7 @@ def gap_search_task(params: dict[str, Any], rng: np.random.Generator) -> dict[st
     steps = int(params["steps"])
     t_start, t_end = float(params.get("t_start", 1.5)), float(params.get("t_end", 0.1))
     size_range = (2, int(params.get("max_hypotheses", 128)))
+    min_ldim = int(params.get("min_ldim", 0))
     orders = [rng.permutation(n) for _ in range(int(params.get("orders", 24)))]
     memo: dict[tuple[int, ...], tuple[int, int, float]] = {}
 
@@ -135,8 +139,10 @@ def gap_search_task(params: dict[str, Any], rng: np.random.Generator) -> dict[st
         pairs[(n_ld, n_m)] = pairs.get((n_ld, n_m), 0) + 1
         if 3 * n_m < 2 * n_ld:
             below[tuple(sorted(new))] = (n_ld, n_m)
+        if n_ld < min(min_ldim, ld):  # the Ldim floor, once reached, is kept
+            continue
         if n_energy <= energy or rng.random() < math.exp(-(n_energy - energy) / temp):
-            codes, energy = new, n_energy
+            codes, energy, ld = new, n_energy, n_ld
             if energy < best[0]:
                 best = (energy, sorted(codes), n_ld, n_m)
     return {

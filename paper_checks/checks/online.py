@@ -760,18 +760,27 @@ def shipped_witnesses() -> list[ConceptClass]:
 
 
 def _search_grid(ctx: Context) -> list[dict]:
-    """Annealing restarts: every (points, start kind) the start fits, ``restarts`` times each."""
+    """Annealing restarts: every (points, start kind) the start fits, ``restarts`` times each, and
+    the same on ≥ 8 points with Ldim held at ≥ 4 (random and gadget starts)."""
     from sims.online_search import START_KINDS
 
     sizes, restarts, steps = ctx.pick(quick=((8, 10), 1, 300), full=((6, 7, 8, 9, 10), 3, 1500))
     minimum = {"random": 4, "gadget": 4, "tree": 7}
-    return [
+    free = [
         {"n_points": n, "start": kind, "steps": steps, "restart": r}
         for n in sizes
         for kind in START_KINDS
         if n >= minimum[kind]
         for r in range(restarts)
     ]
+    held = [  # Ldim held at ≥ 4 once reached: the search for (4, 2), (5, 3), ...
+        {"n_points": n, "start": kind, "steps": steps, "restart": r, "min_ldim": 4}
+        for n in sizes
+        if n >= 8
+        for kind in ("random", "gadget")
+        for r in range(restarts)
+    ]
+    return free + held
 
 
 @claim(
@@ -982,14 +991,9 @@ def random_tree_d5(ctx: Context, *, bracket: Callable | None = None) -> CheckRes
                 if r["lower"] < r["upper"]:
                     ax.vlines(d + (j - 0.5) * 0.2, r["lower"], r["upper"], color=f"C{j + 1}", lw=1)
         ax.scatter([], [], color=f"C{j + 1}", label=f"random tree classes, q = {q} (exact)")
-    ax.plot(
-        [1, 2, 3, 4, 5],
-        [1, 2, 3, 4, 5],
-        "o",
-        mfc="none",
-        color="C0",
-        label="minimal tree class (q = 0)",
-    )
+    minimal = [_mtr(constructions.tree_class(d)) for d in (1, 2, 3, 4)]
+    minimal.append(bracket(constructions.tree_class(5), rng=ctx.rng("minimal")).lower)
+    ax.plot(range(1, 6), minimal, "o", mfc="none", color="C0", label="minimal tree class (q = 0)")
     ax.set_xlabel("d = Ldim")
     ax.set_ylabel("M_tr")
     ax.legend(fontsize=6)
@@ -1019,6 +1023,7 @@ def random_tree_d5(ctx: Context, *, bracket: Callable | None = None) -> CheckRes
             "share_below_d": below,
             "mtr_distribution": table,
             "halving_dp_mismatches": halving_mismatch,
+            "minimal_tree_mtr": minimal,
             "violations": violations,
         },
         expected={"violations": 0, "d5_closed_share": "≥ 0.9 for PASS", "halving_dp_mismatches": 0},

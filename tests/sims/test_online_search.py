@@ -47,3 +47,9 @@ def test_certify_rejects_the_classes_on_the_line():
         assert not c["certified"]
         assert 3 * c["mtr"] == 2 * c["ldim"]
     assert certify(constructions.gadget_w())["mtr_bruteforce"] == 2
+
+
+def test_an_ldim_floor_once_reached_is_kept():
+    params = {"n_points": 8, "start": "gadget", "steps": 60, "min_ldim": 5}
+    result = gap_search_task(params, np.random.default_rng(2))  # every gadget start has Ldim ≥ 5
+    assert result["best_ldim"] >= 5
