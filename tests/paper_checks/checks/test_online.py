@@ -115,3 +115,65 @@ def test_mtr_le_ldim_records_the_brute_force_comparisons(ctx):
     result = online.mtr_le_ldim(ctx)
     assert result.measured["brute_forced"] > 0
     assert np.all(np.asarray(result.arrays["mtr"]) <= np.asarray(result.arrays["ldim"]))
+
+
+def test_below_two_thirds_without_a_witness_is_inconclusive_and_reports_the_search(ctx):
+    result = online.below_two_thirds(ctx)
+    assert result.verdict is not Verdict.FAIL, result.summary
+    if result.measured["certified_witnesses"] == 0:
+        assert result.verdict is Verdict.INCONCLUSIVE
+        assert result.measured["restarts"] == 10
+        assert result.measured["moves"] == 3000
+        assert result.measured["cpu_seconds"] > 0
+    assert (ctx.out_dir / result.figures[0]).is_file()
+
+
+@pytest.mark.claim_fails("online.below_two_thirds")
+def test_below_two_thirds_fails_on_a_forged_witness(ctx):
+    # W × W sits exactly on the line, (Ldim, M_tr) = (6, 4): passed off as a witness it must FAIL
+    from theory.online import constructions
+
+    result = online.below_two_thirds(ctx, witnesses=[constructions.gadget_power(2)])
+    assert result.verdict is Verdict.FAIL, result.summary
+    assert result.measured["failed_witnesses"] == 1
+
+
+def test_random_tree_d5_passes_and_closes_every_bracket(ctx):
+    result = online.random_tree_d5(ctx)
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["d5_closed_share"] == 1.0
+    assert result.measured["halving_dp_mismatches"] == 0
+    assert (ctx.out_dir / result.figures[0]).is_file()
+
+
+@pytest.mark.claim_fails("online.random_tree_d5")
+def test_random_tree_d5_fails_on_a_forged_value(ctx):
+    # a bracket claiming M_tr = 5 = Ldim with the sequence that forces only 4
+    import dataclasses
+
+    from theory.online.brackets import mtr_bracket
+
+    def forged(H, **kw):
+        b = mtr_bracket(H, **kw)
+        return dataclasses.replace(b, lower=b.upper + 1, upper=b.upper + 1)
+
+    result = online.random_tree_d5(ctx, bracket=forged)
+    assert result.verdict is Verdict.FAIL, result.summary
+
+
+@pytest.mark.claim_fails("online.below_two_thirds")
+def test_a_forged_shipped_witness_file_fails_and_solve_online_reads_it(
+    ctx, tmp_path, monkeypatch, capsys
+):
+    from paper_checks.cli import main
+    from sims.online_search import write_witness
+    from theory.online import constructions
+
+    path = tmp_path / "data" / "below_two_thirds_forged.txt"
+    write_witness(constructions.gadget_w(), path, note="forged: W sits on the line")
+    assert main(["solve", "online", "--class", str(path)]) == 0
+    assert "M_tr = 2" in capsys.readouterr().out
+    monkeypatch.setattr(online, "WITNESS_DIR", path.parent)
+    assert [H.rows() for H in online.shipped_witnesses()] == [constructions.gadget_w().rows()]
+    result = online.below_two_thirds(ctx)
+    assert result.verdict is Verdict.FAIL, result.summary
