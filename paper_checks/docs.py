@@ -235,10 +235,50 @@ def render_blocks(text: str, blocks: Mapping[str, str], where: str) -> str:
     )
 
 
+#: The committed timing runs of the main job, before and after the speed-ups of issue 17.
+TIMING_RUNS = {when: DOCS / "results" / f"timing-{when}" for when in ("before", "after")}
+RUNNING = DOCS / "running.md"
+
+
+def _cpu_seconds(result: CheckResult) -> float:
+    """A claim's CPU seconds: ``cpu_time_s`` where recorded, else its wall time (the before run
+    was serial, one single-threaded process, so its wall time is its CPU time)."""
+    p = result.provenance
+    return float(p["cpu_time_s"] if p.get("cpu_time_s") is not None else p["wall_time_s"])
+
+
+def render_timing(
+    before: tuple[Mapping[str, Any], Records], after: tuple[Mapping[str, Any], Records]
+) -> str:
+    """Per-claim CPU seconds of the main job before and after, their ratio, and the totals with
+    each run's command line and wall time (slowest claims first)."""
+    (run_b, rec_b), (run_a, rec_a) = before, after
+    lines = []
+    for name, run, records in (("Before", run_b, rec_b), ("After", run_a, rec_a)):
+        total = sum(_cpu_seconds(r) for r in records.values())
+        lines.append(
+            f"{name}: `paper-checks {' '.join(run['argv'])}` at commit `{_commit(records)}`, "
+            f"{run['created']}: {len(records)} claims, {total:.0f} CPU-s in the claims, "
+            f"{run['wall_time_s'] / 60:.1f} min of wall time for the run.\n"
+        )
+    lines += ["| claim | before (CPU s) | after (CPU s) | after / before |", "|---|---|---|---|"]
+    ids = sorted(set(rec_b) | set(rec_a), key=lambda c: -_cpu_seconds(rec_b.get(c) or rec_a[c]))
+    for claim_id in ids:
+        b, a = rec_b.get(claim_id), rec_a.get(claim_id)
+        cb = "-" if b is None else f"{_cpu_seconds(b):.1f}"
+        ca = "-" if a is None else f"{_cpu_seconds(a):.1f}"
+        ratio = "-"
+        if a is not None and b is not None and _cpu_seconds(b) > 0:
+            ratio = f"{_cpu_seconds(a) / _cpu_seconds(b):.2f}"
+        lines.append(f"| `{claim_id}` | {cb} | {ca} | {ratio} |")
+    return "\n".join(lines)
+
+
 def generated_files(
     references: Mapping[str, tuple[Mapping[str, Any], Records]] | None = None,
 ) -> dict[Path, str]:
-    """What ``README.md`` and every ``docs/<paper>.md`` must read: path -> full text."""
+    """What ``README.md``, every ``docs/<paper>.md`` and ``docs/running.md`` must read: path ->
+    full text."""
     references = load_references() if references is None else references
     quick = references["quick"][1]
     readme = {"summary": render_summary(references), "history": render_history(quick)}
@@ -246,6 +286,11 @@ def generated_files(
     for paper, page in PAGES.items():
         blocks = {"claims": render_claims(paper, references)}
         out[page] = render_blocks(page.read_text(encoding="utf-8"), blocks, page.name)
+    if all((d / "results.json").is_file() for d in TIMING_RUNS.values()):
+        runs = {when: load_results(d) for when, d in TIMING_RUNS.items()}
+        before, after = ((r[0], {x.claim_id: x for x in r[1]}) for r in runs.values())
+        timing = {"timing": render_timing(before, after)}
+        out[RUNNING] = render_blocks(RUNNING.read_text(encoding="utf-8"), timing, RUNNING.name)
     return out
 
 
