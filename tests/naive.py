@@ -373,9 +373,12 @@ def iou_naive(a, b, legacy: bool = False) -> float:
     return inter / (area_a + area_b - inter)
 
 
-def nms_naive(boxes, scores, threshold: float, legacy: bool = True) -> list[int]:
-    """Keep boxes in decreasing score order unless IoU with a kept box exceeds threshold."""
-    order = sorted(range(len(boxes)), key=lambda i: (-scores[i], i))
+def nms_naive(
+    boxes, scores, threshold: float, legacy: bool = True, later_first: bool = True
+) -> list[int]:
+    """Keep boxes in decreasing score order (equal scores: later index first, or earlier with
+    ``later_first=False``) unless IoU with a kept box exceeds threshold."""
+    order = sorted(range(len(boxes)), key=lambda i: (-scores[i], -i if later_first else i))
     keep: list[int] = []
     for i in order:
         if all(iou_naive(boxes[i], boxes[k], legacy) <= threshold for k in keep):
