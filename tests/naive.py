@@ -438,6 +438,28 @@ def rf_constants_naive(t: float, activation=None, sigma_x2: float = 1.0) -> dict
     return {"a": a, "b": b, "v2": v2, "s2": s2, "second_moment": second}
 
 
+def rf_constants_monte_carlo(
+    t: float, sigma_x2: float = 1.0, samples: int = 500_000, seed: int = 12345
+) -> dict:
+    """The same definitions as :func:`rf_constants_naive` estimated by sample means over
+    ``samples`` draws of independent standard normals u, v, w, z (drawn in that order from
+    ``default_rng(seed)``), σ = tanh: the estimator of the reference's spectrum script, whose
+    sample size and seed are these defaults."""
+    import math
+
+    rng = np.random.default_rng(seed)
+    u, v, w, z = (rng.standard_normal(samples) for _ in range(4))
+    c = math.exp(-t) * math.sqrt(sigma_x2)
+    noise = math.sqrt(-math.expm1(-2 * t))
+    gamma = math.sqrt(c * c + noise * noise)
+    first, second = np.tanh(c * u + noise * v), np.tanh(c * u + noise * w)  # (samples,)
+    a = float(np.mean(first * u)) / c
+    b = float(np.mean(v * first))
+    v2 = float(np.mean(first * second)) - (a * c) ** 2
+    s2 = float(np.mean(np.tanh(gamma * z) ** 2)) - (a * c) ** 2 - v2 - b * b
+    return {"a": a, "b": b, "v2": v2, "s2": s2}
+
+
 def mp_stieltjes_naive(z: complex, ratio: float, variance: float = 1.0) -> complex:
     """The Marchenko–Pastur Stieltjes transform at one z (Im z > 0): the root with Im m > 0 of
     γσ²z m² + (z − σ²(1 − γ)) m + 1 = 0 (Silverstein's equation with a single atom σ²)."""
