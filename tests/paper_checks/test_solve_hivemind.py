@@ -242,6 +242,7 @@ def test_inconsistent_scorers_are_rejected(tmp_path):
         (["--gens", str(GENS), "--embedder", "openai"], "--embedder"),
         (["--gens", str(GENS), "--n-boot", "0"], "--n-boot"),
         (["--gens", str(GENS), "--cutoffs", "1.5"], "--cutoffs"),
+        (["--gens", str(GENS), "--pairwise-ties", "all"], "--pairwise-ties"),
     ],
 )
 def test_bad_arguments_exit_2(tmp_path, capsys, argv, message):
