@@ -201,11 +201,16 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def pearson(x: np.ndarray, y: np.ndarray) -> float:
-    """Pearson r = Σ(x − x̄)(y − ȳ)/√(Σ(x − x̄)² Σ(y − ȳ)²); NaN when either side is constant."""
+    """Pearson r = Σ(x − x̄)(y − ȳ)/√(Σ(x − x̄)² Σ(y − ȳ)²); NaN when either side is constant.
+    Each side is divided by its largest |deviation| first, so tiny scales (1e-277) cannot
+    underflow the squares."""
     a = np.asarray(x, dtype=float) - np.mean(x)
     b = np.asarray(y, dtype=float) - np.mean(y)
-    denom = np.sqrt((a @ a) * (b @ b))
-    return float(a @ b / denom) if denom > 0 else float("nan")
+    scale_a, scale_b = np.max(np.abs(a), initial=0.0), np.max(np.abs(b), initial=0.0)
+    if scale_a == 0 or scale_b == 0:
+        return float("nan")
+    a, b = a / scale_a, b / scale_b
+    return float(a @ b / np.sqrt((a @ a) * (b @ b)))
 
 
 def tukey_subset(values: np.ndarray, k: float) -> np.ndarray:
