@@ -6,9 +6,10 @@ Self-Supervised RL" (Wang et al., NeurIPS 2025; spec ``shared/papers/deep_crl.md
   state of the same episode.
 - **Actor**: tanh-Gaussian π(a | s, g) with log σ squashed into [−5, 2]; SAC-style loss
   E[α log π(a|s,g) − f(s, a, g)], a ~ π, on the *relabeled* goals g; the entropy coefficient α is
-  learned toward the target entropy −0.5|A| by minimising −log α·(log π + H_target) (it starts
-  small, spec §7). Per SGD step the actor and α update first, then the critic on the same batch
-  (spec §1). No target networks, no TD, no reward.
+  learned toward the target entropy −0.5|A|, by default by minimising −log α·(log π + H_target)
+  from α₀ = 0.05 (spec §7); ``config="reference"`` uses the reference's α·(−log π − H_target)
+  from α₀ = 1 (:class:`neural.deep_crl.Config`). Per SGD step the actor and α update first,
+  then the critic on the same batch (spec §1). No target networks, no TD, no reward.
 - **Relabeling** (:class:`EpisodeBuffer`): episodes are stored whole (FIFO over episodes), so a
   goal can only come from the same episode; for a transition at step t of an episode of T steps the
   goal is the state s_{t+k}, k ∈ {1, …, T − t}, with P(k) ∝ γ^{k−1} (a truncated geometric: the
@@ -19,7 +20,8 @@ Self-Supervised RL" (Wang et al., NeurIPS 2025; spec ``shared/papers/deep_crl.md
   separately (spec §6 evaluator, §7).
 
 All networks share the depth D (spec §1: D = Dense layers inside the residual blocks, D + 2 in
-all). Inputs carry a constant feature 1 (see :func:`neural.deep_crl.with_constant_feature`).
+all). With the default ``config="cpu"`` inputs carry a constant feature 1 (see
+:func:`neural.deep_crl.with_constant_feature`); the reference feeds raw observations.
 """
 
 from __future__ import annotations
@@ -32,7 +34,17 @@ import numpy as np
 import torch
 from torch import nn
 
-from neural.deep_crl import VARIANTS, Critic, Encoder, critic_loss, infonce_terms
+from neural.deep_crl import (
+    VARIANTS,
+    Config,
+    Critic,
+    Encoder,
+    Variant,
+    configured,
+    critic_loss,
+    get_config,
+    infonce_terms,
+)
 from sims.mazes import U_SMALL, GridMaze, PointMassMaze
 
 #: log σ of the actor is squashed into [LOG_STD_MIN, LOG_STD_MAX] (spec §1).
@@ -100,9 +112,11 @@ class Actor(nn.Module):
     """π(a | s, g): the paper's encoder (same depth convention) emitting (mean, raw log σ);
     a = tanh(mean + σ·ε)."""
 
-    def __init__(self, obs_dim: int, depth: int, width: int, variant_name: str = "paper") -> None:
+    def __init__(
+        self, obs_dim: int, depth: int, width: int, variant: Variant = VARIANTS["paper"]
+    ) -> None:
         super().__init__()
-        self.net = Encoder(obs_dim, 2 * ACTION_DIM, depth, width, VARIANTS[variant_name])
+        self.net = Encoder(obs_dim, 2 * ACTION_DIM, depth, width, variant)
 
     def distribution(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         mean, raw = self.net(obs).chunk(2, dim=-1)
@@ -125,14 +139,17 @@ class Actor(nn.Module):
         return torch.tanh(self.distribution(obs)[0])
 
 
-def _with_one(*parts: torch.Tensor) -> torch.Tensor:
-    """Concatenate the parts and a constant feature 1 (the blind spot of zero-bias Dense → LN)."""
-    return torch.cat([*parts, torch.ones(len(parts[0]), 1)], dim=-1)
+def _inputs(*parts: torch.Tensor, constant_feature: bool = True) -> torch.Tensor:
+    """Concatenate the parts and, with ``constant_feature``, a constant 1 (the blind spot of
+    zero-bias Dense → LN at init)."""
+    ones = [torch.ones(len(parts[0]), 1)] if constant_feature else []
+    return torch.cat([*parts, *ones], dim=-1)
 
 
 @dataclass
 class Agent:
-    """Actor, critic, log α and their Adam optimisers (spec §1: lr 3e-4, α lr from ``alpha_lr``)."""
+    """Actor, critic, log α and their Adam optimisers (spec §1: lr 3e-4; α₀, α lr, α-loss, LN ε
+    and the constant input from ``config``)."""
 
     actor: Actor
     critic: Critic
@@ -141,14 +158,21 @@ class Agent:
     opt_actor: torch.optim.Optimizer
     opt_critic: torch.optim.Optimizer
     opt_alpha: torch.optim.Optimizer
+    config: Config
 
     @classmethod
     def build(cls, params: dict[str, Any]) -> Agent:
+        """``params``: depth, and optional width 64, lr 3e-4, config "cpu" (or "reference", see
+        :data:`neural.deep_crl.CONFIGS`); alpha0 and alpha_lr override the config's."""
         depth, width = params["depth"], params.get("width", 64)
         lr = params.get("lr", 3e-4)
-        actor = Actor(2 + 2 + 1, depth, width)
-        critic = Critic(2 + ACTION_DIM + 1, 2 + 1, depth, width, VARIANTS["paper"])
-        log_alpha = torch.tensor(math.log(params.get("alpha0", 0.05)), requires_grad=True)
+        config = get_config(params.get("config", "cpu"))
+        one = int(config.constant_feature)
+        variant = configured(VARIANTS["paper"], config)
+        actor = Actor(2 + 2 + one, depth, width, variant)
+        critic = Critic(2 + ACTION_DIM + one, 2 + one, depth, width, variant)
+        alpha0 = params.get("alpha0", config.alpha0)
+        log_alpha = torch.tensor(math.log(alpha0), requires_grad=True)
         return cls(
             actor,
             critic,
@@ -156,8 +180,21 @@ class Agent:
             -0.5 * ACTION_DIM,
             torch.optim.Adam(actor.parameters(), lr=lr, foreach=True),
             torch.optim.Adam(critic.parameters(), lr=lr, foreach=True),
-            torch.optim.Adam([log_alpha], lr=params.get("alpha_lr", 3e-3)),
+            torch.optim.Adam([log_alpha], lr=params.get("alpha_lr", config.alpha_lr)),
+            config,
         )
+
+    def inputs(self, *parts: torch.Tensor) -> torch.Tensor:
+        """Network input from the parts (with the constant feature if the config adds it)."""
+        return _inputs(*parts, constant_feature=self.config.constant_feature)
+
+    def alpha_loss(self, log_pi: torch.Tensor) -> torch.Tensor:
+        """The entropy-coefficient loss of the config, log π detached: "log" −log α·(log π + H̄),
+        "alpha" (the reference) α·(−log π − H̄)."""
+        gap = log_pi.detach() + self.target_entropy  # (B,)
+        if self.config.alpha_loss == "alpha":
+            return -(self.log_alpha.exp() * gap).mean()
+        return -(self.log_alpha * gap).mean()
 
     def update(self, batch: dict[str, np.ndarray], generator: torch.Generator) -> dict[str, float]:
         """One SGD step (spec §1): actor and α on the relabeled goals, then the critic."""
@@ -165,17 +202,17 @@ class Agent:
             torch.as_tensor(batch[k], dtype=torch.float32) for k in ("state", "action", "goal")
         )
         alpha = self.log_alpha.exp().detach()
-        a_pi, log_pi = self.actor.sample(_with_one(s, g), generator)
-        f_pi = self.critic.paired(_with_one(s, a_pi), _with_one(g))
+        a_pi, log_pi = self.actor.sample(self.inputs(s, g), generator)
+        f_pi = self.critic.paired(self.inputs(s, a_pi), self.inputs(g))
         actor_loss = (alpha * log_pi - f_pi).mean()
         self.opt_actor.zero_grad()
         actor_loss.backward()
         self.opt_actor.step()
-        alpha_loss = -(self.log_alpha * (log_pi.detach() + self.target_entropy)).mean()
+        alpha_loss = self.alpha_loss(log_pi)
         self.opt_alpha.zero_grad()
         alpha_loss.backward()
         self.opt_alpha.step()
-        logits = self.critic(_with_one(s, a), _with_one(g))  # (B, B)
+        logits = self.critic(self.inputs(s, a), self.inputs(g))  # (B, B)
         loss = critic_loss(logits)
         self.opt_critic.zero_grad()
         loss.backward()
@@ -207,16 +244,22 @@ def rollout(
     horizon: int,
     rng: np.random.Generator,
     start_jitter: float,
+    constant_feature: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Run one episode per goal (E, 2) from the start cell (centre + U(±start_jitter)²):
-    ``policy(obs)`` maps the network input (E, 5) = (ŝ, ĝ, 1) to actions (E, 2). Returns positions
+    ``policy(obs)`` maps the network input (E, 5) = (ŝ, ĝ, 1) (or (E, 4) = (ŝ, ĝ) without
+    ``constant_feature``) to actions (E, 2). Returns positions
     (E, T + 1, 2) in cell units, actions (E, T, 2) and at-goal flags (E, T) after each step."""
     n = len(goals_xy)
     xy = env.start_position() + rng.uniform(-start_jitter, start_jitter, (n, 2))
     goal_in = torch.as_tensor(env.normalize(goals_xy), dtype=torch.float32)
     positions, actions = [xy], []
     for _ in range(horizon):
-        obs = _with_one(torch.as_tensor(env.normalize(xy), dtype=torch.float32), goal_in)
+        obs = _inputs(
+            torch.as_tensor(env.normalize(xy), dtype=torch.float32),
+            goal_in,
+            constant_feature=constant_feature,
+        )
         with torch.no_grad():
             a = policy(obs).numpy().astype(float)
         xy = env.step_positions(xy, a)
@@ -232,7 +275,7 @@ def evaluate(agent: Agent, env: PointMassMaze, far: np.ndarray, params, rng) -> 
     goals = np.repeat(cell_centres(far), params.get("eval_episodes", 8), axis=0)
     _, _, hit = rollout(
         env, agent.actor.act_deterministic, goals, params.get("horizon", 100), rng,
-        params.get("start_jitter", 0.2),
+        params.get("start_jitter", 0.2), agent.config.constant_feature,
     )  # fmt: skip
     return {"success": float(hit.any(axis=1).mean()), "time_at_goal": float(hit.mean())}
 
@@ -249,8 +292,8 @@ def q_map(agent: Agent, env: PointMassMaze, resolution: int = 4) -> np.ndarray:
                         dtype=torch.float32)  # fmt: skip
     g = torch.as_tensor(env.normalize(goals), dtype=torch.float32)
     with torch.no_grad():
-        a = agent.actor.act_deterministic(_with_one(s, g))
-        f = agent.critic.paired(_with_one(s, a), _with_one(g)).numpy().astype(float)
+        a = agent.actor.act_deterministic(agent.inputs(s, g))
+        f = agent.critic.paired(agent.inputs(s, a), agent.inputs(g)).numpy().astype(float)
     f[env.in_wall(goals)] = np.nan
     return f.reshape(gx.shape)
 
@@ -261,7 +304,9 @@ def train_online_crl(params: dict[str, Any], rng: np.random.Generator) -> dict[s
 
     ``params``: depth, epochs; optional layout (default the small U-maze), width 64, n_envs 32,
     horizon T 100, grad_steps (SGD steps per epoch of n_envs episodes) 32, batch 256, gamma 0.99,
-    buffer_episodes 1600, lr 3e-4, alpha0 0.05, alpha_lr 3e-3, far_moves 4, eval_every 5 epochs,
+    buffer_episodes 1600, lr 3e-4, config "cpu" (α₀ 0.05, α lr 3e-3, log-α loss, LN ε 1e-5, constant
+    input; "reference": scaling-crl's α₀ 1, α lr 3e-4, α-loss with the factor α, LN ε 1e-6, raw
+    inputs; see :data:`neural.deep_crl.CONFIGS`), far_moves 4, eval_every 5 epochs,
     eval_episodes 8 per far goal, start_jitter 0.2, step 0.3, radius 0.35.
     Commanded training goals are uniform over the layout's goal cells (for acting only); the
     actor and critic learn from relabeled future states. Returns the evaluation curves (env
@@ -290,8 +335,9 @@ def train_online_crl(params: dict[str, Any], rng: np.random.Generator) -> dict[s
     for epoch in range(1, params["epochs"] + 1):
         goals = cell_centres(maze.goals[rng.integers(0, len(maze.goals), n_envs)])
         pos, actions, _ = rollout(
-            env, explore, goals, horizon, rng, params.get("start_jitter", 0.2)
-        )
+            env, explore, goals, horizon, rng, params.get("start_jitter", 0.2),
+            agent.config.constant_feature,
+        )  # fmt: skip
         buffer.add(env.normalize(pos), actions)
         stats = [agent.update(buffer.sample(batch, gamma, rng), gen)
                  for _ in range(params.get("grad_steps", 32))]  # fmt: skip

@@ -6,12 +6,16 @@ Depth convention (spec §1): D counts the Dense layers inside the residual block
 of depth D has an input layer Dense→LN→Swish, D/4 blocks of 4×(Dense→LN→Swish) with
 h ← h + F(h) after the 4th activation, and a plain output Dense: D + 2 Dense layers in all.
 D = 0 is the one-hidden-layer network. Weights U(±1/√fan_in) (PyTorch's default ``nn.Linear``
-weight init), biases zero.
+weight init, the same law as the reference's variance_scaling(1/3, fan_in, uniform)), biases zero
+(trainable).
+
+Where the CPU runs depart from the reference implementation (scaling-crl ``train.py``, flax) is a
+named :class:`Config`: ``"cpu"`` (the default) or ``"reference"``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -35,6 +39,7 @@ class Variant:
     layer_norm: bool = True
     activation: str = "swish"
     normalize_embedding: bool = False
+    layer_norm_eps: float = 1e-5
 
 
 #: The ablations of spec §2/§5, by name.
@@ -46,6 +51,55 @@ VARIANTS = {
     "no_res_no_ln": Variant(residual=False, layer_norm=False),
     "normalized": Variant(normalize_embedding=True),
 }
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings in which our CPU runs and the reference implementation differ:
+
+    - ``layer_norm_eps``: ε in LayerNorm's √(var + ε) (PyTorch's default 1e-5; flax's 1e-6);
+    - ``alpha0``: initial entropy coefficient α (the reference starts at log α = 0, α = 1);
+    - ``alpha_lr``: Adam learning rate of log α (the reference: 3e-4, as the actor and critic);
+    - ``alpha_loss``: ``"log"`` minimises −log α·(log π + H̄), SAC's usual form, with
+      ∂/∂log α = −(log π + H̄); ``"alpha"`` minimises α·(−log π − H̄), the reference's, with
+      ∂/∂log α = α·(−log π − H̄) (log π held fixed in both; H̄ = −0.5|A| in both);
+    - ``constant_feature``: append a constant 1 to every network input (see
+      :func:`with_constant_feature`); the reference feeds the raw observations.
+
+    The α fields matter only online (:mod:`neural.crl`).
+    """
+
+    layer_norm_eps: float
+    alpha0: float
+    alpha_lr: float
+    alpha_loss: str
+    constant_feature: bool
+
+
+#: ``"cpu"`` (default) is tuned to the few thousand SGD steps a CPU run affords: α would need
+#: ≈ log(1/0.05)/3e-4 ≈ 10⁴ Adam steps to fall from 1 to 0.05 at the reference's α lr, more than a
+#: whole full-scale online run (6,400 steps), so it starts at 0.05 and moves 10× faster; the
+#: constant input gives the zero-bias first layer a bias at init. ``"reference"`` is scaling-crl's.
+CONFIGS = {
+    "cpu": Config(
+        layer_norm_eps=1e-5, alpha0=0.05, alpha_lr=3e-3, alpha_loss="log", constant_feature=True
+    ),
+    "reference": Config(
+        layer_norm_eps=1e-6, alpha0=1.0, alpha_lr=3e-4, alpha_loss="alpha", constant_feature=False
+    ),
+}
+
+
+def get_config(name: str) -> Config:
+    """The :data:`CONFIGS` entry ``name``; ValueError naming ``config`` otherwise."""
+    if name not in CONFIGS:
+        raise ValueError(f"config must be one of {tuple(CONFIGS)}, got {name!r}")
+    return CONFIGS[name]
+
+
+def configured(variant: Variant, config: Config) -> Variant:
+    """``variant`` with the LayerNorm ε of ``config``."""
+    return replace(variant, layer_norm_eps=config.layer_norm_eps)
 
 
 def _dense(n_in: int, n_out: int) -> nn.Linear:
@@ -60,7 +114,9 @@ class _Layer(nn.Module):
     def __init__(self, n_in: int, width: int, variant: Variant) -> None:
         super().__init__()
         self.dense = _dense(n_in, width)
-        self.norm = nn.LayerNorm(width) if variant.layer_norm else nn.Identity()
+        self.norm = (
+            nn.LayerNorm(width, eps=variant.layer_norm_eps) if variant.layer_norm else nn.Identity()
+        )
         self.act = nn.SiLU() if variant.activation == "swish" else nn.ReLU()
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
@@ -208,7 +264,8 @@ def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[
     random walk on a serpentine maze (or on ``params["layout"]``), then score it on all cell pairs.
 
     ``params``: variant, depth, width, steps, and optional layout, corridors, length, gamma, n_pairs,
-    batch, lr, horizon, return_f. Returns the final training and held-out InfoNCE, ρ(f, −geodesic) and
+    batch, lr, horizon, return_f, config (:data:`CONFIGS`, default "cpu": LayerNorm ε and whether
+    the coordinates carry the constant feature). Returns the final training and held-out InfoNCE, ρ(f, −geodesic) and
     ρ(f, −Euclidean) over pairs within ``horizon`` moves, ρ(f, log M), the loss curve and the
     Q-map row of the start cell (and the whole matrix f(s_i, g_j) with ``return_f``).
     """
@@ -220,12 +277,16 @@ def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[
     gamma = params.get("gamma", 0.95)
     batch, steps = params.get("batch", 256), params["steps"]
     m = successor_measure(maze.transition_matrix(), gamma)
-    xy = torch.tensor(with_constant_feature(maze.coordinates()), dtype=torch.float32)  # (n, 3)
+    config = get_config(params.get("config", "cpu"))
+    coords = maze.coordinates()
+    coords = with_constant_feature(coords) if config.constant_feature else coords
+    xy = torch.tensor(coords, dtype=torch.float32)  # (n, 3) or (n, 2)
     s_idx, g_idx = (
         torch.from_numpy(a) for a in sample_future_pairs(m, params.get("n_pairs", 20_000), rng)
     )
     hs, hg = (torch.from_numpy(a) for a in sample_future_pairs(m, 4096, rng))
-    critic = Critic(3, 3, params["depth"], params["width"], VARIANTS[params["variant"]])
+    variant = configured(VARIANTS[params["variant"]], config)
+    critic = Critic(xy.shape[1], xy.shape[1], params["depth"], params["width"], variant)
     opt = torch.optim.Adam(critic.parameters(), lr=params.get("lr", 3e-4), foreach=True)
     gen = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))
     curve = []

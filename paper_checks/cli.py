@@ -437,6 +437,7 @@ def cmd_solve_hivemind(args: argparse.Namespace) -> int:
         cutoffs=args.cutoffs,
         n_boot=args.n_boot,
         seed=args.seed,
+        pairwise_ties=args.pairwise_ties,
     )
     print("\n".join(lines))
     return 0
@@ -669,6 +670,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--include-self-pairs",
         action="store_true",
         help="keep i = j pairs in the inter-model diagonal (the paper's convention)",
+    )
+    s.add_argument(
+        "--pairwise-ties",
+        choices=("cut", "keep"),
+        default="cut",
+        help="pairwise top-fraction subsets: cut = exactly int(f·n) items, the authors' rule; "
+        "keep = also every item tied at the cut (default: cut)",
     )
     s.add_argument(
         "--n-boot", type=_positive_int, default=1000, help="bootstrap resamples (default: 1000)"

@@ -367,12 +367,19 @@ def item_table(items: RatedItems) -> dict[str, np.ndarray]:
 
 
 def calibration(
-    items: RatedItems, *, n_boot: int = 1000, rng: np.random.Generator | int | None = 0
+    items: RatedItems,
+    *,
+    n_boot: int = 1000,
+    rng: np.random.Generator | int | None = 0,
+    pairwise_ties: str = "cut",
 ) -> list[dict[str, Any]]:
     """Spearman (and Pearson) of every scorer against the mean human label on the full set and on
     the paper's subsets, with N, Δρ = ρ_subset − ρ_full and a bootstrap CI over queries.
     Absolute: Tukey fences on the item means (similar quality), top fractions by entropy
-    (disagreement). Pairwise: top fractions by tie count (similar) and by P_dis (disagreed)."""
+    (disagreement), keeping items tied at the cut as the paper's N does. Pairwise: top fractions by
+    tie count (similar) and by P_dis (disagreed), exactly int(f·n) items each as in the authors'
+    code (``pairwise_ties="cut"``) or every item tied at the cut (``"keep"``); see
+    :func:`theory.hivemind.top_fraction_subset`."""
     rng = np.random.default_rng(rng)
     table = item_table(items)
     subsets: list[tuple[str, float | None, np.ndarray]] = [
@@ -381,16 +388,17 @@ def calibration(
     if items.kind == "absolute":
         subsets += [("tukey", k, hm.tukey_subset(table["mean"], k)) for k in hm.TUKEY_KS]
         subsets += [
-            ("entropy_top", f, hm.top_fraction_subset(table["entropy"], f))
+            # the paper's entropy N (123 at 16% of 750) counts every item tied at the cut
+            ("entropy_top", f, hm.top_fraction_subset(table["entropy"], f, ties="keep"))
             for f in hm.ENTROPY_TOP_FRACTIONS
         ]
     else:
         subsets += [
-            ("ties_top", f, hm.top_fraction_subset(table["ties"], f))
+            ("ties_top", f, hm.top_fraction_subset(table["ties"], f, ties=pairwise_ties))
             for f in hm.PAIRWISE_TOP_FRACTIONS
         ]
         subsets += [
-            ("p_dis_top", f, hm.top_fraction_subset(table["p_dis"], f))
+            ("p_dis_top", f, hm.top_fraction_subset(table["p_dis"], f, ties=pairwise_ties))
             for f in hm.PAIRWISE_TOP_FRACTIONS
         ]
     rows = []

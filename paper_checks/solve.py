@@ -736,9 +736,12 @@ def solve_hivemind(
     cutoffs: Sequence[float] = (0.7, 0.8, 0.9),
     n_boot: int = 1000,
     seed: int = 0,
+    pairwise_ties: str = "cut",
 ) -> tuple[dict[str, Any], list[str]]:
     """The Hivemind report on the user's generations (and ratings): tables as JSON and CSV and the
-    figures in ``out_dir`` (see :mod:`paper_checks.hivemind_report` for the formats)."""
+    figures in ``out_dir`` (see :mod:`paper_checks.hivemind_report` for the formats).
+    ``pairwise_ties`` is the tie rule of the pairwise top-fraction subsets ("cut": exactly
+    int(f·n) items, the authors' rule; "keep": every item tied at the cut)."""
     from neural.hivemind import VectorEmbedder, make_embedder
     from paper_checks import hivemind_report as hr
     from sims._jsonio import to_jsonable, write_json_atomic
@@ -808,7 +811,7 @@ def solve_hivemind(
             f"paraphrases: within {p['within']:.3f}, across {p['across']:.3f}, gap {p['gap']:.3f}"
         )
     for path, items in rated:
-        rows = hr.calibration(items, n_boot=n_boot, rng=rng)
+        rows = hr.calibration(items, n_boot=n_boot, rng=rng, pairwise_ties=pairwise_ties)
         table = hr.item_table(items)
         _write_csv(out_dir / f"items_{path.stem}.csv", table)
         _write_csv(

@@ -373,9 +373,12 @@ def iou_naive(a, b, legacy: bool = False) -> float:
     return inter / (area_a + area_b - inter)
 
 
-def nms_naive(boxes, scores, threshold: float, legacy: bool = True) -> list[int]:
-    """Keep boxes in decreasing score order unless IoU with a kept box exceeds threshold."""
-    order = sorted(range(len(boxes)), key=lambda i: (-scores[i], i))
+def nms_naive(
+    boxes, scores, threshold: float, legacy: bool = True, later_first: bool = True
+) -> list[int]:
+    """Keep boxes in decreasing score order (equal scores: later index first, or earlier with
+    ``later_first=False``) unless IoU with a kept box exceeds threshold."""
+    order = sorted(range(len(boxes)), key=lambda i: (-scores[i], -i if later_first else i))
     keep: list[int] = []
     for i in order:
         if all(iou_naive(boxes[i], boxes[k], legacy) <= threshold for k in keep):
@@ -433,6 +436,28 @@ def rf_constants_naive(t: float, activation=None, sigma_x2: float = 1.0) -> dict
     second = _normal_expectation_naive(lambda z: activation(gamma * z) ** 2)
     s2 = second - (a * c) ** 2 - v2 - b * b
     return {"a": a, "b": b, "v2": v2, "s2": s2, "second_moment": second}
+
+
+def rf_constants_monte_carlo(
+    t: float, sigma_x2: float = 1.0, samples: int = 500_000, seed: int = 12345
+) -> dict:
+    """The same definitions as :func:`rf_constants_naive` estimated by sample means over
+    ``samples`` draws of independent standard normals u, v, w, z (drawn in that order from
+    ``default_rng(seed)``), σ = tanh: the estimator of the reference's spectrum script, whose
+    sample size and seed are these defaults."""
+    import math
+
+    rng = np.random.default_rng(seed)
+    u, v, w, z = (rng.standard_normal(samples) for _ in range(4))
+    c = math.exp(-t) * math.sqrt(sigma_x2)
+    noise = math.sqrt(-math.expm1(-2 * t))
+    gamma = math.sqrt(c * c + noise * noise)
+    first, second = np.tanh(c * u + noise * v), np.tanh(c * u + noise * w)  # (samples,)
+    a = float(np.mean(first * u)) / c
+    b = float(np.mean(v * first))
+    v2 = float(np.mean(first * second)) - (a * c) ** 2
+    s2 = float(np.mean(np.tanh(gamma * z) ** 2)) - (a * c) ** 2 - v2 - b * b
+    return {"a": a, "b": b, "v2": v2, "s2": s2}
 
 
 def mp_stieltjes_naive(z: complex, ratio: float, variance: float = 1.0) -> complex:

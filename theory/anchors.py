@@ -6,6 +6,10 @@ Boxes are ``(..., 4)`` arrays ``[x1, y1, x2, y2]``. Two conventions coexist in t
 never be mixed: ``legacy=True`` is the 0-based inclusive pixel convention of the released Caffe code
 (width = x2 − x1 + 1), ``legacy=False`` the continuous one (width = x2 − x1). Spec:
 ``shared/papers/hivemind_faster_rcnn.md`` §2.
+
+Decoding and the score order follow the released code (py-faster-rcnn, ``bbox_transform_inv`` and
+``py_cpu_nms`` / the proposal layer) by default; :data:`DECODE_CONVENTIONS` and :data:`TIE_ORDERS`
+name the alternatives.
 """
 
 from __future__ import annotations
@@ -20,6 +24,10 @@ STRIDE = 16
 #: Anchor sizes (√area) and aspect ratios h/w of the paper (§3.1.1): 3 scales × 3 ratios, k = 9.
 ANCHOR_SCALES = (8, 16, 32)  # multiples of the 16-px base box: 128², 256², 512²
 ANCHOR_RATIOS = (0.5, 1.0, 2.0)
+#: Box decodings of :func:`decode_boxes`.
+DECODE_CONVENTIONS = ("py-faster-rcnn", "inverse", "continuous")
+#: Orders of equal scores in :func:`nms` and :func:`select_proposals`.
+TIE_ORDERS = ("py-faster-rcnn", "stable")
 
 
 def _widths(boxes: np.ndarray, legacy: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -173,27 +181,63 @@ def encode_boxes(anchors: np.ndarray, boxes: np.ndarray, *, legacy: bool = True)
     return np.stack([(gx - ax) / wa, (gy - ay) / ha, np.log(wg / wa), np.log(hg / ha)], axis=-1)
 
 
-def decode_boxes(anchors: np.ndarray, deltas: np.ndarray, *, legacy: bool = True) -> np.ndarray:
-    """The inverse of :func:`encode_boxes`: boxes from anchors and (t_x, t_y, t_w, t_h)."""
+def decode_boxes(
+    anchors: np.ndarray, deltas: np.ndarray, *, convention: str = "py-faster-rcnn"
+) -> np.ndarray:
+    """Boxes from anchors and regression outputs (t_x, t_y, t_w, t_h), eq. 2 read backwards:
+    centre x = x_a + t_x·w_a, y = y_a + t_y·h_a, size w = w_a·exp(t_w), h = h_a·exp(t_h), corners
+    at centre ± size/2. The conventions differ only in widths and in the right/bottom corner:
+
+    * ``"py-faster-rcnn"`` (default): inclusive widths w_a = x2 − x1 + 1 and x2 = x + w/2, as the
+      released ``bbox_transform_inv`` does. It is not the inverse of :func:`encode_boxes`: zero
+      deltas return the anchor grown by one pixel on the right and bottom, so a 15-px anchor
+      passes a 16-px minimum size. The default, because the paper's proposals are this code's.
+    * ``"inverse"``: inclusive widths and x2 = x + w/2 − 1, the exact inverse of
+      ``encode_boxes(..., legacy=True)``.
+    * ``"continuous"``: widths x2 − x1 and x2 = x + w/2, the exact inverse of
+      ``encode_boxes(..., legacy=False)``.
+    """
+    if convention not in DECODE_CONVENTIONS:
+        raise ValueError(f"convention must be one of {DECODE_CONVENTIONS}, got {convention!r}")
     a = np.asarray(anchors, dtype=float)
     t = np.asarray(deltas, dtype=float)
-    wa, ha = _widths(a, legacy)
+    wa, ha = _widths(a, legacy=convention != "continuous")
     ax, ay = a[..., 0] + 0.5 * wa, a[..., 1] + 0.5 * ha
     x, y = ax + t[..., 0] * wa, ay + t[..., 1] * ha
     w, h = wa * np.exp(t[..., 2]), ha * np.exp(t[..., 3])
-    extra = 1.0 if legacy else 0.0
+    extra = 1.0 if convention == "inverse" else 0.0
     return np.stack([x - 0.5 * w, y - 0.5 * h, x + 0.5 * w - extra, y + 0.5 * h - extra], axis=-1)
 
 
+def descending(scores: np.ndarray, ties: str = "py-faster-rcnn") -> np.ndarray:
+    """Indices of ``scores`` from highest to lowest. ``ties="py-faster-rcnn"`` (default) puts the
+    later index first among equal scores: the reverse of an ascending stable sort, which is what
+    the released code's ``scores.argsort()[::-1]`` gives (numpy's default sort is stable on the
+    short runs it insertion-sorts, ≤ 16 items; on longer ones its tie order is unspecified and
+    this is the deterministic reading). ``ties="stable"``: the earlier index first."""
+    if ties not in TIE_ORDERS:
+        raise ValueError(f"ties must be one of {TIE_ORDERS}, got {ties!r}")
+    s = np.asarray(scores, dtype=float).reshape(-1)
+    if ties == "stable":
+        return np.argsort(-s, kind="stable")
+    return np.argsort(s, kind="stable")[::-1]
+
+
 def nms(
-    boxes: np.ndarray, scores: np.ndarray, threshold: float, *, legacy: bool = True
+    boxes: np.ndarray,
+    scores: np.ndarray,
+    threshold: float,
+    *,
+    legacy: bool = True,
+    ties: str = "py-faster-rcnn",
 ) -> np.ndarray:
-    """Greedy non-maximum suppression: visit boxes by decreasing score and keep one unless its IoU
-    with an already kept box exceeds ``threshold`` (a box at IoU ≤ threshold is kept). Returns the
-    kept indices in score order. A = [0,0,100,100] (.9) and B = [10,10,110,110] (.8), IoU 0.681:
+    """Greedy non-maximum suppression: visit boxes by decreasing score (equal scores in the order
+    of :func:`descending`) and keep one unless its IoU with an already kept box exceeds
+    ``threshold`` (a box at IoU ≤ threshold is kept, as in ``py_cpu_nms``). Returns the kept
+    indices in visiting order. A = [0,0,100,100] (.9) and B = [10,10,110,110] (.8), IoU 0.681:
     both kept at 0.7, B removed at 0.5 (spec §2, check 7)."""
     boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
-    order = np.argsort(-np.asarray(scores, dtype=float), kind="stable")
+    order = descending(scores, ties)
     keep: list[int] = []
     while order.size:
         i = int(order[0])
@@ -222,16 +266,29 @@ def select_proposals(
     post_nms: int = 300,
     nms_threshold: float = 0.7,
     min_size: float = 16,
+    convention: str = "py-faster-rcnn",
+    ties: str = "py-faster-rcnn",
 ) -> tuple[np.ndarray, np.ndarray]:
     """The proposal layer (§3.3; training 12000 → 2000, test 6000 → 300, NMS 0.7, minimum side 16):
-    decode, clip, drop boxes smaller than ``min_size``, keep the ``pre_nms`` best, NMS, keep the
-    ``post_nms`` best. Returns (boxes, scores)."""
-    boxes = clip_boxes(decode_boxes(anchors.reshape(-1, 4), deltas.reshape(-1, 4)), height, width)
+    decode (``convention``, see :func:`decode_boxes`), clip, drop boxes with a side below
+    ``min_size``, keep the ``pre_nms`` best, NMS, keep the ``post_nms`` first kept. Returns (boxes,
+    scores).
+
+    Both the pre-NMS sort and the NMS sort order equal scores by ``ties`` (:func:`descending`).
+    With the default, as in the released layer, NMS re-sorts the already sorted top list, so the
+    two reversals cancel: among equal scores the pre-NMS cut keeps the later anchors, and NMS then
+    visits the survivors earlier anchor first."""
+    legacy = convention != "continuous"
+    boxes = clip_boxes(
+        decode_boxes(anchors.reshape(-1, 4), deltas.reshape(-1, 4), convention=convention),
+        height,
+        width,
+    )
     scores = np.asarray(scores, dtype=float).reshape(-1)
-    w, h = _widths(boxes, legacy=True)
+    w, h = _widths(boxes, legacy=legacy)
     big = np.flatnonzero((w >= min_size) & (h >= min_size))
-    top = big[np.argsort(-scores[big], kind="stable")[:pre_nms]]
-    kept = top[nms(boxes[top], scores[top], nms_threshold)][:post_nms]
+    top = big[descending(scores[big], ties)[:pre_nms]]
+    kept = top[nms(boxes[top], scores[top], nms_threshold, legacy=legacy, ties=ties)][:post_nms]
     return boxes[kept], scores[kept]
 
 

@@ -25,6 +25,14 @@ from sims.mazes import U4, U_SMALL, GridMaze, serpentine_layout, successor_measu
 from theory.deep_crl import no_residual_log_gain_per_layer
 
 DEPTH_NOTE = "D = Dense layers inside residual blocks (D + 2 in all)"
+#: The convention every claim here runs under (neural.deep_crl.CONFIGS["cpu"], the default; the
+#: reference's flax settings are config="reference").
+CPU_CONFIG = "config 'cpu': LayerNorm ε 1e-5 (the reference's flax: 1e-6)"
+CPU_CONFIG_INPUT = f"{CPU_CONFIG}, a constant input feature 1 (the reference: none)"
+CPU_CONFIG_ONLINE = (
+    f"{CPU_CONFIG_INPUT}, α₀ 0.05, α lr 3e-3, α-loss −log α·(log π + H̄) (the reference: α₀ 1, "
+    "α lr 3e-4, α·(−log π − H̄))"
+)
 
 #: The spec's signal-propagation table (§5: paper init, width 128, InfoNCE, 3 seeds), per variant
 #: and metric, at depths 4/16/64/256 (pilot numbers, not the paper's).
@@ -249,7 +257,7 @@ def signal_propagation(
         tolerance=f"every tabled geometric mean over seeds within ×{SIGNAL_FACTOR} "
         f"(×{NO_RES_DEEP_FACTOR:g} no-res D ≥ 64; ×{VANISHING_FACTOR:g} vanishing outputs), the "
         "no-res growth "
-        f"rate within {RATE_TOL:.0%} of theory, plus the five shape bounds",
+        f"rate within {RATE_TOL:.0%} of theory, plus the five shape bounds; {CPU_CONFIG}",
         figures=ctx.save_figure(fig),
         arrays={
             f"{v}.{m}": np.array([[d, *_by_point(records, m)[(v, d)]] for d in sorted(table[v][m])])
@@ -362,7 +370,7 @@ def trainability(
             "deeper_minus_d4": f"≤ {NOT_WORSE_MARGIN} + 2 s.e.",
         },
         tolerance="strict per-seed ordering at D = 16; deeper-vs-D4 mean paired difference "
-        f"≤ {NOT_WORSE_MARGIN} nats + 2 s.e.",
+        f"≤ {NOT_WORSE_MARGIN} nats + 2 s.e.; {CPU_CONFIG_INPUT}",
         figures=ctx.save_figure(fig),
         arrays={f"loss.{v}.{d}": loss[(v, d)] for v, d in loss},
     )
@@ -494,7 +502,7 @@ def critic_learns_geodesic(
             "shortcut_change_d4_minus_d0": "< 0",
         },
         tolerance=f"mean gain ≥ {min_gain}, bootstrap 90% CI over seeds excluding 0, shortcut "
-        "index falls",
+        f"index falls; {CPU_CONFIG_INPUT}",
         figures=ctx.save_figure(fig),
         arrays={f"rho_geo.{d}": rho[d] for d in depths}
         | {f"shortcut.{d}": shortcut[d] for d in depths}
@@ -506,7 +514,7 @@ def critic_learns_geodesic(
 
 # ---------------------------------------------------------------------------------- online_maze
 #: Online CRL sizes (full scale only; see :func:`neural.crl.train_online_crl` for the defaults:
-#: width 64, 32 envs × T = 100 per epoch, batch 256, γ 0.99, α₀ 0.05, α lr 3e-3).
+#: width 64, 32 envs × T = 100 per epoch, batch 256, γ 0.99, config "cpu": α₀ 0.05, α lr 3e-3).
 ONLINE_SIZES: dict[str, Any] = {
     "depths": (4, 16),
     "n_seeds": 3,
@@ -615,7 +623,7 @@ def online_maze(
             summary=f"{FULL_ONLY}: 2 depths × 3 seeds of online CRL training",
             measured={"success_diff_ci_high": None},
             expected={},
-            tolerance=FULL_ONLY,
+            tolerance=f"{FULL_ONLY}; {CPU_CONFIG_ONLINE}",
         )
     if task is None:
         from neural.crl import train_online_crl as task
@@ -688,7 +696,7 @@ def online_maze(
             "paper_ant_u4_time_at_goal": {str(d): t for d, t in PAPER_ANT_U4_TIME_AT_GOAL.items()},
         },
         tolerance=f"PASS iff Δ − {ONLINE_Z:g} s.e. > 0 and Δ ≥ {ONLINE_MIN_GAIN}; FAIL iff "
-        f"Δ + {ONLINE_Z:g} s.e. < {ONLINE_MIN_GAIN}; INCONCLUSIVE otherwise",
+        f"Δ + {ONLINE_Z:g} s.e. < {ONLINE_MIN_GAIN}; INCONCLUSIVE otherwise; {CPU_CONFIG_ONLINE}",
         figures=ctx.save_figure(fig),
         arrays={f"success.{d}": success[d] for d in runs}
         | {f"time_at_goal.{d}": at_goal[d] for d in runs},

@@ -175,3 +175,35 @@ def test_tiny_training_run_reports_both_metrics_and_curves():
 def test_a_layout_without_far_goals_is_rejected():
     with pytest.raises(ValueError, match="far_moves"):
         train_online_crl(TINY | {"far_moves": 99}, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("config", ["cpu", "reference"])
+def test_agent_builds_the_configs_networks_and_alpha(config):
+    agent = Agent.build({"depth": 4, "width": 16, "config": config})
+    one = 1 if config == "cpu" else 0
+    assert agent.actor.net.input_layer.dense.in_features == 4 + one
+    assert agent.critic.phi.input_layer.dense.in_features == 4 + one
+    assert agent.critic.psi.input_layer.dense.in_features == 2 + one
+    eps = {m.eps for m in agent.critic.modules() if isinstance(m, torch.nn.LayerNorm)}
+    assert eps == ({1e-5} if config == "cpu" else {1e-6})
+    assert float(agent.log_alpha.detach().exp()) == pytest.approx(0.05 if config == "cpu" else 1)
+    assert agent.opt_alpha.param_groups[0]["lr"] == (3e-3 if config == "cpu" else 3e-4)
+
+
+@pytest.mark.parametrize("config", ["cpu", "reference"])
+def test_alpha_loss_gradient_is_the_configs(config):
+    """∂L/∂log α: −(log π + H̄) for the log-α loss; α·(−log π − H̄) for the reference's."""
+    agent = Agent.build({"depth": 4, "width": 16, "config": config, "alpha0": 0.5})
+    log_pi = torch.tensor([-2.0, 0.5, 1.0])
+    agent.alpha_loss(log_pi).backward()
+    gap = float((log_pi + agent.target_entropy).mean())  # mean(log π + H̄) = −0.5 + (−1)
+    factor = 0.5 if config == "reference" else 1.0
+    assert float(agent.log_alpha.grad) == pytest.approx(-factor * gap)
+
+
+def test_reference_config_trains_and_rejects_unknown_configs():
+    r = train_online_crl(TINY | {"config": "reference"}, np.random.default_rng(0))
+    # from α₀ = 1: each of the first 4 Adam steps moves log α by at most ≈ its lr, 3e-4
+    assert 0 < abs(math.log(r["train_alpha"][0])) < 4 * 3e-4 * 1.01
+    with pytest.raises(ValueError, match="config"):
+        Agent.build({"depth": 4, "config": "jax"})

@@ -9,12 +9,14 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from neural.deep_crl import (
+    CONFIGS,
     VARIANTS,
     Critic,
     Encoder,
     Variant,
     critic_loss,
     energy_matrix,
+    get_config,
     infonce_terms,
     signal_at_init,
     spearman_rows,
@@ -132,3 +134,26 @@ def test_maze_critic_task_is_deterministic_and_learns():
     assert np.array_equal(a["f"], b["f"])
     assert a["f"].shape == (97, 97)
     assert a["loss_curve"][-1] < a["loss_curve"][0]
+
+
+def test_configs_pin_the_cpu_defaults_and_the_reference_settings():
+    """ "cpu" (default): torch's LN ε, α₀ 0.05, α lr 3e-3, the log-α loss, a constant input 1.
+    "reference" (scaling-crl train.py): flax's LN ε 1e-6, log α₀ = 0, α lr 3e-4, the α-loss with the
+    factor α, raw inputs."""
+    cpu, ref = CONFIGS["cpu"], CONFIGS["reference"]
+    assert (cpu.layer_norm_eps, cpu.alpha0, cpu.alpha_lr) == (1e-5, 0.05, 3e-3)
+    assert (cpu.alpha_loss, cpu.constant_feature) == ("log", True)
+    assert (ref.layer_norm_eps, ref.alpha0, ref.alpha_lr) == (1e-6, 1.0, 3e-4)
+    assert (ref.alpha_loss, ref.constant_feature) == ("alpha", False)
+    assert Variant().layer_norm_eps == torch.nn.LayerNorm(4).eps == cpu.layer_norm_eps
+    with pytest.raises(ValueError, match="config"):
+        get_config("flax")
+
+
+def test_maze_critic_reference_config_feeds_raw_coordinates_with_flax_eps():
+    params = {"variant": "paper", "depth": 4, "width": 16, "steps": 5, "n_pairs": 500,
+              "batch": 32, "return_f": True}  # fmt: skip
+    cpu = train_maze_critic(params, np.random.default_rng(7))
+    ref = train_maze_critic(params | {"config": "reference"}, np.random.default_rng(7))
+    assert ref["f"].shape == cpu["f"].shape == (97, 97)
+    assert not np.array_equal(ref["f"], cpu["f"])

@@ -100,6 +100,20 @@ def test_calibration_rows_cover_the_subsets(report):
     assert pair_subsets == {"full", "ties_top", "p_dis_top"}
 
 
+def test_pairwise_subsets_follow_the_tie_rule():
+    """Default "cut": every pairwise top-fraction subset has exactly int(f·n) items (the
+    authors' rule); "keep" can only add the items tied at the cut."""
+    items = hr.read_ratings(PAIR)
+    n = items.queries.size
+    cut = hr.calibration(items, n_boot=2)
+    keep = hr.calibration(items, n_boot=2, pairwise_ties="keep")
+    for a, b in zip(cut, keep, strict=True):
+        if a["subset"] in ("ties_top", "p_dis_top"):
+            assert a["n"] == int(a["param"] * n) <= b["n"]
+    with pytest.raises(ValueError, match="ties"):
+        hr.calibration(items, n_boot=2, pairwise_ties="some")
+
+
 def test_pairwise_scores_are_differences():
     items = hr.read_ratings(PAIR)
     assert items.kind == "pairwise"
@@ -228,6 +242,7 @@ def test_inconsistent_scorers_are_rejected(tmp_path):
         (["--gens", str(GENS), "--embedder", "openai"], "--embedder"),
         (["--gens", str(GENS), "--n-boot", "0"], "--n-boot"),
         (["--gens", str(GENS), "--cutoffs", "1.5"], "--cutoffs"),
+        (["--gens", str(GENS), "--pairwise-ties", "all"], "--pairwise-ties"),
     ],
 )
 def test_bad_arguments_exit_2(tmp_path, capsys, argv, message):

@@ -72,19 +72,79 @@ def test_nms_example_of_the_spec():
     assert an.nms(b, s, 0.5, legacy=False).tolist() == [0]
 
 
-@given(boxes(12), st.floats(0.1, 0.9), st.integers(0, 2**16))
-def test_nms_matches_the_naive_loop(b, threshold, seed):
-    scores = np.random.default_rng(seed).random(len(b))
-    assert an.nms(b, scores, threshold).tolist() == naive.nms_naive(
-        b.tolist(), scores.tolist(), threshold
+@given(boxes(12), st.floats(0.1, 0.9), st.integers(0, 2**16), st.sampled_from(an.TIE_ORDERS))
+def test_nms_matches_the_naive_loop(b, threshold, seed, ties):
+    # scores on a coarse grid, so that equal scores are common and the tie order matters
+    scores = np.random.default_rng(seed).integers(0, 4, len(b)) / 4
+    assert an.nms(b, scores, threshold, ties=ties).tolist() == naive.nms_naive(
+        b.tolist(), scores.tolist(), threshold, later_first=ties == "py-faster-rcnn"
     )
 
 
-@given(boxes(), st.booleans())
-def test_decode_inverts_encode(b, legacy):
+def test_descending_orders_ties_as_the_released_argsort():
+    scores = np.array([0.5, 0.9, 0.5, 0.1, 0.5])
+    # py_cpu_nms's scores.argsort()[::-1] on <= 16 items: ascending stable sort, reversed
+    assert an.descending(scores).tolist() == np.argsort(scores)[::-1].tolist() == [1, 4, 2, 0, 3]
+    assert an.descending(scores, "stable").tolist() == [1, 0, 2, 4, 3]
+    with pytest.raises(ValueError, match="ties"):
+        an.descending(scores, "random")
+
+
+@given(boxes())
+def test_decode_inverts_encode(b):
     anchors = an.generate_anchors()[np.arange(len(b)) % 9] + 100
-    decoded = an.decode_boxes(anchors, an.encode_boxes(anchors, b, legacy=legacy), legacy=legacy)
-    assert np.allclose(decoded, b, atol=1e-9)
+    for convention, legacy in (("inverse", True), ("continuous", False)):
+        t = an.encode_boxes(anchors, b, legacy=legacy)
+        assert np.allclose(an.decode_boxes(anchors, t, convention=convention), b, atol=1e-9)
+
+
+@given(boxes())
+def test_released_decode_is_the_inverse_shifted_by_one_pixel(b):
+    """py-faster-rcnn's bbox_transform_inv does not subtract 1 from x2, y2: its boxes are the
+    inverse's with the right and bottom edges one pixel further out."""
+    anchors = an.generate_anchors()[np.arange(len(b)) % 9] + 100
+    t = an.encode_boxes(anchors, b, legacy=True)
+    assert np.allclose(an.decode_boxes(anchors, t), b + np.array([0, 0, 1, 1]), atol=1e-9)
+
+
+def test_decode_rejects_unknown_conventions():
+    with pytest.raises(ValueError, match="convention"):
+        an.decode_boxes(np.zeros((1, 4)), np.zeros((1, 4)), convention="legacy")
+
+
+def test_proposals_reproduce_the_released_layer_on_ties():
+    """Five anchors, zero deltas, pre_nms = 4. Anchors 1 and 2 overlap (IoU 0.92 > 0.7); anchor 3
+    is 15 px wide (inclusive); anchor 4 scores 0.9, the others tie at 0.5.
+
+    Released layer (the defaults): bbox_transform_inv grows every box by 1 px right and bottom, so
+    anchor 3 becomes 16 px and passes min_size 16. scores.argsort()[::-1] puts the later of equal
+    scores first: [4, 3, 2, 1, 0], and the pre-NMS cut drops anchor 0. NMS re-sorts that list
+    (positions 0..3 = anchors 4, 3, 2, 1) the same way, so among the tied positions the later,
+    i.e. the earlier anchor, comes first: visit 4, 1, 2, 3; 2 is suppressed by 1. Result [4, 1, 3].
+
+    Exact inverse and stable ties: anchor 3 stays 15 px and is dropped; order [4, 0, 1, 2], no cut;
+    NMS keeps 4, 0, 1 and suppresses 2. Result [4, 0, 1]."""
+    anchors = np.array(
+        [
+            [0, 0, 49, 49],
+            [100, 0, 149, 49],
+            [102, 0, 151, 49],
+            [200, 200, 214, 214],
+            [0, 200, 49, 249],
+        ],
+        dtype=float,
+    )
+    scores = np.array([0.5, 0.5, 0.5, 0.5, 0.9])
+    zero = np.zeros_like(anchors)
+    boxes_, kept = an.select_proposals(anchors, zero, scores, 300, 300, pre_nms=4)
+    assert np.array_equal(boxes_, anchors[[4, 1, 3]] + [0, 0, 1, 1])
+    assert kept.tolist() == [0.9, 0.5, 0.5]
+    boxes_, _ = an.select_proposals(
+        anchors, zero, scores, 300, 300, pre_nms=4, convention="inverse", ties="stable"
+    )
+    assert np.array_equal(boxes_, anchors[[4, 0, 1]])
+    # NMS alone on all five (no pre-sort) visits 4, 3, 2, 1, 0 and suppresses 1 instead
+    assert an.nms(anchors, scores, 0.7).tolist() == [4, 3, 2, 0]
 
 
 def test_labels_mark_the_argmax_anchor_and_thresholds():

@@ -189,11 +189,39 @@ def test_tukey_subset_drops_outliers_and_shrinks_with_k():
     assert not hm.tukey_subset(values, 0.5)[6]
 
 
-def test_top_fraction_subset_keeps_ties():
+def test_top_fraction_subset_tie_rules():
     values = np.array([0.1, 0.9, 0.5, 0.5, 0.5, 0.2, 0.3, 0.4, 0.0, 0.8])
-    assert hm.top_fraction_subset(values, 0.2).sum() == 2  # 0.9, 0.8
-    assert hm.top_fraction_subset(values, 0.3).sum() == 5  # rank 3 is 0.5: all three ties kept
+    assert hm.top_fraction_subset(values, 0.2, ties="keep").sum() == 2  # 0.9, 0.8
+    assert hm.top_fraction_subset(values, 0.3, ties="keep").sum() == 5  # rank 3 is 0.5: 3 ties
+    assert hm.top_fraction_subset(values, 0.05, ties="keep").sum() == 0
+    # "cut": exactly int(0.3·10) = 3 items; of the three tied 0.5s the earliest (index 2) is kept
+    assert np.flatnonzero(hm.top_fraction_subset(values, 0.3)).tolist() == [1, 2, 9]
     assert hm.top_fraction_subset(values, 0.05).sum() == 0
+
+
+def test_top_fraction_subset_gives_the_papers_pairwise_n():
+    """500 pairwise items whose tie counts tie at both cuts: 157 items with 0 ties, 143 with 1,
+    200 with 2. The authors keep int(f·500) items (N = 475 at 95%, 300 at 60%, as the paper's
+    tables); keeping everything tied at the cut gives 500 (rank 475 is a 0) and 343 (rank 300 is
+    a 1: 200 twos + 143 ones)."""
+    ties = np.repeat([0, 1, 2], [157, 143, 200])[np.random.default_rng(0).permutation(500)]
+    assert [hm.top_fraction_subset(ties, f).sum() for f in hm.PAIRWISE_TOP_FRACTIONS] == [
+        475,
+        450,
+        400,
+        350,
+        300,
+    ]
+    assert hm.top_fraction_subset(ties, 0.95, ties="keep").sum() == 500
+    assert hm.top_fraction_subset(ties, 0.60, ties="keep").sum() == 343
+    cut = hm.top_fraction_subset(ties, 0.60)
+    assert (ties[cut] >= 1).all()  # a top set, the tied 1s cut by position
+    assert (ties[~cut] <= 1).all()
+
+
+def test_top_fraction_subset_rejects_unknown_tie_rules():
+    with pytest.raises(ValueError, match="ties"):
+        hm.top_fraction_subset(np.arange(5.0), 0.5, ties="all")
 
 
 def test_metric_modules_do_not_import_torch():

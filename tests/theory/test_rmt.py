@@ -59,6 +59,23 @@ def test_constants_match_their_definitions_by_adaptive_quadrature(t, sigma_x2):
     assert k.gamma2 == pytest.approx(math.exp(-2 * t) * sigma_x2 + k.delta, rel=1e-14)
 
 
+def test_the_reference_scripts_readings_against_ours():
+    """docs/diffusion.md, "The reference spectrum script": its default Σ has eigenvalues (1, 2)
+    (mean 1.5 = Tr Σ/d, a variance) and t = 0.01. Read as a variance (ours), c² = 1.5e^{−2t} and
+    a_t = 0.533; used as a standard deviation (the script), c² = 1.5²e^{−2t} and a_t = 0.461.
+    Its 500k-sample Monte Carlo constants are off by +39% in s_t² at t = 0.01 (Σ = I) and give
+    v_t² < 0 at t = 1, where the quadrature gives 5e-5."""
+    assert rmt.rf_constants(0.01, sigma_x2=1.5).a == pytest.approx(0.5329, abs=5e-5)
+    assert rmt.rf_constants(0.01, sigma_x2=1.5**2).a == pytest.approx(0.4613, abs=5e-5)
+    mc = naive.rf_constants_monte_carlo(0.01, sigma_x2=1.5**2)
+    assert mc["a"] == pytest.approx(0.4603, abs=5e-5)  # what the script computes
+    quad_small, mc_small = rmt.rf_constants(0.01), naive.rf_constants_monte_carlo(0.01)
+    assert mc_small["s2"] / quad_small.s2 - 1 == pytest.approx(0.395, abs=5e-4)
+    quad_one, mc_one = rmt.rf_constants(1.0), naive.rf_constants_monte_carlo(1.0)
+    assert quad_one.v2 == pytest.approx(5.4e-5, abs=1e-6)
+    assert mc_one["v2"] == pytest.approx(-5.5e-4, abs=1e-5)
+
+
 def test_constants_of_another_activation_match_their_definitions():
     ref = naive.rf_constants_naive(0.2, activation=math.sin)
     k = rmt.rf_constants(0.2, np.sin)
