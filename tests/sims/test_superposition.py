@@ -107,7 +107,50 @@ def test_lr_schedule_warms_up_then_decays_to_five_percent():
     np.testing.assert_allclose(lrs[:100], 0.01 * np.arange(1, 101) / 100)
     assert lrs.max() == pytest.approx(0.01)
     assert np.all(np.diff(lrs[100:]) <= 0)
-    assert lrs[-1] == pytest.approx(0.0005, rel=1e-3)
+    assert lrs[-1] == pytest.approx(0.0005, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("step", "expected"),
+    [
+        # the authors' get_lr(step, 1e-2, 20000, warmup_steps=2000) (exp-10), by hand: s = t + 1
+        (0, 1e-2 * 1 / 2000),  # warm-up, s = 1
+        (1998, 1e-2 * 1999 / 2000),  # last warm-up step, s = 1999
+        (1999, 1e-2),  # s = w: cosine at progress 0
+        (2000, 0.01 - 0.00475 * (1 - np.cos(np.pi / 18000))),  # one step into the cosine
+        (6499, 0.0005 + 0.00475 * (1 + np.sqrt(0.5))),  # progress 4500/18000 = 1/4
+        (10999, 0.0005 + 0.00475),  # progress 1/2
+        (19999, 0.0005),  # last step: progress 1, η_min = 5% of the peak
+    ],
+)
+def test_lr_schedule_is_the_authors_get_lr(step, expected):
+    assert sp.lr_schedule(step, 20_000, 1e-2, 2000) == pytest.approx(expected, rel=1e-12)
+
+
+def test_per_group_peak_lrs_are_the_authors_large_run_rates():
+    # exp-17: W at 0.02·(8/m)^(1/4), b at 2/m
+    config = sp.TrainConfig(n=10, widths=(8, 32, 128), lr=0.02, lr_groups="per-group")
+    peak_W, peak_b = config.peak_lrs()
+    np.testing.assert_allclose(peak_W, [0.02, 0.02 / np.sqrt(2), 0.01], rtol=1e-12)
+    np.testing.assert_allclose(peak_b, [0.25, 0.0625, 0.015625], rtol=1e-12)
+    shared = sp.TrainConfig(n=10, widths=(8, 32), lr=0.01).peak_lrs()
+    np.testing.assert_array_equal(shared, [[0.01, 0.01], [0.01, 0.01]])
+
+
+def test_per_group_rates_reach_the_optimiser():
+    """With one step, W moves by ≈ η_W,0 per entry and b by ≈ η_b,0 (Adam's first step is
+    ±η), and the per-group first-step rates differ from the shared ones by their ratio."""
+    base = sp.TrainConfig(n=20, widths=(4,), gammas=(0.0,), steps=1, batch=64, warmup_fraction=0)
+    grouped = replace(base, lr_groups="per-group")
+    init = sp.train_models(replace(base, lr=1e-300), 3)  # the initialisation (steps ≥ 1)
+    for config in (base, grouped):
+        result = sp.train_models(config, 3)
+        eta = sp.lr_schedule(0, 1, 1.0, 0)
+        peak_W, peak_b = config.peak_lrs()
+        moved_b = np.abs(result.b - init.b)
+        moved_W = np.abs(result.W[0] - init.W[0])
+        np.testing.assert_allclose(moved_b[moved_b > 0], eta * peak_b[0], rtol=1e-3)
+        np.testing.assert_allclose(moved_W[moved_W > 0], eta * peak_W[0], rtol=1e-3)
 
 
 def test_training_is_deterministic_and_learns():
@@ -152,6 +195,7 @@ def test_train_task_returns_json_ready_models():
         ({"n": 10, "widths": (3,), "gammas": (float("nan"),)}, "gammas"),
         ({"n": 10, "widths": (3,), "lr": 0.0}, "lr"),
         ({"n": 10, "widths": (3,), "dtype": "float16"}, "dtype"),
+        ({"n": 10, "widths": (3,), "lr_groups": "layerwise"}, "lr_groups"),
     ],
 )
 def test_train_config_rejects_bad_input(kwargs, match):
