@@ -58,6 +58,7 @@ FINAL_LR_FRACTION = 0.05
 STRONG_NORM = 1.0  # φ_1: rows with ‖W_i‖ > 1 ("strongly represented")
 REPRESENTED_NORM = 0.5  # φ_{1/2}
 LR_GROUPS = ("shared", "per-group")
+PER_GROUP_BASE_LR = 0.02  # exp-17's --lr: W's peak at m = 8 under lr_groups="per-group"
 #: Steps per data segment: the sample stream of steps [kS, (k+1)S) comes from its own generator,
 #: seeded from (task seed, k), so a run resumed at a segment boundary draws the same samples.
 DATA_SEGMENT = 500
@@ -255,7 +256,7 @@ class TrainConfig:
         ``shared`` (default): W and b both peak at ``lr``, as the small sweeps behind every claim
         here (``exp-10``, ``exp-15``: n = 1000, lr 1e-2). ``per-group``: W peaks at
         lr·(8/m)^{1/4} and b at 2/m, as the large n = 10240 runs (``exp-17``, run with
-        lr = 0.02). See :meth:`peak_lrs`.
+        lr = 0.02, :data:`PER_GROUP_BASE_LR`). See :meth:`peak_lrs`.
     warmup_fraction : float
         Share of the steps in linear warm-up.
     density : float
@@ -487,7 +488,7 @@ def train_models(
     peak_W, peak_b = config.peak_lrs()
     warmup = round(config.warmup_fraction * config.steps)
     segments = -(-config.steps // DATA_SEGMENT)
-    for segment in range(done // DATA_SEGMENT, segments):
+    for segment in range(-(-done // DATA_SEGMENT), segments):  # done: 0, kS or T
         data_rng = _segment_rng(bk, base, segment)
         last = min(config.steps, (segment + 1) * DATA_SEGMENT)
         for step in range(segment * DATA_SEGMENT, last):

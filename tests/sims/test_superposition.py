@@ -3,7 +3,7 @@ schedule, determinism, and the sweep task."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import numpy as np
 import pytest
@@ -224,3 +224,92 @@ def test_single_threaded_blas_pins_and_restores():
     with sp.single_threaded_blas():
         assert all(g() == 1 for g in getters)
     assert [g() for g in getters] == before
+
+
+class _Killed(Exception):
+    """Stands for the process dying (SIGKILL) at a given step."""
+
+
+def _kill_at(monkeypatch, calls: int) -> None:
+    """Make the trainer die on its ``calls``-th evaluation of the loss (training steps first,
+    then the eval batches)."""
+    real = sp.loss_and_grad
+    count = {"n": 0}
+
+    def dying(*args, **kwargs):
+        count["n"] += 1
+        if count["n"] == calls:
+            raise _Killed
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sp, "loss_and_grad", dying)
+
+
+SHRUNK = sp.TrainConfig(  # paper's setup shrunk: 3 segments, the last one partial
+    n=30,
+    widths=(3, 6),
+    gammas=(-1.0, 0.1),
+    steps=2 * sp.DATA_SEGMENT + 250,
+    batch=32,
+    eval_batches=3,
+)
+
+
+def _assert_same(a: sp.TrainResult, b: sp.TrainResult) -> None:
+    for wa, wb in zip(a.W, b.W, strict=True):
+        np.testing.assert_array_equal(wa, wb)
+    np.testing.assert_array_equal(a.b, b.b)
+    np.testing.assert_array_equal(a.loss, b.loss)
+    np.testing.assert_array_equal(a.loss_se, b.loss_se)
+
+
+@pytest.mark.parametrize(
+    ("killed_at", "saved_step"),
+    [
+        (700, sp.DATA_SEGMENT),  # mid segment 1: resumes from step 500
+        (sp.DATA_SEGMENT + 1, sp.DATA_SEGMENT),  # first step after a checkpoint
+        (SHRUNK.steps + 2, SHRUNK.steps),  # during the final evaluation
+    ],
+)
+def test_killed_and_resumed_training_is_bit_identical(tmp_path, monkeypatch, killed_at, saved_step):
+    uninterrupted = sp.train_models(SHRUNK, 11)
+    path = tmp_path / "ckpt" / "train.npz"
+    with monkeypatch.context() as patch:
+        _kill_at(patch, killed_at)
+        with pytest.raises(_Killed):
+            sp.train_models(SHRUNK, 11, checkpoint=path)
+    with np.load(path) as saved:
+        assert int(saved["step"]) == saved_step
+    _assert_same(sp.train_models(SHRUNK, 11, checkpoint=path), uninterrupted)
+    _assert_same(sp.train_models(SHRUNK, 11, checkpoint=path), uninterrupted)  # finished file
+
+
+def test_checkpoint_of_another_run_is_refused(tmp_path):
+    path = tmp_path / "train.npz"
+    small = replace(SHRUNK, steps=10)
+    sp.train_models(small, 0, checkpoint=path)
+    with pytest.raises(ValueError, match="another run"):
+        sp.train_models(small, 1, checkpoint=path)
+    with pytest.raises(ValueError, match="another run"):
+        sp.train_models(replace(small, lr_groups="per-group"), 0, checkpoint=path)
+
+
+def test_killed_sweep_resumes_mid_task_and_cleans_up(tmp_path, monkeypatch):
+    from sims.sweep import run_sweep
+
+    params = [{**asdict(SHRUNK), "widths": [3], "gammas": [-1.0]}, asdict(SHRUNK)]
+    reference = run_sweep(sp.train_task, params, root_seed=5)
+    cache = tmp_path / "sweep"
+    with monkeypatch.context() as patch:
+        _kill_at(patch, SHRUNK.steps + 3 + 700)  # task 0 done, task 1 killed at step 700
+        with pytest.raises(_Killed):
+            run_sweep(sp.train_task, params, root_seed=5, cache_dir=cache)
+    (folder,) = [d for d in cache.iterdir() if d.is_dir()]
+    assert sorted(p.name for p in folder.iterdir() if not p.name.startswith(".")) == [
+        "sweep.json",
+        "task-000000.json",
+        "task-000001.ckpt",
+    ]
+    resumed = run_sweep(sp.train_task, params, root_seed=5, cache_dir=cache)
+    assert [r["result"] for r in resumed] == [r["result"] for r in reference]
+    assert not (folder / "task-000001.ckpt").exists()
