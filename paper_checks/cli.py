@@ -459,6 +459,7 @@ def cmd_solve_superposition(args: argparse.Namespace) -> int:
         batch=args.batch,
         seeds=args.seeds,
         backend=args.backend,
+        lr_groups=args.lr_groups,
     )
     print(json.dumps(to_jsonable(out)) if args.json else "\n".join(lines))
     return 0
@@ -748,6 +749,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--batch", type=_positive_int, default=512, help="samples per step (default 512)"
     )
     s.add_argument("--seeds", type=_positive_int, default=1, help="independent seeds (default 1)")
+    s.add_argument(
+        "--lr-groups",
+        choices=("shared", "per-group"),
+        default="shared",
+        help="peak learning rates: 1e-2 for W and b, as the authors' n = 1000 sweeps (shared, "
+        "default), or W 0.02·(8/m)^(1/4) and b 2/m, as their n = 10240 runs (per-group)",
+    )
     s.add_argument(
         "--backend", choices=BACKENDS, default="numpy", help="array backend (default: numpy)"
     )

@@ -1053,12 +1053,20 @@ def solve_superposition(
     seeds: int = 1,
     backend: str = "numpy",
     seed: int = 0,
+    lr_groups: str = "shared",
 ) -> tuple[dict[str, Any], list[str]]:
     """Train the toy model of the superposition paper at the widths ``widths`` ("10,20,40"), one
     batched stack per seed, and return per width the seed-mean loss, φ_{1/2}, φ_1 and the fitted
-    width exponent α_m with its bootstrap CI (needs ≥ 3 widths)."""
+    width exponent α_m with its bootstrap CI (needs ≥ 3 widths). ``lr_groups``: ``shared`` peak
+    lr 1e-2 for W and b (the authors' n = 1000 sweeps), or ``per-group`` W 0.02·(8/m)^{1/4} and
+    b 2/m (their n = 10240 runs; :meth:`sims.superposition.TrainConfig.peak_lrs`)."""
 
-    from sims.superposition import TrainConfig, single_threaded_blas, train_task
+    from sims.superposition import (
+        PER_GROUP_BASE_LR,
+        TrainConfig,
+        single_threaded_blas,
+        train_task,
+    )
     from sims.sweep import run_sweep
     from theory.fits import fit_power_law
 
@@ -1080,8 +1088,11 @@ def solve_superposition(
         "alpha": alpha,
         "steps": steps,
         "batch": batch,
+        "lr_groups": lr_groups,
         "backend": backend,
     }
+    if lr_groups == "per-group":
+        params["lr"] = PER_GROUP_BASE_LR
     TrainConfig(**{k: v for k, v in params.items() if k != "backend"})  # validates sizes
     with single_threaded_blas():
         records = run_sweep(train_task, [params], n_seeds=seeds, root_seed=seed)
@@ -1100,6 +1111,7 @@ def solve_superposition(
         "steps": steps,
         "batch": batch,
         "seeds": seeds,
+        "lr_groups": lr_groups,
         "m": ms,
         "loss": loss.tolist(),
         "loss_per_seed": per_seed.tolist(),

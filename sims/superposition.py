@@ -15,20 +15,29 @@ learning rate η_t:
 - γ ≥ 0: W ← (1 − η_t γ) W;
 - γ < 0 ("growth"): W_i ← W_i − η_t |γ| (1 − 1/‖W_i‖) W_i, pulling every row to unit norm.
 
-Schedule: linear warm-up to the peak, then cosine down to 5% of the peak.
+Schedule (:func:`lr_schedule`): the authors' ``get_lr``, linear warm-up to the peak, then cosine
+down to 5% of the peak. Learning rates (``lr_groups``): one peak for W and b, as the small sweeps
+that the claims mirror, or the per-group peaks of the authors' large runs.
+
+Checkpoints: ``train_models(..., checkpoint=path)`` saves the state after every
+:data:`DATA_SEGMENT` steps and resumes from it bit-identically.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import math
+import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from sims._backend import array_namespace, get_backend, to_numpy
+from sims.sweep import task_checkpoint_dir
 from theory.superposition import feature_frequencies
 
 __all__ = [
@@ -48,6 +57,11 @@ ADAM_EPS = 1e-8
 FINAL_LR_FRACTION = 0.05
 STRONG_NORM = 1.0  # φ_1: rows with ‖W_i‖ > 1 ("strongly represented")
 REPRESENTED_NORM = 0.5  # φ_{1/2}
+LR_GROUPS = ("shared", "per-group")
+PER_GROUP_BASE_LR = 0.02  # exp-17's --lr: W's peak at m = 8 under lr_groups="per-group"
+#: Steps per data segment: the sample stream of steps [kS, (k+1)S) comes from its own generator,
+#: seeded from (task seed, k), so a run resumed at a segment boundary draws the same samples.
+DATA_SEGMENT = 500
 
 
 # ------------------------------------------------------------------------------------- threads
@@ -197,14 +211,21 @@ def loss_and_grad(
 
 # -------------------------------------------------------------------------------------- training
 def lr_schedule(step: int, steps: int, peak: float, warmup: int) -> float:
-    r"""η_t: linear warm-up η(t+1)/w for t < w, then cosine from η to 5% of η:
+    r"""η_t at the 0-based step t, as the authors' ``get_lr`` (liuyz0/SuperpositionScaling,
+    ``exp/exp-10.py`` and ``exp/exp-17.py``), which counts steps from s = t + 1:
 
-    .. math:: \eta_t = \eta_{min} + \tfrac12(\eta - \eta_{min})(1 + \cos(\pi (t - w)/(T - w))).
+    .. math:: \eta_t = \begin{cases} \eta\, s/w & s < w \\
+              \eta_{min} + \tfrac12(\eta - \eta_{min})(1 + \cos(\pi (s - w)/(T - w)))
+              & s \ge w \end{cases}, \qquad \eta_{min} = 0.05\,\eta.
+
+    Linear warm-up reaches the peak η at t = w − 1; the cosine then runs down to η_min, reached
+    exactly at the last step t = T − 1.
     """
-    if step < warmup:
-        return peak * (step + 1) / warmup
+    s = step + 1
+    if s < warmup:
+        return peak * s / warmup
     low = FINAL_LR_FRACTION * peak
-    progress = (step - warmup) / max(1, steps - warmup)
+    progress = (s - warmup) / max(1, steps - warmup)
     return low + 0.5 * (peak - low) * (1.0 + math.cos(math.pi * progress))
 
 
@@ -229,7 +250,13 @@ class TrainConfig:
     steps, batch : int
         Optimiser steps and samples per step (fresh samples every step).
     lr : float
-        Peak learning rate (W and b).
+        Peak learning rate: of W and b (``lr_groups="shared"``), or the base of W's
+        (``"per-group"``).
+    lr_groups : str
+        ``shared`` (default): W and b both peak at ``lr``, as the small sweeps behind every claim
+        here (``exp-10``, ``exp-15``: n = 1000, lr 1e-2). ``per-group``: W peaks at
+        lr·(8/m)^{1/4} and b at 2/m, as the large n = 10240 runs (``exp-17``, run with
+        lr = 0.02, :data:`PER_GROUP_BASE_LR`). See :meth:`peak_lrs`.
     warmup_fraction : float
         Share of the steps in linear warm-up.
     density : float
@@ -249,6 +276,7 @@ class TrainConfig:
     steps: int = 4000
     batch: int = 512
     lr: float = 1e-2
+    lr_groups: str = "shared"
     warmup_fraction: float = 0.1
     density: float = 1.0
     law: str = "power"
@@ -275,6 +303,10 @@ class TrainConfig:
             )
         if not (math.isfinite(self.lr) and self.lr > 0):
             raise ValueError(f"lr must be > 0 (got {self.lr!r})")
+        if self.lr_groups not in LR_GROUPS:
+            raise ValueError(
+                f"lr_groups must be one of {', '.join(LR_GROUPS)} (got {self.lr_groups!r})"
+            )
         if not 0 <= self.warmup_fraction < 1:
             raise ValueError(f"warmup_fraction must be in [0, 1) (got {self.warmup_fraction!r})")
         if self.dtype not in ("float32", "float64"):
@@ -289,6 +321,18 @@ class TrainConfig:
 
     def model_gammas(self) -> tuple[float, ...]:
         return self.gammas * self.n_models if len(self.gammas) == 1 else self.gammas
+
+    def peak_lrs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Peak learning rates (η_W, η_b) of every model, (K,) each.
+
+        ``shared``: η_W = η_b = lr. ``per-group`` (the authors' ``exp-17``, Fig. 1):
+        η_W = lr·(8/m)^{1/4} and η_b = 2/m, so lr = 0.02 gives W 0.02 at m = 8 and 0.01 at
+        m = 128.
+        """
+        widths = np.asarray(self.model_widths(), dtype=np.float64)
+        if self.lr_groups == "shared":
+            return np.full(widths.shape, self.lr), np.full(widths.shape, self.lr)
+        return self.lr * (8 / widths) ** 0.25, 2 / widths
 
     def frequencies(self) -> np.ndarray:
         return feature_frequencies(self.n, self.alpha, law=self.law, density=self.density)
@@ -344,43 +388,125 @@ def _initial_weights(config: TrainConfig, host: np.random.Generator) -> tuple[np
     return W, host.normal(size=(config.n_models, config.n))
 
 
-def train_models(config: TrainConfig, rng: Any = None, *, backend: str = "numpy") -> TrainResult:
+def _segment_rng(backend: Any, base: int, segment: int) -> Any:
+    """The backend's data generator for segment ``segment`` of the run seeded by ``base``."""
+    state = np.random.SeedSequence(base, spawn_key=(segment,)).generate_state(1, np.uint64)[0]
+    return backend.rng(int(state >> np.uint64(1)))
+
+
+_STATE = ("W", "b", "m1_W", "m2_W", "m1_b", "m2_b")
+
+
+def _run_key(config: TrainConfig, base: int, backend: str) -> str:
+    """What a checkpoint must match to be resumed: the config, the run's seed and the backend."""
+    from sims._jsonio import dumps
+
+    spec = dumps({"config": asdict(config), "seed": base, "backend": backend})
+    return hashlib.sha256(spec.encode()).hexdigest()
+
+
+def _save_checkpoint(path: Path, key: str, step: int, state: dict[str, Any]) -> None:
+    """Write (key, step, state) to ``path`` atomically (temporary file + rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with tmp.open("wb") as handle:
+        np.savez(
+            handle,
+            key=np.array(key),
+            step=np.array(step),
+            **{name: to_numpy(value) for name, value in state.items()},
+        )
+    tmp.replace(path)
+
+
+def _load_checkpoint(path: Path, key: str, xp: Any) -> tuple[int, dict[str, Any]] | None:
+    """(step, state) from ``path``, or None when there is none; ValueError when it belongs to
+    another run."""
+    for stale in path.parent.glob(f".{path.name}.tmp-*"):
+        stale.unlink(missing_ok=True)
+    if not path.exists():
+        return None
+    with np.load(path) as saved:
+        if str(saved["key"]) != key:
+            raise ValueError(f"checkpoint {path} belongs to another run (config, seed or backend)")
+        return int(saved["step"]), {name: xp.asarray(saved[name]) for name in _STATE}
+
+
+def _adamw_step(
+    state: dict[str, Any], grads: dict[str, Any], step: int, lrs: dict[str, Any], gammas: Any
+) -> None:
+    """One step of the paper's AdamW on ``state`` (in place): decoupled decay of W at its
+    current learning rate, then Adam with bias correction at the 1-based step ``step + 1``."""
+    xp = array_namespace(state["W"])
+    beta1, beta2 = ADAM_BETAS
+    state["W"] = _decay(state["W"], gammas, lrs["W"])
+    corr1, corr2 = 1 - beta1 ** (step + 1), 1 - beta2 ** (step + 1)
+    for name in ("W", "b"):
+        grad = grads[name]
+        m1 = beta1 * state[f"m1_{name}"] + (1 - beta1) * grad
+        m2 = beta2 * state[f"m2_{name}"] + (1 - beta2) * grad * grad
+        state[f"m1_{name}"], state[f"m2_{name}"] = m1, m2
+        state[name] = state[name] - lrs[name] * (m1 / corr1) / (xp.sqrt(m2 / corr2) + ADAM_EPS)
+
+
+def train_models(
+    config: TrainConfig,
+    rng: Any = None,
+    *,
+    backend: str = "numpy",
+    checkpoint: str | os.PathLike[str] | None = None,
+) -> TrainResult:
     """Train the K models of ``config`` from W ~ N(0, 1/m), b ~ N(0, 1) and evaluate them.
 
-    ``rng`` (numpy Generator | int | None) seeds everything: the initialisation and the data
-    stream (the backend's own generator, seeded from it). The final loss is the mean over
-    ``eval_batches`` fresh batches of the trained models.
+    ``rng`` (numpy Generator | int | None) seeds everything: the initialisation and a base seed
+    from which segment k of the data stream (steps [kS, (k+1)S), S = :data:`DATA_SEGMENT`) gets
+    its own backend generator; the final loss is the mean over ``eval_batches`` fresh batches
+    of the trained models, from the segment after the last.
+
+    With ``checkpoint`` (a file path), the state (W, b, the four Adam moments and the number of
+    steps done) is written there atomically after every segment, and a call that finds the file
+    resumes from it: a run killed at any step and run again gives bit-identical results. A file
+    from another config, seed or backend is refused (ValueError).
     """
     bk = get_backend(backend)
     xp = bk.xp
     dtype = getattr(xp, config.dtype)
     host = np.random.default_rng(rng)
     W0, b0 = _initial_weights(config, host)
+    base = int(host.integers(2**63))
     W, b = xp.asarray(W0, dtype=dtype), xp.asarray(b0, dtype=dtype)
-    data_rng = bk.rng(int(host.integers(2**63)))
+    state = {"W": W, "b": b, "m1_W": xp.zeros_like(W), "m2_W": xp.zeros_like(W)}
+    state |= {"m1_b": xp.zeros_like(b), "m2_b": xp.zeros_like(b)}
+    path = None if checkpoint is None else Path(checkpoint)
+    key = _run_key(config, base, backend)
+    done = 0
+    if path is not None and (saved := _load_checkpoint(path, key, xp)) is not None:
+        done, state = saved
     p_host = config.frequencies()
     p = xp.asarray(p_host, dtype=dtype)
     gammas = xp.asarray(np.asarray(config.model_gammas()), dtype=dtype)
-    moments = [xp.zeros_like(W), xp.zeros_like(W), xp.zeros_like(b), xp.zeros_like(b)]
+    peak_W, peak_b = config.peak_lrs()
     warmup = round(config.warmup_fraction * config.steps)
-    beta1, beta2 = ADAM_BETAS
-    for step in range(config.steps):
-        lr = lr_schedule(step, config.steps, config.lr, warmup)
-        _, grad_W, grad_b = loss_and_grad(
-            W, b, sample_batch(p, config.batch, data_rng), with_loss=False
-        )
-        W = _decay(W, gammas, lr)
-        corr1, corr2 = 1 - beta1 ** (step + 1), 1 - beta2 ** (step + 1)
-        params = []
-        for i, (param, grad) in enumerate(((W, grad_W), (b, grad_b))):
-            m1 = beta1 * moments[2 * i] + (1 - beta1) * grad
-            m2 = beta2 * moments[2 * i + 1] + (1 - beta2) * grad * grad
-            moments[2 * i], moments[2 * i + 1] = m1, m2
-            params.append(param - lr * (m1 / corr1) / (xp.sqrt(m2 / corr2) + ADAM_EPS))
-        W, b = params
+    segments = -(-config.steps // DATA_SEGMENT)
+    for segment in range(-(-done // DATA_SEGMENT), segments):  # done: 0, kS or T
+        data_rng = _segment_rng(bk, base, segment)
+        last = min(config.steps, (segment + 1) * DATA_SEGMENT)
+        for step in range(segment * DATA_SEGMENT, last):
+            factor = lr_schedule(step, config.steps, 1.0, warmup)
+            lrs = {
+                "W": xp.asarray(factor * peak_W, dtype=dtype)[:, None, None],
+                "b": xp.asarray(factor * peak_b, dtype=dtype)[:, None],
+            }
+            batch = sample_batch(p, config.batch, data_rng)
+            _, grad_W, grad_b = loss_and_grad(state["W"], state["b"], batch, with_loss=False)
+            _adamw_step(state, {"W": grad_W, "b": grad_b}, step, lrs, gammas)
+        if path is not None:
+            _save_checkpoint(path, key, last, state)
+    W, b = state["W"], state["b"]
+    eval_rng = _segment_rng(bk, base, segments)
     losses = np.stack(
         [
-            to_numpy(loss_and_grad(W, b, sample_batch(p, config.batch, data_rng))[0])
+            to_numpy(loss_and_grad(W, b, sample_batch(p, config.batch, eval_rng))[0])
             for _ in range(config.eval_batches)
         ]
     ).astype(np.float64)  # (eval_batches, K)
@@ -412,11 +538,15 @@ def _overlap_stats(rows: np.ndarray) -> dict[str, float | None]:
 def train_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """Sweep task: train ``TrainConfig(**params)`` (``backend`` optional) and return per model its
     width and γ, the final loss (and its s.e.), φ_{1/2}, φ_1, the row norms and the squared-overlap
-    statistics of the normalised rows (all rows, and rows with norm > 1)."""
+    statistics of the normalised rows (all rows, and rows with norm > 1). Inside a cached sweep
+    the training checkpoints to ``train.npz`` in the task's folder
+    (:func:`sims.sweep.task_checkpoint_dir`), so a killed sweep resumes mid-task."""
     params = dict(params)
     backend = params.pop("backend", "numpy")
     config = TrainConfig(**params)
-    result = train_models(config, rng, backend=backend)
+    folder = task_checkpoint_dir()
+    checkpoint = None if folder is None else folder / "train.npz"
+    result = train_models(config, rng, backend=backend, checkpoint=checkpoint)
     norms = result.norms
     models = []
     for k, (m, gamma) in enumerate(zip(config.model_widths(), config.model_gammas(), strict=True)):

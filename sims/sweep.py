@@ -16,7 +16,11 @@ When ``cache_dir`` is given, the driver writes each finished task to
 completes; the fingerprint hashes the function's name and code (:func:`code_fingerprint`), the
 tasks and the root seed, so different sweeps never share files and a change to the task's code
 never reuses records the old code made. Running the same sweep again skips finished tasks: a
-sweep killed at any moment resumes with nothing lost and nothing duplicated.
+sweep killed at any moment resumes with nothing lost and nothing duplicated. A long task can
+also resume mid-task: while it runs, :func:`task_checkpoint_dir` names a folder
+``cache_dir/<fingerprint>/task-<index>.ckpt`` for its checkpoints, removed once the task's record
+is written (``None`` outside a cached sweep; with a remote Dask scheduler the folder must be on a
+shared file system).
 """
 
 from __future__ import annotations
@@ -29,11 +33,13 @@ import itertools
 import logging
 import multiprocessing
 import os
+import shutil
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Self
@@ -53,6 +59,7 @@ __all__ = [
     "make_executor",
     "param_grid",
     "run_sweep",
+    "task_checkpoint_dir",
 ]
 
 logger = logging.getLogger(__name__)
@@ -100,13 +107,27 @@ class SweepTask:
         )
 
 
+_CHECKPOINT_DIR: ContextVar[Path | None] = ContextVar("checkpoint_dir", default=None)
+
+
+def task_checkpoint_dir() -> Path | None:
+    """The folder where the running sweep task may keep checkpoints (it may not exist yet), or
+    ``None`` when the task runs outside a cached sweep."""
+    return _CHECKPOINT_DIR.get()
+
+
 def _run_task(
-    fn: TaskFn, task: SweepTask, seed: np.random.SeedSequence
+    fn: TaskFn, task: SweepTask, seed: np.random.SeedSequence, checkpoint_dir: Path | None = None
 ) -> tuple[dict[str, Any], float]:
-    """Worker body: evaluate one task; return its JSON-ready result and the CPU seconds it took
-    (this thread's CPU time, so the count is right however many tasks a process runs)."""
+    """Worker body: evaluate one task (``checkpoint_dir`` visible to it through
+    :func:`task_checkpoint_dir`); return its JSON-ready result and the CPU seconds it took (this
+    thread's CPU time, so the count is right however many tasks a process runs)."""
     start = time.thread_time()
-    result = fn(dict(task.params), np.random.default_rng(seed))
+    token = _CHECKPOINT_DIR.set(checkpoint_dir)
+    try:
+        result = fn(dict(task.params), np.random.default_rng(seed))
+    finally:
+        _CHECKPOINT_DIR.reset(token)
     if not isinstance(result, Mapping):
         raise TypeError(f"sweep task must return a dict, got {type(result).__name__}")
     return to_jsonable(result), time.thread_time() - start
@@ -496,6 +517,10 @@ def run_sweep(
         fingerprint, sweep = _sweep_fingerprint(fn, tasks, root_seed, paired_seeds)
         cache = Path(cache_dir) / fingerprint[:16]
     executor = executor if executor is not None else SerialExecutor()
+
+    def checkpoints(task: SweepTask) -> Path | None:
+        return None if cache is None else cache / f"task-{task.index:06d}.ckpt"
+
     with _sweep_lock(cache):  # claims run concurrently may share a sweep: one computes it
         if cache is not None:
             done = _open_cache(
@@ -503,7 +528,9 @@ def run_sweep(
             )
         pending = [t for t in tasks if t.index not in done]
         logger.info("sweep %s: %d tasks, %d cached", desc or fn.__name__, len(tasks), len(done))
-        calls = ((t, (fn, t, t.seed(root_seed, paired=paired_seeds))) for t in pending)
+        calls = (
+            (t, (fn, t, t.seed(root_seed, paired=paired_seeds), checkpoints(t))) for t in pending
+        )
         with tqdm(total=len(pending), desc=desc, disable=None, leave=False, file=sys.stderr) as bar:
             for task, (result, cpu_s) in executor.imap_unordered(_run_task, calls):
                 record = {
@@ -514,6 +541,7 @@ def run_sweep(
                 }
                 if cache is not None:
                     write_json_atomic(cache / f"task-{task.index:06d}.json", record)
+                    shutil.rmtree(checkpoints(task), ignore_errors=True)
                 if executor.remote:
                     CpuMeter.add(cpu_s)
                 done[task.index] = record

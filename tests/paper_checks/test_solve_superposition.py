@@ -29,6 +29,13 @@ def test_json_has_one_value_per_width_and_the_fit(capsys):
     assert out["alpha_m_ci"][0] <= out["alpha_m"] <= out["alpha_m_ci"][1]
 
 
+def test_per_group_learning_rates_are_an_option(capsys):
+    assert main([*SMALL, "--lr-groups", "per-group", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["lr_groups"] == "per-group"
+    assert all(0 < loss < 2 for loss in out["loss"])
+
+
 def test_two_widths_give_no_fit(capsys):
     assert main([*SMALL[:4], "--m", "4,8", "--steps", "5", "--batch", "8"]) == 0
     assert "give at least 3 widths" in capsys.readouterr().out
@@ -45,6 +52,7 @@ def test_two_widths_give_no_fit(capsys):
         (["--gamma", "inf"], "--gamma"),
         (["--steps", "-3"], "--steps"),
         (["--backend", "tpu"], "--backend"),
+        (["--lr-groups", "layerwise"], "--lr-groups"),
     ],
 )
 def test_bad_input_is_one_line_naming_the_argument(capsys, args, name):

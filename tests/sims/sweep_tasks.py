@@ -33,3 +33,14 @@ def logged_draw(params, rng):
 
 def mean_of_normals(params, rng):
     return {"mean": float(np.mean(rng.normal(size=params["size"])))}
+
+
+def checkpoint_folder(params, rng):
+    """Report the task's checkpoint folder, leaving a file in it."""
+    from sims.sweep import task_checkpoint_dir
+
+    folder = task_checkpoint_dir()
+    if folder is not None:
+        folder.mkdir(parents=True)
+        (folder / "state").write_text("x")
+    return {"folder": None if folder is None else str(folder)}

@@ -3,7 +3,7 @@ schedule, determinism, and the sweep task."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import numpy as np
 import pytest
@@ -107,7 +107,50 @@ def test_lr_schedule_warms_up_then_decays_to_five_percent():
     np.testing.assert_allclose(lrs[:100], 0.01 * np.arange(1, 101) / 100)
     assert lrs.max() == pytest.approx(0.01)
     assert np.all(np.diff(lrs[100:]) <= 0)
-    assert lrs[-1] == pytest.approx(0.0005, rel=1e-3)
+    assert lrs[-1] == pytest.approx(0.0005, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("step", "expected"),
+    [
+        # the authors' get_lr(step, 1e-2, 20000, warmup_steps=2000) (exp-10), by hand: s = t + 1
+        (0, 1e-2 * 1 / 2000),  # warm-up, s = 1
+        (1998, 1e-2 * 1999 / 2000),  # last warm-up step, s = 1999
+        (1999, 1e-2),  # s = w: cosine at progress 0
+        (2000, 0.01 - 0.00475 * (1 - np.cos(np.pi / 18000))),  # one step into the cosine
+        (6499, 0.0005 + 0.00475 * (1 + np.sqrt(0.5))),  # progress 4500/18000 = 1/4
+        (10999, 0.0005 + 0.00475),  # progress 1/2
+        (19999, 0.0005),  # last step: progress 1, η_min = 5% of the peak
+    ],
+)
+def test_lr_schedule_is_the_authors_get_lr(step, expected):
+    assert sp.lr_schedule(step, 20_000, 1e-2, 2000) == pytest.approx(expected, rel=1e-12)
+
+
+def test_per_group_peak_lrs_are_the_authors_large_run_rates():
+    # exp-17: W at 0.02·(8/m)^(1/4), b at 2/m
+    config = sp.TrainConfig(n=10, widths=(8, 32, 128), lr=0.02, lr_groups="per-group")
+    peak_W, peak_b = config.peak_lrs()
+    np.testing.assert_allclose(peak_W, [0.02, 0.02 / np.sqrt(2), 0.01], rtol=1e-12)
+    np.testing.assert_allclose(peak_b, [0.25, 0.0625, 0.015625], rtol=1e-12)
+    shared = sp.TrainConfig(n=10, widths=(8, 32), lr=0.01).peak_lrs()
+    np.testing.assert_array_equal(shared, [[0.01, 0.01], [0.01, 0.01]])
+
+
+def test_per_group_rates_reach_the_optimiser():
+    """With one step, W moves by ≈ η_W,0 per entry and b by ≈ η_b,0 (Adam's first step is
+    ±η), and the per-group first-step rates differ from the shared ones by their ratio."""
+    base = sp.TrainConfig(n=20, widths=(4,), gammas=(0.0,), steps=1, batch=64, warmup_fraction=0)
+    grouped = replace(base, lr_groups="per-group")
+    init = sp.train_models(replace(base, lr=1e-300), 3)  # the initialisation (steps ≥ 1)
+    for config in (base, grouped):
+        result = sp.train_models(config, 3)
+        eta = sp.lr_schedule(0, 1, 1.0, 0)
+        peak_W, peak_b = config.peak_lrs()
+        moved_b = np.abs(result.b - init.b)
+        moved_W = np.abs(result.W[0] - init.W[0])
+        np.testing.assert_allclose(moved_b[moved_b > 0], eta * peak_b[0], rtol=1e-3)
+        np.testing.assert_allclose(moved_W[moved_W > 0], eta * peak_W[0], rtol=1e-3)
 
 
 def test_training_is_deterministic_and_learns():
@@ -152,6 +195,7 @@ def test_train_task_returns_json_ready_models():
         ({"n": 10, "widths": (3,), "gammas": (float("nan"),)}, "gammas"),
         ({"n": 10, "widths": (3,), "lr": 0.0}, "lr"),
         ({"n": 10, "widths": (3,), "dtype": "float16"}, "dtype"),
+        ({"n": 10, "widths": (3,), "lr_groups": "layerwise"}, "lr_groups"),
     ],
 )
 def test_train_config_rejects_bad_input(kwargs, match):
@@ -180,3 +224,92 @@ def test_single_threaded_blas_pins_and_restores():
     with sp.single_threaded_blas():
         assert all(g() == 1 for g in getters)
     assert [g() for g in getters] == before
+
+
+class _Killed(Exception):
+    """Stands for the process dying (SIGKILL) at a given step."""
+
+
+def _kill_at(monkeypatch, calls: int) -> None:
+    """Make the trainer die on its ``calls``-th evaluation of the loss (training steps first,
+    then the eval batches)."""
+    real = sp.loss_and_grad
+    count = {"n": 0}
+
+    def dying(*args, **kwargs):
+        count["n"] += 1
+        if count["n"] == calls:
+            raise _Killed
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sp, "loss_and_grad", dying)
+
+
+SHRUNK = sp.TrainConfig(  # paper's setup shrunk: 3 segments, the last one partial
+    n=30,
+    widths=(3, 6),
+    gammas=(-1.0, 0.1),
+    steps=2 * sp.DATA_SEGMENT + 250,
+    batch=32,
+    eval_batches=3,
+)
+
+
+def _assert_same(a: sp.TrainResult, b: sp.TrainResult) -> None:
+    for wa, wb in zip(a.W, b.W, strict=True):
+        np.testing.assert_array_equal(wa, wb)
+    np.testing.assert_array_equal(a.b, b.b)
+    np.testing.assert_array_equal(a.loss, b.loss)
+    np.testing.assert_array_equal(a.loss_se, b.loss_se)
+
+
+@pytest.mark.parametrize(
+    ("killed_at", "saved_step"),
+    [
+        (700, sp.DATA_SEGMENT),  # mid segment 1: resumes from step 500
+        (sp.DATA_SEGMENT + 1, sp.DATA_SEGMENT),  # first step after a checkpoint
+        (SHRUNK.steps + 2, SHRUNK.steps),  # during the final evaluation
+    ],
+)
+def test_killed_and_resumed_training_is_bit_identical(tmp_path, monkeypatch, killed_at, saved_step):
+    uninterrupted = sp.train_models(SHRUNK, 11)
+    path = tmp_path / "ckpt" / "train.npz"
+    with monkeypatch.context() as patch:
+        _kill_at(patch, killed_at)
+        with pytest.raises(_Killed):
+            sp.train_models(SHRUNK, 11, checkpoint=path)
+    with np.load(path) as saved:
+        assert int(saved["step"]) == saved_step
+    _assert_same(sp.train_models(SHRUNK, 11, checkpoint=path), uninterrupted)
+    _assert_same(sp.train_models(SHRUNK, 11, checkpoint=path), uninterrupted)  # finished file
+
+
+def test_checkpoint_of_another_run_is_refused(tmp_path):
+    path = tmp_path / "train.npz"
+    small = replace(SHRUNK, steps=10)
+    sp.train_models(small, 0, checkpoint=path)
+    with pytest.raises(ValueError, match="another run"):
+        sp.train_models(small, 1, checkpoint=path)
+    with pytest.raises(ValueError, match="another run"):
+        sp.train_models(replace(small, lr_groups="per-group"), 0, checkpoint=path)
+
+
+def test_killed_sweep_resumes_mid_task_and_cleans_up(tmp_path, monkeypatch):
+    from sims.sweep import run_sweep
+
+    params = [{**asdict(SHRUNK), "widths": [3], "gammas": [-1.0]}, asdict(SHRUNK)]
+    reference = run_sweep(sp.train_task, params, root_seed=5)
+    cache = tmp_path / "sweep"
+    with monkeypatch.context() as patch:
+        _kill_at(patch, SHRUNK.steps + 3 + 700)  # task 0 done, task 1 killed at step 700
+        with pytest.raises(_Killed):
+            run_sweep(sp.train_task, params, root_seed=5, cache_dir=cache)
+    (folder,) = [d for d in cache.iterdir() if d.is_dir()]
+    assert sorted(p.name for p in folder.iterdir() if not p.name.startswith(".")) == [
+        "sweep.json",
+        "task-000000.json",
+        "task-000001.ckpt",
+    ]
+    resumed = run_sweep(sp.train_task, params, root_seed=5, cache_dir=cache)
+    assert [r["result"] for r in resumed] == [r["result"] for r in reference]
+    assert not (folder / "task-000001.ckpt").exists()

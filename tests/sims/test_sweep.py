@@ -20,6 +20,7 @@ from sims.sweep import (
     make_executor,
     param_grid,
     run_sweep,
+    task_checkpoint_dir,
 )
 from tests.sims import sweep_tasks
 
@@ -247,3 +248,13 @@ def test_cache_is_not_reused_after_the_task_code_changes(tmp_path, task_package,
     assert [r["result"]["u"] for r in again] == [r["result"]["u"] for r in first]  # same seeds
     assert len(list((tmp_path / "cache").glob("*/sweep.json"))) == 2
     assert "2 finished tasks cached by other code are not reused" in caplog.text
+
+
+def test_each_cached_task_gets_a_checkpoint_folder_removed_when_it_finishes(tmp_path):
+    assert task_checkpoint_dir() is None
+    assert run_sweep(sweep_tasks.checkpoint_folder, [{}])[0]["result"]["folder"] is None
+    records = run_sweep(sweep_tasks.checkpoint_folder, [{}, {}], cache_dir=tmp_path)
+    folders = [Path(r["result"]["folder"]) for r in records]
+    assert [f.name for f in folders] == ["task-000000.ckpt", "task-000001.ckpt"]
+    assert all(f.parent.parent == tmp_path and not f.exists() for f in folders)
+    assert task_checkpoint_dir() is None
