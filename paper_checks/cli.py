@@ -256,11 +256,12 @@ def _print_plan(claims: Sequence[Claim], scale: str) -> int:
     records = load_reference(scale)[1] if scale in REFERENCE_RUNS else {}
     rows, total, unknown, notes = [], 0.0, 0, {}
     for c in claims:
-        refused, hours = False, None
+        refused, hours, tasks = False, None, None
         if scale == "paper":
             plan = plan_for(c)
             refused = isinstance(plan, Refused)
             hours = None if refused else estimated_cpu_hours(c, plan)
+            tasks = None if refused else plan.tasks
             what = plan.reason if refused else plan.sizes
         else:
             record = records.get(c.id)
@@ -273,8 +274,10 @@ def _print_plan(claims: Sequence[Claim], scale: str) -> int:
             unknown += hours is None
         note = notes.setdefault(what, f"[{len(notes) + 1}]")
         cost = "-" if hours is None else _hours(hours)
-        rows.append((c.id, "refused" if refused else "runs", cost, note))
-    _print_table(rows, ("claim", "plan", "CPU (1 core)", "note"))
+        rows.append(
+            (c.id, "refused" if refused else "runs", "-" if tasks is None else tasks, cost, note)
+        )
+    _print_table(rows, ("claim", "plan", "tasks", "CPU (1 core)", "note"))
     _print_notes(notes)
     runs = sum(row[1] == "runs" for row in rows)
     tail = f" ({unknown} without an estimate)" if unknown else ""

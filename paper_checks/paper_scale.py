@@ -22,13 +22,14 @@ from paper_checks.claims import Claim
 
 @dataclass(frozen=True)
 class PaperSizes:
-    """The claim runs at ``--scale paper``: ``sizes`` are the paper's; ``cpu_hours`` on one core
-    (None: taken from the full reference run when ``same_as_full``)."""
+    """The claim runs at ``--scale paper``: ``sizes`` are the paper's, in ``tasks`` sweep tasks;
+    ``cpu_hours`` on one core (None: taken from the full reference run when ``same_as_full``)."""
 
     sizes: str
     basis: str
     cpu_hours: float | None = None
     same_as_full: bool = False
+    tasks: int | None = None  # sweep tasks (training runs) at the paper's sizes
 
 
 @dataclass(frozen=True)
@@ -68,10 +69,24 @@ _DIFFUSION = Refused(
     "the paper's Fig. 2 trains a 4M-parameter U-Net on CelebA (not shipped); the random-feature "
     "claims' ψ range at the paper's d is not defined yet (`--scale full` is our largest)"
 )
-_SUPERPOSITION = Refused(
-    "the paper's ladders (batch 2,048 × 20,000 steps per width) are not defined for this claim "
-    "yet (`--scale full` is our largest)"
+_SUPERPOSITION_THEORY = Refused(
+    "a quadrature and sampling check of the paper's formulas, not a training run: it has no "
+    "paper size (`--scale full` is its largest)"
 )
+
+
+def _exp10(tasks: int, cpu_hours: float) -> PaperSizes:
+    """A superposition training claim at exp-10's batch and steps (resumable checkpoints)."""
+    return PaperSizes(
+        sizes="exp-10's batch 2,048 × 20,000 steps for every training task (checkpointed "
+        "every 500 steps: a killed run resumes)",
+        tasks=tasks,
+        basis="CPU per step on one thread, measured over 200 steps per task shape, × 20,000 "
+        "(2026-12-01, shared 2-core machine, ±15%)",
+        cpu_hours=cpu_hours,
+    )
+
+
 _RCNN = PaperSizes(
     sizes="the paper's setting at every scale: VGG-16 stride 16, 3 scales × 3 ratios, "
     "a 1000 × 600 image",
@@ -83,7 +98,14 @@ _RCNN = PaperSizes(
 PLANS: dict[str, Plan] = {
     "online": _THEOREMS,
     "diffusion": _DIFFUSION,
-    "superposition": _SUPERPOSITION,
+    "superposition": _SUPERPOSITION_THEORY,
+    "superposition.strong_inverse_m": _exp10(2, 0.20),
+    "superposition.weak_tracks_unlearned": _exp10(4, 0.48),
+    "superposition.regime_knob": _exp10(1, 0.10),
+    "superposition.strong_robust_to_alpha": _exp10(30, 3.0),
+    "superposition.reference_sweep": _exp10(2, 0.58),
+    "superposition.weak_law": _exp10(4, 2.1),
+    "superposition.density_scaling": _exp10(6, 0.60),
     "gated_attention": _GATED,
     "deep_crl": _CRL,
     "rlvr": _RLVR_LLM,
