@@ -235,6 +235,38 @@ def render_blocks(text: str, blocks: Mapping[str, str], where: str) -> str:
     )
 
 
+#: The census claim whose count table ``docs/online.md`` shows (block ``census``).
+CENSUS_CLAIM = "online.census_5_points"
+
+
+def render_census(references: Mapping[str, tuple[Mapping[str, Any], Records]]) -> str:
+    """The (Ldim, M_tr) count table of the 5-point census from the largest committed run that
+    holds it (full covers every class, quick one chunk), with each gap's smallest class."""
+    scale = next(
+        (s for s in ("full", "quick") if CENSUS_CLAIM in references.get(s, ({}, {}))[1]), None
+    )
+    if scale is None:
+        return f"No committed reference run holds `{CENSUS_CLAIM}` yet."
+    m = references[scale][1][CENSUS_CLAIM].measured
+    head = (
+        f"From the {scale} reference run: {m['classes_counted']:,} classes "
+        f"({m['chunks_counted']} of 256 chunks); classes below the 2/3 line: "
+        f"{m['classes_below_two_thirds']}."
+    )
+    lines = [
+        head,
+        "",
+        "| (Ldim, M_tr) | classes | smallest class (gaps only; rows are hypotheses over points 0-4) |",
+        "|---|---:|---|",
+    ]
+    smallest = m.get("smallest_gap_classes", {})
+    for pair in sorted(m["counts"], key=lambda p: tuple(int(x) for x in p.split(","))):
+        rows = smallest.get(pair)
+        example = f"{len(rows)} hypotheses: `{' '.join(rows)}`" if rows else ""
+        lines.append(f"| ({pair.replace(',', ', ')}) | {m['counts'][pair]:,} | {example} |")
+    return "\n".join(lines)
+
+
 #: The committed timing runs of the main job, before and after the speed-ups of issue 17.
 TIMING_RUNS = {when: DOCS / "results" / f"timing-{when}" for when in ("before", "after")}
 RUNNING = DOCS / "running.md"
@@ -285,6 +317,8 @@ def generated_files(
     out = {README: render_blocks(README.read_text(encoding="utf-8"), readme, "README.md")}
     for paper, page in PAGES.items():
         blocks = {"claims": render_claims(paper, references)}
+        if paper == "online":
+            blocks["census"] = render_census(references)
         out[page] = render_blocks(page.read_text(encoding="utf-8"), blocks, page.name)
     if all((d / "results.json").is_file() for d in TIMING_RUNS.values()):
         runs = {when: load_results(d) for when, d in TIMING_RUNS.items()}
