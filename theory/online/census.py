@@ -12,6 +12,11 @@ tabulated for *all* classes at once, bottom-up:
 
 This is independent of the general solvers (bitset recursion, suffix-set DP), so it cross-checks
 them.
+
+On 5 points (2^32 − 1 classes) a table no longer fits, but every class reduces exactly to the
+4-point tables at its first point (:func:`census5_values`, with the proof): :func:`census5_chunk`
+counts (Ldim, M_tr) over one slice of the masks, :func:`census5` over many, and the sweep task
+:func:`sims.online_sweeps.census5_task` runs the slices resumably and in parallel.
 """
 
 from __future__ import annotations
