@@ -162,8 +162,10 @@ def census5_values(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Ldim, and in any order it passes through; π_x is injective on H_x^b (two hypotheses equal off
     x are equal), so π_x(H_x^b) is a 4-point class with the same version-space tree. Hence
     Ldim(H_x^b) = L4[π_x H_x^b] and v(H_x^b, σ) = V4_σ[π_x H_x^b] for every order σ of the other
-    four points (relabelled 0..3 in increasing order). With one order's recursion at its first
-    point (online.md §1) and M_tr = max over the 5! orders x·σ (orders of X suffice):
+    four points (relabelled 0..3 in increasing order; the same relabelling on both sides, so as σ
+    runs over the 24 orders, x·σ runs over the orders of X that start with x). With one order's
+    recursion at its first point (online.md §1) and M_tr = max over the 5! orders x·σ (orders of X
+    suffice):
 
       Ldim(H) = max over x splitting H of 1 + min(L4[π_x H_x^0], L4[π_x H_x^1])  (0 if |H| = 1)
       M_tr(H) = max over x and the 24 orders σ of v(H, x·σ), where
