@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from theory.online import ConceptClass
+from theory.online.census import census5_chunk
 from theory.online.dims import littlestone_dim, vc_dim
 from theory.online.mtr import mtr_by_permutations, transductive_mistake_bound
 
@@ -45,3 +46,10 @@ def random_class_task(params: dict[str, Any], rng: np.random.Generator) -> dict[
             }
         )
     return {"classes": out}
+
+
+def census5_task(params: dict[str, Any], _rng: np.random.Generator) -> dict[str, Any]:
+    """Sweep task: the exact 5-point census of chunk ``params["chunk"]`` of
+    ``params["n_chunks"]`` (:func:`theory.online.census.census5_chunk`); deterministic (the
+    seed is unused)."""
+    return census5_chunk(params["chunk"], params["n_chunks"]).to_dict()

@@ -27,6 +27,9 @@ from sims.online import (
     run_adversary,
     write_graph,
 )
+from sims.online_sweeps import census5_task
+from sims.sweep import run_sweep
+from theory.online.census import CensusCounts, census5
 from theory.online.concept_class import ConceptClass
 from theory.online.constructions import gadget_w, product, singletons, tree_class, tree_paths
 
@@ -406,3 +409,12 @@ def test_draw_tree_layout():
     game = draw_tree(T, label="value")
     assert len(game["positions"]) == T.number_of_nodes() == 8
     assert [t.get_text() for t in game["node_labels"]] == [str(T.nodes[n]["value"]) for n in T]
+
+
+def test_census5_task_runs_resumably_in_a_sweep_and_merges_to_census5(tmp_path):
+    params = [{"chunk": j, "n_chunks": 1 << 20} for j in (0, 1)]
+    first = run_sweep(census5_task, params, cache_dir=tmp_path)
+    again = run_sweep(census5_task, params, cache_dir=tmp_path)  # served from the cache
+    assert again == first
+    merged = CensusCounts.from_dict(first[0]["result"]) + CensusCounts.from_dict(first[1]["result"])
+    assert merged == census5([0, 1], n_chunks=1 << 20)

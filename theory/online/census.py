@@ -12,12 +12,19 @@ tabulated for *all* classes at once, bottom-up:
 
 This is independent of the general solvers (bitset recursion, suffix-set DP), so it cross-checks
 them.
+
+On 5 points (2^32 − 1 classes) a table no longer fits, but every class reduces exactly to the
+4-point tables at its first point (:func:`census5_values`, with the proof): :func:`census5_chunk`
+counts (Ldim, M_tr) over one slice of the masks, :func:`census5` over many, and the sweep task
+:func:`sims.online_sweeps.census5_task` runs the slices resumably and in parallel.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import permutations
 
 import numpy as np
@@ -44,18 +51,25 @@ class Census:
 
     def class_rows(self, mask: int) -> list[str]:
         """The hypotheses of class ``mask`` as 0/1 strings over points 0..n−1."""
-        n = self.n_points
-        return [
-            "".join(str((f >> x) & 1) for x in range(n)) for f in range(1 << n) if (mask >> f) & 1
-        ]
+        return class_rows(mask, self.n_points)
+
+
+def class_rows(mask: int, n_points: int) -> list[str]:
+    """The hypotheses of the class ``mask`` on ``n_points`` points as 0/1 strings over points
+    0..n−1 (function f labels point x with bit x of f)."""
+    return [
+        "".join(str((f >> x) & 1) for x in range(n_points))
+        for f in range(1 << n_points)
+        if (mask >> f) & 1
+    ]
 
 
 def _popcount(a: np.ndarray) -> np.ndarray:
     return np.bitwise_count(a)
 
 
-def census(n_points: int) -> Census:
-    """Tabulate Ldim and M_tr for every class on ``n_points`` (1..4) points."""
+def _domain(n_points: int) -> tuple[np.ndarray, list[int], np.ndarray]:
+    """(every class bitmask, per point x the mask of the functions with label 1 at x, |class|)."""
     if not isinstance(n_points, int) or not 1 <= n_points <= MAX_CENSUS_POINTS:
         raise ValueError(
             f"n_points must be an integer in 1..{MAX_CENSUS_POINTS} (got {n_points!r})"
@@ -63,7 +77,13 @@ def census(n_points: int) -> Census:
     n_funcs = 1 << n_points
     classes = np.arange(1 << n_funcs, dtype=np.int64)
     ones = [sum(1 << f for f in range(n_funcs) if (f >> x) & 1) for x in range(n_points)]
-    size = _popcount(classes)
+    return classes, ones, _popcount(classes)
+
+
+def census(n_points: int) -> Census:
+    """Tabulate Ldim and M_tr for every class on ``n_points`` (1..4) points."""
+    classes, ones, size = _domain(n_points)
+    n_funcs = 1 << n_points
 
     ldim = np.full(classes.size, -1, dtype=np.int8)
     ldim[size == 1] = 0
@@ -77,9 +97,21 @@ def census(n_points: int) -> Census:
             best = np.where(splits, np.maximum(best, value), best)
         ldim[layer] = best
 
-    mtr = np.zeros(classes.size, dtype=np.int8)
-    full = (1 << n_funcs) - 1
-    for order in permutations(range(n_points)):
+    return Census(n_points, ldim, order_values(n_points).max(axis=0))
+
+
+def order_values(n_points: int) -> np.ndarray:
+    """v(V, σ) for every order σ of the ``n_points`` (1..4) points (rows, in the order of
+    ``itertools.permutations(range(n_points))``) and every class V (columns, by bitmask).
+
+    Filled from the last point of σ backwards: v = 0 after the last point and on |V| ≤ 1; at point
+    x, v = c(v(V ∩ [x=0]), v(V ∩ [x=1])) when x splits V, else v(V) passes through (BKM97,
+    online.md §1)."""
+    classes, ones, size = _domain(n_points)
+    full = (1 << (1 << n_points)) - 1
+    orders = list(permutations(range(n_points)))
+    out = np.empty((len(orders), classes.size), dtype=np.int8)
+    for i, order in enumerate(orders):
         value = np.zeros(classes.size, dtype=np.int8)  # after the last point: v = 0
         for x in reversed(order):
             v1, v0 = classes & ones[x], classes & ~ones[x] & full
@@ -88,5 +120,158 @@ def census(n_points: int) -> Census:
             splits = (v1 != 0) & (v0 != 0)
             value = np.where(splits, combined, value)
             value[size <= 1] = 0
-        mtr = np.maximum(mtr, value)
-    return Census(n_points, ldim, mtr)
+        out[i] = value
+    return out
+
+
+# ------------------------------------------------------------------------------ five points
+#: The 2^32 masks of the 5-point census are cut into this many equal chunks (sweep tasks).
+FIVE_POINT_CHUNKS = 256
+FIVE_POINT_CLASSES = (1 << 32) - 1
+
+
+def _drop_point(f: int, x: int) -> int:
+    """The 4-point function left when point x is removed from the 5-point function f (the
+    points above x move down by one)."""
+    return (f & ((1 << x) - 1)) | ((f >> (x + 1)) << x)
+
+
+@lru_cache(maxsize=1)
+def _five_point_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(Ldim of every 4-point class, its value under each of the 24 orders as a (65,536, 24)
+    table, the byte projection table proj[x, b, j, byte]; see :func:`census5_values`)."""
+    four = census(4)
+    values4 = np.ascontiguousarray(order_values(4).T)
+    proj = np.zeros((5, 2, 4, 256), dtype=np.int64)
+    for x in range(5):
+        for j in range(4):
+            for byte in range(256):
+                for i in range(8):
+                    if (byte >> i) & 1:
+                        f = 8 * j + i
+                        proj[x, (f >> x) & 1, j, byte] |= 1 << _drop_point(f, x)
+    return four.ldim, values4, proj
+
+
+def census5_values(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(Ldim, M_tr) of 5-point classes given as bitmasks over the 32 functions (bit f set: the
+    function labelling point x with bit x of f is in the class), exactly, from the 4-point tables.
+
+    The reduction. Write H_x^b = H ∩ [x = b] and π_x for dropping point x (:func:`_drop_point`).
+    On H_x^b the point x is constant, so it splits no sub-version-space: it never contributes to
+    Ldim, and in any order it passes through; π_x is injective on H_x^b (two hypotheses equal off
+    x are equal), so π_x(H_x^b) is a 4-point class with the same version-space tree. Hence
+    Ldim(H_x^b) = L4[π_x H_x^b] and v(H_x^b, σ) = V4_σ[π_x H_x^b] for every order σ of the other
+    four points (relabelled 0..3 in increasing order; the same relabelling on both sides, so as σ
+    runs over the 24 orders, x·σ runs over the orders of X that start with x). With one order's
+    recursion at its first point (online.md §1) and M_tr = max over the 5! orders x·σ (orders of X
+    suffice):
+
+      Ldim(H) = max over x splitting H of 1 + min(L4[π_x H_x^0], L4[π_x H_x^1])  (0 if |H| = 1)
+      M_tr(H) = max over x and the 24 orders σ of v(H, x·σ), where
+      v(H, x·σ) = c(V4_σ[π_x H_x^0], V4_σ[π_x H_x^1]) if x splits H, else V4_σ[π_x H],
+
+    c(a, b) = a + 1 if a = b else max(a, b) (BKM97) and v = 0 on |H| = 1, as in :func:`census`.
+    No symmetry is used: every mask is solved on its own."""
+    masks = np.asarray(masks, dtype=np.int64)
+    if masks.size and (masks.min() < 1 or masks.max() > FIVE_POINT_CLASSES):
+        raise ValueError(f"masks must lie in 1..2^32 − 1 (got {masks.min()}..{masks.max()})")
+    from theory.online._census_numba import solve5_many
+
+    return solve5_many(masks.ravel(), *_five_point_tables())
+
+
+@dataclass(frozen=True)
+class CensusCounts:
+    """Counts of (Ldim, M_tr) over a set of 5-point classes, and per pair its smallest class
+    (fewest hypotheses, then smallest mask)."""
+
+    classes: int  # the number of classes counted
+    counts: dict[tuple[int, int], int]
+    smallest: dict[tuple[int, int], int]
+
+    def gaps(self) -> dict[tuple[int, int], int]:
+        """Counts of the pairs with M_tr < Ldim."""
+        return {pair: n for pair, n in sorted(self.counts.items()) if pair[1] < pair[0]}
+
+    def below_two_thirds(self) -> dict[tuple[int, int], int]:
+        """Counts of the pairs with M_tr < (2/3)·Ldim (3·M_tr < 2·Ldim)."""
+        return {p: n for p, n in sorted(self.counts.items()) if 3 * p[1] < 2 * p[0]}
+
+    def __add__(self, other: CensusCounts) -> CensusCounts:
+        counts = Counter(self.counts) + Counter(other.counts)
+        smallest = dict(self.smallest)
+        for pair, mask in other.smallest.items():
+            if pair not in smallest or _size_key(mask) < _size_key(smallest[pair]):
+                smallest[pair] = mask
+        return CensusCounts(self.classes + other.classes, dict(sorted(counts.items())), smallest)
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form (pairs as "Ldim,M_tr" keys); inverse of :meth:`from_dict`."""
+        return {
+            "classes": self.classes,
+            "counts": {f"{a},{b}": n for (a, b), n in self.counts.items()},
+            "smallest": {f"{a},{b}": m for (a, b), m in self.smallest.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> CensusCounts:
+        def pair(key: str) -> tuple[int, int]:
+            a, b = key.split(",")
+            return int(a), int(b)
+
+        return cls(
+            int(data["classes"]),
+            {pair(k): int(n) for k, n in data["counts"].items()},
+            {pair(k): int(m) for k, m in data["smallest"].items()},
+        )
+
+
+def _size_key(mask: int) -> tuple[int, int]:
+    return (int(mask).bit_count(), int(mask))
+
+
+def census5_chunk(chunk: int, n_chunks: int = FIVE_POINT_CHUNKS) -> CensusCounts:
+    """The census of the masks in chunk ``chunk`` of ``n_chunks`` equal slices of 0..2^32 − 1
+    (mask 0, the empty class, skipped), by :func:`census5_values`' reduction."""
+    if not isinstance(n_chunks, int) or n_chunks < 1 or (1 << 32) % n_chunks:
+        raise ValueError(f"n_chunks must be a power of two ≤ 2^32 (got {n_chunks!r})")
+    if not isinstance(chunk, int) or not 0 <= chunk < n_chunks:
+        raise ValueError(f"chunk must be an integer in 0..{n_chunks - 1} (got {chunk!r})")
+    from theory.online._census_numba import count5
+
+    width = (1 << 32) // n_chunks
+    lo, hi = chunk * width, (chunk + 1) * width
+    counts, smallest = count5(lo, hi, *_five_point_tables())
+    pairs = [(a, b) for a in range(6) for b in range(6) if counts[a, b]]
+    return CensusCounts(
+        hi - max(lo, 1),
+        {p: int(counts[p]) for p in pairs},
+        {p: int(smallest[p]) for p in pairs},
+    )
+
+
+def census5(chunks: Iterable[int] | None = None, n_chunks: int = FIVE_POINT_CHUNKS) -> CensusCounts:
+    """The 5-point census over the given chunks (all ``n_chunks`` by default: every one of the
+    2^32 − 1 nonempty classes), in this process. For a resumable, parallel run use the sweep
+    task :func:`sims.online_sweeps.census5_task`."""
+    chunks = range(n_chunks) if chunks is None else chunks
+    total = CensusCounts(0, {}, {})
+    for chunk in chunks:
+        total = total + census5_chunk(chunk, n_chunks)
+    return total
+
+
+def relabel(mask: int, n_points: int, perm: Iterable[int], flip: int) -> int:
+    """The class ``mask`` on ``n_points`` points with its columns flipped by the bits of ``flip``
+    and then moved by ``perm`` (point x becomes point perm[x]): h ↦ h' with h'(perm[x]) =
+    h(x) XOR flip_x. Ldim and M_tr are invariant under it (online.md §7)."""
+    perm = list(perm)
+    if sorted(perm) != list(range(n_points)):
+        raise ValueError(f"perm must be a permutation of 0..{n_points - 1} (got {perm!r})")
+    out = 0
+    for f in range(1 << n_points):
+        if (mask >> f) & 1:
+            g = sum((((f ^ flip) >> x) & 1) << perm[x] for x in range(n_points))
+            out |= 1 << g
+    return out

@@ -33,6 +33,7 @@ def _ldim_as_mtr(H):
         online.bound_constants,
         online.adversary_forces,
         online.learner_invariants,
+        online.census_5_points,
     ],
 )
 def test_claim_passes(ctx, check):
@@ -177,3 +178,53 @@ def test_a_forged_shipped_witness_file_fails_and_solve_online_reads_it(
     assert [H.rows() for H in online.shipped_witnesses()] == [constructions.gadget_w().rows()]
     result = online.below_two_thirds(ctx)
     assert result.verdict is Verdict.FAIL, result.summary
+
+
+# online.census_5_points: a kernel that miscounts must FAIL -------------------------------------
+@pytest.mark.claim_fails("online.census_5_points")
+def test_census_claim_fails_when_the_tables_keep_only_the_best_order(ctx, monkeypatch):
+    # the tempting shortcut: combine the children's M_tr instead of their values under the same
+    # order σ, i.e. V4_σ replaced by max over σ for every σ
+    import theory.online.census as census_module
+
+    ldim4, values4, proj = census_module._five_point_tables()
+    best = np.repeat(values4.max(axis=1, keepdims=True), values4.shape[1], axis=1)
+    monkeypatch.setattr(census_module, "_five_point_tables", lambda: (ldim4, best, proj))
+    result = online.census_5_points(ctx)
+    assert result.verdict is Verdict.FAIL
+    assert result.measured["sample_mismatches"] > 0
+
+
+@pytest.mark.claim_fails("online.census_5_points")
+def test_census_claim_fails_when_one_class_is_dropped_from_the_counts(ctx, monkeypatch):
+    import theory.online._census_numba as kernels
+
+    exact = kernels.count5
+
+    def one_short(*args):
+        counts, smallest = exact(*args)
+        counts[3, 3] -= 1
+        return counts, smallest
+
+    monkeypatch.setattr(kernels, "count5", one_short)
+    result = online.census_5_points(ctx)
+    assert result.verdict is Verdict.FAIL
+    assert result.measured["coverage_errors"] == 1
+    assert result.measured["violations"] == 1
+
+
+def test_census_claim_reports_the_four_point_gap_inside_the_quick_chunk(ctx):
+    result = online.census_5_points(ctx)
+    assert result.measured["classes_counted"] == (1 << 24) - 1
+    assert result.measured["smallest_gap_classes"]["3,2"] == [
+        "".join(str((f >> x) & 1) for x in range(5)) for f in _smallest_four_point_gap()
+    ]
+
+
+def _smallest_four_point_gap() -> list[int]:
+    from theory.online.census import census
+
+    four = census(4)
+    gaps = [int(m) for m in np.flatnonzero(four.mtr < four.ldim)]
+    mask = min(gaps, key=lambda m: (m.bit_count(), m))
+    return [f for f in range(16) if (mask >> f) & 1]
