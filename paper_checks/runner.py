@@ -73,7 +73,7 @@ def git_sha() -> str | None:
 
 
 def provenance(
-    ctx: Context, wall_time_s: float, cpu_time_s: float | None = None, claim: Claim | None = None
+    ctx: Context, wall_time_s: float, cpu_time_s: float | None = None, code: str | None = None
 ) -> dict[str, Any]:
     """Where a result came from: seed (and replicate), scale, backend and device, versions, git
     sha, wall and CPU time, and the fingerprint of the code the claim's check can run
@@ -88,7 +88,7 @@ def provenance(
         "git_sha": git_sha(),
         "wall_time_s": round(wall_time_s, 3),
         "cpu_time_s": None if cpu_time_s is None else round(cpu_time_s, 3),
-        "code": None if claim is None else claim_fingerprint(claim),
+        "code": code,
     }
 
 
@@ -168,7 +168,7 @@ def _scalar(value: Any) -> float | None:
     return number if np.isfinite(number) else None
 
 
-def _check_once(claim: Claim, ctx: Context) -> CheckResult:
+def _check_once(claim: Claim, ctx: Context, code: str | None = None) -> CheckResult:
     """One check of ``claim`` in ``ctx`` (claim id set), stamped and written to ``ctx.out_dir``.
     Its CPU time is this thread's plus that of the sweep tasks it ran in worker processes."""
     from sims.sweep import CpuMeter
@@ -198,7 +198,9 @@ def _check_once(claim: Claim, ctx: Context) -> CheckResult:
         rule=claim.rule,
         stochastic=claim.stochastic,
         history=[entry.to_json() for entry in claim.history],
-        provenance=provenance(ctx, time.perf_counter() - start, cpu_s, claim),
+        provenance=provenance(
+            ctx, time.perf_counter() - start, cpu_s, code or claim_fingerprint(claim)
+        ),
     )
     write_claim(ctx.out_dir, result)
     return result
@@ -232,13 +234,15 @@ def run_claims(
         for i, claim in enumerate(claims)
         for r in range(replicates if claim.stochastic else 1)
     ]
+    # fingerprints first, in this thread: ast.parse is not safe in concurrent threads (3.11)
+    codes = [claim_fingerprint(claim) for claim in claims]
     runs: dict[int, dict[int, CheckResult]] = {i: {} for i in range(len(claims))}
     results: dict[int, CheckResult] = {}
     pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="check")
-    futures = {
-        pool.submit(_check_once, claims[i], _replicate_context(claims[i], ctx, r)): (i, r)
-        for i, r in units
-    }
+    futures = {}
+    for i, r in units:
+        context = _replicate_context(claims[i], ctx, r)
+        futures[pool.submit(_check_once, claims[i], context, codes[i])] = (i, r)
     bar = tqdm(total=len(claims), desc="claims", unit="claim", disable=None, file=sys.stderr)
     try:
         for future in as_completed(futures):

@@ -380,8 +380,21 @@ def _imported_modules(tree: ast.AST, name: str, is_package: bool) -> set[str]:
     return found
 
 
-#: CPython 3.11's ast.parse is not safe in concurrent threads (gh-106905): checks run in threads.
+#: CPython 3.11 builds Python AST objects with interpreter-wide state (gh-106905): two threads
+#: in ast.parse at once, ours or a library's, can fail. Checks run in threads, so each module's
+#: imports are parsed once per source text (the runner warms this in the main thread).
 _AST_LOCK = threading.Lock()
+_IMPORTS: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def _module_imports(name: str, path: Path, source: bytes) -> frozenset[str]:
+    """:func:`_imported_modules` of a module's source, cached by (module, sha256 of source)."""
+    key = (name, hashlib.sha256(source).hexdigest())
+    with _AST_LOCK:
+        if key not in _IMPORTS:
+            tree = ast.parse(source)
+            _IMPORTS[key] = frozenset(_imported_modules(tree, name, path.name == "__init__.py"))
+        return _IMPORTS[key]
 
 
 def code_fingerprint(fn: Callable[..., Any]) -> str:
@@ -403,12 +416,8 @@ def code_fingerprint(fn: Callable[..., Any]) -> str:
         if path is None:
             continue
         sources[name] = path.read_bytes()
-        with _AST_LOCK:
-            tree = ast.parse(sources[name])
         todo.extend(
-            m
-            for m in _imported_modules(tree, name, path.name == "__init__.py")
-            if m.partition(".")[0] in roots
+            m for m in _module_imports(name, path, sources[name]) if m.partition(".")[0] in roots
         )
     digest = hashlib.sha256()
     for name in sorted(sources):
