@@ -15,9 +15,13 @@ the brute force (tests/naive.py); the DP below shares work between orders (onlin
   vec[cell' ∩ [x=1]]) when both halves are nonempty (c(a, b) = a + 1 if a = b else max(a, b)),
   else the nonempty half passes through. At S = X there is one cell, H: its best value is M_tr(H).
 
-Vectors are stored per hypothesis (each hypothesis carries its cell's value), so any |H| works; the
-points of a suffix set are a uint64 bitmask, which limits the exact DP to :data:`MAX_POINTS` points
-after canonicalisation. Cost ≈ 2^|X| · |X| · F · |H| with F the front size (small in practice).
+Vectors are stored per hypothesis (each hypothesis carries its cell's value, int8 since values are
+≤ log2 |H|), so any |H| works; the points of a suffix set are a uint64 bitmask, which limits the exact
+DP to :data:`MAX_POINTS` points after canonicalisation. A singleton cell always has value 0, so the
+kernel groups the hypotheses of each S by hashing, prepends and filters compact vectors over the
+non-singleton cells only, and tests dominance on their threshold bit-planes (see _mtr_numba.py).
+Cost ≈ 2^|X| · (|H| + |X| · F · (C + F · P)) with F the front size (small in practice), C the
+non-singleton cells and P the plane words.
 """
 
 from __future__ import annotations
@@ -66,7 +70,7 @@ def _solve_canonical(
     prev_start = np.zeros(size, dtype=np.int64)
     prev_count = np.zeros(size, dtype=np.int64)
     prev_count[0] = 1
-    prev_vecs = np.zeros((1, n_h), dtype=np.int16)  # S = ∅: cells are single hypotheses, v = 0
+    prev_vecs = np.zeros((1, n_h), dtype=np.int8)  # S = ∅: cells are single hypotheses, v = 0
     parents = []
     front_max = 1
     for k in range(1, n + 1):
