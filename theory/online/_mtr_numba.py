@@ -113,12 +113,13 @@ def _next_subset(mask):
 
 
 @njit(cache=True)
-def dp_layer(rows, n_points, k, prev_start, prev_count, prev_vecs, start, count):
+def dp_layer(rows, n_points, k, prev_index, prev_vecs, index):
     """Layer k of the DP: the Pareto front of value vectors for every suffix set of size k.
 
-    ``prev_*`` describe layer k − 1 (``prev_start[mask]``, ``prev_count[mask]`` index rows of
-    ``prev_vecs``). Fills ``start``/``count`` for the masks of this layer and returns
-    (vecs, parent point, parent row in prev_vecs) for the stored vectors.
+    ``prev_*`` describe layer k − 1: the front of a mask is prev_vecs[start : start + count] with
+    (start, count) = prev_index[mask] (start and count side by side: one cache line per lookup).
+    Fills ``index`` for the masks of size k only (other rows are left as they are, so two buffers
+    can alternate between layers) and returns (vecs, parent point, parent row in prev_vecs).
     """
     n_h = rows.size
     cap = 1024
@@ -155,15 +156,15 @@ def dp_layer(rows, n_points, k, prev_start, prev_count, prev_vecs, start, count)
             if not (mask >> x) & 1:
                 continue
             sub = mask ^ (1 << x)
-            if prev_count[sub] == 0:
+            if prev_index[sub, 1] == 0:
                 continue
             if n_cells == 0:  # all cells singletons: the zero vector, first candidate kept
                 front_x[0] = x
-                front_j[0] = prev_start[sub]
+                front_j[0] = prev_index[sub, 0]
                 size = 1
                 break
             _halves(rows, x, cell, active, n_active, n_cells, rep0, rep1)
-            for j in range(prev_start[sub], prev_start[sub] + prev_count[sub]):
+            for j in range(prev_index[sub, 0], prev_index[sub, 0] + prev_index[sub, 1]):
                 _prepend(prev_vecs, j, rep0, rep1, n_cells, cand)
                 _planes(cand, n_cells, n_planes, n_words, cand_planes)
                 dominated = False
@@ -219,8 +220,8 @@ def dp_layer(rows, n_points, k, prev_start, prev_count, prev_vecs, start, count)
             gi = np.empty(cap, dtype=np.int64)
             gi[:used] = parent_i[:used]
             parent_i = gi
-        start[mask] = used
-        count[mask] = size
+        index[mask, 0] = used
+        index[mask, 1] = size
         for i in range(size):  # back to one value per hypothesis, 0 on singleton cells
             for h in range(n_h):
                 vecs[used, h] = 0

@@ -67,23 +67,21 @@ def _solve_canonical(
         return 0, list(range(n)), 1
     rows = _row_masks(matrix)
     size = 1 << n
-    prev_start = np.zeros(size, dtype=np.int64)
-    prev_count = np.zeros(size, dtype=np.int64)
-    prev_count[0] = 1
+    # (start, count) of each mask's front; layer k reads the rows of size k − 1 and writes those of
+    # size k, so two buffers alternate and are never cleared: at the end the two hold every
+    # mask's front size (a row is only written in the layer of its mask's size)
+    prev_index = np.zeros((size, 2), dtype=np.int64)
+    index = np.zeros((size, 2), dtype=np.int64)
+    prev_index[0, 1] = 1
     prev_vecs = np.zeros((1, n_h), dtype=np.int8)  # S = ∅: cells are single hypotheses, v = 0
     parents = []
-    front_max = 1
     for k in range(1, n + 1):
-        start = np.zeros(size, dtype=np.int64)
-        count = np.zeros(size, dtype=np.int64)
-        vecs, parent_x, parent_i = dp_layer(
-            rows, n, k, prev_start, prev_count, prev_vecs, start, count
-        )
-        front_max = max(front_max, int(count.max()))
+        vecs, parent_x, parent_i = dp_layer(rows, n, k, prev_index, prev_vecs, index)
         parents.append((parent_x, parent_i))
-        prev_start, prev_count, prev_vecs = start, count, vecs
+        prev_index, index, prev_vecs = index, prev_index, vecs
         if progress is not None:
             progress(k, n)
+    front_max = int(max(index[:, 1].max(), prev_index[:, 1].max()))
     best = int(np.argmax(prev_vecs[:, 0]))
     value = int(prev_vecs[best, 0])
     order, i = [], best

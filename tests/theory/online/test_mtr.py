@@ -38,17 +38,17 @@ def test_every_pareto_front_equals_the_order_enumeration(H):
         return
     expected = mtr_pareto_fronts_naive(matrix)
     rows, size = _row_masks(matrix), 1 << n
-    start, count = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
-    count[0] = 1
+    index = np.zeros((size, 2), dtype=np.int64)
+    index[0, 1] = 1
     vecs = np.zeros((1, n_h), dtype=np.int8)
     assert {tuple(v) for v in vecs} == expected[0]
     for k in range(1, n + 1):
-        prev = (start, count, vecs)
-        start, count = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
-        vecs, _, _ = dp_layer(rows, n, k, *prev, start, count)
+        prev_index, index = index, np.full((size, 2), -1, dtype=np.int64)
+        vecs, _, _ = dp_layer(rows, n, k, prev_index, vecs, index)
         for mask in range(size):
             if mask.bit_count() == k:
-                front = vecs[start[mask] : start[mask] + count[mask]]
+                start, count = index[mask]
+                front = vecs[start : start + count]
                 assert len(front) == len(expected[mask])
                 assert {tuple(int(a) for a in v) for v in front} == expected[mask]
 
