@@ -105,6 +105,28 @@ def _below(u, ui, w, wi, n):
 
 
 @njit(cache=True)
+def collisions(rows, n_points):
+    """has[M] = 1 if some two hypotheses differ only inside M, i.e. suffix set M has a
+    non-singleton cell (then every superset has one too): mark the pairwise differences, then
+    close upwards with the subset-sum transform. Where there are more pairs than masks the table is
+    all ones (no shortcut)."""
+    size = 1 << n_points
+    n_h = rows.size
+    if n_h * (n_h - 1) // 2 > size:
+        return np.ones(size, dtype=np.uint8)
+    has = np.zeros(size, dtype=np.uint8)
+    for a in range(n_h):
+        for b in range(a + 1, n_h):
+            has[rows[a] ^ rows[b]] = 1
+    for x in range(n_points):
+        bit = 1 << x
+        for high in range(0, size, 2 * bit):
+            for low in range(high, high + bit):
+                has[low + bit] |= has[low]
+    return has
+
+
+@njit(cache=True)
 def _next_subset(mask):
     """Gosper's hack: the next larger integer with the same number of set bits."""
     c = mask & -mask
@@ -113,12 +135,13 @@ def _next_subset(mask):
 
 
 @njit(cache=True)
-def dp_layer(rows, n_points, k, prev_index, prev_vecs, index):
+def dp_layer(rows, n_points, k, has, prev_index, prev_vecs, index):
     """Layer k of the DP: the Pareto front of value vectors for every suffix set of size k.
 
     ``prev_*`` describe layer k − 1: the front of a mask is prev_vecs[start : start + count] with
     (start, count) = prev_index[mask] (start and count side by side: one cache line per lookup).
-    Fills ``index`` for the masks of size k only (other rows are left as they are, so two buffers
+    ``has`` is :func:`collisions`: masks without a non-singleton cell skip the grouping. Fills
+    ``index`` for the masks of size k only (other rows are left as they are, so two buffers
     can alternate between layers) and returns (vecs, parent point, parent row in prev_vecs).
     """
     n_h = rows.size
@@ -148,7 +171,9 @@ def dp_layer(rows, n_points, k, prev_index, prev_vecs, index):
     mask = (1 << k) - 1
     last = 1 << n_points
     while mask < last:
-        n_cells, n_active = _cells(rows, np.uint64(mask), table, bits, first, cell, active)
+        n_cells, n_active = 0, 0
+        if has[mask]:
+            n_cells, n_active = _cells(rows, np.uint64(mask), table, bits, first, cell, active)
         n_words = (n_cells + 63) // 64
         width = n_planes * n_words
         size = 0

@@ -32,7 +32,7 @@ from itertools import combinations
 
 import numpy as np
 
-from theory.online._mtr_numba import dp_layer
+from theory.online._mtr_numba import collisions, dp_layer
 from theory.online.concept_class import ConceptClass
 
 #: Largest number of canonical points the exact DP accepts (memory ~ 2^n · 12 bytes per layer).
@@ -73,10 +73,11 @@ def _solve_canonical(
     prev_index = np.zeros((size, 2), dtype=np.int64)
     index = np.zeros((size, 2), dtype=np.int64)
     prev_index[0, 1] = 1
+    has = collisions(rows, n)
     prev_vecs = np.zeros((1, n_h), dtype=np.int8)  # S = ∅: cells are single hypotheses, v = 0
     parents = []
     for k in range(1, n + 1):
-        vecs, parent_x, parent_i = dp_layer(rows, n, k, prev_index, prev_vecs, index)
+        vecs, parent_x, parent_i = dp_layer(rows, n, k, has, prev_index, prev_vecs, index)
         parents.append((parent_x, parent_i))
         prev_index, index, prev_vecs = index, prev_index, vecs
         if progress is not None:

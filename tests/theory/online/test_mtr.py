@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from tests.naive import mtr_bruteforce, mtr_pareto_fronts_naive, transductive_value_naive
 from theory.online import ConceptClass
-from theory.online._mtr_numba import dp_layer
+from theory.online._mtr_numba import collisions, dp_layer
 from theory.online.census import census
 from theory.online.dims import littlestone_dim
 from theory.online.mtr import MAX_POINTS, _row_masks, transductive_mistake_bound
@@ -44,13 +44,28 @@ def test_every_pareto_front_equals_the_order_enumeration(H):
     assert {tuple(v) for v in vecs} == expected[0]
     for k in range(1, n + 1):
         prev_index, index = index, np.full((size, 2), -1, dtype=np.int64)
-        vecs, _, _ = dp_layer(rows, n, k, prev_index, vecs, index)
+        vecs, _, _ = dp_layer(rows, n, k, collisions(rows, n), prev_index, vecs, index)
         for mask in range(size):
             if mask.bit_count() == k:
                 start, count = index[mask]
                 front = vecs[start : start + count]
                 assert len(front) == len(expected[mask])
                 assert {tuple(int(a) for a in v) for v in front} == expected[mask]
+
+
+@settings(deadline=None, max_examples=60)
+@given(concept_classes(max_points=7, max_hypotheses=20))
+def test_collisions_marks_the_suffix_sets_with_a_non_singleton_cell(H):
+    matrix = H.canonical()[0].matrix
+    n_h, n = matrix.shape
+    if n == 0 or n_h <= 1:
+        return
+    has = collisions(_row_masks(matrix), n)
+    pairs_fit = n_h * (n_h - 1) // 2 <= 1 << n
+    for mask in range(1 << n):
+        outside = [x for x in range(n) if not mask >> x & 1]
+        shared = len({tuple(row[outside]) for row in matrix}) < n_h
+        assert has[mask] == (shared if pairs_fit else 1)
 
 
 @settings(deadline=None, max_examples=30)
