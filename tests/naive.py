@@ -180,6 +180,29 @@ def mtr_bruteforce(matrix) -> int:
     return max(transductive_value_naive(matrix, order) for order in permutations(range(n_points)))
 
 
+def mtr_pareto_fronts_naive(matrix) -> dict[int, set[tuple[int, ...]]]:
+    """For every suffix set S (bitmask over the points), the Pareto-maximal vectors
+    (v(cell(h), σ))_h over all orders σ of S, where cell(h) is the hypotheses that agree with h
+    outside S (online.md §6 (B)), each cell scored by :func:`transductive_value_naive`."""
+    rows = _class_rows(matrix)
+    n_points = len(rows[0])
+    fronts = {}
+    for mask in range(1 << n_points):
+        inside = [x for x in range(n_points) if mask >> x & 1]
+        outside = [x for x in range(n_points) if not mask >> x & 1]
+        cells = [[g for g in rows if all(g[x] == r[x] for x in outside)] for r in rows]
+        vectors = {
+            tuple(transductive_value_naive(cell, order) for cell in cells)
+            for order in permutations(inside)
+        }
+        fronts[mask] = {
+            v
+            for v in vectors
+            if not any(w != v and all(a <= b for a, b in zip(v, w, strict=True)) for w in vectors)
+        }
+    return fronts
+
+
 # diffusion: training dynamics of the random-feature score model ----------------------------------
 # Definitions from shared/papers/diffusion.md §1: B = A/√p, L(B) = 1 + (Δ/d) Tr(B U Bᵀ) +
 # (2√Δ/d) Tr(B V), flow dB/dτ = −(2/ψ_p)(Δ B U + √Δ Vᵀ) from B(0) = 0. Dense p × p matrices only.

@@ -15,9 +15,13 @@ the brute force (tests/naive.py); the DP below shares work between orders (onlin
   vec[cell' ∩ [x=1]]) when both halves are nonempty (c(a, b) = a + 1 if a = b else max(a, b)),
   else the nonempty half passes through. At S = X there is one cell, H: its best value is M_tr(H).
 
-Vectors are stored per hypothesis (each hypothesis carries its cell's value), so any |H| works; the
-points of a suffix set are a uint64 bitmask, which limits the exact DP to :data:`MAX_POINTS` points
-after canonicalisation. Cost ≈ 2^|X| · |X| · F · |H| with F the front size (small in practice).
+Vectors are stored per hypothesis (each hypothesis carries its cell's value, int8 since values are
+≤ log2 |H|), so any |H| works; the points of a suffix set are a uint64 bitmask, which limits the exact
+DP to :data:`MAX_POINTS` points after canonicalisation. A singleton cell always has value 0, so the
+kernel groups the hypotheses of each S by hashing, prepends and filters compact vectors over the
+non-singleton cells only, and tests dominance on their threshold bit-planes (see _mtr_numba.py).
+Cost ≈ 2^|X| · (|H| + |X| · F · (C + F · P)) with F the front size (small in practice), C the
+non-singleton cells and P the plane words.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from itertools import combinations
 
 import numpy as np
 
-from theory.online._mtr_numba import dp_layer
+from theory.online._mtr_numba import collisions, dp_layer
 from theory.online.concept_class import ConceptClass
 
 #: Largest number of canonical points the exact DP accepts (memory ~ 2^n · 12 bytes per layer).
@@ -63,23 +67,22 @@ def _solve_canonical(
         return 0, list(range(n)), 1
     rows = _row_masks(matrix)
     size = 1 << n
-    prev_start = np.zeros(size, dtype=np.int64)
-    prev_count = np.zeros(size, dtype=np.int64)
-    prev_count[0] = 1
-    prev_vecs = np.zeros((1, n_h), dtype=np.int16)  # S = ∅: cells are single hypotheses, v = 0
+    # (start, count) of each mask's front; layer k reads the rows of size k − 1 and writes those of
+    # size k, so two buffers alternate and are never cleared: at the end the two hold every
+    # mask's front size (a row is only written in the layer of its mask's size)
+    prev_index = np.zeros((size, 2), dtype=np.int64)
+    index = np.zeros((size, 2), dtype=np.int64)
+    prev_index[0, 1] = 1
+    has = collisions(rows, n)
+    prev_vecs = np.zeros((1, n_h), dtype=np.int8)  # S = ∅: cells are single hypotheses, v = 0
     parents = []
-    front_max = 1
     for k in range(1, n + 1):
-        start = np.zeros(size, dtype=np.int64)
-        count = np.zeros(size, dtype=np.int64)
-        vecs, parent_x, parent_i = dp_layer(
-            rows, n, k, prev_start, prev_count, prev_vecs, start, count
-        )
-        front_max = max(front_max, int(count.max()))
+        vecs, parent_x, parent_i = dp_layer(rows, n, k, has, prev_index, prev_vecs, index)
         parents.append((parent_x, parent_i))
-        prev_start, prev_count, prev_vecs = start, count, vecs
+        prev_index, index, prev_vecs = index, prev_index, vecs
         if progress is not None:
             progress(k, n)
+    front_max = int(max(index[:, 1].max(), prev_index[:, 1].max()))
     best = int(np.argmax(prev_vecs[:, 0]))
     value = int(prev_vecs[best, 0])
     order, i = [], best

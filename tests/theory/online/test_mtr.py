@@ -7,11 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.naive import mtr_bruteforce, transductive_value_naive
+from tests.naive import mtr_bruteforce, mtr_pareto_fronts_naive, transductive_value_naive
 from theory.online import ConceptClass
+from theory.online._mtr_numba import collisions, dp_layer
 from theory.online.census import census
 from theory.online.dims import littlestone_dim
-from theory.online.mtr import MAX_POINTS, transductive_mistake_bound
+from theory.online.mtr import MAX_POINTS, _row_masks, transductive_mistake_bound
 from theory.online.strategies import classes_with_planted_gap, concept_classes, products
 
 W_ROWS = ["0000", "1000", "0100", "0001", "1101", "0011", "1011", "1111"]
@@ -24,6 +25,47 @@ def test_dp_equals_the_permutation_brute_force(H):
     assert result.value == mtr_bruteforce(H.matrix)
     # the witness sequence achieves the value
     assert transductive_value_naive(H.matrix, list(result.sequence)) == result.value
+
+
+@settings(deadline=None, max_examples=60)
+@given(concept_classes(max_points=5, max_hypotheses=12))
+def test_every_pareto_front_equals_the_order_enumeration(H):
+    """The compact kernel (non-singleton cells, bit-plane dominance) keeps, for every suffix set,
+    exactly the Pareto-maximal per-hypothesis vectors over all orders of that set."""
+    matrix = H.canonical()[0].matrix
+    n_h, n = matrix.shape
+    if n == 0 or n_h <= 1:
+        return
+    expected = mtr_pareto_fronts_naive(matrix)
+    rows, size = _row_masks(matrix), 1 << n
+    index = np.zeros((size, 2), dtype=np.int64)
+    index[0, 1] = 1
+    vecs = np.zeros((1, n_h), dtype=np.int8)
+    assert {tuple(v) for v in vecs} == expected[0]
+    for k in range(1, n + 1):
+        prev_index, index = index, np.full((size, 2), -1, dtype=np.int64)
+        vecs, _, _ = dp_layer(rows, n, k, collisions(rows, n), prev_index, vecs, index)
+        for mask in range(size):
+            if mask.bit_count() == k:
+                start, count = index[mask]
+                front = vecs[start : start + count]
+                assert len(front) == len(expected[mask])
+                assert {tuple(int(a) for a in v) for v in front} == expected[mask]
+
+
+@settings(deadline=None, max_examples=60)
+@given(concept_classes(max_points=7, max_hypotheses=20))
+def test_collisions_marks_the_suffix_sets_with_a_non_singleton_cell(H):
+    matrix = H.canonical()[0].matrix
+    n_h, n = matrix.shape
+    if n == 0 or n_h <= 1:
+        return
+    has = collisions(_row_masks(matrix), n)
+    pairs_fit = n_h * (n_h - 1) // 2 <= 1 << n
+    for mask in range(1 << n):
+        outside = [x for x in range(n) if not mask >> x & 1]
+        shared = len({tuple(row[outside]) for row in matrix}) < n_h
+        assert has[mask] == (shared if pairs_fit else 1)
 
 
 @settings(deadline=None, max_examples=30)
