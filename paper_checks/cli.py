@@ -184,7 +184,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             ctx = Context(args.scale, args.seed, out_dir, executor, backend)
             from paper_checks.runner import run_claims
 
-            results = run_claims(claims, ctx, args.replicates, on_result=_print_claim_line)
+            results = run_claims(
+                claims,
+                ctx,
+                args.replicates,
+                on_result=_print_claim_line,
+                costs=_reference_costs(args.scale),
+            )
         info = RunInfo(
             run_id=run_id,
             created=created.isoformat(timespec="seconds"),
@@ -215,6 +221,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"report: {page}")
     failed = {"fail": counts[Verdict.FAIL] + counts[Verdict.ERROR], "error": counts[Verdict.ERROR]}
     return 1 if failed.get(args.fail_on) else 0
+
+
+def _reference_costs(scale: str) -> dict[str, float]:
+    """CPU seconds per claim in the committed reference run at ``scale`` (empty when there is
+    none, e.g. in an installed package): the runner starts the longest checks first."""
+    from paper_checks.docs import REFERENCE_RUNS, load_reference
+
+    if scale not in REFERENCE_RUNS:
+        return {}
+    try:
+        records = load_reference(scale)[1]
+    except ValueError:  # a broken reference file must not stop a run
+        return {}
+    return {
+        claim_id: float(r.provenance.get("cpu_time_s") or r.provenance["wall_time_s"])
+        for claim_id, r in records.items()
+    }
 
 
 def _tally(results: Sequence[CheckResult]) -> str:

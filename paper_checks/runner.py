@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
@@ -219,6 +219,7 @@ def run_claims(
     replicates: int = 1,
     on_result: Callable[[CheckResult], None] | None = None,
     concurrency: int | None = None,
+    costs: Mapping[str, float] | None = None,
 ) -> list[CheckResult]:
     """Check ``claims`` and return their results in the order given; ``on_result`` is called
     with each claim's result as soon as it (and its replicates) finish.
@@ -226,14 +227,20 @@ def run_claims(
     Every (claim, replicate) check is a unit; up to ``concurrency`` units run at once in threads
     (default :func:`default_concurrency`), sharing the run's executor, so two checks never
     compute the same sweep (the second waits, then reads the cache). Results do not depend on
-    the concurrency: every check draws only from its own seeded streams.
+    the concurrency: every check draws only from its own seeded streams. ``costs`` (claim id ->
+    expected CPU seconds, e.g. from a reference run) starts the longest checks first, so that no
+    long check is left running alone at the end; claims without a cost keep their order after.
     """
     concurrency = default_concurrency(ctx) if concurrency is None else concurrency
-    units = [
-        (i, r)
-        for i, claim in enumerate(claims)
-        for r in range(replicates if claim.stochastic else 1)
-    ]
+    costs = costs or {}
+    units = sorted(
+        (
+            (i, r)
+            for i, claim in enumerate(claims)
+            for r in range(replicates if claim.stochastic else 1)
+        ),
+        key=lambda unit: -costs.get(claims[unit[0]].id, 0.0),
+    )
     # fingerprints first, in this thread: ast.parse is not safe in concurrent threads (3.11)
     codes = [claim_fingerprint(claim) for claim in claims]
     runs: dict[int, dict[int, CheckResult]] = {i: {} for i in range(len(claims))}

@@ -82,3 +82,24 @@ def test_cpu_time_counts_the_tasks_run_in_worker_processes(tmp_path):
     (local,) = run_claims(_claims()[:1], Context(out_dir=tmp_path / "s", executor=SerialExecutor()))
     assert remote.measured == local.measured
     assert remote.provenance["cpu_time_s"] > 0
+
+
+def test_costs_start_the_longest_checks_first(tmp_path):
+    started: list[str] = []
+
+    def record(ctx: Context) -> CheckResult:
+        started.append(ctx.claim_id)
+        return CheckResult(Verdict.PASS, "", {"total": 1.0}, {}, "")
+
+    rule = "PASS always; FAIL never."
+    claims = [
+        Claim(f"rlvr.test_o{i}", "rlvr", "s", "tests", record, rule, False, None) for i in range(4)
+    ]
+    results = run_claims(
+        claims,
+        Context(out_dir=tmp_path),
+        concurrency=1,
+        costs={"rlvr.test_o2": 50.0, "rlvr.test_o3": 9.0},
+    )
+    assert started == ["rlvr.test_o2", "rlvr.test_o3", "rlvr.test_o0", "rlvr.test_o1"]
+    assert [r.claim_id for r in results] == [c.id for c in claims]  # results in the order given
