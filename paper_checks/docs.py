@@ -294,7 +294,9 @@ def render_timing(
             f"{run['wall_time_s'] / 60:.1f} min of wall time for the run.\n"
         )
     lines += ["| claim | before (CPU s) | after (CPU s) | after / before |", "|---|---|---|---|"]
-    ids = sorted(set(rec_b) | set(rec_a), key=lambda c: -_cpu_seconds(rec_b.get(c) or rec_a[c]))
+    ids = sorted(
+        set(rec_b) | set(rec_a), key=lambda c: (-_cpu_seconds(rec_b.get(c) or rec_a[c]), c)
+    )
     for claim_id in ids:
         b, a = rec_b.get(claim_id), rec_a.get(claim_id)
         cb = "-" if b is None else f"{_cpu_seconds(b):.1f}"
