@@ -169,7 +169,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.update:
         if args.out is None or not (out_dir / "results.json").is_file():
             raise ValueError("--update: name with --out a run directory that holds a results.json")
-        check_update(out_dir, args.scale, args.seed, args.replicates)
+        check_update(out_dir, args.scale, args.seed)
     # refuse before anything is written: an unwritable --out, a `latest` that is not ours
     check_output_path(out_dir, "--out", directory=True)
     check_latest(out_dir.resolve().parent)

@@ -106,7 +106,8 @@ class RunInfo:
     argv: list[str]
     wall_time_s: float
     replicates: int = 1
-    #: Later runs that replaced some claims' records (``run --update``): created, argv, claims.
+    #: Later runs that replaced some claims' records (``run --update``): created, argv, claims,
+    #: replicates.
     updates: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -137,16 +138,17 @@ def write_results(run_dir: Path, info: RunInfo, results: list[CheckResult]) -> P
     return write_json_atomic(run_dir / "results.json", payload)
 
 
-def check_update(run_dir: Path, scale: str, seed: int, replicates: int) -> None:
+def check_update(run_dir: Path, scale: str, seed: int) -> None:
     """Refuse (ValueError naming ``--update``) to update ``run_dir``'s results with a run of
-    another scale, seed or replicate count: one results.json holds one kind of run."""
+    another scale or root seed: one results.json holds one kind of run. The replicate count may
+    differ (an expensive claim refreshed with fewer root seeds): each record carries its own in
+    ``replication``, and each update names its count."""
     run, _ = load_results(run_dir)
-    wanted = {"scale": scale, "seed": seed, "replicates": replicates}
-    for key, value in wanted.items():
-        if run.get(key, 1) != value:
+    for key, value in {"scale": scale, "seed": seed}.items():
+        if run.get(key) != value:
             raise ValueError(
                 f"--update: {run_dir / 'results.json'} holds a run with {key} "
-                f"{run.get(key, 1)!r}, not {value!r}"
+                f"{run.get(key)!r}, not {value!r}"
             )
 
 
@@ -168,6 +170,7 @@ def update_results(
         "created": info.created,
         "argv": info.argv,
         "claims": [r.claim_id for r in results],
+        "replicates": info.replicates,
         "wall_time_s": info.wall_time_s,
     }
     payload["run"] = {**run, "updates": [*run.get("updates", []), update]}

@@ -92,13 +92,29 @@ def provenance(
     }
 
 
+#: Modules that record, present or register results but compute none of their numbers: a claim's
+#: fingerprint leaves them out, so that editing a report or a plot style does not make every
+#: stored result stale.
+PRESENTATION_MODULES = frozenset(
+    {
+        "paper_checks",
+        "paper_checks.claims",
+        "paper_checks.results",
+        "paper_checks.plotting",
+        "paper_checks._inputs",
+    }
+)
+
+
 def claim_fingerprint(claim: Claim) -> str:
     """sha256 of the source of the claim's check module and of every project module it imports,
-    transitively (:func:`sims.sweep.code_fingerprint`): a result whose fingerprint differs from
-    today's was made by other code."""
+    transitively (:func:`sims.sweep.code_fingerprint`), less :data:`PRESENTATION_MODULES`: the
+    code that computes the claim's numbers (the check, its theory, simulations and networks, the
+    context's seeds and sizes, the sweep engine). A result whose fingerprint differs from today's
+    was made by other code."""
     from sims.sweep import code_fingerprint
 
-    return code_fingerprint(claim.check)
+    return code_fingerprint(claim.check, skip=PRESENTATION_MODULES)
 
 
 #: A PASS (or any verdict) reproduced under fewer than this share of root seeds is fragile.

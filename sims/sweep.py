@@ -37,7 +37,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -397,12 +397,13 @@ def _module_imports(name: str, path: Path, source: bytes) -> frozenset[str]:
         return _IMPORTS[key]
 
 
-def code_fingerprint(fn: Callable[..., Any]) -> str:
+def code_fingerprint(fn: Callable[..., Any], skip: Collection[str] = ()) -> str:
     """A sha256 of the code a task function can run: the source of the module defining ``fn``
     and of every module of this project (``theory``, ``sims``, ``neural``, ``paper_checks``) or
     of ``fn``'s own top-level package that it imports, transitively, read from the import
     statements (imports inside functions included). Editing any of them changes the
     fingerprint; editing a module the task never imports (a claim's plotting code) does not.
+    Modules named in ``skip`` are neither hashed nor followed.
     The sources are read from disk at every call (milliseconds for a task's few modules), so an
     edit made during a long-lived session counts; a module edited on disk but not reloaded is
     fingerprinted as edited."""
@@ -412,7 +413,7 @@ def code_fingerprint(fn: Callable[..., Any]) -> str:
     todo = [module]
     while todo:
         name = todo.pop()
-        path = None if name in sources else _module_file(name)
+        path = None if name in sources or name in skip else _module_file(name)
         if path is None:
             continue
         sources[name] = path.read_bytes()

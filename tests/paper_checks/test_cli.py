@@ -594,11 +594,22 @@ def test_update_replaces_only_the_claims_run(fake_claims, tmp_path, monkeypatch,
     assert after["run"]["argv"] == before["run"]["argv"]
 
 
+def test_update_may_use_another_replicate_count(fake_claims, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    passing, failing = fake_claims("pass"), fake_claims("fail")
+    run_fake([passing, failing, "--replicates", "3", "--fail-on", "never"], tmp_path)
+    code, after = run_fake([failing, "--update", "--fail-on", "never"], tmp_path)
+    assert code == 0
+    assert after["run"]["replicates"] == 3
+    (update,) = after["run"]["updates"]
+    assert update["replicates"] == 1
+
+
 def test_update_refuses_another_kind_of_run(fake_claims, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     passing = fake_claims("pass")
     run_fake([passing], tmp_path)
-    for extra, word in (["--seed", "3"], "seed"), (["--replicates", "2"], "replicates"):
+    for extra, word in (["--seed", "3"], "seed"), (["--scale", "full"], "scale"):
         assert main(["run", passing, "--update", "--out", "results/run", *extra]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("paper-checks: error: --update:")

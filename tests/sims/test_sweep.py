@@ -233,6 +233,9 @@ def test_code_fingerprint_follows_the_modules_a_task_imports(task_package):
     task_package("helper", "OFFSET = 1.0\n")
     assert code_fingerprint(task) != first  # imported lazily, inside the function
     assert code_fingerprint(sweep_tasks.draw) != code_fingerprint(task)
+    skipping = code_fingerprint(task, skip={"codepkg.helper"})
+    task_package("helper", "OFFSET = 2.0\n")
+    assert code_fingerprint(task, skip={"codepkg.helper"}) == skipping  # skipped: not hashed
 
 
 def test_cache_is_not_reused_after_the_task_code_changes(tmp_path, task_package, caplog):
