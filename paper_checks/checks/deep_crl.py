@@ -520,6 +520,9 @@ ONLINE_SIZES: dict[str, Any] = {
     "n_seeds": 3,
     "task": {"epochs": 100, "grad_steps": 64, "eval_every": 10},
 }
+#: Configurations also trained at both depths and reported beside the verdict, never deciding it
+#: (issue 19: the reference's settings, :data:`neural.deep_crl.CONFIGS`).
+ONLINE_REPORTED_CONFIGS = ("reference",)
 #: Δ = mean(deep) − mean(shallow) far-goal success with the interval Δ ± ONLINE_Z s.e. (≈ 95%).
 #: PASS: the interval lies above 0 and Δ ≥ ONLINE_MIN_GAIN; FAIL: the interval lies below
 #: +ONLINE_MIN_GAIN (it excludes a benefit of depth of that size); INCONCLUSIVE otherwise.
@@ -544,6 +547,29 @@ def _online_caveat(verdict: Verdict, shallow: float, deep: float) -> str:
     if max(shallow, deep) <= 1 - ONLINE_CEILING:
         return "; both depths at the floor: neither reaches the far goals at this scale"
     return "; the difference is within the seed noise"
+
+
+def _success_by_depth(records: Sequence[Mapping[str, Any]]) -> dict[int, np.ndarray]:
+    """Per-seed final far-goal success of online runs, by depth (sweep order)."""
+    depths = dict.fromkeys(r["params"]["depth"] for r in records)
+    return {
+        d: np.array([r["result"]["final_success"] for r in records if r["params"]["depth"] == d])
+        for d in depths
+    }
+
+
+def _reported_text(
+    reported: Mapping[str, Mapping[int, np.ndarray]], shallow: int, deep: int
+) -> str:
+    """The summary's phrase for the reported (not deciding) configurations."""
+    return "".join(
+        f"; reported, config {config!r}: "
+        + ", ".join(
+            f"D{d} {v.mean():.2f} [{', '.join(f'{x:.2f}' for x in v)}]" for d, v in by_depth.items()
+        )
+        + f" (Δ {by_depth[deep].mean() - by_depth[shallow].mean():+.2f})"
+        for config, by_depth in reported.items()
+    )
 
 
 def online_verdict(
@@ -602,6 +628,14 @@ ONLINE_RULE = (
             before="INCONCLUSIVE at full (Δ = −0.12 ± 0.23); the new rule on the same numbers: "
             "interval [−0.59, +0.33] holds +0.05, INCONCLUSIVE",
         ),
+        HistoryEntry(
+            date="2026-12-01",
+            change="at full scale both depths are also trained with config 'reference' (flax "
+            "LayerNorm ε, α₀ 1, α lr 3e-4, α-weighted α-loss, no constant input) and reported "
+            "beside the verdict; the rule, sizes and seeds of the deciding 'cpu' arm are unchanged",
+            reason="issue 19: report the reference's settings beside the CPU configuration",
+            before="INCONCLUSIVE at full (Δ = −0.12 ± 0.23, 2026-11-30); no 'reference' run yet",
+        ),
     ],
 )
 def online_maze(
@@ -635,10 +669,21 @@ def online_maze(
     shallow, deep = size["depths"][0], size["depths"][-1]
     maze = GridMaze.from_layout(task_params.get("layout", U_SMALL))
     runs = {d: [r["result"] for r in records if r["params"]["depth"] == d] for d in size["depths"]}
-    success = {d: np.array([r["final_success"] for r in runs[d]]) for d in runs}
+    success = _success_by_depth(records)
     at_goal = {d: np.array([r["final_time_at_goal"] for r in runs[d]]) for d in runs}
     verdict, diff, se = decide(success[deep], success[shallow])
     tag_diff = _mean_se(at_goal[deep])[0] - _mean_se(at_goal[shallow])[0]
+    reported = {  # config -> depth -> per-seed far-goal success; reported, not deciding
+        config: _success_by_depth(
+            ctx.sweep(
+                task,
+                [{**p, "config": config} for p in params],
+                name=f"online-{config}",
+                n_seeds=size["n_seeds"],
+            ),
+        )
+        for config in ONLINE_REPORTED_CONFIGS
+    }
 
     fig, axes = new_figure(ncols=4, figsize=(16, 3.8))
     for ax, key, label in [(axes[0], "success", "far-goal success rate"),
@@ -651,6 +696,10 @@ def online_maze(
         ax.set_xlabel("environment steps")
         ax.set_ylabel(label)
         ax.set_ylim(-0.03, 1.03)
+    for k, d in enumerate(size["depths"]):
+        for config, by_depth in reported.items():
+            axes[0].axhline(by_depth[d].mean(), color=f"C{k}", ls=":", lw=1.2,
+                            label=f"D = {d}, config {config!r}: final mean")  # fmt: skip
     axes[0].legend(fontsize="x-small", title=DEPTH_NOTE, title_fontsize="xx-small")
     axes[0].set_title(f"{size['n_seeds']} seeds (thin lines), actor = critic depth",
                       fontsize="small")  # fmt: skip
@@ -681,9 +730,14 @@ def online_maze(
         f"Δ ≥ {ONLINE_MIN_GAIN}; FAIL: below +{ONLINE_MIN_GAIN}); time at goal "
         + ", ".join(f"D{d} {at_goal[d].mean():.3f}" for d in runs)
         + f" (Δ {tag_diff:+.3f})"
-        + _online_caveat(verdict, success[shallow].mean(), success[deep].mean()),
+        + _online_caveat(verdict, success[shallow].mean(), success[deep].mean())
+        + _reported_text(reported, shallow, deep),
         measured={
             "success": {str(d): success[d] for d in runs},
+            "reported_configs": {
+                config: {str(d): v for d, v in by_depth.items()}
+                for config, by_depth in reported.items()
+            },
             "time_at_goal": {str(d): at_goal[d] for d in runs},
             "success_diff": diff,
             "success_diff_se": se,

@@ -234,6 +234,24 @@ def test_online_maze_fails_when_depth_helps_less_than_the_margin(tmp_path, tiny_
     assert result.verdict is Verdict.FAIL
 
 
+def test_online_maze_reports_the_reference_config_without_deciding(tmp_path, tiny_online):
+    """The 'reference' arm is trained with config="reference" and reported; it never decides."""
+    seen = []
+
+    def task(params, rng):
+        seen.append(params.get("config", "cpu"))
+        gain = 0.0 if params.get("config") == "reference" else 0.5  # only 'cpu' gains from depth
+        return synthetic_online({4: 0.3, 8: 0.3 + gain})(params, rng)
+
+    ctx = Context(scale="full", seed=0, out_dir=tmp_path, claim_id="deep_crl.online_maze")
+    result = deep_crl.online_maze(ctx, task=task)
+    assert sorted(set(seen)) == ["cpu", "reference"]
+    assert result.verdict is Verdict.PASS  # decided by the 'cpu' arm alone
+    ref = result.measured["reported_configs"]["reference"]
+    assert np.mean(ref["8"]) - np.mean(ref["4"]) == pytest.approx(0.0, abs=0.03)
+    assert "reported, config 'reference'" in result.summary
+
+
 def test_online_maze_is_full_scale_only(out_dir):
     result = deep_crl.online_maze(_ctx(out_dir, "online_maze"))
     assert result.verdict is Verdict.INCONCLUSIVE
