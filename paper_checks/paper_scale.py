@@ -50,8 +50,9 @@ _NO_DATA = Refused(
     "shipped; run `paper-checks solve hivemind` on your own generations instead"
 )
 _RLVR_LLM = Refused(
-    "the paper evaluates 7B-32B LLM checkpoints (GRPO zero-RL) with n = 128-1024 samples; our toy "
-    "world and tiny transformer have no paper size (`--scale full` is their largest)"
+    "the paper's models are 7B-32B LLM checkpoints (GRPO zero-RL), out of reach here; its sample "
+    "counts n = 128-1024 have no analogue: our toy world and transformer compute pass@k from the "
+    "exact success probability p (the n → ∞ limit), so `--scale full` is already past them"
 )
 _RLVR_THEORY = Refused(
     "a closed-form statement checked exactly at every scale; the paper's sample counts "
