@@ -225,6 +225,11 @@ def _group_counts(eigs: NDArray, spec: rmt.Spectrum) -> list[int]:
     return [int(np.sum((eigs > lo) & (eigs <= hi))) for lo, hi in itertools.pairwise(cuts)]
 
 
+#: ``--scale paper``: the d of the reference spectrum script (spec §2, p = ψ_p d, n = ψ_n d),
+#: whose Fig. 4 case ψ_p = 64, ψ_n = 8 has p = 128,000, n = 16,000.
+PAPER_D = 2000
+#: Features per block when a paper-scale GE Gram matrix is accumulated (memory O(block·(n+d))).
+PAPER_ROW_BLOCK = 4000
 GE_KS_TOLERANCE = 0.03  # spec §5 C3: KS < 0.03 at d = 100 (pilot 0.0099; KS ≈ 3/k)
 CUT_ABOVE_FLOOR = 1e-3  # spec §5 C3: eigenvalues above s_t² + 1e-3 enter the KS
 
@@ -247,12 +252,18 @@ def spectrum_matches_theory(
 ) -> CheckResult:
     """KS between GE eigenvalues above s_t² + 1e-3 and the theory CDF conditioned on the same
     cut (ψ_p = 8, ψ_n = 2, Σ = {0.5, 1.5}, t = 0.01, d = 100 quick / 200 full) below 0.03; at
-    ψ_p = 64, ψ_n = 8, d = 50 the counts per group equal the theory masses times p exactly."""
+    ψ_p = 64, ψ_n = 8, d = 50 the counts per group equal the theory masses times p exactly. At
+    ``--scale paper`` both draws are at the reference script's d = 2000 (:data:`PAPER_D`; the
+    counts case is then Fig. 4's own p = 128,000, n = 16,000), their Gram matrices accumulated
+    :data:`PAPER_ROW_BLOCK` features at a time."""
     t, atoms = 0.01, [0.5, 1.5]
-    d = ctx.pick(quick=100, full=200)
+    d, counts_d = ctx.pick(quick=(100, 50), full=(200, 50), paper=(PAPER_D, PAPER_D))
+    streamed = ctx.pick(quick={}, full={}, paper={"row_block": PAPER_ROW_BLOCK})
     base = {"psi_p": 8.0, "psi_n": 2.0, "t": t, "sigma_atoms": atoms}
-    counts_case = {"psi_p": 64.0, "psi_n": 8.0, "t": t, "sigma_atoms": atoms, "d": 50}
-    ks_run, count_run = ctx.sweep(task, [{**base, "d": d}, counts_case], name="ge")
+    counts_case = {"psi_p": 64.0, "psi_n": 8.0, "t": t, "sigma_atoms": atoms, "d": counts_d}
+    ks_run, count_run = ctx.sweep(
+        task, [{**base, "d": d, **streamed}, {**counts_case, **streamed}], name="ge"
+    )
     spectrum = rmt.DataSpectrum.of(atoms)
     theory = spectrum_fn(psi_p=8.0, psi_n=2.0, t=t, spectrum=spectrum)
     eigs = np.asarray(ks_run["result"]["eigenvalues"])
@@ -280,7 +291,7 @@ def spectrum_matches_theory(
     )
     plot_spectrum_panels(theory_counts, sampled, p, axes[1])
     axes[1][0].set_title(
-        f"ψ_p = 64, ψ_n = 8, d = 50: groups {measured_groups} (theory {expected_groups})",
+        f"ψ_p = 64, ψ_n = 8, d = {counts_d}: groups {measured_groups} (theory {expected_groups})",
         fontsize="small",
     )
     return CheckResult(
@@ -318,9 +329,11 @@ def nonlinear_matches_theory(
     """ψ_p = 8, ψ_n = 2, Σ = {0.5, 1.5}, t = 0.01, d = 100 quick / 160 full: KS on eigenvalues
     above s_t² + 1e-3 against the theory CDF on the same cut, below 0.6/√d. At full scale a
     Monte Carlo U (400 noise draws per sample, d = 100) is compared with the Mehler U of the same
-    draw."""
+    draw. At ``--scale paper`` the Mehler U is at the reference script's d = 2000 (:data:`PAPER_D`,
+    p = 16,000, a dense eigvalsh); Fig. 4's ψ_p = 64 (p = 128,000) is out of its reach
+    (O(p³), 2·10¹⁵ flops and 131 GB per copy of U)."""
     t, atoms = 0.01, [0.5, 1.5]
-    d = ctx.pick(quick=100, full=160)
+    d = ctx.pick(quick=100, full=160, paper=PAPER_D)
     base = {"psi_p": 8.0, "psi_n": 2.0, "t": t, "sigma_atoms": atoms}
     params = [{**base, "d": d}]
     if ctx.scale != "quick":
