@@ -97,11 +97,15 @@ _DIFFUSION_FLOW = Refused(
     "ψ_p = 512, each of the 15 GE-flow tasks is the SVD of a 1,024,000 × 130,000 factor "
     "(1.1 TB, ~10¹⁷ flops): out of reach (`--scale full` is our largest)"
 )
-_DIFFUSION_GAP = Refused(
-    "at the reference script's d = 2000 (ψ_p = 16: p = 32,000, n up to 128,000) each of the 27 "
-    "tasks diagonalises a 32,000² M Mᵀ from a 33 GB factor held whole (~2·10¹⁴ flops, ~1.5 h on "
-    "one core at the measured 45 GFLOP/s): a streamed flow is not built (`--scale full` is our "
-    "largest)"
+_DIFFUSION_GAP = PaperSizes(
+    sizes="the reference scripts' d = 2000 on the spec's grid: ψ_p = 16 (p = 32,000), ψ_n = 2-64 "
+    "(n = 4,000-128,000), 3 draws as at full; the GE factor is held whole, so the largest task "
+    "(ψ_n = 64) peaks near 110 GB: a 128 GB node, not a small one",
+    tasks=27,
+    basis="CPU of the 9 tasks of one draw on one thread at d = 80 (4.8 s) and d = 160 (37.1 s; "
+    "× 7.7 per doubling, O(d³)) × (2000/160)³ × 3 draws; at d = 240 the slowest task (ψ_n = 12) "
+    "took 24 s (~3.9 h at d = 2000) and ψ_n = 64 1.6 GB (× (2000/240)²) (2026-12-01, ±30%)",
+    cpu_hours=60.0,
 )
 _DIFFUSION_GD = Refused(
     "at the reference script's d = 2000 (ψ_p = 32: p = 64,000, n up to 16,000) GD to τ = 10⁶ is "

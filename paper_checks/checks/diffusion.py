@@ -751,8 +751,10 @@ def memorization_threshold(
     ψ_p = 16, t = 0.01, mean over seeds). Tolerance fixed from the spec before measuring, in the
     loss's units: (a) the mean gap falls strictly at each step of ψ_n; (b) it is below Δ_t at every
     ψ_n ≥ threshold_ratio·ψ_p; (c) its log-log slope over ψ_n ∈ [2ψ_p, 4ψ_p] is
-    ≤ 0.8·decay_exponent (at least as steep as ψ_n^{decay_exponent}, within 20%)."""
-    d, n_seeds = ctx.pick(quick=(40, 2), full=(80, 3))
+    ≤ 0.8·decay_exponent (at least as steep as ψ_n^{decay_exponent}, within 20%). At
+    ``--scale paper``: d = 2000 (:data:`PAPER_D`, p = 32,000, n up to 128,000), 3 draws as at full.
+    """
+    d, n_seeds = ctx.pick(quick=(40, 2), full=(80, 3), paper=(PAPER_D, 3))
     psi_p = 16
     records = ctx.sweep(
         infinite_time_gap_task,

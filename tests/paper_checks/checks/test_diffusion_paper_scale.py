@@ -96,6 +96,30 @@ def test_the_fig4_claims_run_at_the_reference_scripts_d_at_paper_scale(
     assert all("row_block" not in p for p in nonlinear)
 
 
+@pytest.mark.parametrize(
+    ("scale", "d", "n_seeds"), [("quick", 40, 2), ("full", 80, 3), ("paper", 2000, 3)]
+)
+def test_memorization_threshold_runs_at_d_2000_at_paper_scale(
+    tmp_path, monkeypatch, scale, d, n_seeds
+):
+    seen = []
+
+    def sweep(self, fn, params, *, n_seeds=1, **_):
+        seen.append((list(params), n_seeds))
+        raise _Captured
+
+    monkeypatch.setattr(Context, "sweep", sweep)
+    with pytest.raises(_Captured):
+        diffusion.memorization_threshold(
+            Context(scale=scale, seed=0, out_dir=tmp_path, claim_id="diffusion.sizes")
+        )
+    ((params, seeds),) = seen
+    assert seeds == n_seeds
+    assert {p["d"] for p in params} == {d}
+    assert [p["psi_n"] for p in params] == list(diffusion.THRESHOLD_PSI_N)
+    assert {p["psi_p"] for p in params} == {16}
+
+
 def _paper_spectrum_run(out_dir):
     ctx = Context(scale="paper", seed=0, out_dir=out_dir, claim_id="diffusion.spectrum_paper")
     return diffusion.spectrum_matches_theory(ctx).to_json()
