@@ -99,13 +99,14 @@ _DIFFUSION_FLOW = Refused(
 )
 _DIFFUSION_GAP = PaperSizes(
     sizes="the reference scripts' d = 2000 on the spec's grid: ψ_p = 16 (p = 32,000), ψ_n = 2-64 "
-    "(n = 4,000-128,000), 3 draws as at full; the GE factor is held whole, so the largest task "
-    "(ψ_n = 64) peaks near 110 GB: a 128 GB node, not a small one",
+    "(n = 4,000-128,000), 3 draws as at full; each flow streamed in 4,000-row/column blocks, "
+    "~45 GB peak for the ψ_n = 64 task (a 32,000² eigh; ~110 GB with the factor held whole), "
+    "~4.6 h for it on one core",
     tasks=27,
-    basis="CPU of the 9 tasks of one draw on one thread at d = 80 (4.8 s) and d = 160 (37.1 s; "
-    "× 7.7 per doubling, O(d³)) × (2000/160)³ × 3 draws; at d = 240 the slowest task (ψ_n = 12) "
-    "took 24 s (~3.9 h at d = 2000) and ψ_n = 64 1.6 GB (× (2000/240)²) (2026-12-01, ±30%)",
-    cpu_hours=60.0,
+    basis="CPU of the 9 streamed tasks of one draw on one thread at d = 160 (38.2 s; unstreamed "
+    "37.1 s, 4.8 s at d = 80: × 7.7 per doubling, O(d³)) × (2000/160)³ × 3 draws; peak memory "
+    "0.73 GB at d = 240, ψ_n = 64, × (2000/240)² (2026-12-01, shared 2-core machine, ±30%)",
+    cpu_hours=62.0,
 )
 _DIFFUSION_GD = Refused(
     "at the reference script's d = 2000 (ψ_p = 32: p = 64,000, n up to 16,000) GD to τ = 10⁶ is "

@@ -17,6 +17,7 @@ the same matrices.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,7 @@ from theory.rmt import Activation, DataSpectrum, RFConstants, hermite_rule, rf_c
 
 __all__ = [
     "GESample",
+    "StreamedDraw",
     "dense_eigenvalues",
     "ge_eigenvalues",
     "ge_eigenvalues_streamed",
@@ -35,6 +37,7 @@ __all__ = [
     "nonlinear_u_mehler",
     "nonlinear_u_monte_carlo",
     "sample_ge",
+    "stream_ge",
 ]
 
 
@@ -156,6 +159,66 @@ def ge_eigenvalues(sample: GESample) -> tuple[NDArray[np.float64], int]:
     return np.sort(values), max(0, sample.p - k)
 
 
+@dataclass(frozen=True)
+class StreamedDraw:
+    """A GE draw whose features come ``row_block`` at a time (:func:`stream_ge`).
+
+    Attributes
+    ----------
+    consts, sigma_diag, p, n
+        As in :class:`GESample`.
+    X : (d, n)
+        The training data, drawn first.
+    blocks
+        Yields (W_b, M_b) for consecutive feature blocks: W_b (b × d), then Ω_b (b × n) drawn when
+        reached, and M_b = [G_b/√n, b_t W_b/√d] (b × (n+d)) in a buffer reused between blocks.
+    """
+
+    consts: RFConstants
+    sigma_diag: NDArray[np.float64]
+    p: int
+    n: int
+    X: NDArray[np.float64]
+    blocks: Iterator[tuple[NDArray[np.float64], NDArray[np.float64]]]
+
+
+def stream_ge(
+    d: int,
+    psi_p: float,
+    psi_n: float,
+    t: float,
+    *,
+    rng: np.random.Generator,
+    spectrum: DataSpectrum | None = None,
+    row_block: int,
+) -> StreamedDraw:
+    """A GE draw at p = ψ_p d, n = ψ_n d that never holds W, Ω or M whole: X (d × n) is drawn
+    now, W and Ω ``row_block`` rows (features) at a time as :attr:`StreamedDraw.blocks` is
+    iterated. The draw order differs from :func:`sample_ge` (another sample of the same law)."""
+    if row_block < 1:
+        raise ValueError(f"row_block must be >= 1 (got {row_block})")
+    p, n = _dims(d, psi_p, psi_n)
+    spectrum = DataSpectrum.identity() if spectrum is None else spectrum
+    sigma_diag = spectrum.diagonal(d)
+    c = rf_constants(t, sigma_x2=float(sigma_diag.mean()))
+    X = np.sqrt(sigma_diag)[:, None] * rng.standard_normal((d, n))
+
+    def blocks() -> Iterator[tuple[NDArray[np.float64], NDArray[np.float64]]]:
+        buffer = np.empty((min(row_block, p), n + d))
+        for start in range(0, p, row_block):
+            rows = min(row_block, p - start)
+            W = rng.standard_normal((rows, d))
+            M = buffer[:rows]
+            M[:, :n] = rng.standard_normal((rows, n))
+            M[:, :n] *= math.sqrt(c.v2)
+            M[:, :n] += (c.decay * c.a / math.sqrt(d)) * (W @ X)
+            M[:, :n] /= math.sqrt(n)
+            M[:, n:] = (c.b / math.sqrt(d)) * W
+            yield W, M
+
+    return StreamedDraw(c, sigma_diag, p, n, X, blocks())
+
+
 def ge_eigenvalues_streamed(
     d: int,
     psi_p: float,
@@ -166,38 +229,20 @@ def ge_eigenvalues_streamed(
     spectrum: DataSpectrum | None = None,
     row_block: int,
 ) -> tuple[NDArray[np.float64], int, int, float]:
-    """:func:`ge_eigenvalues` of a GE draw without ever holding the p × (n+d) factor M: X (d × n)
-    is drawn first, then W and Ω ``row_block`` rows (features) at a time, and the Gram matrix
-    MᵀM = Σ_blocks M_bᵀ M_b is accumulated block by block. Memory O((n+d)² + row_block·(n+d))
-    instead of O(p(n+d)), the same O(p(n+d)² + (n+d)³) flops; the paper's Fig. 4 size (d = 2000,
-    p = 128,000, n = 16,000) peaks near 6 GB (the 2.6 GB Gram, its eigvalsh copy) instead of
-    holding the 18 GB factor. The draw order differs from
-    :func:`sample_ge` (another sample of the same law). Returns (sorted eigenvalues of MᵀM + s_t²,
-    the count of eigenvalues equal to s_t², p, s_t²)."""
-    if row_block < 1:
-        raise ValueError(f"row_block must be >= 1 (got {row_block})")
-    p, n = _dims(d, psi_p, psi_n)
-    spectrum = DataSpectrum.identity() if spectrum is None else spectrum
-    sigma_diag = spectrum.diagonal(d)
-    c = rf_constants(t, sigma_x2=float(sigma_diag.mean()))
-    X = np.sqrt(sigma_diag)[:, None] * rng.standard_normal((d, n))
-    k = n + d
+    """:func:`ge_eigenvalues` of a :func:`stream_ge` draw: the Gram matrix MᵀM = Σ_b M_bᵀ M_b is
+    accumulated block by block. Memory O((n+d)² + row_block·(n+d)) instead of O(p(n+d)), the same
+    O(p(n+d)² + (n+d)³) flops; the paper's Fig. 4 size (d = 2000, p = 128,000, n = 16,000) peaks
+    near 6 GB (the 2.6 GB Gram, its eigvalsh copy) instead of holding the 18 GB factor. Returns
+    (sorted eigenvalues of MᵀM + s_t², the count of eigenvalues equal to s_t², p, s_t²)."""
+    draw = stream_ge(d, psi_p, psi_n, t, rng=rng, spectrum=spectrum, row_block=row_block)
+    k, p = draw.n + d, draw.p
     gram = np.zeros((k, k))
-    block = np.empty((min(row_block, p), k))
-    for start in range(0, p, row_block):
-        rows = min(row_block, p - start)
-        W = rng.standard_normal((rows, d))
-        M = block[:rows]
-        M[:, :n] = rng.standard_normal((rows, n))
-        M[:, :n] *= math.sqrt(c.v2)
-        M[:, :n] += (c.decay * c.a / math.sqrt(d)) * (W @ X)
-        M[:, :n] /= math.sqrt(n)
-        M[:, n:] = (c.b / math.sqrt(d)) * W
+    for _, M in draw.blocks:
         gram += M.T @ M
-    values = np.linalg.eigvalsh(gram) + c.s2
+    values = np.linalg.eigvalsh(gram) + draw.consts.s2
     if k > p:  # as in ge_eigenvalues: keep the p eigenvalues of M Mᵀ
         values = values[k - p :]
-    return np.sort(values), max(0, p - k), p, c.s2
+    return np.sort(values), max(0, p - k), p, draw.consts.s2
 
 
 def dense_eigenvalues(sample: GESample) -> NDArray[np.float64]:

@@ -752,13 +752,18 @@ def memorization_threshold(
     loss's units: (a) the mean gap falls strictly at each step of ψ_n; (b) it is below Δ_t at every
     ψ_n ≥ threshold_ratio·ψ_p; (c) its log-log slope over ψ_n ∈ [2ψ_p, 4ψ_p] is
     ≤ 0.8·decay_exponent (at least as steep as ψ_n^{decay_exponent}, within 20%). At
-    ``--scale paper``: d = 2000 (:data:`PAPER_D`, p = 32,000, n up to 128,000), 3 draws as at full.
+    ``--scale paper``: d = 2000 (:data:`PAPER_D`, p = 32,000, n up to 128,000), 3 draws as at full,
+    each flow streamed in blocks of :data:`PAPER_ROW_BLOCK` (:func:`sims.diffusion_rf.ge_flow_streamed`).
     """
     d, n_seeds = ctx.pick(quick=(40, 2), full=(80, 3), paper=(PAPER_D, 3))
+    streamed = ctx.pick(quick={}, full={}, paper={"row_block": PAPER_ROW_BLOCK})
     psi_p = 16
     records = ctx.sweep(
         infinite_time_gap_task,
-        [{"d": d, "psi_p": psi_p, "psi_n": x, "t": DYNAMICS_T} for x in THRESHOLD_PSI_N],
+        [
+            {"d": d, "psi_p": psi_p, "psi_n": x, "t": DYNAMICS_T, **streamed}
+            for x in THRESHOLD_PSI_N
+        ],
         name="gap",
         n_seeds=n_seeds,
     )

@@ -13,7 +13,8 @@ from paper_checks.checks import diffusion
 from paper_checks.claims import all_claims
 from paper_checks.context import Context
 from paper_checks.paper_scale import PLANS, PaperSizes, Refused
-from sims.rmt import ge_eigenvalues_streamed
+from sims.diffusion_rf import ge_flow, ge_flow_streamed
+from sims.rmt import GESample, ge_eigenvalues_streamed
 from theory import rmt
 
 
@@ -60,6 +61,45 @@ def test_streamed_gram_has_the_dense_spectrum_of_the_same_draw(psi_p, psi_n, row
 def test_streamed_gram_rejects_an_empty_block():
     with pytest.raises(ValueError, match="row_block"):
         ge_eigenvalues_streamed(4, 2.0, 1.0, 0.01, rng=np.random.default_rng(0), row_block=0)
+
+
+def _same_draw_as_streamed_flow(d, psi_p, psi_n, t, seed, block, atoms):
+    """The :class:`sims.rmt.GESample` that :func:`ge_flow_streamed` draws, in its draw order."""
+    rng = np.random.default_rng(seed)
+    p, n = round(psi_p * d), round(psi_n * d)
+    sigma = rmt.DataSpectrum.of(atoms).diagonal(d)
+    c = rmt.rf_constants(t, sigma_x2=float(sigma.mean()))
+    if n + d <= p:
+        X = np.sqrt(sigma)[:, None] * rng.standard_normal((d, n))
+        W, Omega = [], []
+        for start in range(0, p, block):
+            W.append(rng.standard_normal((min(block, p - start), d)))
+            Omega.append(rng.standard_normal((W[-1].shape[0], n)))
+        W, Omega = np.vstack(W), np.vstack(Omega)
+    else:
+        W = rng.standard_normal((p, d))
+        X = np.sqrt(sigma)[:, None] * rng.standard_normal((d, n))
+        Omega = np.hstack([rng.standard_normal((p, min(block, n - s))) for s in range(0, n, block)])
+    return GESample(c, W, X, Omega, sigma)
+
+
+@pytest.mark.parametrize(("psi_p", "psi_n", "block"), [(16.0, 4.0, 9), (16.0, 24.0, 11)])
+def test_streamed_flow_equals_the_flow_of_the_same_draw(psi_p, psi_n, block):
+    """k = n + d ≤ p (Gram of M) and k > p (M Mᵀ), blocks that do not divide p or n: losses at
+    τ = 1, 100 and ∞ as :func:`ge_flow` gives them for the same matrices."""
+    d, atoms = 8, [0.5, 1.5]
+    params = {"d": d, "psi_p": psi_p, "psi_n": psi_n, "t": 0.01, "sigma_atoms": atoms}
+    streamed = ge_flow_streamed(params, np.random.default_rng(5), block)
+    sample = _same_draw_as_streamed_flow(d, psi_p, psi_n, 0.01, 5, block, atoms)
+    flow = ge_flow(sample)
+    tau = [1.0, 100.0, math.inf]
+    for loss in ("train_loss", "test_loss"):
+        np.testing.assert_allclose(
+            getattr(streamed, loss)(tau), getattr(flow, loss)(tau), rtol=1e-9
+        )
+    np.testing.assert_allclose(
+        np.sort(streamed.eigenvalues), np.sort(flow.eigenvalues), rtol=1e-9, atol=1e-13
+    )
 
 
 class _Captured(Exception):
@@ -118,6 +158,7 @@ def test_memorization_threshold_runs_at_d_2000_at_paper_scale(
     assert {p["d"] for p in params} == {d}
     assert [p["psi_n"] for p in params] == list(diffusion.THRESHOLD_PSI_N)
     assert {p["psi_p"] for p in params} == {16}
+    assert all(("row_block" in p) == (scale == "paper") for p in params)
 
 
 def _paper_spectrum_run(out_dir):
