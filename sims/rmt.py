@@ -167,18 +167,15 @@ class StreamedDraw:
     ----------
     consts, sigma_diag, p, n
         As in :class:`GESample`.
-    X : (d, n)
-        The training data, drawn first.
     blocks
-        Yields (W_b, M_b) for consecutive feature blocks: W_b (b × d), then Ω_b (b × n) drawn when
-        reached, and M_b = [G_b/√n, b_t W_b/√d] (b × (n+d)) in a buffer reused between blocks.
+        Yields (W_b, M_b) for consecutive feature blocks (X, d × n, is drawn first and kept inside):
+        W_b (b × d), then Ω_b (b × n) drawn when reached, and M_b = [G_b/√n, b_t W_b/√d] (b × (n+d)) in a buffer reused between blocks.
     """
 
     consts: RFConstants
     sigma_diag: NDArray[np.float64]
     p: int
     n: int
-    X: NDArray[np.float64]
     blocks: Iterator[tuple[NDArray[np.float64], NDArray[np.float64]]]
 
 
@@ -216,7 +213,7 @@ def stream_ge(
             M[:, n:] = (c.b / math.sqrt(d)) * W
             yield W, M
 
-    return StreamedDraw(c, sigma_diag, p, n, X, blocks())
+    return StreamedDraw(c, sigma_diag, p, n, blocks())
 
 
 def ge_eigenvalues_streamed(
