@@ -342,6 +342,19 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_merge(args: argparse.Namespace) -> int:
+    from paper_checks.results import merge_results
+
+    src, dst = Path(args.src_dir), Path(args.dst_dir)
+    if src.resolve() == dst.resolve():
+        raise ValueError("DST_RUN: it is SRC_RUN itself")
+    with RunLock(dst):
+        merged = merge_results(src, dst, [c.id for c in all_claims()])
+        write_reports(dst)
+    print(f"merged {len(merged)} claim(s) of {src} into {dst / 'results.json'}")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from paper_checks.bench import run_benchmarks
 
@@ -586,6 +599,17 @@ def build_parser() -> argparse.ArgumentParser:
         "committed reference runs in docs/results/",
     )
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser(
+        "merge",
+        parents=[common],
+        help="copy the claims of one run into another run of the same scale and seed",
+    )
+    p.add_argument("src_dir", type=_path, metavar="SRC_RUN", help="the run to copy from")
+    p.add_argument(
+        "dst_dir", type=_path, metavar="DST_RUN", help="the run to update (e.g. docs/results/full)"
+    )
+    p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser("bench", parents=[common], help="speed of each core solver vs its baseline")
     p.add_argument("--quick", action="store_true", help="small sizes")

@@ -106,7 +106,13 @@ def render_provenance(scale: str, run: Mapping[str, Any], records: Records) -> s
     fragile = sum(bool((r.replication or {}).get("fragile")) for r in records.values())
     argv = " ".join(a for a in run.get("argv", []) if a) or f"run --all --scale {scale}"
     updates = "".join(
-        f", then `paper-checks {' '.join(update['argv'])}`" for update in run.get("updates", [])
+        f", then `paper-checks {' '.join(update['argv'])}`"
+        + (
+            " (made elsewhere and merged with `paper-checks merge`)"
+            if "merged_from" in update
+            else ""
+        )
+        for update in run.get("updates", [])
     )
     return (
         f"{scale.capitalize()}: `docs/results/{scale}/results.json` from `paper-checks {argv}`"

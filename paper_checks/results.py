@@ -138,8 +138,8 @@ def write_results(run_dir: Path, info: RunInfo, results: list[CheckResult]) -> P
     return write_json_atomic(run_dir / "results.json", payload)
 
 
-def check_update(run_dir: Path, scale: str, seed: int) -> None:
-    """Refuse (ValueError naming ``--update``) to update ``run_dir``'s results with a run of
+def check_update(run_dir: Path, scale: str, seed: int, what: str = "--update") -> None:
+    """Refuse (ValueError naming ``what``) to update ``run_dir``'s results with a run of
     another scale or root seed: one results.json holds one kind of run. The replicate count may
     differ (an expensive claim refreshed with fewer root seeds): each record carries its own in
     ``replication``, and each update names its count."""
@@ -147,9 +147,25 @@ def check_update(run_dir: Path, scale: str, seed: int) -> None:
     for key, value in {"scale": scale, "seed": seed}.items():
         if run.get(key) != value:
             raise ValueError(
-                f"--update: {run_dir / 'results.json'} holds a run with {key} "
+                f"{what}: {run_dir / 'results.json'} holds a run with {key} "
                 f"{run.get(key)!r}, not {value!r}"
             )
+
+
+def _replace_records(
+    run_dir: Path, records: list[dict[str, Any]], update: dict[str, Any], order: list[str]
+) -> Path:
+    """Replace those claims' records in ``run_dir/results.json``, keep the others, order them by
+    ``order`` (records of claims not in it are dropped), recount, and append ``update`` to the
+    run's ``updates``."""
+    payload = read_json(run_dir / "results.json")
+    run = payload["run"]
+    by_id = {r["claim_id"]: r for r in payload["claims"]} | {r["claim_id"]: r for r in records}
+    claims = [by_id[claim_id] for claim_id in order if claim_id in by_id]
+    payload["run"] = {**run, "updates": [*run.get("updates", []), update]}
+    payload["counts"] = {v.value: sum(r["verdict"] == v.value for r in claims) for v in Verdict}
+    payload["claims"] = claims
+    return write_json_atomic(run_dir / "results.json", payload)
 
 
 def update_results(
@@ -159,13 +175,8 @@ def update_results(
     others (a reference run refreshed claim by claim, checked first by :func:`check_update`).
     The run keeps its metadata and gains an entry in ``updates``; claims are ordered by
     ``order`` (the registry's), and records of claims not in it are dropped."""
-    payload = read_json(run_dir / "results.json")
-    run = payload["run"]
-    records = {r["claim_id"]: r for r in payload["claims"]}
     for result in results:
         write_claim(run_dir, result)
-        records[result.claim_id] = read_json(run_dir / f"{result.claim_id}.json")
-    claims = [records[claim_id] for claim_id in order if claim_id in records]
     update = {
         "created": info.created,
         "argv": info.argv,
@@ -173,10 +184,37 @@ def update_results(
         "replicates": info.replicates,
         "wall_time_s": info.wall_time_s,
     }
-    payload["run"] = {**run, "updates": [*run.get("updates", []), update]}
-    payload["counts"] = {v.value: sum(r["verdict"] == v.value for r in claims) for v in Verdict}
-    payload["claims"] = claims
-    return write_json_atomic(run_dir / "results.json", payload)
+    records = [read_json(run_dir / f"{r.claim_id}.json") for r in results]
+    return _replace_records(run_dir, records, update, order)
+
+
+def merge_results(src_dir: Path, dst_dir: Path, order: list[str]) -> list[str]:
+    """Copy every claim of the run in ``src_dir`` into the run in ``dst_dir`` (same scale and
+    seed, checked): records, arrays and figures. A reference run is so refreshed by a run made
+    elsewhere (another directory, machine or cluster). ``dst``'s ``updates`` gains the source
+    run's creation time, command line and replicate count, and ``merged_from`` its run id.
+    Returns the merged claim ids."""
+    import shutil
+
+    src_run, results = load_results(src_dir)
+    check_update(dst_dir, src_run["scale"], src_run["seed"], what="merge")
+    records = []
+    for result in results:
+        for name in [f"{result.claim_id}.json", f"{result.claim_id}.npz", *result.figures]:
+            if (src_dir / name).is_file():
+                (dst_dir / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src_dir / name, dst_dir / name)
+        records.append(read_json(src_dir / f"{result.claim_id}.json"))
+    update = {
+        "created": src_run.get("created"),
+        "argv": src_run.get("argv", []),
+        "claims": [r.claim_id for r in results],
+        "replicates": src_run.get("replicates", 1),
+        "wall_time_s": src_run.get("wall_time_s"),
+        "merged_from": src_run.get("run_id"),
+    }
+    _replace_records(dst_dir, records, update, order)
+    return update["claims"]
 
 
 def load_results(run_dir: str | os.PathLike[str]) -> tuple[dict[str, Any], list[CheckResult]]:

@@ -605,6 +605,44 @@ def test_update_may_use_another_replicate_count(fake_claims, tmp_path, monkeypat
     assert update["replicates"] == 1
 
 
+def test_merge_copies_a_run_made_elsewhere_into_a_reference_run(fake_claims, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    passing, failing = fake_claims("pass"), fake_claims("fail")
+    run_fake([passing, failing, "--replicates", "3", "--fail-on", "never"], tmp_path)
+    before = read_json(tmp_path / "results" / "run" / "results.json")
+    assert main(["run", failing, "--out", "elsewhere", "--fail-on", "never"]) == 0
+    assert main(["merge", "elsewhere", "results/run"]) == 0
+    after = read_json(tmp_path / "results" / "run" / "results.json")
+    assert [c["claim_id"] for c in after["claims"]] == [c["claim_id"] for c in before["claims"]]
+    kept, replaced = ({c["claim_id"]: c for c in run["claims"]} for run in (before, after))
+    assert replaced[passing] == kept[passing]
+    merged = read_json(tmp_path / "elsewhere" / "results.json")["claims"][0]
+    assert replaced[failing] == merged != kept[failing]
+    assert (tmp_path / "results" / "run" / f"{failing}.json").read_bytes() == (
+        tmp_path / "elsewhere" / f"{failing}.json"
+    ).read_bytes()
+    (update,) = after["run"]["updates"]
+    assert update["claims"] == [failing]
+    assert update["replicates"] == 1
+    assert update["merged_from"] == "elsewhere"
+    assert "--out" in update["argv"]
+
+
+def test_merge_refuses_another_kind_of_run(fake_claims, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    passing = fake_claims("pass")
+    run_fake([passing], tmp_path)
+    assert main(["run", passing, "--out", "other", "--seed", "4"]) == 0
+    capsys.readouterr()
+    assert main(["merge", "other", "results/run"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("paper-checks: error: merge:")
+    assert "seed" in err
+    assert main(["merge", "results/run", "results/run"]) == 2
+    assert "DST_RUN" in capsys.readouterr().err
+    assert main(["merge", "missing", "results/run"]) == 2
+
+
 def test_update_refuses_another_kind_of_run(fake_claims, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     passing = fake_claims("pass")
