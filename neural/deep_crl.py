@@ -15,7 +15,10 @@ named :class:`Config`: ``"cpu"`` (the default) or ``"reference"``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import hashlib
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,6 +26,7 @@ import torch
 from torch import nn
 
 from sims.mazes import GridMaze, sample_future_pairs, serpentine_layout, successor_measure
+from sims.sweep import task_checkpoint_dir
 
 #: The paper's logsumexp penalty weight λ (spec §1).
 LSE_PENALTY = 0.1
@@ -242,6 +246,51 @@ def signal_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, f
 
 
 # ------------------------------------------------------------------------ fixed-data critic
+def _run_key(params: dict[str, Any], seed: int) -> str:
+    """What a checkpoint must match to be resumed: the task's parameters and its sampling seed."""
+    from sims._jsonio import dumps
+
+    return hashlib.sha256(dumps({"params": params, "seed": seed}).encode()).hexdigest()
+
+
+@dataclass
+class CriticRun:
+    """The mutable state of a fixed-data critic run: model, Adam, the batch generator, the steps
+    done and the loss curve so far. :meth:`save` writes it atomically (temporary file + rename);
+    :meth:`resume` loads a saved state of the same run (same ``key``), so a run killed at any
+    step and started again continues bit-identically from its last save."""
+
+    critic: Critic
+    opt: torch.optim.Optimizer
+    gen: torch.Generator
+    key: str
+    step: int = 0
+    curve: list[float] = field(default_factory=list)
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        state = {"key": self.key, "step": self.step, "curve": self.curve,
+                 "critic": self.critic.state_dict(), "opt": self.opt.state_dict(),
+                 "gen": self.gen.get_state()}  # fmt: skip
+        torch.save(state, tmp)
+        tmp.replace(path)
+
+    def resume(self, path: Path) -> None:
+        """Load ``path`` when it exists (ValueError when it belongs to another run)."""
+        for stale in path.parent.glob(f".{path.name}.tmp-*"):
+            stale.unlink(missing_ok=True)
+        if not path.exists():
+            return
+        state = torch.load(path, weights_only=True)
+        if state["key"] != self.key:
+            raise ValueError(f"checkpoint {path} belongs to another run (parameters or seed)")
+        self.critic.load_state_dict(state["critic"])
+        self.opt.load_state_dict(state["opt"])
+        self.gen.set_state(state["gen"])
+        self.step, self.curve = state["step"], list(state["curve"])
+
+
 def with_constant_feature(xy: np.ndarray) -> np.ndarray:
     """(x, y) → (x, y, 1). With zero biases, Dense → LayerNorm is invariant to the scale of its
     input, so a net fed bare centred coordinates sees only their direction from the origin; the
@@ -265,7 +314,9 @@ def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[
 
     ``params``: variant, depth, width, steps, and optional layout, corridors, length, gamma, n_pairs,
     batch, lr, horizon, return_f, config (:data:`CONFIGS`, default "cpu": LayerNorm ε and whether
-    the coordinates carry the constant feature). Returns the final training and held-out InfoNCE, ρ(f, −geodesic) and
+    the coordinates carry the constant feature), checkpoint_every (inside a cached sweep, save the
+    training state every that many steps to ``critic.pt`` in
+    :func:`sims.sweep.task_checkpoint_dir` and resume from it: see :class:`CriticRun`). Returns the final training and held-out InfoNCE, ρ(f, −geodesic) and
     ρ(f, −Euclidean) over pairs within ``horizon`` moves, ρ(f, log M), the loss curve and the
     Q-map row of the start cell (and the whole matrix f(s_i, g_j) with ``return_f``).
     """
@@ -289,15 +340,23 @@ def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[
     critic = Critic(xy.shape[1], xy.shape[1], params["depth"], params["width"], variant)
     opt = torch.optim.Adam(critic.parameters(), lr=params.get("lr", 3e-4), foreach=True)
     gen = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))
-    curve = []
-    for _ in range(steps):
+    every, folder = params.get("checkpoint_every"), task_checkpoint_dir()
+    path = None if every is None or folder is None else folder / "critic.pt"
+    run = CriticRun(critic, opt, gen, _run_key(params, gen.initial_seed()))
+    if path is not None:
+        run.resume(path)
+    while run.step < steps:
         pick = torch.randint(len(s_idx), (batch,), generator=gen)
         logits = critic(xy[s_idx[pick]], xy[g_idx[pick]])  # (B, B)
         loss = critic_loss(logits)
         opt.zero_grad()
         loss.backward()
         opt.step()
-        curve.append(float(infonce_terms(logits.detach())[0]))
+        run.curve.append(float(infonce_terms(logits.detach())[0]))
+        run.step += 1
+        if path is not None and (run.step % every == 0 or run.step == steps):
+            run.save(path)
+    curve = run.curve
     with torch.no_grad():
         held = [
             float(infonce_terms(critic(xy[hs[k : k + batch]], xy[hg[k : k + batch]]))[0])

@@ -62,9 +62,40 @@ _GATED = Refused(
     "the paper trains 1.7B dense and 15B MoE models on 400B-3.5T tokens: out of reach on CPU; "
     "`--scale full` is our largest testbed"
 )
-_CRL = Refused(
-    "the paper's agents (depth up to 1024, width 256) train on JaxGCRL's Humanoid mazes on GPUs; "
-    "checkpointed training at those depths is not built yet (`--scale full` is our largest)"
+#: CPU seconds per SGD step at width 256, batch 256, one thread (process_time over 2-10 steps after
+#: one warm-up step, 2026-12-01, shared 2-core machine, ±15%): the fixed-data critic (φ and ψ) and
+#: online CRL's full update (actor, α, critic), by depth D.
+_CRL_CRITIC_STEP_S = {0: 0.004, 4: 0.022, 16: 0.082, 32: 0.120, 64: 0.28, 256: 0.98, 1024: 4.67}
+_CRL_ONLINE_STEP_S = {64: 0.63, 256: 2.76, 1024: 12.9}
+_CRL_BASIS = (
+    "CPU-s per SGD step at width 256, batch 256, one thread (2026-12-01, ±15%): critic "
+    + ", ".join(f"D{d} {s:g}" for d, s in _CRL_CRITIC_STEP_S.items())
+    + "; × 2,000 steps per task, summed over tasks"
+)
+
+
+def _crl_critic(sizes: str, tasks: int, cpu_hours: float) -> PaperSizes:
+    """A fixed-data critic claim at the paper's width (checkpointed every 500 steps)."""
+    return PaperSizes(
+        sizes=sizes + "; width 256, batch 256, 2,000 steps per task, checkpointed every 500 "
+        "steps (a killed task resumes bit-identically)",
+        tasks=tasks,
+        basis=_CRL_BASIS,
+        cpu_hours=cpu_hours,
+    )
+
+
+_CRL_ONLINE_STEPS = 6_400  # SGD steps of one full-scale online run (100 epochs × 64)
+_CRL_ONLINE = Refused(
+    "online CRL at the paper's width 256 costs "
+    + "/".join(f"{s:g}" for s in _CRL_ONLINE_STEP_S.values())
+    + " CPU-s per SGD step at D "
+    + "/".join(map(str, _CRL_ONLINE_STEP_S))
+    + " (measured, 1 thread): "
+    + "/".join(f"{s * _CRL_ONLINE_STEPS / 3600:.2g}" for s in _CRL_ONLINE_STEP_S.values())
+    + f" CPU-h per run of our {_CRL_ONLINE_STEPS:,} steps (the paper's runs: 2.5-10M steps), "
+    "×3 seeds per depth, and a run is not checkpointed within itself (replay buffer, "
+    "environments, α): a GPU job (`--scale full` is our largest)"
 )
 _DIFFUSION_SOLVER = PaperSizes(
     sizes="the paper's setting at every scale: the deterministic equivalent (Thm 3.1) is the "
@@ -159,7 +190,24 @@ PLANS: dict[str, Plan] = {
     "superposition.weak_law": _exp10(4, 2.1),
     "superposition.density_scaling": _exp10(6, 0.60),
     "gated_attention": _GATED,
-    "deep_crl": _CRL,
+    "deep_crl.signal_propagation": PaperSizes(
+        sizes="width 256 (the paper's) at the table's depths 4-256, and the paper block at "
+        "D = 1024 in the gradient-ratio band; 5 seeds per point",
+        tasks=100,
+        basis="33 CPU-s for one seed of every point, measured (2026-12-01, one thread, ±15%), × 5",
+        cpu_hours=0.05,
+    ),
+    "deep_crl.trainability": _crl_critic(
+        "the paper's LN/residual ablation depths 4/16/32/64 (rebuttal table), 3 variants × 5 seeds",
+        tasks=60,
+        cpu_hours=4.3,
+    ),
+    "deep_crl.critic_learns_geodesic": _crl_critic(
+        "depths 0/4/16/64 (Fig. 9 compares 4 with 64) × 5 seeds, and the U4 Q-maps at D 0 and 64",
+        tasks=22,
+        cpu_hours=1.3,
+    ),
+    "deep_crl.online_maze": _CRL_ONLINE,
     "rlvr": _RLVR_LLM,
     "rlvr.estimator_unbiased": _RLVR_THEORY,
     "rlvr.sharpening_crosses": _RLVR_THEORY,

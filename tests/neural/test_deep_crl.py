@@ -157,3 +157,85 @@ def test_maze_critic_reference_config_feeds_raw_coordinates_with_flax_eps():
     ref = train_maze_critic(params | {"config": "reference"}, np.random.default_rng(7))
     assert ref["f"].shape == cpu["f"].shape == (97, 97)
     assert not np.array_equal(ref["f"], cpu["f"])
+
+
+# ------------------------------------------------------------------- checkpoint and resume
+class _Killed(Exception):
+    """Stands for the process dying (SIGKILL) at a given SGD step."""
+
+
+def _kill_at(monkeypatch, calls: int) -> None:
+    """Make the critic training die on its ``calls``-th loss evaluation (one per SGD step)."""
+    import neural.deep_crl as dc
+
+    real, count = dc.critic_loss, {"n": 0}
+
+    def dying(*args, **kwargs):
+        count["n"] += 1
+        if count["n"] == calls:
+            raise _Killed
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dc, "critic_loss", dying)
+
+
+#: The paper-scale task shrunk: 25 steps saved every 10, so the last segment is partial.
+SHRUNK = {"variant": "paper", "depth": 4, "width": 8, "steps": 25, "n_pairs": 500, "batch": 16,
+          "lr": 3e-3, "return_f": True, "checkpoint_every": 10}  # fmt: skip
+
+
+def _assert_same(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for k, value in a.items():
+        np.testing.assert_array_equal(value, b[k])
+
+
+@pytest.mark.parametrize(("killed_at", "saved_step"), [(15, 10), (11, 10), (21, 20), (5, None)])
+def test_killed_and_resumed_critic_training_is_bit_identical(
+    tmp_path, monkeypatch, killed_at, saved_step
+):
+    from sims.sweep import _CHECKPOINT_DIR
+
+    uninterrupted = train_maze_critic(SHRUNK, np.random.default_rng(3))
+    token = _CHECKPOINT_DIR.set(tmp_path / "task.ckpt")
+    try:
+        with monkeypatch.context() as patch:
+            _kill_at(patch, killed_at)
+            with pytest.raises(_Killed):
+                train_maze_critic(SHRUNK, np.random.default_rng(3))
+        path = tmp_path / "task.ckpt" / "critic.pt"
+        assert (torch.load(path)["step"] if path.exists() else None) == saved_step
+        _assert_same(train_maze_critic(SHRUNK, np.random.default_rng(3)), uninterrupted)
+        assert torch.load(path)["step"] == SHRUNK["steps"]
+        _assert_same(train_maze_critic(SHRUNK, np.random.default_rng(3)), uninterrupted)  # done
+        with pytest.raises(ValueError, match="another run"):
+            train_maze_critic(SHRUNK, np.random.default_rng(4))
+    finally:
+        _CHECKPOINT_DIR.reset(token)
+
+
+def test_killed_critic_sweep_resumes_mid_task_and_cleans_up(tmp_path, monkeypatch):
+    from sims.sweep import run_sweep
+
+    params = [SHRUNK, SHRUNK | {"variant": "no_ln"}]
+    reference = run_sweep(train_maze_critic, params, root_seed=5)
+    cache = tmp_path / "sweep"
+    with monkeypatch.context() as patch:
+        _kill_at(patch, SHRUNK["steps"] + 13)  # task 0 done, task 1 killed at step 13
+        with pytest.raises(_Killed):
+            run_sweep(train_maze_critic, params, root_seed=5, cache_dir=cache)
+    (folder,) = [d for d in cache.iterdir() if d.is_dir()]
+    assert (folder / "task-000001.ckpt" / "critic.pt").exists()
+    resumed = run_sweep(train_maze_critic, params, root_seed=5, cache_dir=cache)
+    assert [r["result"] for r in resumed] == [r["result"] for r in reference]
+    assert not (folder / "task-000001.ckpt").exists()
+
+
+def test_checkpointing_leaves_the_result_unchanged(tmp_path):
+    """Quick and full never checkpoint; with checkpoints the numbers are the same."""
+    from sims.sweep import run_sweep
+
+    plain = {k: v for k, v in SHRUNK.items() if k != "checkpoint_every"}
+    a = run_sweep(train_maze_critic, [plain], root_seed=2)
+    b = run_sweep(train_maze_critic, [SHRUNK], root_seed=2, cache_dir=tmp_path)
+    assert a[0]["result"] == b[0]["result"]

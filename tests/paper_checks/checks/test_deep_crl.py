@@ -301,3 +301,47 @@ def test_online_maze_reports_every_seed_and_draws_the_curves(tmp_path, tiny_onli
 def test_an_inconclusive_online_verdict_says_why(shallow, deep, words):
     assert words in deep_crl._online_caveat(Verdict.INCONCLUSIVE, shallow, deep)
     assert deep_crl._online_caveat(Verdict.PASS, shallow, deep) == ""
+
+
+# ------------------------------------------------------------------------------- --scale paper
+class _Captured(Exception):
+    """Raised by the patched sweep once it has seen a claim's task parameters."""
+
+
+def _swept(monkeypatch, tmp_path, check, scale) -> list[dict]:
+    seen = []
+
+    def sweep(self, fn, params, **_):
+        seen.extend(params)
+        raise _Captured
+
+    monkeypatch.setattr(Context, "sweep", sweep)
+    with pytest.raises(_Captured):
+        check(Context(scale=scale, seed=0, out_dir=tmp_path, claim_id="deep_crl.sizes"))
+    return seen
+
+
+def test_paper_scale_probes_the_paper_width_and_depth_1024(tmp_path, monkeypatch):
+    paper = _swept(monkeypatch, tmp_path, deep_crl.signal_propagation, "paper")
+    full = _swept(monkeypatch, tmp_path, deep_crl.signal_propagation, "full")
+    assert {p["width"] for p in paper} == {256}
+    assert {p["width"] for p in full} == {128}
+    assert paper[: len(full)] == [p | {"width": 256} for p in full]  # full's points, then D 1024
+    assert paper[len(full) :] == [{"variant": "paper", "depth": 1024, "width": 256}]
+
+
+@pytest.mark.parametrize(
+    ("check", "depths"),
+    [(deep_crl.trainability, {4, 16, 32, 64}), (deep_crl.critic_learns_geodesic, {0, 4, 16, 64})],
+)
+def test_paper_scale_trains_checkpointed_critics_at_the_paper_width(
+    tmp_path, monkeypatch, check, depths
+):
+    paper = _swept(monkeypatch, tmp_path, check, "paper")
+    assert {p["width"] for p in paper} == {256}
+    assert {p["depth"] for p in paper} == depths
+    assert {p["checkpoint_every"] for p in paper} == {deep_crl.PAPER_CHECKPOINT_EVERY}
+    for scale in ("quick", "full"):  # unchanged: no checkpoints, their own widths
+        params = _swept(monkeypatch, tmp_path, check, scale)
+        assert not any("checkpoint_every" in p for p in params)
+        assert {p["width"] for p in params} < {32, 64}
