@@ -26,6 +26,7 @@ all). With the default ``config="cpu"`` inputs carry a constant feature 1 (see
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -40,10 +41,14 @@ from neural.deep_crl import (
     Critic,
     Encoder,
     Variant,
+    checkpoint_path,
     configured,
     critic_loss,
     get_config,
     infonce_terms,
+    load_checkpoint,
+    run_key,
+    save_checkpoint,
 )
 from sims.mazes import U_SMALL, GridMaze, PointMassMaze
 
@@ -81,6 +86,15 @@ class EpisodeBuffer:
     def __len__(self) -> int:
         return min(self.n_added, self.capacity)
 
+    def state(self) -> dict[str, Any]:
+        """The buffer's contents, for a checkpoint (:meth:`restore` reads it back)."""
+        return {"states": torch.from_numpy(self.states), "actions": torch.from_numpy(self.actions),
+                "episode_id": torch.from_numpy(self.episode_id), "n_added": self.n_added}  # fmt: skip
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.states, self.actions = state["states"].numpy(), state["actions"].numpy()
+        self.episode_id, self.n_added = state["episode_id"].numpy(), state["n_added"]
+
     def add(self, states: np.ndarray, actions: np.ndarray) -> None:
         """Append episodes: states (E, T + 1, d), actions (E, T, 2); the oldest are overwritten."""
         for s, a in zip(states, actions, strict=True):
@@ -105,6 +119,10 @@ class EpisodeBuffer:
             "t": t,
             "k": k,
         }
+
+
+#: The agent's optimisers (``opt_<name>``), in checkpoint order.
+_OPTS = ("actor", "critic", "alpha")
 
 
 # ----------------------------------------------------------------------------------- actor
@@ -183,6 +201,23 @@ class Agent:
             torch.optim.Adam([log_alpha], lr=params.get("alpha_lr", config.alpha_lr)),
             config,
         )
+
+    def state(self) -> dict[str, Any]:
+        """Networks, log α and the three Adam states, for a checkpoint (:meth:`restore`)."""
+        return {
+            "actor": self.actor.state_dict(),
+            "critic": self.critic.state_dict(),
+            "log_alpha": self.log_alpha.detach().clone(),
+            **{f"opt_{k}": getattr(self, f"opt_{k}").state_dict() for k in _OPTS},
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.actor.load_state_dict(state["actor"])
+        self.critic.load_state_dict(state["critic"])
+        with torch.no_grad():
+            self.log_alpha.copy_(state["log_alpha"])
+        for k in _OPTS:
+            getattr(self, f"opt_{k}").load_state_dict(state[f"opt_{k}"])
 
     def inputs(self, *parts: torch.Tensor) -> torch.Tensor:
         """Network input from the parts (with the constant feature if the config adds it)."""
@@ -307,7 +342,11 @@ def train_online_crl(params: dict[str, Any], rng: np.random.Generator) -> dict[s
     buffer_episodes 1600, lr 3e-4, config "cpu" (α₀ 0.05, α lr 3e-3, log-α loss, LN ε 1e-5, constant
     input; "reference": scaling-crl's α₀ 1, α lr 3e-4, α-loss with the factor α, LN ε 1e-6, raw
     inputs; see :data:`neural.deep_crl.CONFIGS`), far_moves 4, eval_every 5 epochs,
-    eval_episodes 8 per far goal, start_jitter 0.2, step 0.3, radius 0.35.
+    eval_episodes 8 per far goal, start_jitter 0.2, step 0.3, radius 0.35, checkpoint_every
+    (epochs; inside a cached sweep, the whole state after every that many epochs, i.e. agent,
+    Adam states, replay buffer, the numpy and torch random streams and the curves so far, goes to
+    ``online.pt`` in :func:`sims.sweep.task_checkpoint_dir`, and a killed run resumes from it
+    bit-identically; episodes start afresh every epoch, so no environment state is carried).
     Commanded training goals are uniform over the layout's goal cells (for acting only); the
     actor and critic learn from relabeled future states. Returns the evaluation curves (env
     steps, far-goal success, far-goal time at goal), their mean over the last 3 evaluations,
@@ -332,7 +371,16 @@ def train_online_crl(params: dict[str, Any], rng: np.random.Generator) -> dict[s
 
     curves: dict[str, list[float]] = {k: [] for k in ("env_steps", "success", "time_at_goal")}
     train_log: dict[str, list[float]] = {}
-    for epoch in range(1, params["epochs"] + 1):
+    every, path = params.get("checkpoint_every"), checkpoint_path(params, "online.pt")
+    run_id, done = run_key(params, gen.initial_seed()), 0
+    if path is not None and (state := load_checkpoint(path, run_id)) is not None:
+        agent.restore(state["agent"])
+        buffer.restore(state["buffer"])
+        gen.set_state(state["gen"])
+        for r, name in ((rng, "rng"), (eval_rng, "eval_rng")):
+            r.bit_generator.state = json.loads(state[name])
+        done, curves, train_log = state["epoch"], state["curves"], state["train_log"]
+    for epoch in range(done + 1, params["epochs"] + 1):
         goals = cell_centres(maze.goals[rng.integers(0, len(maze.goals), n_envs)])
         pos, actions, _ = rollout(
             env, explore, goals, horizon, rng, params.get("start_jitter", 0.2),
@@ -348,6 +396,14 @@ def train_online_crl(params: dict[str, Any], rng: np.random.Generator) -> dict[s
             curves["env_steps"].append(epoch * n_envs * horizon)
             curves["success"].append(result["success"])
             curves["time_at_goal"].append(result["time_at_goal"])
+        if path is not None and (epoch % every == 0 or epoch == params["epochs"]):
+            save_checkpoint(
+                path,
+                {"key": run_id, "epoch": epoch, "agent": agent.state(), "buffer": buffer.state(),
+                 "gen": gen.get_state(), "rng": json.dumps(rng.bit_generator.state),
+                 "eval_rng": json.dumps(eval_rng.bit_generator.state), "curves": curves,
+                 "train_log": train_log},
+            )  # fmt: skip
     return {
         "final_success": float(np.mean(curves["success"][-3:])),
         "final_time_at_goal": float(np.mean(curves["time_at_goal"][-3:])),

@@ -245,20 +245,50 @@ def signal_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, f
     return signal_at_init(VARIANTS[params["variant"]], params["depth"], params["width"], rng)
 
 
-# ------------------------------------------------------------------------ fixed-data critic
-def _run_key(params: dict[str, Any], seed: int) -> str:
+# ------------------------------------------------------------------------------ checkpoints
+def run_key(params: dict[str, Any], seed: int) -> str:
     """What a checkpoint must match to be resumed: the task's parameters and its sampling seed."""
     from sims._jsonio import dumps
 
     return hashlib.sha256(dumps({"params": params, "seed": seed}).encode()).hexdigest()
 
 
+def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    """Write ``state`` (tensors, state dicts, numbers, strings, lists) to ``path`` atomically:
+    temporary file + rename, so a kill mid-write leaves the previous checkpoint intact."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    torch.save(state, tmp)
+    tmp.replace(path)
+
+
+def load_checkpoint(path: Path, key: str) -> dict[str, Any] | None:
+    """The state saved at ``path`` (None when there is none; stale temporary files removed);
+    ValueError when its ``key`` is not ``key`` (another run's checkpoint)."""
+    for stale in path.parent.glob(f".{path.name}.tmp-*"):
+        stale.unlink(missing_ok=True)
+    if not path.exists():
+        return None
+    state = torch.load(path, weights_only=True)
+    if state["key"] != key:
+        raise ValueError(f"checkpoint {path} belongs to another run (parameters or seed)")
+    return state
+
+
+def checkpoint_path(params: dict[str, Any], name: str) -> Path | None:
+    """``name`` in the sweep task's checkpoint folder when ``params`` set ``checkpoint_every``
+    and the task runs inside a cached sweep (:func:`sims.sweep.task_checkpoint_dir`), else None."""
+    folder = task_checkpoint_dir()
+    return None if params.get("checkpoint_every") is None or folder is None else folder / name
+
+
+# ------------------------------------------------------------------------ fixed-data critic
 @dataclass
 class CriticRun:
     """The mutable state of a fixed-data critic run: model, Adam, the batch generator, the steps
-    done and the loss curve so far. :meth:`save` writes it atomically (temporary file + rename);
-    :meth:`resume` loads a saved state of the same run (same ``key``), so a run killed at any
-    step and started again continues bit-identically from its last save."""
+    done and the loss curve so far. :meth:`save` writes it; :meth:`resume` loads a saved state
+    of the same run (same ``key``), so a run killed at any step and started again continues
+    bit-identically from its last save."""
 
     critic: Critic
     opt: torch.optim.Optimizer
@@ -268,23 +298,17 @@ class CriticRun:
     curve: list[float] = field(default_factory=list)
 
     def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        state = {"key": self.key, "step": self.step, "curve": self.curve,
-                 "critic": self.critic.state_dict(), "opt": self.opt.state_dict(),
-                 "gen": self.gen.get_state()}  # fmt: skip
-        torch.save(state, tmp)
-        tmp.replace(path)
+        save_checkpoint(
+            path,
+            {"key": self.key, "step": self.step, "curve": self.curve,
+             "critic": self.critic.state_dict(), "opt": self.opt.state_dict(),
+             "gen": self.gen.get_state()},
+        )  # fmt: skip
 
     def resume(self, path: Path) -> None:
         """Load ``path`` when it exists (ValueError when it belongs to another run)."""
-        for stale in path.parent.glob(f".{path.name}.tmp-*"):
-            stale.unlink(missing_ok=True)
-        if not path.exists():
+        if (state := load_checkpoint(path, self.key)) is None:
             return
-        state = torch.load(path, weights_only=True)
-        if state["key"] != self.key:
-            raise ValueError(f"checkpoint {path} belongs to another run (parameters or seed)")
         self.critic.load_state_dict(state["critic"])
         self.opt.load_state_dict(state["opt"])
         self.gen.set_state(state["gen"])
@@ -340,9 +364,8 @@ def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[
     critic = Critic(xy.shape[1], xy.shape[1], params["depth"], params["width"], variant)
     opt = torch.optim.Adam(critic.parameters(), lr=params.get("lr", 3e-4), foreach=True)
     gen = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))
-    every, folder = params.get("checkpoint_every"), task_checkpoint_dir()
-    path = None if every is None or folder is None else folder / "critic.pt"
-    run = CriticRun(critic, opt, gen, _run_key(params, gen.initial_seed()))
+    every, path = params.get("checkpoint_every"), checkpoint_path(params, "critic.pt")
+    run = CriticRun(critic, opt, gen, run_key(params, gen.initial_seed()))
     if path is not None:
         run.resume(path)
     while run.step < steps:

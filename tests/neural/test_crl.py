@@ -207,3 +207,64 @@ def test_reference_config_trains_and_rejects_unknown_configs():
     assert 0 < abs(math.log(r["train_alpha"][0])) < 4 * 3e-4 * 1.01
     with pytest.raises(ValueError, match="config"):
         Agent.build({"depth": 4, "config": "jax"})
+
+
+# ------------------------------------------------------------------- checkpoint and resume
+class _Killed(Exception):
+    """Stands for the process dying (SIGKILL) in a given SGD step."""
+
+
+def _kill_at(monkeypatch, calls: int) -> None:
+    """Make online training die on its ``calls``-th SGD step (agent update)."""
+    real, count = Agent.update, {"n": 0}
+
+    def dying(self, *args, **kwargs):
+        count["n"] += 1
+        if count["n"] == calls:
+            raise _Killed
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Agent, "update", dying)
+
+
+#: 5 epochs of 2 SGD steps, saved every 2 epochs (the last save is the final epoch).
+RESUMABLE = TINY | {"epochs": 5, "grad_steps": 2, "eval_every": 2, "checkpoint_every": 2}
+
+
+def _assert_same(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for k, value in a.items():
+        np.testing.assert_array_equal(value, b[k])
+
+
+@pytest.mark.parametrize(("killed_at", "saved_epoch"), [(6, 2), (9, 4), (2, None)])
+def test_killed_and_resumed_online_training_is_bit_identical(
+    tmp_path, monkeypatch, killed_at, saved_epoch
+):
+    from sims.sweep import _CHECKPOINT_DIR
+
+    uninterrupted = train_online_crl(RESUMABLE, np.random.default_rng(3))
+    token = _CHECKPOINT_DIR.set(tmp_path / "task.ckpt")
+    path = tmp_path / "task.ckpt" / "online.pt"
+    try:
+        with monkeypatch.context() as patch:
+            _kill_at(patch, killed_at)
+            with pytest.raises(_Killed):
+                train_online_crl(RESUMABLE, np.random.default_rng(3))
+        assert (torch.load(path)["epoch"] if path.exists() else None) == saved_epoch
+        _assert_same(train_online_crl(RESUMABLE, np.random.default_rng(3)), uninterrupted)
+        assert torch.load(path)["epoch"] == RESUMABLE["epochs"]
+        with pytest.raises(ValueError, match="another run"):
+            train_online_crl(RESUMABLE, np.random.default_rng(4))
+    finally:
+        _CHECKPOINT_DIR.reset(token)
+
+
+def test_online_checkpointing_leaves_the_result_unchanged(tmp_path):
+    """Quick and full never checkpoint; with checkpoints the numbers are the same."""
+    from sims.sweep import run_sweep
+
+    plain = {k: v for k, v in RESUMABLE.items() if k != "checkpoint_every"}
+    a = run_sweep(train_online_crl, [plain], root_seed=2)
+    b = run_sweep(train_online_crl, [RESUMABLE], root_seed=2, cache_dir=tmp_path)
+    assert a[0]["result"] == b[0]["result"]

@@ -345,3 +345,15 @@ def test_paper_scale_trains_checkpointed_critics_at_the_paper_width(
         params = _swept(monkeypatch, tmp_path, check, scale)
         assert not any("checkpoint_every" in p for p in params)
         assert {p["width"] for p in params} < {32, 64}
+
+
+def test_paper_scale_trains_online_at_table_1_depths_with_checkpoints(tmp_path, monkeypatch):
+    paper = _swept(monkeypatch, tmp_path, deep_crl.online_maze, "paper")
+    full = _swept(monkeypatch, tmp_path, deep_crl.online_maze, "full")
+    assert [p["depth"] for p in paper] == [4, 64]
+    assert {p["width"] for p in paper} == {256}
+    assert {p["checkpoint_every"] for p in paper} == {10}
+    assert full == [{"depth": d, **deep_crl.ONLINE_SIZES["task"]} for d in (4, 16)]  # unchanged
+    assert [p | {"depth": d} for p, d in zip(full, (4, 64), strict=True)] == [
+        {k: v for k, v in p.items() if k not in ("width", "checkpoint_every")} for p in paper
+    ]
