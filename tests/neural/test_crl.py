@@ -254,6 +254,7 @@ def test_killed_and_resumed_online_training_is_bit_identical(
         assert (torch.load(path)["epoch"] if path.exists() else None) == saved_epoch
         _assert_same(train_online_crl(RESUMABLE, np.random.default_rng(3)), uninterrupted)
         assert torch.load(path)["epoch"] == RESUMABLE["epochs"]
+        _assert_same(train_online_crl(RESUMABLE, np.random.default_rng(3)), uninterrupted)  # done
         with pytest.raises(ValueError, match="another run"):
             train_online_crl(RESUMABLE, np.random.default_rng(4))
     finally:
