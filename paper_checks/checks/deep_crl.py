@@ -400,7 +400,7 @@ def trainability(
             ax.plot([d] * len(loss[(v, d)]), loss[(v, d)], ".", color=f"C{k}", alpha=0.6)
             curves = [r["result"]["loss_curve"] for r in records
                       if r["params"]["variant"] == v and r["params"]["depth"] == d]  # fmt: skip
-            ax_c.plot(np.mean(curves, axis=0), color=f"C{k}", ls=["-", "--", ":"][j % 3],
+            ax_c.plot(np.mean(curves, axis=0), color=f"C{k}", ls=["-", "--", ":", "-."][j % 4],
                       label=f"{v}, D = {d}")  # fmt: skip
         stats = [_mean_se(loss[(v, d)]) for d in depths]
         ax.errorbar(depths, [s[0] for s in stats], [s[1] for s in stats], fmt="o-",
