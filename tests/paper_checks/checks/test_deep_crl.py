@@ -357,3 +357,41 @@ def test_paper_scale_trains_online_at_table_1_depths_with_checkpoints(tmp_path, 
     assert [p | {"depth": d} for p, d in zip(full, (4, 64), strict=True)] == [
         {k: v for k, v in p.items() if k not in ("width", "checkpoint_every")} for p in paper
     ]
+
+
+def test_a_killed_paper_scale_check_resumes_to_the_same_result(tmp_path, monkeypatch):
+    """trainability at --scale paper, shrunk: killed mid-task, rerun in the same folder, it gives
+    the numbers of an uninterrupted run."""
+    import neural.deep_crl as dc
+
+    monkeypatch.setitem(
+        deep_crl.TRAIN_SIZES,
+        "paper",
+        {"width": 8, "steps": 25, "batch": 16, "depths": (4, 16), "n_seeds": 2,
+         "checkpoint_every": 10},
+    )  # fmt: skip
+
+    def run(out):
+        ctx = Context(scale="paper", seed=0, out_dir=out, claim_id="deep_crl.trainability")
+        return deep_crl.trainability(ctx)
+
+    whole = run(tmp_path / "whole")
+    real, count = dc.critic_loss, {"n": 0}
+
+    def dying(*args, **kwargs):
+        count["n"] += 1
+        if count["n"] == 3 * 25 + 17:  # in the fourth task, after its save at step 10
+            raise _Captured
+        return real(*args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(dc, "critic_loss", dying)
+        with pytest.raises(_Captured):
+            run(tmp_path / "killed")
+    assert list((tmp_path / "killed").rglob("critic.pt"))
+    resumed = run(tmp_path / "killed")
+    assert resumed.summary == whole.summary
+    assert resumed.measured["n_violations"] == whole.measured["n_violations"]
+    for key, value in whole.arrays.items():
+        np.testing.assert_array_equal(resumed.arrays[key], value)
+    assert not list((tmp_path / "killed").rglob("critic.pt"))
