@@ -186,6 +186,35 @@ def test_solver_sanity_fails_with_swapped_ratios(tmp_path_factory):
     assert result.measured["bulk_masses_times_psi_p"] != pytest.approx([1.0, 15.0, 1.0], rel=1e-3)
 
 
+def shifted_psi_n_spectrum(factor):
+    """The solver at ψ_n·factor: a plausible slip (a sample count off by a fraction of a
+    percent) that moves the ρ1 bulk's mass ψ_n − 1 by about the same fraction."""
+
+    def spectrum(*, psi_n, **kw):
+        return rmt.rf_spectrum(psi_n=psi_n * factor, **kw)
+
+    return spectrum
+
+
+@pytest.mark.claim_fails("diffusion.solver_sanity")
+def test_solver_sanity_fails_just_outside_the_mass_tolerance(tmp_path_factory):
+    """ψ_n off by 0.3%: ρ1's mass 15.05/ψ_p is 3.2e-3 from 15/ψ_p, beyond the 1e-3 tolerance."""
+    _, result = _run(
+        diffusion.solver_sanity, tmp_path_factory, spectrum_fn=shifted_psi_n_spectrum(1.003)
+    )
+    assert result.verdict is Verdict.FAIL
+    assert [k for k, ok in result.measured["checks"].items() if not ok] == ["masses"]
+
+
+def test_solver_sanity_passes_just_inside_the_mass_tolerance(tmp_path_factory):
+    """ψ_n off by 0.03%: ρ1's mass moves by 3.2e-4 relative, inside the 1e-3 tolerance."""
+    _, result = _run(
+        diffusion.solver_sanity, tmp_path_factory, spectrum_fn=shifted_psi_n_spectrum(1.0003)
+    )
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["bulk_masses_times_psi_p"][1] == pytest.approx(15.0048, rel=1e-4)
+
+
 # ---- C3 GE spectrum vs theory ----------------------------------------------------------------
 
 
