@@ -78,9 +78,21 @@ def anchor(claim_id: str) -> str:
 
 
 def replication_phrase(result: CheckResult) -> str:
-    """ "PASS in 5 of 5", "PASS in 3 of 5 (fragile)", "deterministic", or "-" when the run was
-    not replicated."""
-    return replication_text(result, words=True) or "-"
+    """ "PASS in 5 of 5", "PASS in 3 of 5 (fragile)", "deterministic", or "one root seed" when
+    the run was not replicated (``--replicates 1``)."""
+    return replication_text(result, words=True) or "one root seed"
+
+
+def _shown_argv(argv: list[str]) -> str:
+    """A command line as the docs show it: paths inside this checkout made relative to it."""
+    shown = [
+        Path(arg).resolve().relative_to(ROOT).as_posix()
+        if Path(arg).is_absolute() and Path(arg).resolve().is_relative_to(ROOT)
+        else arg
+        for arg in argv
+        if arg
+    ]
+    return " ".join(shown)
 
 
 def statistic_phrase(result: CheckResult) -> str:
@@ -104,9 +116,9 @@ def render_provenance(scale: str, run: Mapping[str, Any], records: Records) -> s
     for r in records.values():
         counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
     fragile = sum(bool((r.replication or {}).get("fragile")) for r in records.values())
-    argv = " ".join(a for a in run.get("argv", []) if a) or f"run --all --scale {scale}"
+    argv = _shown_argv(run.get("argv", [])) or f"run --all --scale {scale}"
     updates = "".join(
-        f", then `paper-checks {' '.join(update['argv'])}`"
+        f", then `paper-checks {_shown_argv(update['argv'])}`"
         + (
             " (made elsewhere and merged with `paper-checks merge`)"
             if "merged_from" in update
@@ -197,8 +209,13 @@ def render_claim(result: CheckResult, full: CheckResult | None = None) -> str:
     ]
     if full is not None:
         lines.append(
-            f"- **Full verdict: {full.verdict.value}** (over root seeds: "
-            f"{replication_phrase(full)}). {_text(full.summary)}"
+            f"- **Full verdict: {full.verdict.value}** ("
+            + (
+                f"over root seeds: {rep}"
+                if (rep := replication_text(full, words=True))
+                else "one root seed"
+            )
+            + f"). {_text(full.summary)}"
         )
     stat = statistic_phrase(result)
     lines.append(

@@ -103,6 +103,26 @@ def test_claims_block_holds_rule_verdict_replication_history_and_figure():
     assert "rlvr.a.pdf" not in text
 
 
+def test_a_full_run_of_one_root_seed_and_an_update_made_elsewhere_read_plainly():
+    from dataclasses import replace
+
+    from paper_checks.docs import ROOT, render_provenance
+
+    single = {"rlvr.a": replace(record("rlvr.a", Verdict.FAIL), replication=None)}
+    text = render_claims("rlvr", {**REFS, "full": (RUN, single)})
+    assert "**Full verdict: FAIL** (one root seed)." in text
+    run = {
+        **RUN,
+        "argv": ["run", "rlvr", "--out", str(ROOT / "docs" / "results" / "full")],
+        "updates": [{"argv": ["run", "rlvr.a", "--out", "/elsewhere/x"], "merged_from": "x"}],
+    }
+    line = render_provenance("full", run, single)
+    assert (
+        "`paper-checks run rlvr --out docs/results/full`" in line
+    )  # inside the checkout: relative
+    assert "`paper-checks run rlvr.a --out /elsewhere/x` (made elsewhere and merged" in line
+
+
 def test_blocks_are_replaced_between_their_markers_only():
     text = "a\n<!-- generated:x -->\nold\n<!-- /generated:x -->\nb\n"
     assert render_blocks(text, {"x": "new"}, "f") == text.replace("old", "new")
