@@ -6,9 +6,10 @@ generated blocks of ``README.md`` and ``docs/<paper>.md``, between ``<!-- genera
 ``<!-- /generated:NAME -->``, are rebuilt from them by ``paper-checks report --docs``; a test fails
 when they drift. Everything outside the markers is written by hand.
 
-README blocks: ``summary`` (one row per claim) and ``history`` (every rule change made after a
-verdict was seen). Docs page blocks: ``claims`` (per claim: statement, rule, verdicts, summary,
-replication, history, figure). The ``render_*`` functions are pure: records in, Markdown out.
+README blocks: ``summary`` (one row per claim) and ``history`` (a line pointing to
+``docs/history.md``, whose ``history`` block lists every rule change made after a verdict was
+seen). Docs page blocks: ``claims`` (per claim: statement, rule, verdicts, summary, replication,
+history, figure). The ``render_*`` functions are pure: records in, Markdown out.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from paper_checks.results import CheckResult, load_results
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
+HISTORY = ROOT / "docs" / "history.md"
 #: One page per paper key, with a generated ``claims`` block.
 PAGES = {paper: DOCS / f"{paper}.md" for paper in PAPERS}
 #: The committed reference runs, by scale (present ones only).
@@ -178,15 +180,26 @@ def render_summary(references: Mapping[str, tuple[Mapping[str, Any], Records]]) 
     return "\n".join(lines)
 
 
+def render_history_pointer(records: Records) -> str:
+    """The README's line on the history: how many changes, on how many claims, and where."""
+    changed = [r for r in records.values() if r.history]
+    n = sum(len(r.history) for r in changed)
+    return (
+        f"{n} changes of rule, statistic, sizes or seeds on {len(changed)} claims were made after "
+        "a verdict had been seen; [docs/history.md](docs/history.md) lists each with its reason "
+        "and the verdict under the old rule (so does each claim's page)."
+    )
+
+
 def render_history(records: Records) -> str:
     """Every recorded change of rule, statistic, sizes or seeds made after a verdict was seen,
-    one row per claim (its changes in date order)."""
+    one row per claim (its changes in date order), for ``docs/history.md``."""
     lines = [
         "| claim | changes after a verdict was seen (date: change; verdict under the old rule) |"
     ]
     lines.append("|---|---|")
     lines += [
-        f"| [`{r.claim_id}`](docs/{r.paper}.md#{anchor(r.claim_id)}) | "
+        f"| [`{r.claim_id}`]({r.paper}.md#{anchor(r.claim_id)}) | "
         + "<br>".join(
             _cell(f"{h['date']}: {h['change']}; before: {h['before']}") for h in r.history
         )
@@ -338,8 +351,10 @@ def generated_files(
     full text."""
     references = load_references() if references is None else references
     quick = references["quick"][1]
-    readme = {"summary": render_summary(references), "history": render_history(quick)}
+    readme = {"summary": render_summary(references), "history": render_history_pointer(quick)}
     out = {README: render_blocks(README.read_text(encoding="utf-8"), readme, "README.md")}
+    history = {"history": render_history(quick)}
+    out[HISTORY] = render_blocks(HISTORY.read_text(encoding="utf-8"), history, HISTORY.name)
     for paper, page in PAGES.items():
         blocks = {"claims": render_claims(paper, references)}
         if paper == "online":

@@ -8,6 +8,7 @@ from paper_checks.docs import (
     render_blocks,
     render_claims,
     render_history,
+    render_history_pointer,
     render_summary,
     short_phrase,
 )
@@ -86,9 +87,12 @@ def test_summary_has_a_row_per_claim_with_its_link_replication_and_escaped_phras
 
 def test_history_lists_every_change_with_the_old_verdict():
     text = render_history(RECORDS)
-    assert "[`rlvr.b`]" in text
+    assert "[`rlvr.b`](rlvr.md#rlvrb)" in text  # links relative to docs/history.md
     assert "2026-11-30: tolerance 0.1 → 0.05; before: PASS" in text
     assert "rlvr.a" not in text
+    pointer = render_history_pointer(RECORDS)
+    assert pointer.startswith("1 changes of rule, statistic, sizes or seeds on 1 claims")
+    assert "(docs/history.md)" in pointer
 
 
 def test_claims_block_holds_rule_verdict_replication_history_and_figure():
