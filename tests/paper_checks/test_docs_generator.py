@@ -110,14 +110,14 @@ def test_claims_block_holds_rule_verdict_replication_history_and_figure():
 def test_a_full_run_of_one_root_seed_and_an_update_made_elsewhere_read_plainly():
     from dataclasses import replace
 
-    from paper_checks.docs import ROOT, render_provenance
+    from paper_checks.docs import render_provenance
 
     single = {"rlvr.a": replace(record("rlvr.a", Verdict.FAIL), replication=None)}
     text = render_claims("rlvr", {**REFS, "full": (RUN, single)})
     assert "**Full verdict: FAIL** (one root seed)." in text
     run = {
         **RUN,
-        "argv": ["run", "rlvr", "--out", str(ROOT / "docs" / "results" / "full")],
+        "argv": ["run", "rlvr", "--out", "docs/results/full"],
         "updates": [{"argv": ["run", "rlvr.a", "--out", "/elsewhere/x"], "merged_from": "x"}],
     }
     line = render_provenance("full", run, single)
