@@ -216,10 +216,15 @@ class PathTransformer(nn.Module):
         return self.head(self.blocks(h, mask=mask, is_causal=True))  # (B, T, N)
 
 
-def _tokens(model: PathTransformer, prompts: torch.Tensor, paths: torch.Tensor) -> torch.Tensor:
-    """[s, g, SEP, v1, ..., v_{L−1}] with padding (−1) mapped to SEP: (B, 2 + L)."""
+def _tokens(
+    model: PathTransformer, prompts: torch.Tensor, paths: torch.Tensor, emitted: int | None = None
+) -> torch.Tensor:
+    """[s, g, SEP, v1, ..., v_{L−1}] with padding (−1) mapped to SEP: (B, 2 + L). With
+    ``emitted = t``, only the 3 + t tokens up to v_t: the model is causal, so the logits at
+    position 2 + t (which predict v_{t+1}) depend on no later token."""
     sep = torch.full((len(prompts), 1), model.sep)
-    body = torch.where(paths[:, :-1] >= 0, paths[:, :-1], model.sep)
+    body = paths[:, :-1] if emitted is None else paths[:, :emitted]
+    body = torch.where(body >= 0, body, model.sep)
     return torch.cat([prompts, sep, body], dim=1)
 
 
@@ -286,7 +291,7 @@ def sample_paths(
     paths = torch.full((b, length), -1, dtype=torch.long)
     done = torch.zeros(b, dtype=torch.bool)
     for t in range(length):
-        logits = model(_tokens(model, p, paths))[:, 2 + t]  # (B, N)
+        logits = model(_tokens(model, p, paths, emitted=t))[:, 2 + t]  # (B, N)
         node = torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=gen).squeeze(1)
         paths[:, t] = torch.where(done, -1, node)
         done |= node == p[:, 1]
@@ -356,7 +361,8 @@ def exact_success_probs(
         if owner.size == 0:
             break
         pr = prompts[owner]
-        logits = model(_tokens(model, torch.as_tensor(pr), torch.as_tensor(prefix)))[:, 2 + t]
+        tokens = _tokens(model, torch.as_tensor(pr), torch.as_tensor(prefix), emitted=t)
+        logits = model(tokens)[:, 2 + t]
         probs = torch.softmax(logits, dim=-1).double().numpy()  # (B, N)
         last = pr[:, 0] if t == 0 else prefix[:, t - 1]
         rows, nodes = np.nonzero(adj[last])  # every edge step out of each prefix
