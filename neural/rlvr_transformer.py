@@ -38,6 +38,7 @@ __all__ = [
     "arm_b_task",
     "chance_success",
     "exact_success_probs",
+    "grpo_loss",
     "grpo_train",
     "make_graph",
     "path_kl_k3",
@@ -281,21 +282,85 @@ def supervised_train(
 
 @torch.no_grad()
 def sample_paths(
-    model: PathTransformer, prompts: np.ndarray, cfg: ArmBConfig, gen: torch.Generator
-) -> np.ndarray:
-    """Sample one path per prompt row at temperature 1 (no top-p): nodes until the goal is
-    emitted or ``max_len`` nodes; (B, L) padded with −1."""
+    model: PathTransformer,
+    prompts: np.ndarray,
+    copies: int,
+    cfg: ArmBConfig,
+    rng: np.random.Generator,
+    *,
+    adjacency: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Draw ``copies`` independent paths per prompt row at temperature 1 (no top-p): nodes until
+    the goal is emitted or ``max_len`` nodes. Returned grouped: the distinct (row, path) pairs
+    drawn and how many copies took each, ``(rows (M,), paths (M, L) padded with −1, mult (M,))``;
+    mult sums to ``copies`` per row.
+
+    Drawn prefix by prefix: the c copies that share an open prefix send
+    Multinomial(c, π(· | s, g, prefix)) of themselves to each next node, which is the law of c
+    independent next-node draws; so the model runs once per distinct prefix, not once per copy.
+    With ``adjacency``, a copy is dropped as soon as it steps off an edge (it can no longer
+    verify), and mult sums to at most ``copies``: the missing copies failed."""
     torch.set_num_threads(1)
-    b, length = len(prompts), cfg.max_len
-    p = torch.as_tensor(prompts)
-    paths = torch.full((b, length), -1, dtype=torch.long)
-    done = torch.zeros(b, dtype=torch.bool)
-    for t in range(length):
-        logits = model(_tokens(model, p, paths, emitted=t))[:, 2 + t]  # (B, N)
-        node = torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=gen).squeeze(1)
-        paths[:, t] = torch.where(done, -1, node)
-        done |= node == p[:, 1]
-    return paths.numpy()
+    prompts = np.asarray(prompts, np.int64)
+    rows = np.arange(len(prompts))
+    mult = np.full(len(prompts), copies, np.int64)
+    prefix = np.full((len(prompts), cfg.max_len), -1, np.int64)
+    out_rows, out_paths, out_mult = [rows[:0]], [prefix[:0]], [mult[:0]]
+    for t in range(cfg.max_len):
+        if rows.size == 0:
+            break
+        tokens = _tokens(model, torch.as_tensor(prompts[rows]), torch.as_tensor(prefix), t)
+        probs = torch.softmax(model(tokens)[:, 2 + t].double(), dim=-1).numpy()  # (B, N)
+        draws = rng.multinomial(mult, probs)  # (B, N) copies sent to each next node
+        src, nodes = np.nonzero(draws)
+        if adjacency is not None:
+            last = prompts[rows[src], 0] if t == 0 else prefix[src, t - 1]
+            on = adjacency[last, nodes]
+            src, nodes = src[on], nodes[on]
+        rows, mult, prefix = rows[src], draws[src, nodes], prefix[src].copy()
+        prefix[:, t] = nodes
+        ended = (nodes == prompts[rows, 1]) | (t == cfg.max_len - 1)
+        out_rows.append(rows[ended])
+        out_paths.append(prefix[ended])
+        out_mult.append(mult[ended])
+        rows, mult, prefix = rows[~ended], mult[~ended], prefix[~ended]
+    return np.concatenate(out_rows), np.concatenate(out_paths), np.concatenate(out_mult)
+
+
+def grpo_loss(
+    model: PathTransformer,
+    graph: PathGraph,
+    prompts: np.ndarray,
+    sample: tuple[np.ndarray, np.ndarray, np.ndarray],
+    *,
+    reference: PathTransformer | None = None,
+    kl: float = 0.0,
+) -> tuple[torch.Tensor, float]:
+    """GRPO's loss on ``sample`` = ``sample_paths(model, prompts, G, ...)`` (G copies per prompt,
+    grouped), and the mean reward: verifier reward r, advantage A = (r − mean)/std within each
+    prompt's group (0 for uniform groups), and
+
+        −mean_ij(A_ij · log π(path_ij)) + kl · mean_ij KL̂(path_ij)
+
+    over the P·G copies, with KL̂ the per-path k3 estimate (``path_kl_k3``) against
+    ``reference``. Copies of one path in one group share reward, advantage and log π, so the
+    mean is taken over the distinct paths, each weighted by its copies."""
+    rows, paths, mult = sample
+    group = int(mult.sum()) // len(prompts)
+    ok = verify(graph, prompts[rows], paths).astype(np.float64)
+    by_group = np.argsort(rows, kind="stable")
+    r = np.repeat(ok[by_group], mult[by_group]).reshape(len(prompts), group)  # (P, G) rewards
+    adv = np.empty(len(rows))
+    adv[by_group] = group_advantages(r).ravel()[np.cumsum(mult[by_group]) - mult[by_group]]
+    weight = torch.as_tensor(mult / mult.sum())
+    p, y = torch.as_tensor(prompts[rows]), torch.as_tensor(paths)
+    token_logp = _token_log_probs(model, p, y)  # (M, L)
+    loss = -(weight * torch.as_tensor(adv) * token_logp.sum(dim=1)).sum()
+    if reference is not None:
+        with torch.no_grad():
+            ref_logp = _token_log_probs(reference, p, y)
+        loss = loss + kl * (weight * path_kl_k3(token_logp, ref_logp, y >= 0)).sum()
+    return loss, float(r.mean())
 
 
 def grpo_train(
@@ -304,37 +369,24 @@ def grpo_train(
     prompts: np.ndarray,
     cfg: ArmBConfig,
     rng: np.random.Generator,
-    gen: torch.Generator,
     *,
     kl: float = 0.0,
 ) -> list[float]:
-    """GRPO: per step ``rl_prompts`` prompts × ``group`` samples, verifier reward, advantage
-    (r − mean)/std within each group (0 for uniform groups), loss
-
-        −mean_ij(A_ij · log π(path_ij)) + kl · mean_ij KL̂(path_ij)
-
-    with KL̂ the per-path k3 estimate (``path_kl_k3``) against the starting model, frozen; kl = 0
-    (the paper's main runs) skips the reference. Returns the mean reward per step."""
+    """GRPO (``grpo_loss``): per step ``rl_prompts`` prompts drawn from ``prompts`` × ``group``
+    samples each, one Adam step; ``kl`` > 0 adds the penalty against the starting model, frozen
+    (kl = 0, the paper's main runs, skips the reference). Returns the mean reward per step."""
     torch.set_num_threads(1)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.rl_lr)
     reference = copy.deepcopy(model).requires_grad_(False) if kl > 0 else None
     rewards_log = []
     for _ in range(cfg.rl_steps):
-        batch = np.repeat(prompts[rng.choice(len(prompts), cfg.rl_prompts)], cfg.group, axis=0)
-        paths = sample_paths(model, batch, cfg, gen)
-        r = verify(graph, batch, paths).astype(np.float64).reshape(cfg.rl_prompts, cfg.group)
-        adv = group_advantages(r).ravel()
-        p, y = torch.as_tensor(batch), torch.as_tensor(paths)
-        token_logp = _token_log_probs(model, p, y)  # (B, L)
-        loss = -(torch.as_tensor(adv, dtype=token_logp.dtype) * token_logp.sum(dim=1)).mean()
-        if reference is not None:
-            with torch.no_grad():
-                ref_logp = _token_log_probs(reference, p, y)
-            loss = loss + kl * path_kl_k3(token_logp, ref_logp, y >= 0).mean()
+        chosen = prompts[rng.choice(len(prompts), cfg.rl_prompts)]
+        sample = sample_paths(model, chosen, cfg.group, cfg, rng)
+        loss, reward = grpo_loss(model, graph, chosen, sample, reference=reference, kl=kl)
         opt.zero_grad()
         loss.backward()
         opt.step()
-        rewards_log.append(float(r.mean()))
+        rewards_log.append(reward)
     return rewards_log
 
 
@@ -381,12 +433,12 @@ def _eval_counts(
     graph: PathGraph,
     prompts: np.ndarray,
     cfg: ArmBConfig,
-    gen: torch.Generator,
+    rng: np.random.Generator,
 ) -> np.ndarray:
     """Verified samples out of ``n_eval`` per prompt, (P,)."""
-    batch = np.repeat(prompts, cfg.n_eval, axis=0)
-    ok = verify(graph, batch, sample_paths(model, batch, cfg, gen))
-    return ok.reshape(len(prompts), cfg.n_eval).sum(axis=1)
+    rows, paths, mult = sample_paths(model, prompts, cfg.n_eval, cfg, rng, adjacency=graph.full)
+    ok = verify(graph, prompts[rows], paths)
+    return np.bincount(rows[ok], weights=mult[ok], minlength=len(prompts)).astype(np.int64)
 
 
 def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
@@ -404,7 +456,7 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     torch.set_num_threads(1)
     cfg = ArmBConfig(**{k: v for k, v in params.items() if k in ArmBConfig.__dataclass_fields__})
     torch.manual_seed(int(rng.integers(2**31)))
-    gen = torch.Generator().manual_seed(int(rng.integers(2**31)))
+    eval_rng = np.random.default_rng(int(rng.integers(2**63)))  # n_eval leaves training alone
     graph = make_graph(cfg)
     pairs = np.array([(s, g) for s in range(graph.n) for g in range(graph.n) if s != g])
     order = rng.permutation(len(pairs))
@@ -424,7 +476,7 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     base = PathTransformer(cfg)
     losses = supervised_train(base, *corpus, cfg.base_steps, cfg, rng)
     base_state = {k: v.clone() for k, v in base.state_dict().items()}
-    counts = {"base": _eval_counts(base, graph, test, cfg, gen)}
+    counts = {"base": _eval_counts(base, graph, test, cfg, eval_rng)}
     exact = {"base": exact_success_probs(base, graph, test, cfg)}
     out |= {"counts": counts, "p": exact, "base_loss": losses[:: max(1, len(losses) // 50)]}
     margin = params.get("gate_margin", 0.10)
@@ -435,8 +487,8 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
 
     rl = PathTransformer(cfg)
     rl.load_state_dict(base_state)
-    rewards = grpo_train(rl, graph, train, cfg, rng, gen)
-    counts["rl"] = _eval_counts(rl, graph, test, cfg, gen)
+    rewards = grpo_train(rl, graph, train, cfg, rng)
+    counts["rl"] = _eval_counts(rl, graph, test, cfg, eval_rng)
     exact["rl"] = exact_success_probs(rl, graph, test, cfg)
     out["rl_reward"] = rewards[:: max(1, len(rewards) // 50)]
 
@@ -453,12 +505,12 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     student = PathTransformer(cfg)
     student.load_state_dict(base_state)
     supervised_train(student, t_prompts, t_paths, cfg.distill_steps, cfg, rng)
-    counts["distill"] = _eval_counts(student, graph, test, cfg, gen)
+    counts["distill"] = _eval_counts(student, graph, test, cfg, eval_rng)
     exact["distill"] = exact_success_probs(student, graph, test, cfg)
 
     rl_kl = PathTransformer(cfg)
     rl_kl.load_state_dict(base_state)
-    grpo_train(rl_kl, graph, train, cfg, rng, gen, kl=cfg.kl_ablation)
-    counts["rl_kl"] = _eval_counts(rl_kl, graph, test, cfg, gen)
+    grpo_train(rl_kl, graph, train, cfg, rng, kl=cfg.kl_ablation)
+    counts["rl_kl"] = _eval_counts(rl_kl, graph, test, cfg, eval_rng)
     exact["rl_kl"] = exact_success_probs(rl_kl, graph, test, cfg)
     return out

@@ -791,3 +791,44 @@ def truncated_geometric_offset_naive(horizon: int, gamma: float, u: float) -> in
         if cumulative > u:
             return k
     return horizon
+
+
+def grpo_loss_naive(model, graph, prompts, sample, reference, kl):
+    """GRPO's loss copy by copy, from grouped samples (rows, paths, mult): expand every distinct
+    path into its copies; per prompt, rewards r_j of its G copies, A_j = (r_j − mean r)/std r (0
+    when std = 0); loss = −(1/PG) Σ_copies A · Σ_t log π(v_t) + kl · (1/PG) Σ_copies k3, with k3
+    the mean over the copy's tokens of e^ρ − ρ − 1, ρ = log π_ref − log π. Returns (loss, mean
+    reward)."""
+    import torch
+
+    from neural.rlvr_transformer import _tokens, verify
+
+    rows, paths, mult = sample
+    copies: dict[int, list] = {i: [] for i in range(len(prompts))}
+    for row, path, m in zip(rows, paths, mult, strict=True):
+        copies[int(row)].extend([path] * int(m))
+
+    def token_logps(net, prompt, path):
+        tokens = _tokens(
+            net, torch.as_tensor(np.array([prompt])), torch.as_tensor(np.array([path]))
+        )
+        logp = torch.log_softmax(net(tokens)[0, 2:], dim=-1)
+        return [logp[t, int(v)] for t, v in enumerate(path) if v >= 0]
+
+    total, rewards, n_copies = 0.0, [], 0
+    for i, group in copies.items():
+        r = [float(verify(graph, np.array([prompts[i]]), np.array([p]))[0]) for p in group]
+        mean = sum(r) / len(r)
+        std = math.sqrt(sum((x - mean) ** 2 for x in r) / len(r))
+        for path, reward in zip(group, r, strict=True):
+            adv = (reward - mean) / std if std > 0 else 0.0
+            logps = token_logps(model, prompts[i], path)
+            total = total - adv * sum(logps)
+            if reference is not None:
+                with torch.no_grad():
+                    refs = token_logps(reference, prompts[i], path)
+                rho = [b - a for a, b in zip(logps, refs, strict=True)]
+                total = total + kl * sum(torch.exp(x) - x - 1 for x in rho) / max(len(rho), 1)
+            n_copies += 1
+        rewards.extend(r)
+    return total / n_copies, sum(rewards) / len(rewards)

@@ -8,7 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from neural import rlvr_transformer as nb
-from tests.naive import path_kl_k3_naive, path_success_prob_naive
+from tests.naive import grpo_loss_naive, path_kl_k3_naive, path_success_prob_naive
 
 CFG = nb.ArmBConfig()
 
@@ -133,7 +133,6 @@ def test_kl_penalty_holds_grpo_closer_to_its_start():
             prompts,
             cfg,
             np.random.default_rng(5),
-            torch.Generator().manual_seed(6),
             kl=kl,
         )
         moved.append(
@@ -177,12 +176,70 @@ def test_exact_success_probs_match_brute_force_over_all_sequences(short_model):
 
 
 def test_exact_success_probs_match_sampled_paths(short_model):
+    """Sampled copies that verify, kept whole or cut off as soon as they leave the graph's edges,
+    occur at the exact rate; every copy is accounted for."""
     cfg, graph, model = short_model
     prompts = np.array([[0, 1], [5, 9]])
     exact = nb.exact_success_probs(model, graph, prompts, cfg)
     reps = 20_000
-    batch = np.repeat(prompts, reps, axis=0)
-    gen = torch.Generator().manual_seed(8)
-    rate = nb.verify(graph, batch, nb.sample_paths(model, batch, cfg, gen)).reshape(2, reps)
-    rate = rate.mean(axis=1)
-    assert np.all(np.abs(rate - exact) <= 4 * np.sqrt(exact * (1 - exact) / reps) + 1e-4)
+    tol = 4 * np.sqrt(exact * (1 - exact) / reps) + 1e-4
+    for seed, adjacency in ((8, None), (9, graph.full)):
+        rows, paths, mult = nb.sample_paths(
+            model, prompts, reps, cfg, np.random.default_rng(seed), adjacency=adjacency
+        )
+        ok = nb.verify(graph, prompts[rows], paths)
+        rate = np.bincount(rows[ok], weights=mult[ok], minlength=2) / reps
+        assert np.all(np.abs(rate - exact) <= tol)
+        held = np.bincount(rows, weights=mult, minlength=2)
+        assert np.all(held == reps) if adjacency is None else np.all(held <= reps)
+
+
+def test_grouped_paths_are_distinct_and_drawn_with_their_model_probability(short_model):
+    """Every distinct path of a prompt is returned once, ends at the goal or at max_len, and its
+    copies occur at Π_t π(v_t | prefix) (4.5 σ per path; the path probabilities sum to 1)."""
+    cfg, _graph, model = short_model
+    prompts, reps = np.array([[3, 2]]), 50_000
+    rows, paths, mult = nb.sample_paths(model, prompts, reps, cfg, np.random.default_rng(10))
+    assert len({tuple(p) for p in paths}) == len(paths)
+    assert np.all(rows == 0)
+    for path in paths:
+        nodes = path[path >= 0]
+        assert (nodes[-1] == 2) or len(nodes) == cfg.max_len
+        assert 2 not in nodes[:-1]
+        assert np.all(path[len(nodes) :] == -1)
+    with torch.no_grad():
+        logits = model(
+            nb._tokens(
+                model, torch.as_tensor(np.repeat(prompts, len(paths), 0)), torch.as_tensor(paths)
+            )
+        )
+    logp = torch.log_softmax(logits[:, 2:].double(), dim=-1).numpy()
+    step = np.take_along_axis(logp, np.clip(paths, 0, None)[:, :, None], 2)[:, :, 0]
+    prob = np.exp(np.where(paths >= 0, step, 0.0).sum(axis=1))
+    assert prob.sum() <= 1 + 1e-9
+    np.testing.assert_array_less(np.abs(mult / reps - prob), 4.5 * np.sqrt(prob / reps) + 1e-4)
+
+
+def test_grpo_loss_on_grouped_paths_equals_the_mean_over_copies(short_model):
+    """The grouped loss (distinct paths weighted by copies) and its gradient equal GRPO's loss
+    computed copy by copy (tests/naive.py), with and without the KL term."""
+    cfg, graph, model = short_model
+    prompts = np.array([[0, 1], [0, 12], [3, 2], [7, 19], [0, 1]])
+    sample = nb.sample_paths(model, prompts, 6, cfg, np.random.default_rng(11))
+    torch.manual_seed(12)
+    reference = nb.PathTransformer(cfg).requires_grad_(False)
+    for kl in (0.0, 0.3):
+        ref = reference if kl else None
+        model.zero_grad()
+        loss, reward = nb.grpo_loss(model, graph, prompts, sample, reference=ref, kl=kl)
+        loss.backward()
+        grads = [p.grad.clone() for p in model.parameters()]
+        assert any(float(g.abs().max()) > 1e-4 for g in grads)  # some group has mixed rewards
+        model.zero_grad()
+        naive, naive_reward = grpo_loss_naive(model, graph, prompts, sample, ref, kl)
+        naive.backward()
+        assert float(loss.detach()) == pytest.approx(float(naive.detach()), rel=1e-5, abs=1e-7)
+        assert reward == pytest.approx(naive_reward)
+        for g, p in zip(grads, model.parameters(), strict=True):
+            torch.testing.assert_close(g, p.grad, rtol=1e-5, atol=1e-7)
+    model.zero_grad()
