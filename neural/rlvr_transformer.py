@@ -267,7 +267,7 @@ def supervised_train(
     """Adam on the mean next-node cross-entropy of minibatches drawn from (prompts, paths);
     returns the loss per step."""
     torch.set_num_threads(1)
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, foreach=True)
     losses = []
     for _ in range(steps):
         idx = rng.integers(len(prompts), size=cfg.batch)
@@ -376,7 +376,7 @@ def grpo_train(
     samples each, one Adam step; ``kl`` > 0 adds the penalty against the starting model, frozen
     (kl = 0, the paper's main runs, skips the reference). Returns the mean reward per step."""
     torch.set_num_threads(1)
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.rl_lr)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.rl_lr, foreach=True)
     reference = copy.deepcopy(model).requires_grad_(False) if kl > 0 else None
     rewards_log = []
     for _ in range(cfg.rl_steps):
