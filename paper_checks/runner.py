@@ -6,12 +6,14 @@ import functools
 import importlib.metadata
 import logging
 import platform
+import queue
 import subprocess
 import sys
+import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -244,33 +246,60 @@ def run_claims(
     (default :func:`default_concurrency`), sharing the run's executor, so two checks never
     compute the same sweep (the second waits, then reads the cache). Results do not depend on
     the concurrency: every check draws only from its own seeded streams. ``costs`` (claim id ->
-    expected CPU seconds, e.g. from a reference run) starts the longest checks first, so that no
-    long check is left running alone at the end; claims without a cost keep their order after.
+    expected CPU seconds, e.g. from a reference run) orders the units: every thread but one
+    takes the longest left, so that no long check is left running alone at the end; with two
+    or more threads the last takes the shortest left, so that the short checks (mostly
+    statistics and figures, in this process) run while the workers compute the long checks'
+    sweeps instead of queuing behind them. Claims without a cost count as 0.
     """
-    concurrency = default_concurrency(ctx) if concurrency is None else concurrency
+    concurrency = max(1, default_concurrency(ctx) if concurrency is None else concurrency)
     costs = costs or {}
-    units = sorted(
-        (
-            (i, r)
-            for i, claim in enumerate(claims)
-            for r in range(replicates if claim.stochastic else 1)
-        ),
-        key=lambda unit: -costs.get(claims[unit[0]].id, 0.0),
+    units = deque(
+        sorted(
+            (
+                (i, r)
+                for i, claim in enumerate(claims)
+                for r in range(replicates if claim.stochastic else 1)
+            ),
+            key=lambda unit: -costs.get(claims[unit[0]].id, 0.0),
+        )
     )
+    n_units = len(units)
     # fingerprints first, in this thread: ast.parse is not safe in concurrent threads (3.11)
     codes = [claim_fingerprint(claim) for claim in claims]
     runs: dict[int, dict[int, CheckResult]] = {i: {} for i in range(len(claims))}
     results: dict[int, CheckResult] = {}
-    pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="check")
-    futures = {}
-    for i, r in units:
-        context = _replicate_context(claims[i], ctx, r)
-        futures[pool.submit(_check_once, claims[i], context, codes[i])] = (i, r)
+    taking, stop, done = threading.Lock(), threading.Event(), queue.SimpleQueue()
+
+    def lane(shortest_first: bool) -> None:
+        """Check units, taken from one end of the queue, until it is empty or the run stops."""
+        while not stop.is_set():
+            with taking:
+                if not units:
+                    return
+                i, r = units.pop() if shortest_first else units.popleft()
+            try:
+                context = _replicate_context(claims[i], ctx, r)
+                done.put((i, r, _check_once(claims[i], context, codes[i]), None))
+            except BaseException as err:  # noqa: BLE001 - handed to the main thread to raise
+                done.put((i, r, None, err))
+                return
+
+    threads = [
+        threading.Thread(
+            target=lane, args=(k == concurrency - 1 and k > 0,), name=f"check_{k}"
+        )
+        for k in range(min(concurrency, n_units))
+    ]
+    for thread in threads:
+        thread.start()
     bar = tqdm(total=len(claims), desc="claims", unit="claim", disable=None, file=sys.stderr)
     try:
-        for future in as_completed(futures):
-            i, r = futures[future]
-            runs[i][r] = future.result()
+        for _ in range(n_units):
+            i, r, result, err = done.get()
+            if err is not None:
+                raise err
+            runs[i][r] = result
             claim = claims[i]
             if len(runs[i]) < (replicates if claim.stochastic else 1):
                 continue
@@ -286,6 +315,6 @@ def run_claims(
             if on_result is not None:
                 on_result(result)
     finally:  # on an interrupt, start nothing new; the checks under way end by themselves
-        pool.shutdown(wait=False, cancel_futures=True)
+        stop.set()
         bar.close()
     return [results[i] for i in range(len(claims))]

@@ -104,3 +104,26 @@ def test_costs_start_the_longest_checks_first(tmp_path):
     )
     assert started == ["rlvr.test_o2", "rlvr.test_o3", "rlvr.test_o0", "rlvr.test_o1"]
     assert [r.claim_id for r in results] == [c.id for c in claims]  # results in the order given
+
+
+def test_with_two_threads_one_takes_the_longest_checks_and_the_other_the_shortest(tmp_path):
+    started: dict[str, list[str]] = {}
+    gate = threading.Barrier(2, timeout=30)  # both threads hold their first check at once
+
+    def record(ctx: Context) -> CheckResult:
+        mine = started.setdefault(threading.current_thread().name, [])
+        mine.append(ctx.claim_id)
+        if len(mine) == 1:
+            gate.wait()
+        return CheckResult(Verdict.PASS, "", {"total": 1.0}, {}, "")
+
+    rule = "PASS always; FAIL never."
+    claims = [
+        Claim(f"rlvr.test_l{i}", "rlvr", "s", "tests", record, rule, False, None) for i in range(5)
+    ]
+    costs = {"rlvr.test_l0": 5.0, "rlvr.test_l1": 1.0, "rlvr.test_l2": 50.0, "rlvr.test_l3": 9.0}
+    results = run_claims(claims, Context(out_dir=tmp_path), concurrency=2, costs=costs)
+    assert started["check_0"][0] == "rlvr.test_l2"  # the longest
+    assert started["check_1"][0] == "rlvr.test_l4"  # no cost: the shortest
+    assert sorted(c for ids in started.values() for c in ids) == [c.id for c in claims]
+    assert [r.claim_id for r in results] == [c.id for c in claims]
