@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 
@@ -243,3 +245,40 @@ def test_grpo_loss_on_grouped_paths_equals_the_mean_over_copies(short_model):
         for g, p in zip(grads, model.parameters(), strict=True):
             torch.testing.assert_close(g, p.grad, rtol=1e-5, atol=1e-7)
     model.zero_grad()
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    copies=st.integers(1, 40),
+    max_len=st.integers(1, 4),
+    seed=st.integers(0, 2**32 - 1),
+    prune=st.booleans(),
+)
+def test_grouped_samples_account_for_every_copy(copies, max_len, seed, prune):
+    """Invariants of ``sample_paths`` on an untrained model: per prompt the copies add up to
+    ``copies`` (at most that when copies leaving the edges are dropped), the (row, path) pairs
+    are distinct, a path stops at its goal's first emission or at ``max_len``, and with pruning
+    every step is an edge."""
+    cfg = nb.ArmBConfig(max_len=max_len, d_model=8, n_layers=1, n_heads=1)
+    graph = nb.make_graph(cfg)
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed % 2**31)
+    model = nb.PathTransformer(cfg)
+    prompts = np.array(
+        [(s, (s + 1 + rng.integers(graph.n - 1)) % graph.n) for s in range(0, 24, 5)]
+    )
+    rows, paths, mult = nb.sample_paths(
+        model, prompts, copies, cfg, rng, adjacency=graph.full if prune else None
+    )
+    held = np.bincount(rows, weights=mult, minlength=len(prompts))
+    assert np.all(held <= copies) if prune else np.all(held == copies)
+    assert np.all(mult >= 1)
+    assert len({(int(r), *p.tolist()) for r, p in zip(rows, paths, strict=True)}) == len(rows)
+    for row, path in zip(rows, paths, strict=True):
+        nodes = path[path >= 0]
+        s, g = prompts[row]
+        assert np.all(path[len(nodes) :] == -1)
+        assert g not in nodes[:-1]
+        assert nodes[-1] == g or len(nodes) == max_len
+        if prune:
+            assert all(graph.full[a, b] for a, b in zip([s, *nodes[:-1]], nodes, strict=True))
