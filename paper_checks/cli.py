@@ -343,11 +343,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from paper_checks.results import merge_results
+    from paper_checks.results import load_results, merge_results
 
     src, dst = Path(args.src_dir), Path(args.dst_dir)
     if src.resolve() == dst.resolve():
         raise ValueError("DST_RUN: it is SRC_RUN itself")
+    load_results(dst, "DST_RUN")  # a run to merge into, before its lock is taken
     with RunLock(dst):
         merged = merge_results(src, dst, [c.id for c in all_claims()])
         write_reports(dst)

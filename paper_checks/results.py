@@ -143,7 +143,7 @@ def check_update(run_dir: Path, scale: str, seed: int, what: str = "--update") -
     another scale or root seed: one results.json holds one kind of run. The replicate count may
     differ (an expensive claim refreshed with fewer root seeds): each record carries its own in
     ``replication``, and each update names its count."""
-    run, _ = load_results(run_dir)
+    run, _ = load_results(run_dir, "DST_RUN" if what == "merge" else "--out")
     for key, value in {"scale": scale, "seed": seed}.items():
         if run.get(key) != value:
             raise ValueError(
@@ -196,7 +196,7 @@ def merge_results(src_dir: Path, dst_dir: Path, order: list[str]) -> list[str]:
     Returns the merged claim ids."""
     import shutil
 
-    src_run, results = load_results(src_dir)
+    src_run, results = load_results(src_dir, "SRC_RUN")
     check_update(dst_dir, src_run["scale"], src_run["seed"], what="merge")
     records = []
     for result in results:
@@ -217,24 +217,27 @@ def merge_results(src_dir: Path, dst_dir: Path, order: list[str]) -> list[str]:
     return update["claims"]
 
 
-def load_results(run_dir: str | os.PathLike[str]) -> tuple[dict[str, Any], list[CheckResult]]:
-    """Read ``results.json`` of a run directory: (run metadata, results)."""
+def load_results(
+    run_dir: str | os.PathLike[str], argument: str = "RUN_DIR"
+) -> tuple[dict[str, Any], list[CheckResult]]:
+    """Read ``results.json`` of a run directory: (run metadata, results). Errors name the
+    command-line ``argument`` that gave the directory."""
     from paper_checks._inputs import loads_strict, read_input_text
 
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         what = "is not a directory" if run_dir.exists() else "does not exist"
-        raise ValueError(f"RUN_DIR {os.fspath(run_dir)!r} {what}")
+        raise ValueError(f"{argument} {os.fspath(run_dir)!r} {what}")
     path = run_dir / "results.json"
     if not path.exists():
-        raise ValueError(f"RUN_DIR {os.fspath(run_dir)!r} has no results.json")
-    text = read_input_text(path, "RUN_DIR")
+        raise ValueError(f"{argument} {os.fspath(run_dir)!r} has no results.json")
+    text = read_input_text(path, argument)
     try:
         payload = loads_strict(text)
     except ValueError as err:  # json.JSONDecodeError included
         msg = getattr(err, "msg", str(err))
-        raise ValueError(f"RUN_DIR: {str(path)!r} is not valid JSON ({msg})") from None
-    return _validated_results(payload, path)
+        raise ValueError(f"{argument}: {str(path)!r} is not valid JSON ({msg})") from None
+    return _validated_results(payload, path, argument)
 
 
 #: Keys of ``results.json["run"]`` the reports read, with their JSON types.
@@ -260,12 +263,14 @@ _CLAIM_KEYS: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def _validated_results(payload: Any, path: Path) -> tuple[dict[str, Any], list[CheckResult]]:
-    """(run, results) of a parsed ``results.json``; ValueError naming the file and the first key
-    that is missing or of the wrong type."""
+def _validated_results(
+    payload: Any, path: Path, argument: str
+) -> tuple[dict[str, Any], list[CheckResult]]:
+    """(run, results) of a parsed ``results.json``; ValueError naming ``argument``, the file and
+    the first key that is missing or of the wrong type."""
 
     def bad(what: str) -> ValueError:
-        return ValueError(f"RUN_DIR: {str(path)!r} is not a paper-checks results file ({what})")
+        return ValueError(f"{argument}: {str(path)!r} is not a paper-checks results file ({what})")
 
     if not isinstance(payload, dict):
         raise bad(f"a JSON {type(payload).__name__}, not an object")

@@ -286,9 +286,7 @@ def run_claims(
                 return
 
     threads = [
-        threading.Thread(
-            target=lane, args=(k == concurrency - 1 and k > 0,), name=f"check_{k}"
-        )
+        threading.Thread(target=lane, args=(k == concurrency - 1 and k > 0,), name=f"check_{k}")
         for k in range(min(concurrency, n_units))
     ]
     for thread in threads:

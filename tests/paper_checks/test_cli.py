@@ -641,6 +641,9 @@ def test_merge_refuses_another_kind_of_run(fake_claims, tmp_path, monkeypatch, c
     assert main(["merge", "results/run", "results/run"]) == 2
     assert "DST_RUN" in capsys.readouterr().err
     assert main(["merge", "missing", "results/run"]) == 2
+    assert "SRC_RUN 'missing' does not exist" in capsys.readouterr().err
+    assert main(["merge", "results/run", "missing"]) == 2
+    assert "DST_RUN 'missing' does not exist" in capsys.readouterr().err
 
 
 def test_update_refuses_another_kind_of_run(fake_claims, tmp_path, monkeypatch, capsys):
