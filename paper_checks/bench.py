@@ -426,3 +426,65 @@ def _bench_superposition_sampler(quick: bool) -> Comparison:
         agree=lambda a, b: bool(np.allclose(a, b, rtol=0.05)),
         size=f"{repeats} batches of B = {batch}, n = {n}",
     )
+
+
+# ----------------------------------------------------------------------------- rlvr, Arm B
+def _arm_b_counts_per_row(model, graph, prompts: np.ndarray, n: int, cfg) -> np.ndarray:
+    """The obvious sampler: every one of the n samples of every prompt is its own row, and each
+    step runs the model on the whole padded sequence; verified samples per prompt."""
+    import torch
+
+    from neural.rlvr_transformer import _tokens, verify
+
+    gen = torch.Generator().manual_seed(0)
+    batch = np.repeat(prompts, n, axis=0)
+    p = torch.as_tensor(batch)
+    paths = torch.full((len(batch), cfg.max_len), -1, dtype=torch.long)
+    done = torch.zeros(len(batch), dtype=torch.bool)
+    with torch.no_grad():
+        for t in range(cfg.max_len):
+            logits = model(_tokens(model, p, paths))[:, 2 + t]
+            node = torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=gen).squeeze(1)
+            paths[:, t] = torch.where(done, -1, node)
+            done |= node == p[:, 1]
+    return verify(graph, batch, paths.numpy()).reshape(len(prompts), n).sum(axis=1)
+
+
+@benchmark(
+    "arm_b_sampler",
+    description="Arm B evaluation: n = 256 samples on each of 276 test prompts, drawn grouped by "
+    "prefix (one multinomial per distinct prefix, copies off the graph's edges dropped)",
+    baseline="one row per sample, the whole padded sequence through the model at every step",
+)
+def _bench_arm_b_sampler(quick: bool) -> Comparison:
+    import torch
+
+    from neural import rlvr_transformer as nb
+
+    torch.set_num_threads(1)
+    cfg = nb.ArmBConfig(n_eval=256)
+    graph, rng = nb.make_graph(cfg), np.random.default_rng(0)
+    torch.manual_seed(0)
+    model = nb.PathTransformer(cfg)
+    steps = 60 if quick else cfg.base_steps
+    nb.supervised_train(
+        model, *nb.walk_corpus(graph, cfg, steps * cfg.batch // 4, rng), steps, cfg, rng
+    )
+    pairs = np.array([(s, g) for s in range(graph.n) for g in range(graph.n) if s != g])
+    prompts = pairs[rng.permutation(len(pairs))[: len(pairs) // 2]]
+    exact = nb.exact_success_probs(model, graph, prompts, cfg)
+
+    def grouped() -> np.ndarray:
+        return nb._eval_counts(model, graph, prompts, cfg, np.random.default_rng(1))
+
+    def agree(a: np.ndarray, b: np.ndarray) -> bool:
+        """Both pass@1 estimates within 4 standard errors of the exact mean p."""
+        se = np.sqrt(cfg.n_eval * np.sum(exact * (1 - exact))) / (cfg.n_eval * len(exact))
+        return all(abs(c.mean() / cfg.n_eval - exact.mean()) < 4 * se + 1e-9 for c in (a, b))
+
+    return Comparison(
+        ours=grouped,
+        baseline=lambda: _arm_b_counts_per_row(model, graph, prompts, cfg.n_eval, cfg),
+        agree=agree,
+        size=f"{len(prompts)} prompts × n = {cfg.n_eval}, model after {steps} SFT steps",
+    )

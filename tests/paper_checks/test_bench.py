@@ -107,3 +107,10 @@ def test_bootstrap_row_agrees_with_the_per_draw_loop():
     (row,) = run_benchmarks(quick=True, only=["bootstrap_pass_at_k"], repeats=1)
     assert row["agree"] is True  # same draws, same CIs and k* draws as the per-draw loop
     assert row["size"] == "2,000 problems, 2,000 resamples, 2 models, 9 k"
+
+
+def test_arm_b_sampler_row_agrees_with_the_exact_pass1():
+    pytest.importorskip("torch")
+    (row,) = run_benchmarks(quick=True, only=["arm_b_sampler"], repeats=1)
+    assert row["agree"] is True  # grouped and per-row counts both within 4 s.e. of exact p
+    assert "276 prompts" in row["size"]
