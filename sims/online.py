@@ -39,6 +39,7 @@ __all__ = [
     "AdversarySequence",
     "DangerZoneLearner",
     "Expert",
+    "LearnerRun",
     "OnlineLearner",
     "ReducedTreeClass",
     "construct_sequence",
@@ -47,6 +48,7 @@ __all__ = [
     "guaranteed_mistakes",
     "hypothesis_paths",
     "littlestone_tree_graph",
+    "play_learner",
     "reduce_to_tree",
     "run_adversary",
     "write_graph",
@@ -809,6 +811,45 @@ class DangerZoneLearner:
         if len(found) > 1:
             raise ValueError(f"{len(found)} experts are consistent with row {target_row}")
         return found[0] if found else None
+
+
+@dataclass
+class LearnerRun:
+    """One game of :class:`DangerZoneLearner` against the labels of one target hypothesis."""
+
+    mistakes: int
+    true_weight: float  #: weight of the true expert at the end (0 if none is left)
+    steps_without_one_true_expert: int  #: Lemma D.4 says 0
+    weight_factors: list[float]  #: W_after / W_before of the total weight at each learner mistake
+    true_expert_mistakes: dict[str, int]  #: the true expert's mistakes by rule (Claim D.8's cases)
+
+
+def play_learner(
+    H: ConceptClass, order: np.ndarray, target: int, halving_size: float
+) -> LearnerRun:
+    """Run the upper-bound learner (``t_max`` = the whole sequence) on the points ``order``
+    labelled by row ``target`` of ``H``, recording after every step how many experts make only
+    true assumptions and, at every learner mistake, the factor by which the total weight
+    shrinks: W_after / W_before ≤ 3/4 with penalty 1/2 (online.md §4, caveat to Claim D.8; the
+    paper claims 1/2)."""
+    learner = DangerZoneLearner(H, None, order, halving_size=halving_size, t_max=len(order))
+    bad_steps, factors = 0, []
+    for x in order:
+        before = learner.total_weight
+        y = int(H.matrix[target, x])
+        wrong = learner.predict(int(x)) != y
+        learner.update(int(x), y)
+        if wrong:
+            factors.append(learner.total_weight / before)
+        bad_steps += int(learner.n_consistent_experts(target) != 1)
+    true = learner.true_expert(target)
+    return LearnerRun(
+        mistakes=learner.n_mistakes,
+        true_weight=0.0 if true is None else true.weight,
+        steps_without_one_true_expert=bad_steps,
+        weight_factors=factors,
+        true_expert_mistakes={} if true is None else dict(true.mistakes),
+    )
 
 
 # --------------------------------------------------------------------------------- graphs
