@@ -130,6 +130,16 @@ def test_coverage_fails_with_square_anchors_only(ctx):
     assert result.verdict is Verdict.FAIL
 
 
+@pytest.mark.claim_fails("faster_rcnn.coverage")
+@pytest.mark.parametrize("ratios", [(1 / 3, 1.0, 3.0), (0.5, 1.0), (1.0, 2.0)])
+def test_coverage_fails_with_another_ratio_set(ctx, ratios):
+    # ratios 1:3/1:1/3:1, or one of 1:2 and 2:1 missing: boxes of aspect 0.5–2 lose IoU ≥ .7
+    # anchors. (A set as close as 0.7/1/1.4 still passes at quick scale: worst ratio 0.61.)
+    result = faster_rcnn.coverage(ctx, base_anchors=an.generate_anchors(ratios=ratios))
+    assert result.verdict is Verdict.FAIL
+    assert result.measured["worst_tolerance_ratio"] > 1
+
+
 def test_coverage_fails_with_a_single_anchor_scale(ctx):
     result = faster_rcnn.coverage(ctx, base_anchors=an.generate_anchors(scales=(16,)))
     assert result.verdict is Verdict.FAIL
