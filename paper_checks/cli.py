@@ -225,7 +225,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _reference_costs(scale: str) -> dict[str, float]:
     """CPU seconds per claim in the committed reference run at ``scale`` (empty when there is
-    none, e.g. in an installed package): the runner starts the longest checks first."""
+    none, e.g. in an installed package): the runner orders the checks by it (:func:`run_claims`)."""
     from paper_checks.docs import REFERENCE_RUNS, load_reference
 
     if scale not in REFERENCE_RUNS:
