@@ -144,3 +144,40 @@ def plot_spectrum_panels(
         ax.set(xscale="log", yscale="log", xlabel="λ", ylabel="ρ(λ)", xlim=(lo, hi))
         ax.set_ylim(rho.max() * 1e-3, rho.max() * 3)
     axes[0].legend(fontsize="small")
+
+
+def plot_learner_weights(
+    bounds: Sequence[float],
+    mistakes: Sequence[int],
+    factors: Sequence[float],
+    case_totals: dict[str, int],
+    weight_factor: float,
+) -> Figure:
+    """The upper-bound learner's weight argument (``online.learner_invariants``): mistakes
+    against the bound log_{1/f}(1/w_true) per run; how many learner mistakes left each fraction
+    W_after/W_before of the total weight (one stem per distinct fraction, so a stem at 1/2 is
+    exactly 1/2), beside the bound f and the paper's 1/2; the true expert's mistakes by case."""
+    fig, (ax, ax_f, ax_c) = new_figure(ncols=3)
+    ax.plot(bounds, mistakes, "o", ms=3, mfc="none", label="runs (measured)")
+    top = max(bounds)
+    ax.plot([0, top], [0, top], color=THEORY, lw=1, label="log_(1/f)(1/w_true) (theory bound)")
+    ax.set_xlabel(f"log_(1/f)(1 / weight of the true expert), f = {weight_factor:g}")
+    ax.set_ylabel("learner mistakes")
+    ax.legend(fontsize="small")
+    values, counts = np.unique(np.round(np.asarray(factors, float), 6), return_counts=True)
+    ax_f.vlines(values, 0.8, counts, color="C1", lw=1.5)
+    ax_f.plot(values, counts, "o", color="C1", ms=4, label="learner mistakes (measured)")
+    ax_f.axvline(weight_factor, color=THEORY, lw=1, label=f"bound f = {weight_factor:g} (theory)")
+    ax_f.axvline(0.5, color=THEORY, ls=":", lw=1, label="paper's halving, 1/2")
+    above = int(np.sum(np.asarray(factors) > 0.5 + 1e-12))
+    ax_f.set_title(f"{above} of {len(factors)} mistakes leave more than 1/2", fontsize="small")
+    ax_f.set_yscale("log")
+    ax_f.set_ylim(0.7, 50 * counts.max())  # headroom for the legend
+    ax_f.set_xlim(0, 1)
+    ax_f.set_xlabel("W_after / W_before at a learner mistake")
+    ax_f.set_ylabel("mistakes")
+    ax_f.legend(fontsize="small", loc="upper right")
+    ax_c.bar(list(case_totals), list(case_totals.values()), color="C2")
+    ax_c.set_ylabel("true expert's mistakes, by case")
+    ax_c.tick_params(axis="x", labelsize=7)
+    return fig

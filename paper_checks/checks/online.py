@@ -18,7 +18,7 @@ import numpy as np
 
 from paper_checks.claims import HistoryEntry, claim
 from paper_checks.context import Context
-from paper_checks.plotting import THEORY, new_figure
+from paper_checks.plotting import THEORY, new_figure, plot_learner_weights
 from paper_checks.results import CheckResult, Verdict
 from sims.online_sweeps import census5_task, random_class_task
 from theory.online import ConceptClass, constructions
@@ -826,28 +826,6 @@ def _learner_games(rng: np.random.Generator):
                     yield d, q, H, k, size, int(target), play_learner(H, order, int(target), size)
 
 
-def _plot_learner(bounds, mistakes, factors, case_totals, weight_factor: float):
-    """Mistakes against the weight bound per run; every mistake's weight factor with the paper's
-    1/2 and the bound f; the true expert's mistakes by case."""
-    fig, (ax, ax_f, ax_c) = new_figure(ncols=3)
-    ax.plot(bounds, mistakes, "o", ms=3, mfc="none", label="runs (measured)")
-    top = max(bounds)
-    ax.plot([0, top], [0, top], color=THEORY, lw=1, label="log_{1/f}(1/w_true) (theory bound)")
-    ax.set_xlabel(f"log_(1/f)(1 / weight of the true expert), f = {weight_factor:g}")
-    ax.set_ylabel("learner mistakes")
-    ax.legend(fontsize="small")
-    ax_f.hist(factors, bins=np.linspace(0, 1, 41), color="C1", label="mistakes (measured)")
-    ax_f.axvline(weight_factor, color=THEORY, label=f"bound f = {weight_factor:g} (theory)")
-    ax_f.axvline(0.5, color=THEORY, ls=":", label="paper's halving, 1/2")
-    ax_f.set_yscale("log")
-    ax_f.set_xlabel("W_after / W_before at a learner mistake")
-    ax_f.legend(fontsize="small")
-    ax_c.bar(list(case_totals), list(case_totals.values()), color="C2")
-    ax_c.set_ylabel("true expert's mistakes, by case")
-    ax_c.tick_params(axis="x", labelsize=7)
-    return fig
-
-
 @claim(
     "online.learner_invariants",
     paper="online",
@@ -919,7 +897,7 @@ def learner_invariants(ctx: Context, *, weight_factor: float = 0.75) -> CheckRes
     over_halving = int(np.sum(np.asarray(factors) > 0.5 + 1e-12))
     below_value = sum(w["learner_worst"] < w["value"] for w in worst_cases)
     violations = bad_steps + factors_over + bound_violations + below_value
-    fig = _plot_learner(bounds, mistakes, factors, case_totals, weight_factor)
+    fig = plot_learner_weights(bounds, mistakes, factors, case_totals, weight_factor)
     return CheckResult(
         verdict=Verdict.of(violations == 0),
         summary=f"{runs} runs, {len(factors)} learner mistakes: steps without exactly one true "
