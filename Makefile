@@ -10,7 +10,7 @@ TORCH ?= torch==2.13.0
 PYTEST_ARGS ?= -n 2
 SINGLE_THREADED := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1
 
-.PHONY: run test lint bench clean
+.PHONY: run test fuzz lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,12 @@ run: $(STAMP)
 
 test: lint
 	MPLBACKEND=Agg $(SINGLE_THREADED) $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Property and fuzz tests with fresh random examples (many more than `make test`'s fixed ones):
+# the bug hunt to run before a stop. FUZZ_EXAMPLES sets examples per test (default 400).
+fuzz: $(STAMP)
+	MPLBACKEND=Agg HYPOTHESIS_PROFILE=fuzz $(SINGLE_THREADED) $(BIN)/python -m pytest $(PYTEST_ARGS) \
+		-m "hypothesis and not slow" tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from paper_checks.context import Context
+    from paper_checks.decision import Rule
     from paper_checks.results import CheckResult
 
 CheckFn = Callable[["Context"], "CheckResult"]
@@ -84,6 +85,12 @@ class Claim:
     ``stochastic``: the verdict depends on the root seed (simulations, training); exact solvers
     and closed forms are deterministic and are not replicated. ``statistic``: the key of
     ``measured`` whose scalar value decides the verdict (reported per root seed).
+
+    A stochastic claim is one of two kinds. ``decision``: a statistical claim, decided by a
+    three-way :class:`~paper_checks.decision.Rule` over independent units (its ``rule`` text is
+    generated from it, and with ``--replicates`` the units of every root seed are pooled).
+    ``exact``: an exact check over random instances, where one violation is a counterexample: it
+    FAILs when any root seed FAILs and PASSes when every root seed PASSes.
     """
 
     id: str
@@ -95,6 +102,8 @@ class Claim:
     stochastic: bool
     statistic: str | None = None
     history: tuple[HistoryEntry, ...] = ()
+    decision: Rule | None = None
+    exact: bool = False
 
 
 _REGISTRY: dict[str, Claim] = {}
@@ -106,16 +115,29 @@ def claim(
     paper: str,
     statement: str,
     source: str,
-    rule: str,
+    rule: str | None = None,
     stochastic: bool,
     statistic: str | None = None,
     history: Iterable[HistoryEntry] = (),
+    decision: Rule | None = None,
+    exact: bool = False,
 ) -> Callable[[CheckFn], CheckFn]:
     """Register the decorated function as the check of claim ``claim_id`` (``<paper>.<name>``).
 
-    ``rule`` must say what PASSes and what FAILs; a ``stochastic`` claim must name its deciding
-    ``statistic``.
+    ``rule`` must say what PASSes and what FAILs; with a ``decision`` it may be left out (its
+    text is generated from the decision's parts and margins) or give only a preamble. A
+    ``stochastic`` claim must name its deciding ``statistic``, and may be ``exact`` (one
+    violation FAILs) or carry a ``decision``, not both.
     """
+    if decision is not None:
+        rule = f"{rule.strip()} {decision.text()}" if rule else decision.text()
+        if not stochastic:
+            raise ValueError(f"claim {claim_id!r}: a decision over units needs stochastic=True")
+        statistic = statistic or decision.statistics[0]
+    if exact and decision is not None:
+        raise ValueError(f"claim {claim_id!r} is either exact or decided over units, not both")
+    if rule is None:
+        raise ValueError(f"claim {claim_id!r} needs a rule or a decision")
     if paper not in PAPERS:
         raise ValueError(f"paper must be one of {sorted(PAPERS)} (got {paper!r})")
     if not claim_id.startswith(f"{paper}."):
@@ -132,7 +154,8 @@ def claim(
         if claim_id in _REGISTRY and _REGISTRY[claim_id].check is not fn:
             raise ValueError(f"claim {claim_id!r} is registered twice")
         _REGISTRY[claim_id] = Claim(
-            claim_id, paper, statement, source, fn, rule, stochastic, statistic, entries
+            claim_id, paper, statement, source, fn, rule, stochastic, statistic, entries,
+            decision, exact,
         )
         return fn
 

@@ -52,6 +52,9 @@ class CheckResult:
     ``figures`` (paths relative to the run directory) and ``arrays`` (saved to ``<claim>.npz``).
     The runner fills the claim's metadata (statement, source, the registered ``rule``,
     ``stochastic`` and ``history``), ``replication`` (with ``--replicates``) and ``provenance``.
+    A claim decided over units (:mod:`paper_checks.decision`) fills ``decision`` with
+    :meth:`Decision.to_json`: its per-unit values, bounds, margins and units needed; with
+    ``--replicates`` the runner replaces it, the verdict and the summary by the pooled decision.
     """
 
     verdict: Verdict
@@ -69,6 +72,7 @@ class CheckResult:
     stochastic: bool | None = None
     history: list[dict[str, str]] = field(default_factory=list)
     replication: dict[str, Any] | None = None
+    decision: dict[str, Any] | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
 

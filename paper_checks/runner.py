@@ -119,39 +119,15 @@ def claim_fingerprint(claim: Claim) -> str:
     return code_fingerprint(claim.check, skip=PRESENTATION_MODULES)
 
 
-#: A PASS (or any verdict) reproduced under fewer than this share of root seeds is fragile.
-FRAGILE_BELOW = 0.8
-
-
-def run_claim(claim: Claim, ctx: Context, replicates: int = 1) -> CheckResult:
-    """Check one claim in its own context and write its ``.json``/``.npz`` to ``ctx.out_dir``.
-
-    A crash becomes an ERROR verdict holding the traceback, so one broken check cannot hide the
-    verdicts of the others. With ``replicates = R > 1`` a stochastic claim is also checked under
-    ``R - 1`` independent root seeds (:func:`replicate_claim`); the record gains ``replication``.
-    """
-    return run_claims([claim], ctx, replicates, concurrency=1)[0]
-
-
-def _replicate_context(claim: Claim, ctx: Context, r: int) -> Context:
-    """Replicate ``r`` of ``claim``: root seed :meth:`Context.root_entropy` of ``r``, run in
-    ``out_dir/replicates/r<r>`` (replicate 0 is the run itself) so that its sweeps are cached
-    and resume after a kill."""
-    if r == 0:
-        return replace(ctx, claim_id=claim.id)
-    return replace(
-        ctx, claim_id=claim.id, replicate=r, out_dir=ctx.out_dir / "replicates" / f"r{r}"
-    )
-
-
 def replicate_claim(claim: Claim, ctx: Context, runs: list[CheckResult]) -> dict[str, Any]:
     """The replication record of ``claim`` from its ``runs`` under root seeds 0, 1, ..., R − 1
-    (``runs[0]`` is the primary): the verdict and deciding statistic under each seed, the counts,
-    and ``rate``, the share of root seeds whose verdict equals the primary one; below
-    :data:`FRAGILE_BELOW` the claim is ``fragile``. Deterministic claims are not rerun."""
+    (``runs[0]`` is the primary): each root seed's own verdict and deciding statistic (a
+    diagnostic: the headline verdict is :func:`pooled_result`'s), their counts, ``agree`` and
+    ``rate``, the root seeds whose own verdict equals the pooled one, and ``fragile``, whether
+    one root seed PASSes where another FAILs. Deterministic claims are not rerun."""
     if not claim.stochastic:
         return {"deterministic": True}
-    primary = runs[0]
+    pooled = pooled_verdict(claim, runs)
     rows = [
         {
             "replicate": r,
@@ -162,7 +138,8 @@ def replicate_claim(claim: Claim, ctx: Context, runs: list[CheckResult]) -> dict
         for r, run in enumerate(runs)
     ]
     values = np.array([row["statistic"] for row in rows if row["statistic"] is not None])
-    agree = sum(run.verdict is primary.verdict for run in runs)
+    agree = sum(run.verdict is pooled.verdict for run in runs)
+    verdicts = {run.verdict for run in runs}
     return {
         "deterministic": False,
         "statistic": claim.statistic,
@@ -173,8 +150,52 @@ def replicate_claim(claim: Claim, ctx: Context, runs: list[CheckResult]) -> dict
         "rate": agree / len(runs),
         "statistic_mean": float(values.mean()) if values.size else None,
         "statistic_sd": float(values.std(ddof=1)) if values.size > 1 else None,
-        "fragile": agree / len(runs) < FRAGILE_BELOW,
+        "fragile": {Verdict.PASS, Verdict.FAIL} <= verdicts,
     }
+
+
+def pooled_verdict(claim: Claim, runs: list[CheckResult]) -> CheckResult:
+    """The headline result of a stochastic claim checked under several root seeds: the primary
+    run's record with the verdict (and summary) of all root seeds together.
+
+    A claim with a ``decision`` applies its rule to the units of every root seed pooled
+    (:func:`paper_checks.decision.pool_units`); an ``exact`` claim (a counterexample is a proof)
+    FAILs when any root seed FAILs and PASSes when every one PASSes. A root seed that crashed
+    makes the headline ERROR. A claim of neither kind keeps the primary verdict."""
+    primary = runs[0]
+    crashed = [r for r, run in enumerate(runs) if run.verdict is Verdict.ERROR]
+    if crashed:
+        return replace(
+            primary,
+            verdict=Verdict.ERROR,
+            summary=f"root seed replicate(s) {crashed} crashed; see their records",
+        )
+    n = len(runs)
+    if claim.decision is not None:
+        from paper_checks.decision import pool_units
+
+        units = pool_units((run.decision or {}).get("units", {}) for run in runs)
+        decision = claim.decision.decide({s: units.get(s, []) for s in claim.decision.statistics})
+        return replace(
+            primary,
+            verdict=decision.verdict,
+            summary=f"{n} root seeds pooled: {decision.summary()}",
+            decision=decision.to_json(),
+        )
+    if claim.exact:
+        verdicts = [run.verdict for run in runs]
+        if Verdict.FAIL in verdicts:
+            r = verdicts.index(Verdict.FAIL)
+            summary = f"FAIL under root seed replicate {r} (a counterexample): {runs[r].summary}"
+            return replace(primary, verdict=Verdict.FAIL, summary=summary)
+        if all(v is Verdict.PASS for v in verdicts):
+            return replace(primary, summary=f"PASS under all {n} root seeds: {primary.summary}")
+        return replace(
+            primary,
+            verdict=Verdict.INCONCLUSIVE,
+            summary=f"no counterexample, but not every root seed decided: {primary.summary}",
+        )
+    return primary
 
 
 def _scalar(value: Any) -> float | None:
@@ -302,9 +323,12 @@ def run_claims(
             if len(runs[i]) < (replicates if claim.stochastic else 1):
                 continue
             result = runs[i][0]
-            if replicates > 1:
+            if replicates > 1 and claim.stochastic:
                 ordered = [runs[i][k] for k in sorted(runs[i])]
-                result = replace(result, replication=replicate_claim(claim, ctx, ordered))
+                result = replace(
+                    pooled_verdict(claim, ordered),
+                    replication=replicate_claim(claim, ctx, ordered),
+                )
                 write_claim(ctx.out_dir, result)
             logger.info("%s: %s (%s)", claim.id, result.verdict.value, result.summary)
             results[i] = result

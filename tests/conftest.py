@@ -10,10 +10,17 @@ from hypothesis import settings
 
 mpl.use("Agg")
 
-# The built-in "ci" profile (derandomised, no deadline) is loaded by hypothesis when CI is set.
+# `make test` gives the same result on every clone and every run: hypothesis draws its examples
+# from a fixed seed ("repro", derandomised, also what hypothesis's own "ci" profile does when CI
+# is set). `make fuzz` loads "fuzz": fresh random examples and many more of them, to hunt bugs;
+# every counterexample it finds is fixed and pinned with @example.
+settings.register_profile("repro", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("dev", max_examples=30, deadline=None)
-if os.environ.get("HYPOTHESIS_PROFILE"):
-    settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
+settings.register_profile(
+    "fuzz", max_examples=int(os.environ.get("FUZZ_EXAMPLES", "400")), deadline=None,
+    print_blob=True,
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repro"))
 
 
 def _cuda_available() -> bool:
