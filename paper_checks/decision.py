@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -237,7 +237,9 @@ class Rule:
             raise ValueError(f"alpha must be in (0, 0.5) (got {self.alpha})")
         if self.min_units < 2:
             raise ValueError(f"min_units must be ≥ 2 (got {self.min_units})")
-        object.__setattr__(self, "statistics", tuple(dict.fromkeys(p.statistic for p in self.parts)))
+        object.__setattr__(
+            self, "statistics", tuple(dict.fromkeys(p.statistic for p in self.parts))
+        )
 
     @property
     def level(self) -> float:
@@ -272,25 +274,18 @@ class Rule:
         level = self.level
         parts = [_decide_part(p, clean[p.statistic], level) for p in self.parts]
         n = min(p.n for p in parts)
-        if n < self.min_units:
-            parts = [
-                PartDecision(
-                    p.part, Verdict.INCONCLUSIVE, p.n, p.mean, p.sd, p.lower, p.upper, level,
-                    self.min_units,
-                )
-                for p in parts
-            ]
-            reason = f"{n} unit(s): fewer than the {self.min_units} this rule decides with"
-            return Decision(Verdict.INCONCLUSIVE, tuple(parts), clean, self.min_units, reason)
         parts = [
-            p
-            if p.verdict is not Verdict.INCONCLUSIVE
-            else PartDecision(
-                p.part, p.verdict, p.n, p.mean, p.sd, p.lower, p.upper, level,
-                units_needed(p.part, p.mean, p.sd, level, self.min_units),
+            replace(
+                p,
+                verdict=p.verdict if n >= self.min_units else Verdict.INCONCLUSIVE,
+                units_needed=_part_units_needed(p, self.min_units),
             )
             for p in parts
         ]
+        if n < self.min_units:
+            reason = f"{n} unit(s): fewer than the {self.min_units} this rule decides with"
+            needed = max(self.min_units, _claim_units_needed(parts) or self.min_units)
+            return Decision(Verdict.INCONCLUSIVE, tuple(parts), clean, needed, reason)
         verdicts = [p.verdict for p in parts]
         if Verdict.FAIL in verdicts:
             verdict = Verdict.FAIL
@@ -298,14 +293,20 @@ class Rule:
             verdict = Verdict.PASS
         else:
             verdict = Verdict.INCONCLUSIVE
-        return Decision(verdict, tuple(parts), clean, _claim_units_needed(parts, verdict))
+        needed = _claim_units_needed(parts) if verdict is Verdict.INCONCLUSIVE else None
+        return Decision(verdict, tuple(parts), clean, needed)
 
 
-def _claim_units_needed(parts: Sequence[PartDecision], verdict: Verdict) -> int | None:
-    """Units that would decide an INCONCLUSIVE claim: the fewest that make some part FAIL, if any
-    part's mean lies beyond its fail margin; else the most that make every part PASS."""
-    if verdict is not Verdict.INCONCLUSIVE:
+def _part_units_needed(p: PartDecision, min_units: int) -> int | None:
+    """:func:`units_needed` of an undecided part with at least two units, else None."""
+    if p.verdict is not Verdict.INCONCLUSIVE or p.n < 2:
         return None
+    return units_needed(p.part, p.mean, p.sd, p.level, min_units)
+
+
+def _claim_units_needed(parts: Sequence[PartDecision]) -> int | None:
+    """Units that would decide an undecided claim: the fewest that make some part FAIL, if any
+    part's mean lies beyond its fail margin; else the most that make every part PASS."""
     undecided = [p for p in parts if p.verdict is Verdict.INCONCLUSIVE]
     to_fail = [
         p.units_needed
