@@ -89,8 +89,9 @@ class Claim:
     A stochastic claim is one of two kinds. ``decision``: a statistical claim, decided by a
     three-way :class:`~paper_checks.decision.Rule` over independent units (its ``rule`` text is
     generated from it, and with ``--replicates`` the units of every root seed are pooled).
-    ``exact``: an exact check over random instances, where one violation is a counterexample: it
-    FAILs when any root seed FAILs and PASSes when every root seed PASSes.
+    Without a decision it is ``exact``: an exact check over random instances (or a Monte Carlo
+    identity with a family-wise test), where one violation is a counterexample: it FAILs when
+    any root seed FAILs and PASSes when every root seed PASSes.
     """
 
     id: str
@@ -103,7 +104,11 @@ class Claim:
     statistic: str | None = None
     history: tuple[HistoryEntry, ...] = ()
     decision: Rule | None = None
-    exact: bool = False
+
+    @property
+    def exact(self) -> bool:
+        """A stochastic claim without a ``decision``: an exact check over random instances."""
+        return self.stochastic and self.decision is None
 
 
 _REGISTRY: dict[str, Claim] = {}
@@ -120,22 +125,19 @@ def claim(
     statistic: str | None = None,
     history: Iterable[HistoryEntry] = (),
     decision: Rule | None = None,
-    exact: bool = False,
 ) -> Callable[[CheckFn], CheckFn]:
     """Register the decorated function as the check of claim ``claim_id`` (``<paper>.<name>``).
 
     ``rule`` must say what PASSes and what FAILs; with a ``decision`` it may be left out (its
     text is generated from the decision's parts and margins) or give only a preamble. A
-    ``stochastic`` claim must name its deciding ``statistic``, and may be ``exact`` (one
-    violation FAILs) or carry a ``decision``, not both.
+    ``stochastic`` claim must name its deciding ``statistic``; without a ``decision`` it is an
+    exact check over random instances (:attr:`Claim.exact`).
     """
     if decision is not None:
         rule = f"{rule.strip()} {decision.text()}" if rule else decision.text()
         if not stochastic:
             raise ValueError(f"claim {claim_id!r}: a decision over units needs stochastic=True")
         statistic = statistic or decision.statistics[0]
-    if exact and decision is not None:
-        raise ValueError(f"claim {claim_id!r} is either exact or decided over units, not both")
     if rule is None:
         raise ValueError(f"claim {claim_id!r} needs a rule or a decision")
     if paper not in PAPERS:
@@ -154,8 +156,7 @@ def claim(
         if claim_id in _REGISTRY and _REGISTRY[claim_id].check is not fn:
             raise ValueError(f"claim {claim_id!r} is registered twice")
         _REGISTRY[claim_id] = Claim(
-            claim_id, paper, statement, source, fn, rule, stochastic, statistic, entries,
-            decision, exact,
+            claim_id, paper, statement, source, fn, rule, stochastic, statistic, entries, decision
         )
         return fn
 
