@@ -119,6 +119,28 @@ def claim_fingerprint(claim: Claim) -> str:
     return code_fingerprint(claim.check, skip=PRESENTATION_MODULES)
 
 
+def run_claim(claim: Claim, ctx: Context, replicates: int = 1) -> CheckResult:
+    """Check one claim in its own context and write its ``.json``/``.npz`` to ``ctx.out_dir``.
+
+    A crash becomes an ERROR verdict holding the traceback, so one broken check cannot hide the
+    verdicts of the others. With ``replicates = R > 1`` a stochastic claim is also checked under
+    ``R - 1`` independent root seeds; its verdict is then theirs together (:func:`pooled_verdict`)
+    and the record gains ``replication`` (:func:`replicate_claim`).
+    """
+    return run_claims([claim], ctx, replicates, concurrency=1)[0]
+
+
+def _replicate_context(claim: Claim, ctx: Context, r: int) -> Context:
+    """Replicate ``r`` of ``claim``: root seed :meth:`Context.root_entropy` of ``r``, run in
+    ``out_dir/replicates/r<r>`` (replicate 0 is the run itself) so that its sweeps are cached
+    and resume after a kill."""
+    if r == 0:
+        return replace(ctx, claim_id=claim.id)
+    return replace(
+        ctx, claim_id=claim.id, replicate=r, out_dir=ctx.out_dir / "replicates" / f"r{r}"
+    )
+
+
 def replicate_claim(claim: Claim, ctx: Context, runs: list[CheckResult]) -> dict[str, Any]:
     """The replication record of ``claim`` from its ``runs`` under root seeds 0, 1, ..., R − 1
     (``runs[0]`` is the primary): each root seed's own verdict and deciding statistic (a
