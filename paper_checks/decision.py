@@ -194,9 +194,17 @@ def units_needed(part: Part, mean: float, sd: float, level: float, min_units: in
         return None
     if sd == 0:
         return min_units
-    n = np.arange(max(min_units, 2), MAX_UNITS + 1)
-    ok = stats.t.ppf(1.0 - level, n - 1) * sd / np.sqrt(n) < gap
-    return int(n[np.argmax(ok)]) if ok.any() else None
+
+    def decides(n: int) -> bool:  # t_{1−a, n−1}·sd/√n falls with n: bisect for the first n
+        return _t_bound(n, level) * sd / math.sqrt(n) < gap
+
+    lo, hi = max(min_units, 2), MAX_UNITS
+    if not decides(hi):
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if decides(mid) else (mid + 1, hi)
+    return lo
 
 
 def _decide_part(part: Part, values: Sequence[float], level: float) -> PartDecision:
