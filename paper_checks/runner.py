@@ -345,12 +345,10 @@ def run_claims(
             if len(runs[i]) < (replicates if claim.stochastic else 1):
                 continue
             result = runs[i][0]
-            if replicates > 1 and claim.stochastic:
+            if replicates > 1:
                 ordered = [runs[i][k] for k in sorted(runs[i])]
-                result = replace(
-                    pooled_verdict(claim, ordered),
-                    replication=replicate_claim(claim, ctx, ordered),
-                )
+                headline = pooled_verdict(claim, ordered) if claim.stochastic else result
+                result = replace(headline, replication=replicate_claim(claim, ctx, ordered))
                 write_claim(ctx.out_dir, result)
             logger.info("%s: %s (%s)", claim.id, result.verdict.value, result.summary)
             results[i] = result

@@ -17,7 +17,9 @@ mpl.use("Agg")
 settings.register_profile("repro", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("dev", max_examples=30, deadline=None)
 settings.register_profile(
-    "fuzz", max_examples=int(os.environ.get("FUZZ_EXAMPLES", "400")), deadline=None,
+    "fuzz",
+    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "400")),
+    deadline=None,
     print_blob=True,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repro"))

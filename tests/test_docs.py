@@ -190,7 +190,15 @@ def _env(**extra: str) -> dict[str, str]:
 def test_python_block_runs(block, tmp_path):
     if "from hypothesis import given" in block.code:
         (tmp_path / "test_conjecture.py").write_text(block.code, encoding="utf-8")
-        cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--hypothesis-seed=0"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--hypothesis-seed=0",
+        ]
         cmd.append("test_conjecture.py")  # a fixed seed: the same examples on every clone
     else:
         cmd = [sys.executable, "-c", block.code]

@@ -11,9 +11,10 @@ import pytest
 from paper_checks.claims import _REGISTRY, Claim, HistoryEntry, claim
 from paper_checks.cli import main
 from paper_checks.context import Context
+from paper_checks.decision import Part, Rule
 from paper_checks.report import render_markdown
 from paper_checks.results import CheckResult, Verdict, load_results
-from paper_checks.runner import FRAGILE_BELOW, run_claim
+from paper_checks.runner import run_claim
 from sims._jsonio import read_json
 
 THRESHOLD = 0.7
@@ -67,23 +68,22 @@ def test_replication_record_matches_the_draws(tmp_path):
         for r in range(6)
     ]
     assert [row["statistic"] for row in rep["replicates"]] == draws
-    assert [row["verdict"] for row in rep["replicates"]] == [
-        ("PASS" if u < THRESHOLD else "FAIL") for u in draws
-    ]
-    agree = sum(row["verdict"] == result.verdict.value for row in rep["replicates"])
-    assert rep["agree"] == agree
-    assert rep["n"] == 6
-    assert rep["rate"] == agree / 6
-    assert rep["fragile"] is (agree / 6 < FRAGILE_BELOW)
+    per_seed = [("PASS" if u < THRESHOLD else "FAIL") for u in draws]
+    assert [row["verdict"] for row in rep["replicates"]] == per_seed
+    # an exact claim (no decision): any root seed's FAIL is a counterexample
+    assert result.verdict is Verdict.of("FAIL" not in per_seed)
+    agree = sum(v == result.verdict.value for v in per_seed)
+    assert (rep["agree"], rep["n"], rep["rate"]) == (agree, 6, agree / 6)
+    assert rep["fragile"] is ({"PASS", "FAIL"} <= set(per_seed))
     assert rep["statistic_mean"] == pytest.approx(np.mean(draws))
     assert rep["statistic_sd"] == pytest.approx(np.std(draws, ddof=1))
     assert rep["counts"]["PASS"] + rep["counts"]["FAIL"] == 6
-    # the primary result is the unreplicated one
+    # the measured numbers are the primary root seed's
     assert result.measured["u"] == draws[0]
     assert read_json(tmp_path / "rlvr.test_coin.json")["replication"] == json.loads(json.dumps(rep))
 
 
-def test_a_verdict_that_flips_is_fragile_and_a_stable_one_is_not(tmp_path):
+def test_an_exact_claim_passes_only_when_every_root_seed_passes(tmp_path):
     def always(ctx):
         return CheckResult(Verdict.PASS, "", {"u": float(ctx.rng("u").random())}, {}, "")
 
@@ -92,11 +92,80 @@ def test_a_verdict_that_flips_is_fragile_and_a_stable_one_is_not(tmp_path):
 
     stable = run_claim(_make(always), Context(out_dir=tmp_path / "a"), replicates=5)
     flips = run_claim(_make(alternate), Context(out_dir=tmp_path / "b"), replicates=5)
+    assert stable.verdict is Verdict.PASS
     assert not stable.replication["fragile"]
     assert stable.replication["rate"] == 1.0
-    assert flips.replication["agree"] == 3  # replicates 0, 2, 4 PASS like the primary
-    assert flips.replication["fragile"]  # 3/5 = 60% < 80%
+    assert flips.verdict is Verdict.FAIL  # replicate 1 is a counterexample
+    assert "replicate 1" in flips.summary
+    assert flips.replication["agree"] == 2  # replicates 1 and 3 FAIL like the pooled verdict
+    assert flips.replication["fragile"]
     assert flips.replication["statistic_sd"] == 0.0
+
+
+#: A statistical claim: the mean of a unit value (normal, sd 1) is above 0; FAIL below −0.5.
+GAIN_RULE = Rule("one draw", (Part("x", "a draw", "greater", 0.0, -0.5),))
+
+
+def _gain(mean: float, units: int):
+    def check(ctx: Context) -> CheckResult:
+        x = mean + ctx.rng("x").normal(size=units)
+        d = GAIN_RULE.decide({"x": x})
+        return CheckResult(
+            d.verdict, d.summary(), {"x_mean": float(x.mean())}, {}, "", decision=d.to_json()
+        )
+
+    return check
+
+
+def _decided(fn) -> Claim:
+    return Claim(
+        "rlvr.test_gain",
+        "rlvr",
+        "a gain",
+        "tests",
+        fn,
+        GAIN_RULE.text(),
+        True,
+        "x_mean",
+        decision=GAIN_RULE,
+    )
+
+
+def test_the_headline_of_a_decided_claim_pools_the_units_of_every_root_seed(tmp_path):
+    result = run_claim(_decided(_gain(0.8, 2)), Context(out_dir=tmp_path), replicates=4)
+    per_seed = [row["verdict"] for row in result.replication["replicates"]]
+    assert per_seed == ["INCONCLUSIVE"] * 4  # 2 units each: fewer than the rule's 3
+    units = [
+        Context(claim_id="rlvr.test_gain", replicate=r).rng("x").normal(size=2) + 0.8
+        for r in range(4)
+    ]
+    pooled = GAIN_RULE.decide({"x": np.concatenate(units)})
+    assert result.verdict is pooled.verdict
+    assert result.decision["units"]["x"] == pytest.approx(np.concatenate(units).tolist())
+    assert result.decision["parts"][0]["n"] == 8
+    assert result.summary.startswith("4 root seeds pooled:")
+    assert read_json(tmp_path / "rlvr.test_gain.json")["verdict"] == pooled.verdict.value
+
+
+def test_root_seeds_at_a_true_margin_rarely_contradict(tmp_path):
+    """Two independent seed sets give PASS and FAIL with probability at most 2α: at a true mean
+    between the margins, 40 five-seed pools decide PASS or FAIL rarely (≈ 2.5% each side)."""
+    verdicts = [
+        run_claim(_decided(_gain(-0.25, 3)), Context(seed=s, out_dir=tmp_path / str(s)), 5).verdict
+        for s in range(40)
+    ]
+    assert verdicts.count(Verdict.PASS) + verdicts.count(Verdict.FAIL) <= 6
+
+
+def test_a_crashed_root_seed_makes_the_headline_an_error(tmp_path):
+    def crash_on_two(ctx):
+        if ctx.replicate == 2:
+            raise RuntimeError("boom")
+        return _gain(1.0, 3)(ctx)
+
+    result = run_claim(_decided(crash_on_two), Context(out_dir=tmp_path), replicates=3)
+    assert result.verdict is Verdict.ERROR
+    assert "[2]" in result.summary
 
 
 def test_a_deterministic_claim_is_not_rerun(tmp_path):
@@ -172,7 +241,7 @@ def test_cli_replicates_writes_records_and_reports_them(coin_claim, tmp_path, mo
     assert run["replicates"] == 4
     rep = result.replication
     assert rep["n"] == 4
-    assert f"{result.verdict.value} {rep['agree']}/4" in out
+    assert f"{result.verdict.value} {rep['agree']}/4" in out or "FRAGILE" in out
     assert code == (0 if result.verdict is Verdict.PASS else 1)
     md = (tmp_path / "results" / "r" / "report.md").read_text()
     assert "Replicated over 4 root seeds" in md
