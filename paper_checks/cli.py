@@ -213,7 +213,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{paper:<16} {_tally([r for r in results if r.paper == paper])}")
     fragile = [r.claim_id for r in results if (r.replication or {}).get("fragile")]
     if fragile:
-        print(f"fragile (verdict recurs under < 80% of root seeds): {', '.join(fragile)}")
+        print(f"root seeds contradict (one PASS, another FAIL): {', '.join(fragile)}")
     counts = {v: sum(r.verdict is v for r in results) for v in Verdict}
     findings = counts[Verdict.FAIL] or counts[Verdict.INCONCLUSIVE]
     note = " (FAIL and INCONCLUSIVE are findings: see the report)" if findings else ""

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from paper_checks.claims import PAPERS
-from paper_checks.report import format_value, replication_text
+from paper_checks.report import format_value, render_decision, replication_text
 from paper_checks.results import CheckResult, load_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,7 +126,8 @@ def render_provenance(scale: str, run: Mapping[str, Any], records: Records) -> s
         f"{updates} at root seed {run['seed']}, commit `{_commit(records)}`. {len(records)} "
         "claims: "
         + ", ".join(f"{n} {v}" for v, n in counts.items())
-        + f"; {fragile} fragile (the verdict recurs under fewer than 80% of root seeds)."
+        + f"; on {fragile} a root seed alone PASSes where another FAILs. Stochastic verdicts "
+        "are decided over the units of all root seeds together."
     )
 
 
@@ -147,8 +148,8 @@ def _full_cell(result: CheckResult | None) -> str:
         return "-"
     rep = result.replication or {}
     if rep.get("n"):
-        fragile = ", fragile" if rep.get("fragile") else ""
-        return f"{result.verdict.value} ({rep['agree']}/{rep['n']}{fragile})"
+        flag = ", contradicting" if rep.get("fragile") else ""
+        return f"{result.verdict.value} ({rep['n']} seeds pooled{flag})"
     return result.verdict.value
 
 
@@ -227,6 +228,9 @@ def render_claim(result: CheckResult, full: CheckResult | None = None) -> str:
     lines.append(
         f"- **Over root seeds:** {replication_phrase(result)}" + (f"; {stat}" if stat else "")
     )
+    lines += render_decision(result.decision, "quick")
+    if full is not None:
+        lines += render_decision(full.decision, "full")
     lines += [
         f"- **History:** {h['date']}: {_text(h['change'])} (why: {_text(h['reason'])}; verdict "
         f"under the old rule: {_text(h['before'])})"

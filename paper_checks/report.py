@@ -7,9 +7,11 @@ from __future__ import annotations
 import base64
 import html
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from paper_checks.calibration import part_characteristics
 from paper_checks.results import CheckResult, Verdict, load_results
 
 _MAX_LIST = 6
@@ -43,20 +45,64 @@ def comparison_rows(result: CheckResult) -> list[tuple[str, str, str]]:
     ]
 
 
+def _per_seed_counts(rep: dict[str, Any]) -> str:
+    """ "PASS 3, INCONCLUSIVE 2": the root seeds' own verdicts, most frequent first."""
+    counts = sorted(((n, v) for v, n in rep["counts"].items() if n), key=lambda c: -c[0])
+    return ", ".join(f"{v} {n}" for n, v in counts)
+
+
 def replication_text(result: CheckResult, *, words: bool = False) -> str:
-    """How the verdict replicates over root seeds: "PASS 5/5" and "FRAGILE: PASS 3/5" (with
-    ``words``: "PASS in 5 of 5" and "PASS in 3 of 5 (fragile)"), "deterministic", or "" when the
-    run was not replicated."""
+    """How the verdict was reached over root seeds: "5 seeds pooled (each: PASS 3,
+    INCONCLUSIVE 2)" (with ``words``: "pooled over 5 root seeds; each alone: PASS 3,
+    INCONCLUSIVE 2"), flagged when one root seed PASSes and another FAILs, "deterministic", or
+    "" when the run was not replicated."""
     rep = result.replication
     if not rep:
         return ""
     if rep.get("deterministic"):
         return "deterministic"
+    each = _per_seed_counts(rep)
     if words:
-        text = f"{result.verdict.value} in {rep['agree']} of {rep['n']}"
-        return text + (" (fragile)" if rep["fragile"] else "")
-    text = f"{result.verdict.value} {rep['agree']}/{rep['n']}"
-    return f"FRAGILE: {text}" if rep["fragile"] else text
+        text = f"pooled over {rep['n']} root seeds; each alone: {each}"
+        return text + (" (root seeds contradict each other)" if rep["fragile"] else "")
+    text = f"{rep['n']} seeds (each: {each})"
+    return f"CONTRADICTING: {text}" if rep["fragile"] else text
+
+
+def render_decision(decision: Mapping[str, Any] | None, scale: str) -> list[str]:
+    """The decision of a statistical claim, part by part: units, mean, sd, the one-sided bounds
+    against the margins, the units that would decide it, the per-unit values, and the rule's
+    error rates at the measured spread (:mod:`paper_checks.calibration`)."""
+    if not decision:
+        return []
+    lines = [f"- **Decision at {scale}** ({decision['verdict']}):"]
+    for part in decision["parts"]:
+        op = ">" if part["direction"] == "greater" else "<"
+        row = (
+            f"  - `{part['statistic']}` over {part['n']} units: mean {format_value(part['mean'])}, "
+            f"sd {format_value(part['sd'])}, bounds [{format_value(part['lower'])}, "
+            f"{format_value(part['upper'])}] at level {format_value(part['level'])}; PASS needs "
+            f"{op} {format_value(part['pass_margin'])}, FAIL below/above "
+            f"{format_value(part['fail_margin'])}: {part['verdict']}"
+        )
+        if part.get("units_needed"):
+            row += f"; about {part['units_needed']} units would decide it"
+        if (oc := part_characteristics(part)) is not None:
+            row += (
+                f". Error rates at this sd and n: false FAIL {oc['false_fail']:.3g}, false PASS "
+                f"{oc['false_pass']:.3g}; another {part['n']} units at this mean: PASS "
+                f"{oc['p_pass_at_mean']:.2f}, FAIL {oc['p_fail_at_mean']:.2f}"
+            )
+        lines.append(row)
+    if decision.get("units_needed"):
+        lines.append(f"  - units that would decide the claim: about {decision['units_needed']}")
+    units = "; ".join(
+        f"`{name}` " + ", ".join(format_value(v) for v in values)
+        for name, values in decision.get("units", {}).items()
+    )
+    if units:
+        lines.append(f"  - per-unit values: {units}")
+    return lines
 
 
 def verdict_table(results: list[CheckResult]) -> list[tuple[str, str, str, str, str]]:
@@ -83,7 +129,8 @@ def replication_rows(result: CheckResult) -> list[tuple[str, str, str]]:
 
 
 def replication_line(result: CheckResult) -> str:
-    """One sentence: PASS in r of R root seeds, the statistic's mean ± sd, fragile or not."""
+    """One sentence: the verdict over R root seeds together, each root seed's own verdict, the
+    statistic's mean ± sd over root seeds, and whether two root seeds contradict each other."""
     rep = result.replication
     if not rep:
         return ""
@@ -94,10 +141,16 @@ def replication_line(result: CheckResult) -> str:
     if rep["statistic_mean"] is not None:
         sd = "" if rep["statistic_sd"] is None else f" ± {format_value(rep['statistic_sd'])}"
         spread = f"; {rep['statistic']} = {format_value(rep['statistic_mean'])}{sd} (mean ± sd)"
-    flag = (
-        " FRAGILE: the verdict holds under fewer than 80% of root seeds." if rep["fragile"] else ""
+    how = (
+        "the verdict is the rule applied to the units of all of them"
+        if result.decision
+        else "the verdict FAILs on any root seed's counterexample"
     )
-    return f"Replicated over {rep['n']} root seeds: {counts}{spread}.{flag}"
+    flag = " CONTRADICTING: one root seed PASSes where another FAILs." if rep["fragile"] else ""
+    return (
+        f"Replicated over {rep['n']} root seeds ({how}); each root seed alone: "
+        f"{counts}{spread}.{flag}"
+    )
 
 
 def history_lines(result: CheckResult) -> list[str]:
@@ -130,6 +183,8 @@ def render_markdown(run: dict[str, Any], results: list[CheckResult]) -> str:
         lines += ["| quantity | measured | expected |", "|---|---|---|"]
         lines += [f"| {k} | {m} | {e} |" for k, m, e in comparison_rows(r)]
         lines += ["", f"Rule: {r.rule}", "", f"Tolerance (this run): {r.tolerance}", ""]
+        if decision := render_decision(r.decision, run["scale"]):
+            lines += [*decision, ""]
         if r.replication:
             lines += [replication_line(r), ""]
             if rows := replication_rows(r):

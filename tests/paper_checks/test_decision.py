@@ -169,3 +169,18 @@ def test_bad_units_are_refused():
         rule.decide({"b": [1.0]})
     with pytest.raises(ValueError, match="finite"):
         rule.decide({"a": [1.0, math.nan, 2.0]})
+
+
+def test_operating_characteristics_match_simulated_rates():
+    from paper_checks.calibration import operating_characteristics
+
+    n, sd, level = 5, 0.02, ALPHA
+    oc = operating_characteristics("greater", 0.04, 0.0, sd, n, level, mean=0.05)
+    rates = _rates("normal", n, 0.05, "greater", seed=11)
+    for key, verdict in (("p_pass_at_mean", Verdict.PASS), ("p_fail_at_mean", Verdict.FAIL)):
+        se = math.sqrt(max(oc[key] * (1 - oc[key]), 1e-4) / TRIALS)
+        assert abs(rates[verdict] - oc[key]) < 4 * se, (key, rates, oc)
+    # at a margin with no indifference zone each error rate is exactly the level
+    edge = operating_characteristics("less", 0.0, 0.0, sd, n, level, mean=0.0)
+    assert edge["false_fail"] == pytest.approx(level)
+    assert edge["false_pass"] == pytest.approx(level)

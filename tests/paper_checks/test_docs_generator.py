@@ -43,9 +43,13 @@ def record(claim_id: str, verdict: Verdict, *, agree: int = 5, history=()) -> Ch
             "statistic": "gap",
             "n": 5,
             "agree": agree,
+            "counts": {
+                verdict.value: agree,
+                "PASS" if verdict is Verdict.FAIL else "FAIL": 5 - agree,
+            },
             "statistic_mean": 0.0125,
             "statistic_sd": 0.002,
-            "fragile": agree / 5 < 0.8,
+            "fragile": agree < 5,
         },
         provenance={"git_sha": "abcdef1234567890"},
     )
@@ -70,18 +74,18 @@ def test_short_phrase_cuts_at_a_word_boundary():
 def test_summary_has_a_row_per_claim_with_its_link_replication_and_escaped_phrase():
     text = render_summary(REFS)
     assert "commit `abcdef123456`" in text
-    assert "3 claims: 1 PASS, 1 FAIL, 1 INCONCLUSIVE; 1 fragile" in text
+    assert "3 claims: 1 PASS, 1 FAIL, 1 INCONCLUSIVE; on 1 a root seed alone PASSes" in text
     rows = [line for line in text.splitlines() if line.startswith("| [")]
     assert len(rows) == 3
     assert "(docs/rlvr.md#rlvrb)" in rows[1]
-    assert "FAIL in 3 of 5 (fragile)" in rows[1]
+    assert "pooled over 5 root seeds; each alone: FAIL 3, PASS 2 (root seeds contradict" in rows[1]
     assert "\\|" in rows[0]  # a | in the summary does not break the table
     assert "k\\* = 2.4, k\\* = 3" in rows[0]  # nor do two *s turn it italic
     assert all(row.count(" | ") == 3 for row in rows)
     assert " full |" not in text
     full = {"rlvr.a": record("rlvr.a", Verdict.FAIL)}
     with_full = render_summary({**REFS, "full": (RUN, full)})
-    assert "| PASS | FAIL (" in with_full  # the full verdict with its replication count
+    assert "| PASS | FAIL (5 seeds pooled) |" in with_full  # the full verdict, seeds pooled
     assert "Not in the full reference run (CPU budget): all of online; `rlvr.b`." in with_full
 
 
