@@ -49,6 +49,31 @@ def load_reference(scale: str) -> tuple[dict[str, Any], Records]:
     return run, {r.claim_id: r for r in results}
 
 
+def made_at(run: Mapping[str, Any], claim_id: str) -> str:
+    """When the reference run's record of ``claim_id`` was made: the latest of the run's and of
+    its updates' (``run --update``, ``merge``) creation times that wrote it (ISO 8601)."""
+    times = [run["created"]] + [
+        u["created"] for u in run.get("updates", []) if claim_id in u.get("claims", [])
+    ]
+    return max(times)
+
+
+def superseded_by(record: CheckResult, run: Mapping[str, Any]) -> dict[str, str] | None:
+    """The recorded rule change that came after ``record`` was made, when the record is stale
+    (made by other code than today's claim): the history entry dated on or after the record,
+    or None when the record is fresh, or stale with no recorded reason (a defect the tests
+    catch)."""
+    from paper_checks.claims import all_claims
+    from paper_checks.runner import claim_fingerprint
+
+    claim = next((c for c in all_claims() if c.id == record.claim_id), None)
+    if claim is None or record.provenance.get("code") == claim_fingerprint(claim):
+        return None
+    made = made_at(run, record.claim_id)[:10]
+    later = [h.to_json() for h in claim.history if h.date >= made]
+    return later[-1] if later else None
+
+
 def load_references() -> dict[str, tuple[dict[str, Any], Records]]:
     """Every committed reference run, by scale."""
     return {scale: load_reference(scale) for scale in REFERENCE_RUNS}
@@ -111,6 +136,8 @@ def render_provenance(scale: str, run: Mapping[str, Any], records: Records) -> s
     for r in records.values():
         counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
     fragile = sum(bool((r.replication or {}).get("fragile")) for r in records.values())
+    old = sum(superseded_by(r, run) is not None for r in records.values())
+    old_text = f" {old} of them were made under an old rule, rerun pending." if old else ""
     argv = _shown_argv(run.get("argv", [])) or f"run --all --scale {scale}"
     updates = "".join(
         f", then `paper-checks {_shown_argv(update['argv'])}`"
@@ -127,7 +154,7 @@ def render_provenance(scale: str, run: Mapping[str, Any], records: Records) -> s
         "claims: "
         + ", ".join(f"{n} {v}" for v, n in counts.items())
         + f"; on {fragile} a root seed alone PASSes where another FAILs. Stochastic verdicts "
-        "are decided over the units of all root seeds together."
+        f"are decided over the units of all root seeds together.{old_text}"
     )
 
 
@@ -142,10 +169,13 @@ def not_run_at_full(quick: Records, full: Records) -> str:
     return "; ".join(parts)
 
 
-def _full_cell(result: CheckResult | None) -> str:
-    """The full-scale verdict with how often it recurs over root seeds, or "-" if not run."""
+def _full_cell(result: CheckResult | None, old_rule: bool = False) -> str:
+    """The full-scale verdict with its root seeds, "old rule: ..." when the record predates a
+    recorded rule change, or "-" if not run."""
     if result is None:
         return "-"
+    if old_rule:
+        return f"old rule: {result.verdict.value}, rerun pending"
     rep = result.replication or {}
     if rep.get("n"):
         flag = ", contradicting" if rep.get("fragile") else ""
@@ -168,7 +198,9 @@ def render_summary(references: Mapping[str, tuple[Mapping[str, Any], Records]]) 
         link = f"[`{r.claim_id}`](docs/{r.paper}.md#{anchor(r.claim_id)})"
         row = f"| {link} | {r.verdict.value} |"
         if full is not None:
-            row += f" {_full_cell(full.get(r.claim_id))} |"
+            f = full.get(r.claim_id)
+            old = f is not None and superseded_by(f, references["full"][0]) is not None
+            row += f" {_full_cell(f, old)} |"
         row += f" {replication_phrase(r)} | {_cell(short_phrase(r.summary))} |"
         lines.append(row)
     return "\n".join(lines)
@@ -204,8 +236,11 @@ def render_history(records: Records) -> str:
     return "\n".join(lines)
 
 
-def render_claim(result: CheckResult, full: CheckResult | None = None) -> str:
-    """One claim's section on its docs page."""
+def render_claim(
+    result: CheckResult, full: CheckResult | None = None, full_superseded: dict | None = None
+) -> str:
+    """One claim's section on its docs page (``full_superseded``: the rule change that came
+    after the full record was made; the record is then shown as the old rule's)."""
     lines = [
         f"### `{result.claim_id}`",
         "",
@@ -214,7 +249,13 @@ def render_claim(result: CheckResult, full: CheckResult | None = None) -> str:
         f"- **Rule** (registered before the run): {_text(result.rule)}",
         f"- **Quick verdict: {result.verdict.value}.** {_text(result.summary)}",
     ]
-    if full is not None:
+    if full is not None and full_superseded is not None:
+        lines.append(
+            f"- **Full verdict under the old rule: {full.verdict.value}** (made before the "
+            f"change of {full_superseded['date']}; not yet rerun under the current rule). "
+            f"{_text(full.summary)}"
+        )
+    elif full is not None:
         lines.append(
             f"- **Full verdict: {full.verdict.value}** ("
             + (
@@ -229,7 +270,7 @@ def render_claim(result: CheckResult, full: CheckResult | None = None) -> str:
         f"- **Over root seeds:** {replication_phrase(result)}" + (f"; {stat}" if stat else "")
     )
     lines += render_decision(result.decision, "quick")
-    if full is not None:
+    if full is not None and full_superseded is None:
         lines += render_decision(full.decision, "full")
     lines += [
         f"- **History:** {h['date']}: {_text(h['change'])} (why: {_text(h['reason'])}; verdict "
@@ -249,7 +290,13 @@ def render_claims(paper: str, references: Mapping[str, tuple[Mapping[str, Any], 
     quick = references["quick"][1]
     full = references["full"][1] if "full" in references else {}
     sections = ["\n\n".join(render_provenance(scale, *references[scale]) for scale in references)]
-    sections += [render_claim(r, full.get(r.claim_id)) for r in quick.values() if r.paper == paper]
+    full_run = references["full"][0] if "full" in references else {}
+    sections += [
+        render_claim(r, f, None if f is None else superseded_by(f, full_run))
+        for r in quick.values()
+        if r.paper == paper
+        for f in [full.get(r.claim_id)]
+    ]
     return "\n\n".join(sections)
 
 
