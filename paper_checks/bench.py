@@ -488,3 +488,86 @@ def _bench_arm_b_sampler(quick: bool) -> Comparison:
         agree=agree,
         size=f"{len(prompts)} prompts × n = {cfg.n_eval}, model after {steps} SFT steps",
     )
+
+
+# ------------------------------------------------------------------ property-test strategies
+def _false_conjectures() -> dict[str, Callable[[Any], bool]]:
+    """Three plausible, false conjectures about every finite class H: M_tr = Ldim; Ldim − M_tr
+    ≤ 1 (false on W × W: (6, 4)); and Ldim = ⌊log2 |H|⌋ ⇒ M_tr = Ldim (false on W itself)."""
+    from theory.online.dims import littlestone_dim
+    from theory.online.mtr import transductive_mistake_bound
+
+    def mtr(H: Any) -> int:
+        return transductive_mistake_bound(H).value
+
+    return {
+        "M_tr == Ldim": lambda H: mtr(H) == littlestone_dim(H),
+        "Ldim - M_tr <= 1": lambda H: littlestone_dim(H) - mtr(H) <= 1,
+        "Ldim == floor(log2|H|) => M_tr == Ldim": lambda H: (
+            littlestone_dim(H) != math.floor(math.log2(H.n_hypotheses))
+            or mtr(H) == littlestone_dim(H)
+        ),
+    }
+
+
+def _refutation_test(strategy: Any, holds: Callable[[Any], bool], hyp_seed: int):
+    """A default-settings hypothesis test of ``holds`` over ``strategy`` at seed ``hyp_seed``,
+    and the list that receives the clock time of its first counterexample."""
+    from hypothesis import given, seed, settings
+
+    found: list[float] = []
+
+    @seed(hyp_seed)
+    @settings(database=None)
+    @given(strategy)
+    def test(H: Any) -> None:
+        if not holds(H):
+            if not found:
+                found.append(time.perf_counter())
+            raise AssertionError("counterexample")
+
+    return test, found
+
+
+def conjecture_refutation(seeds: int = 20, entropy: int | None = None) -> list[dict[str, Any]]:
+    """How often a hypothesis property test with default settings refutes each false conjecture
+    of :func:`_false_conjectures`, over ``seeds`` fresh hypothesis seeds (drawn from
+    ``entropy``, recorded), for the refuting strategy (``counterexample_classes``) and the
+    small-first one (``concept_classes(max_points=5)``): the share refuted, and the seconds to
+    the first counterexample and to the end of the test (shrinking and explaining included)."""
+    import secrets
+
+    from theory.online.strategies import concept_classes, counterexample_classes
+
+    entropy = secrets.randbits(64) if entropy is None else entropy
+    hyp_seeds = np.random.default_rng(entropy).integers(0, 2**32, size=seeds).tolist()
+    strategies = {
+        "counterexample_classes()": counterexample_classes(),
+        "concept_classes(max_points=5)": concept_classes(max_points=5),
+    }
+    rows = []
+    for conjecture, holds in _false_conjectures().items():
+        for name, strategy in strategies.items():
+            first, total = [], []
+            for s in hyp_seeds:
+                test, found = _refutation_test(strategy, holds, s)
+                start = time.perf_counter()
+                try:
+                    test()
+                except AssertionError:
+                    first.append(found[0] - start)
+                    total.append(time.perf_counter() - start)
+            rows.append(
+                {
+                    "conjecture": conjecture,
+                    "strategy": name,
+                    "seeds": seeds,
+                    "entropy": entropy,
+                    "refuted": len(first),
+                    "rate": len(first) / seeds,
+                    "first_s_median": statistics.median(first) if first else None,
+                    "first_s_max": max(first) if first else None,
+                    "total_s_max": max(total) if total else None,
+                }
+            )
+    return rows

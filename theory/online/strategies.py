@@ -34,9 +34,14 @@ MAX_HYPOTHESES = 256
 __all__ = [
     "classes_with_planted_gap",
     "concept_classes",
+    "counterexample_classes",
     "products",
     "tree_classes",
+    "uniform_classes",
 ]
+
+#: Most points of :func:`uniform_classes` (2^8 = 256 candidate rows).
+UNIFORM_MAX_POINTS = 8
 
 
 def _is_int(v: Any) -> bool:
@@ -102,6 +107,13 @@ def concept_classes(
         m = draw(st.integers(min_points, max_points), label="n_points")
         cap = min(2**m, MAX_HYPOTHESES if max_hypotheses is None else max_hypotheses)
         lo = min(min_hypotheses, cap)
+        if density is None:
+            # distinct rows as distinct integer codes: a cheap uniqueness check, no row retries
+            codes = draw(
+                st.lists(st.integers(0, 2**m - 1), min_size=lo, max_size=cap, unique=True),
+                label="rows",
+            )
+            return ConceptClass.from_array([_bits(code, m) for code in codes])
         rows = draw(
             st.lists(st.tuples(*([bit] * m)), min_size=lo, max_size=cap, unique=True),
             label="rows",
@@ -109,6 +121,54 @@ def concept_classes(
         return ConceptClass.from_array(rows)
 
     return _draw()
+
+
+def _bits(code: int, m: int) -> list[int]:
+    """Row ``code`` as m labels, point 0 first (the code's lowest bit)."""
+    return [(code >> j) & 1 for j in range(m)]
+
+
+def uniform_classes(min_points: int = 4, max_points: int = 5) -> st.SearchStrategy[ConceptClass]:
+    """Classes drawn uniformly from every non-empty class on m points, m in
+    ``min_points..max_points`` (≤ 8): each of the 2^m possible rows is in the class with
+    probability 1/2, independently (a random mask; the empty mask becomes the one row 0…0).
+
+    This is the strategy for refuting a conjecture about all classes: an Ldim/M_tr gap needs
+    at least 4 points and 8 hypotheses, which small-first strategies rarely draw. By the exact
+    census (``online.census_5_points``, docs/online.md), 2,880 of the 65,535 classes on 4
+    points (4.4%) and 627,006,144 of the 4,294,967,295 on 5 points (14.6%) have Ldim > M_tr. Draws cost no retries: the mask is 2^m booleans, shrinking towards fewer rows.
+    """
+    _check_bounds("min_points", min_points, "max_points", max_points, 1, UNIFORM_MAX_POINTS)
+
+    @st.composite
+    def _draw(draw: st.DrawFn) -> ConceptClass:
+        m = draw(st.integers(min_points, max_points), label="n_points")
+        mask = draw(st.lists(st.booleans(), min_size=2**m, max_size=2**m), label="row mask")
+        codes = [code for code, keep in enumerate(mask) if keep] or [0]
+        return ConceptClass.from_array([_bits(code, m) for code in codes])
+
+    return _draw()
+
+
+def counterexample_classes(max_points: int = 6) -> st.SearchStrategy[ConceptClass]:
+    """The classes a counterexample to a conjecture about Ldim and M_tr tends to live in, mixed:
+    uniform classes on 4..``max_points`` points (:func:`uniform_classes`), classes with one
+    planted gap (W × C, :func:`classes_with_planted_gap`: Ldim − M_tr ≥ 1) and with two
+    ((W × C) × (W × C'): ≥ 2, since both values add over products), products of two uniform
+    classes on 2–3 points, and tree classes of depth ≤ 4. Use it to refute a conjecture; use
+    :func:`concept_classes` to test an invariant on small classes that shrink well. Measured
+    refutation rates and times: ``paper-checks bench`` (row ``conjecture_refutation``)."""
+    _check_bounds("max_points", max_points, "max_points", max_points, 4, UNIFORM_MAX_POINTS)
+    small = uniform_classes(2, 3)
+    one_gap = classes_with_planted_gap(max_extra_points=2, max_extra_hypotheses=4)
+    two_gaps = classes_with_planted_gap(max_extra_points=1, max_extra_hypotheses=2)
+    return st.one_of(
+        uniform_classes(4, max_points),
+        one_gap,
+        st.tuples(two_gaps, two_gaps).map(lambda ab: product(ab[0], ab[1])),
+        products(small, small).map(lambda abc: abc[2]),
+        tree_classes(max_depth=4),
+    )
 
 
 def tree_classes(
