@@ -21,7 +21,7 @@ from sims._jsonio import read_json, to_jsonable, write_json_atomic
 SCHEMA_VERSION = 2
 
 #: Keys whose values legitimately differ between two runs with the same seed.
-TIMING_KEYS = frozenset({"run", "wall_time_s", "cpu_time_s"})
+TIMING_KEYS = frozenset({"run", "wall_time_s", "cpu_time_s", "cpu_seconds"})
 
 
 class Verdict(enum.StrEnum):
