@@ -1,0 +1,151 @@
+"""Does a run reproduce the committed reference? Claim by claim against ``docs/results/<scale>``.
+
+A claim's result is compared with the reference record of its scale when the reference was made
+at the same root seed and by the same code (the claim fingerprint of
+:func:`paper_checks.runner.claim_fingerprint`):
+
+- ``same numbers``: the verdict and every value of ``measured`` are equal (timings aside,
+  :data:`paper_checks.results.TIMING_KEYS`);
+- ``same verdict``: the verdict is equal, some numbers differ (the largest relative difference
+  is reported: other BLAS, another CPU, another library version);
+- ``verdict differs``.
+
+Otherwise the claim is ``not compared``, with the reason (no reference record, another seed,
+code changed since the reference). A reference replicated over R root seeds records the
+verdict of each root seed: a run with one root seed is compared with the reference's own first
+root seed's verdict, a run with R root seeds with the pooled one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from paper_checks.results import CheckResult, comparable, load_results
+
+__all__ = ["REFERENCE_ROOT", "closing_line", "compare", "compare_run", "load_reference_run"]
+
+#: Where the committed reference runs live, one directory per scale.
+REFERENCE_ROOT = Path(__file__).resolve().parent.parent / "docs" / "results"
+
+SAME, SAME_VERDICT, DIFFERS, NOT_COMPARED = (
+    "same numbers",
+    "same verdict",
+    "verdict differs",
+    "not compared",
+)
+
+
+def load_reference_run(scale: str) -> tuple[dict[str, Any], dict[str, CheckResult]] | None:
+    """(run metadata, claim id -> record) of the committed reference at ``scale``, if any."""
+    path = REFERENCE_ROOT / scale
+    if not (path / "results.json").is_file():
+        return None
+    run, records = load_results(path)
+    return run, {r.claim_id: r for r in records}
+
+
+def _leaves(value: Any, prefix: str = "") -> Iterable[tuple[str, Any]]:
+    """(path, leaf) of every scalar inside a JSON value."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _leaves(v, f"{prefix}.{k}" if prefix else str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _leaves(v, f"{prefix}[{i}]")
+    else:
+        yield prefix, value
+
+
+def largest_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[str, float]:
+    """The measured quantity that differs most between two records and its relative
+    difference |a − b| / max(|a|, |b|) (1.0 for a non-numeric or missing difference)."""
+    left, right = dict(_leaves(comparable(a))), dict(_leaves(comparable(b)))
+    worst, where = 0.0, ""
+    for key in sorted(set(left) | set(right)):
+        x, y = left.get(key), right.get(key)
+        if x == y:
+            continue
+        numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (x, y))
+        if numeric and math.isfinite(x) and math.isfinite(y):  # type: ignore[arg-type]
+            rel = abs(x - y) / max(abs(x), abs(y))  # type: ignore[operator]
+        else:
+            rel = 1.0
+        if rel > worst:
+            worst, where = rel, key
+    return where, worst
+
+
+def compare(
+    result: CheckResult, reference: CheckResult | None, ref_run: Mapping[str, Any], replicates: int
+) -> dict[str, Any]:
+    """How ``result`` (a run with ``replicates`` root seeds) stands against its reference."""
+    if reference is None:
+        return {"status": NOT_COMPARED, "reason": "no reference record at this scale"}
+    if result.provenance.get("seed") != ref_run.get("seed"):
+        return {"status": NOT_COMPARED, "reason": f"the reference is at seed {ref_run.get('seed')}"}
+    if result.provenance.get("code") != reference.provenance.get("code"):
+        return {"status": NOT_COMPARED, "reason": "the claim's code changed since the reference"}
+    expected = reference.verdict.value
+    rows = (reference.replication or {}).get("replicates") or []
+    if replicates == 1 and rows:
+        expected = rows[0]["verdict"]
+    elif replicates > 1 and (reference.replication or {}).get("n") != replicates:
+        return {
+            "status": NOT_COMPARED,
+            "reason": f"the reference has {(reference.replication or {}).get('n', 1)} root seeds",
+        }
+    if result.verdict.value != expected:
+        return {"status": DIFFERS, "verdict": result.verdict.value, "reference": expected}
+    where, rel = largest_difference(result.measured, reference.measured)
+    if not where:
+        return {"status": SAME}
+    return {"status": SAME_VERDICT, "largest_difference": {"quantity": where, "relative": rel}}
+
+
+def compare_run(
+    results: list[CheckResult], scale: str, replicates: int
+) -> dict[str, dict[str, Any]]:
+    """claim id -> :func:`compare` for every result of a run (empty without a reference)."""
+    reference = load_reference_run(scale)
+    if reference is None:
+        return {}
+    ref_run, records = reference
+    return {r.claim_id: compare(r, records.get(r.claim_id), ref_run, replicates) for r in results}
+
+
+def describe(comparison: Mapping[str, Any]) -> str:
+    """One phrase: "same numbers", "same verdict, numbers differ by 3e-12 (gap)", ..."""
+    status = comparison["status"]
+    if status == SAME_VERDICT:
+        diff = comparison["largest_difference"]
+        return f"same verdict, numbers differ by up to {diff['relative']:.2g} ({diff['quantity']})"
+    if status == DIFFERS:
+        return f"verdict differs: {comparison['verdict']} here, {comparison['reference']} there"
+    if status == NOT_COMPARED:
+        return f"not compared: {comparison['reason']}"
+    return status
+
+
+def closing_line(comparisons: Mapping[str, Mapping[str, Any]], scale: str) -> str:
+    """ "57 of 58 claims reproduce docs/results/quick (50 same numbers, 7 same verdict); verdict
+    differs: a.b; not compared: 1"."""
+    if not comparisons:
+        return f"no committed reference at docs/results/{scale} to compare with"
+    by = {
+        s: [c for c, v in comparisons.items() if v["status"] == s]
+        for s in (SAME, SAME_VERDICT, DIFFERS, NOT_COMPARED)
+    }
+    ok = len(by[SAME]) + len(by[SAME_VERDICT])
+    compared = ok + len(by[DIFFERS])
+    line = (
+        f"{ok} of {compared} compared claims reproduce docs/results/{scale} "
+        f"({len(by[SAME])} same numbers, {len(by[SAME_VERDICT])} same verdict)"
+    )
+    if by[DIFFERS]:
+        line += f"; verdict differs: {', '.join(by[DIFFERS])}"
+    if by[NOT_COMPARED]:
+        line += f"; {len(by[NOT_COMPARED])} not compared (code changed or no reference)"
+    return line
