@@ -579,6 +579,7 @@ def strong_inverse_m(
         measured={
             "m": widths,
             "loss": [r["losses"] for r in rows],
+            "alpha_m": float(np.mean(alphas)),
             "alpha_m_per_unit": alphas,
             "phi_half": [[m["phi_half"] for m in u] for u in units],
             "phi_one": [[m["phi_one"] for m in u] for u in units],
