@@ -14,6 +14,7 @@ import numpy as np
 
 from paper_checks.claims import HistoryEntry, claim
 from paper_checks.context import Context
+from paper_checks.decision import Part, Rule, within
 from paper_checks.plotting import THEORY, new_figure
 from paper_checks.results import CheckResult, Verdict
 from sims.superposition import SparseBatch, loss_and_grad, sample_batch, train_task
@@ -34,7 +35,6 @@ FULL_N1000 = {"n": 1000, "batch": 512, "steps": 6000, "lr": 1e-2, "warmup_fracti
 PAPER_RUN = {"batch": 2048, "steps": 20_000}
 STRONG_GAMMA = -1.0
 WEAK_GAMMA = 0.1
-N_BOOT = 1000
 FULL_ONLY = "full scale only (run with --scale full)"
 FULL_ONLY_RULE = (
     "INCONCLUSIVE only at quick scale, by declaration: quick is too small for this sweep, which "
@@ -102,45 +102,11 @@ def _select(models: list[dict[str, Any]], **where: Any) -> list[dict[str, Any]]:
     return sorted(chosen, key=lambda m: m["m"])
 
 
-def _fit(models: list[dict[str, Any]], window: tuple[float, float], rng: Any) -> PowerLawFit:
+def _fit(models: list[dict[str, Any]], window: tuple[float, float]) -> PowerLawFit:
+    """OLS of log L on log m over ``window`` (no bootstrap: the spread is that over units)."""
     widths = np.array([m["m"] for m in models], dtype=float)
     losses = np.array([m["loss"] for m in models])
-    return fit_power_law(widths, losses, window=window, n_boot=N_BOOT, rng=rng)
-
-
-def _strong_ladder(
-    ctx: Context,
-    widths: Sequence[int],
-    split_at: int,
-    sizes: dict[str, Any],
-    window: tuple[float, float],
-) -> tuple[list[dict[str, Any]], PowerLawFit]:
-    """Train the strong-regime (γ = −1, α = 1) width ladder and fit L ∝ m^−α_m on ``window``."""
-    records = ctx.sweep(
-        train_task,
-        _ladder_tasks(widths, [STRONG_GAMMA], split_at, alpha=1.0, **_at_scale(ctx, sizes)),
-        name="ladder",
-    )
-    models = _select(_models(records))
-    return models, _fit(models, window, ctx.rng("fit"))
-
-
-def _plot_loss_vs_m(ax: Any, curves: dict[str, tuple[list[dict[str, Any]], PowerLawFit]]) -> None:
-    """Loss against m (log-log) with each fitted power law."""
-    for i, (label, (models, fit)) in enumerate(curves.items()):
-        widths = np.array([m["m"] for m in models], dtype=float)
-        ax.loglog(widths, [m["loss"] for m in models], "o", color=f"C{i}", mfc="none", label=label)
-        ax.loglog(
-            widths,
-            fit.prefactor * widths**fit.exponent,
-            "--",
-            color=f"C{i}",
-            lw=1,
-            label=f"fit α_m = {-fit.exponent:.2f} [{-fit.ci_high:.2f}, {-fit.ci_low:.2f}]",
-        )
-    ax.set_xlabel("m (hidden width)")
-    ax.set_ylabel("L (summed over features)")
-    ax.legend(fontsize=6)
+    return fit_power_law(widths, losses, window=window, n_boot=0)
 
 
 def _relative_gap(models: list[dict[str, Any]], reference: np.ndarray) -> np.ndarray:
@@ -149,11 +115,6 @@ def _relative_gap(models: list[dict[str, Any]], reference: np.ndarray) -> np.nda
     with np.errstate(divide="ignore", invalid="ignore"):
         gap = losses / reference - 1
     return np.where(np.isnan(gap), 0.0, gap)
-
-
-def _band_ratio(x: Any, lo: float, hi: float) -> float:
-    """max |x − (lo + hi)/2| / ((hi − lo)/2): ≤ 1 exactly when every x lies in [lo, hi]."""
-    return float(np.max(np.abs(np.asarray(x, dtype=float) - (lo + hi) / 2)) / ((hi - lo) / 2))
 
 
 def _decide(checks: dict[str, bool]) -> tuple[Verdict, str]:
@@ -172,19 +133,87 @@ def _plot_gap_axes(ax: Any, band: tuple[float, float]) -> None:
     ax.legend(fontsize=6)
 
 
-def _inconclusive_full_only(statement: str) -> CheckResult:
+def _plot_loss_vs_m(ax: Any, curves: dict[str, tuple[list[dict[str, Any]], PowerLawFit]]) -> None:
+    """Loss against m (log-log) with each fitted power law."""
+    for i, (label, (models, fit)) in enumerate(curves.items()):
+        widths = np.array([m["m"] for m in models], dtype=float)
+        ax.loglog(widths, [m["loss"] for m in models], "o", color=f"C{i}", mfc="none", label=label)
+        ax.loglog(
+            widths,
+            fit.prefactor * widths**fit.exponent,
+            "--",
+            color=f"C{i}",
+            lw=1,
+            label=f"fit α_m = {-fit.exponent:.2f}",
+        )
+    ax.set_xlabel("m (hidden width)")
+    ax.set_ylabel("L (summed over features)")
+    ax.legend(fontsize=6)
+
+
+def _units(models: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The models of each unit (one training seed index of the sweep: every task of that seed
+    index, each with its own data stream and initialisation), in seed order."""
+    seeds = sorted({m["seed"] for m in models})
+    return [[m for m in models if m["seed"] == s] for s in seeds]
+
+
+def _exponent(models: list[dict[str, Any]], window: tuple[float, float]) -> float:
+    """α_m of one unit's ladder: minus the OLS slope of log L on log m over ``window``."""
+    return -_fit(models, window).exponent
+
+
+def _decided(rule: Rule, units: dict[str, list[float]], words: str, **fields: Any) -> CheckResult:
+    """The CheckResult of ``rule`` over ``units``: verdict and decision from the rule, the summary
+    ``words`` followed by the decision's; ``measured`` gets the units and, under each
+    statistic's name, its mean over this root seed's units (None without units)."""
+    d = rule.decide(units)
+    measured = {
+        **fields.pop("measured", {}),
+        **{s: (float(np.mean(v)) if len(v) else None) for s, v in units.items()},
+        "units": units,
+    }
+    return CheckResult(
+        verdict=d.verdict,
+        summary=f"{words}; {d.summary()}" if words else d.summary(),
+        measured=measured,
+        decision=d.to_json(),
+        **fields,
+    )
+
+
+def _inconclusive_full_only(rule: Rule, statement: str) -> CheckResult:
+    """Quick scale of a full-scale claim: INCONCLUSIVE by declaration, with its (empty) units."""
+    d = rule.decide({s: [] for s in rule.statistics})
     return CheckResult(
         verdict=Verdict.INCONCLUSIVE,
         summary=f"{FULL_ONLY}: {statement}",
         measured={},
         expected={},
         tolerance=FULL_ONLY,
+        decision=d.to_json(),
+    )
+
+
+def _unit_history(before: str, change: str) -> HistoryEntry:
+    """The history entry of a claim converted to a decision over units (issue 26)."""
+    return HistoryEntry(
+        date="2026-12-02",
+        change=change,
+        reason="issue 26: a verdict is a statement about the claim, decided by a three-way "
+        "Student-t rule over independent units (one training seed of the whole sweep each), "
+        "pooled over root seeds; the old rule decided one training run's point estimate or "
+        "band and flipped between root seeds",
+        before=before,
     )
 
 
 # ------------------------------------------------------------------------------------- K0
 OVERLAP_WIDTHS = (4, 8, 16, 32, 64)
-Z_MAX = 3.0
+#: z bound of each of the six Monte Carlo identities (5 overlap means, eq. 8): two-sided
+#: P(|z| > 4) = 6.3e-5 each, so a correct theory FAILs with probability ≈ 4e-4 per root seed
+#: (family-wise, Bonferroni), ≈ 2e-3 over the five root seeds of the quick reference.
+Z_MAX = 4.0
 
 
 @claim(
@@ -193,13 +222,28 @@ Z_MAX = 3.0
     statement="Squared overlaps of random unit vectors in R^m have mean 1/m and the Beta(1/2, "
     "(m−1)/2) variance; the simplex ETF attains the Welch bound; the trainer's gradient is exact.",
     source="§2 / App. A (strong superposition geometry), spec §5 K0",
-    rule="PASS when, at every m, the sampled mean squared overlap is within 3 s.e. of 1/m and its "
-    "variance within 10% of 2(m−1)/(m²(m+2)), the simplex ETF meets the Welch bound to 1e-12, the "
-    "trainer's gradient has rel. error < 1e-3, eq. 8 is within 4 s.e. of Monte Carlo and the "
-    "finite-n weak-ideal exponents are within 0.02 of .43/.61/.80/1.02 (worst |deviation| / "
-    "tolerance ≤ 1); FAIL when any of them is missed. Never INCONCLUSIVE.",
+    rule="Exact identities (the simplex ETF, the gradient, the weak-ideal exponents) and Monte "
+    "Carlo identities, tested family-wise. PASS when, at every m, the sampled mean squared "
+    "overlap is within 4 s.e. of 1/m and its variance within 10% of 2(m−1)/(m²(m+2)), the simplex "
+    "ETF meets the Welch bound to 1e-12, the trainer's gradient has rel. error < 1e-3, eq. 8 is "
+    "within 4 s.e. of Monte Carlo and the finite-n weak-ideal exponents are within 0.02 of "
+    ".43/.61/.80/1.02 (worst |deviation| / tolerance ≤ 1); FAIL when any of them is missed "
+    "(false-FAIL rate of a correct theory ≈ 4e-4 per root seed: six z-tests at 4 s.e., "
+    "Bonferroni; the variance test's 10% is > 5 s.e. of the estimate). Never INCONCLUSIVE.",
     stochastic=True,
     statistic="worst_tolerance_ratio",
+    history=[
+        HistoryEntry(
+            date="2026-12-02",
+            change="the overlap means' z bound 3 → 4 s.e. (as eq. 8's), and the family-wise "
+            "false-FAIL rate stated; stays an exact check (any root seed's FAIL FAILs)",
+            reason="issue 26: a Monte Carlo identity keeps a family-wise test with its false-FAIL "
+            "rate stated; at 3 s.e. over five widths a correct theory FAILed 1.35% of root seeds, "
+            "6.6% of five-root-seed runs",
+            before="quick PASS (worst_tolerance_ratio = 0.950: z = 2.85 of 3; PASS 5 of 5 root "
+            "seeds, ratios 0.95, 0.66, 0.67, 0.42, 0.28); full PASS (z = 0.90)",
+        )
+    ],
 )
 def geometry(
     ctx: Context,
@@ -208,7 +252,7 @@ def geometry(
     overlap_variance: Callable = theory.random_overlap_variance,
     gradient: Callable = loss_and_grad,
 ) -> CheckResult:
-    """(1) 5·10^4 (quick) pairs of random unit vectors per m: mean of (w·w′)² within 3 s.e. of
+    """(1) 5·10^4 (quick) pairs of random unit vectors per m: mean of (w·w′)² within 4 s.e. of
     the theory, variance within 10%. (2) simplex ETF, m = 2..16: max|w_i·w_j| equals the Welch
     bound to 1e-12 and every |w_i·w_j| is equal. (3) float64 finite differences of the trainer's
     batch loss against its analytic gradient: relative error < 1e-3. (4) eq. (8)'s loss against a
@@ -303,7 +347,7 @@ def geometry(
     ax_e.legend(fontsize=6)
     return CheckResult(
         verdict=verdict,
-        summary=f"max |z| of mean overlap {np.max(np.abs(z)):.2f} (≤ 3), max variance error "
+        summary=f"max |z| of mean overlap {np.max(np.abs(z)):.2f} (≤ {Z_MAX:g}), max variance error "
         f"{np.max(np.abs(var_err)):.3f} (≤ 0.10); ETF − Welch {max(etf_gap):.1e}; gradient rel. "
         f"error {grad_err:.1e} (< 1e-3); eq. 8 z = {eq8['z']:.2f}" + failed,
         measured={
@@ -327,7 +371,7 @@ def geometry(
             "weak_ideal_exponent": list(ideal.values()),
             "worst_tolerance_ratio": 1.0,
         },
-        tolerance="mean within 3 s.e. and variance within 10% at every m; ETF coherence = Welch "
+        tolerance=f"mean within {Z_MAX:g} s.e. and variance within 10% at every m; ETF coherence = Welch "
         "bound ± 1e-12; gradient rel. error < 1e-3 (float64); eq. 8 within 4 s.e. of Monte Carlo; "
         "weak-ideal exponents ± 0.02",
         figures=ctx.save_figure(fig),
@@ -386,6 +430,95 @@ Q1_WINDOW = (6.0, 40.0)  # all six widths, fixed in advance (spec §5 Q1)
 Q1_BAND = 0.2  # α_m ∈ [0.8, 1.2]
 OVERLAP_TOL = 0.15
 OVERLAP_MIN_M = 14
+#: "φ_1/2 = 1 at every m" read as: at most 1% of the rows below ‖W_i‖ = 1/2 (4 of n = 400).
+PHI_ALL = 0.99
+
+
+def _ladder_units(ctx: Context) -> int:
+    """Units (training seeds of the whole ladder) per root seed of the n = 400 ladder claims:
+    1 at quick (a ladder is 40 CPU-s; decided when --replicates pools ≥ 3), 3 at full."""
+    return ctx.pick(quick=1, full=3)
+
+
+STRONG_RULE = Rule(
+    unit="one training seed of the whole width ladder m = 6..40 (n = 400, α = 1, γ = −1; its "
+    "own data stream and initialisation); 1 per root seed at quick (so decided only when "
+    "--replicates pools ≥ 3), 3 at full",
+    parts=(
+        *within(
+            "alpha_m_error",
+            "α_m − predicted exponent; α_m = −OLS slope of log L on log m over m = 6..40",
+            0.0,
+            Q1_BAND,
+        ),
+        Part(
+            "overlap_error",
+            f"max over m ≥ {OVERLAP_MIN_M} of |mean (Ŵ_i·Ŵ_j)² over rows with ‖W_i‖ > 1 ÷ "
+            "theory − 1|",
+            "less",
+            OVERLAP_TOL,
+            OVERLAP_TOL,
+        ),
+        Part("phi_half_min", "min over m of φ_1/2", "greater", PHI_ALL, PHI_ALL),
+        Part(
+            "local_slope_min",
+            "min over adjacent widths of −Δlog L/Δlog m (> 0: L strictly decreasing)",
+            "greater",
+            0.0,
+            0.0,
+        ),
+    ),
+)
+
+
+def _strong_units(
+    ctx: Context, widths: Sequence[int], split_at: int, sizes: dict[str, Any], n_seeds: int
+) -> list[list[dict[str, Any]]]:
+    """Train ``n_seeds`` independent strong-regime (γ = −1, α = 1) width ladders; the models of
+    each, sorted by width."""
+    records = ctx.sweep(
+        train_task,
+        _ladder_tasks(widths, [STRONG_GAMMA], split_at, alpha=1.0, **_at_scale(ctx, sizes)),
+        name="ladder",
+        n_seeds=n_seeds,
+    )
+    return [_select(u) for u in _units(_models(records))]
+
+
+def _strong_unit(
+    models: list[dict[str, Any]], predicted_exponent: float, overlap_theory: Callable
+) -> dict[str, Any]:
+    """One unit's statistics of :data:`STRONG_RULE` (and what the figure shows)."""
+    widths = np.array([m["m"] for m in models], dtype=float)
+    losses = np.array([m["loss"] for m in models])
+    overlap = np.array(
+        [
+            np.nan if m["overlap_strong"]["mean"] is None else m["overlap_strong"]["mean"]
+            for m in models
+        ]
+    )
+    predicted = np.array([float(overlap_theory(int(w))) for w in widths])
+    # fewer than two rows with norm > 1 at a checked width counts as a 100% overlap error
+    error = np.nan_to_num(np.abs(overlap / predicted - 1), nan=1.0)
+    checked = widths >= OVERLAP_MIN_M
+    alpha_m = _exponent(models, Q1_WINDOW)
+    return {
+        "alpha_m": alpha_m,
+        "alpha_m_error": alpha_m - predicted_exponent,
+        "overlap_error": float(np.max(error[checked])),
+        "phi_half_min": float(min(m["phi_half"] for m in models)),
+        "local_slope_min": float(np.min(-np.diff(np.log(losses)) / np.diff(np.log(widths)))),
+        "widths": widths,
+        "losses": losses,
+        "overlap": overlap,
+        "predicted_overlap": predicted,
+        "checked": checked,
+    }
+
+
+def _unit_lists(rows: list[dict[str, Any]], rule: Rule) -> dict[str, list[float]]:
+    """The rule's statistics, one value per unit."""
+    return {s: [float(r[s]) for r in rows] for s in rule.statistics}
 
 
 @claim(
@@ -394,13 +527,21 @@ OVERLAP_MIN_M = 14
     statement="Under strong superposition (γ = −1) every feature is represented and the loss "
     "falls as 1/m, with the strongly represented rows overlapping like random vectors, (Ŵ_i·Ŵ_j)² ≈ 1/m.",
     source="Figs. 1, 5, 17; spec §5 Q1",
-    rule="PASS when φ_1/2 = 1 at every m, L strictly decreases, the OLS exponent α_m on m = 6..40 "
-    "(point estimate; the bootstrap CI is reported) lies within ±0.2 of 1, and rows with ‖W_i‖ > 1 "
-    "have mean squared overlap within 15% of 1/m for m ≥ 14; FAIL when any of these fails. Never "
-    "INCONCLUSIVE.",
     stochastic=True,
     statistic="alpha_m",
-    history=[_aligned_schedule("PASS (α_m = 0.905, quick)")],
+    decision=STRONG_RULE,
+    history=[
+        _aligned_schedule("PASS (α_m = 0.905, quick)"),
+        _unit_history(
+            "quick PASS on root seed 0's point estimate α_m = 0.881 (PASS 5 of 5 root seeds: "
+            "α_m 0.881, 0.913, 0.967, 0.924, 0.966, each in [0.8, 1.2]); full PASS (α_m = 0.881)",
+            "the point estimate α_m ∈ [0.8, 1.2] of one ladder, φ_1/2 = 1 and L decreasing at "
+            "every m, and the overlap error ≤ 15% at every m ≥ 14 became parts over units (one "
+            "training seed of the whole ladder each; 1 per root seed at quick, 3 at full): α_m "
+            "within 1 ± 0.2 as two one-sided tests, the worst overlap error < 0.15, min φ_1/2 > "
+            "0.99 and the smallest local slope > 0",
+        ),
+    ],
 )
 def strong_inverse_m(
     ctx: Context,
@@ -408,28 +549,16 @@ def strong_inverse_m(
     predicted_exponent: float = 1.0,
     overlap_theory: Callable = theory.random_overlap_mean,
 ) -> CheckResult:
-    """n = 400, B = 512, 4000 steps, α = 1, γ = −1, m = 6..40: φ_{1/2} = 1 at every m; L strictly
-    decreasing; α_m (OLS on all six points) within ±0.2 of ``predicted_exponent``; mean squared
-    overlap of rows with norm > 1 within 15% of ``overlap_theory(m)`` for m ≥ 14."""
-    models, fit = _strong_ladder(ctx, QUICK_WIDTHS, 20, QUICK, Q1_WINDOW)
-    widths = np.array([m["m"] for m in models])
-    losses = np.array([m["loss"] for m in models])
-    phi = np.array([m["phi_half"] for m in models])
-    overlap = np.array([m["overlap_strong"]["mean"] or np.nan for m in models])
-    predicted = np.array([float(overlap_theory(int(w))) for w in widths])
-    overlap_err = overlap / predicted - 1
-    checked = widths >= OVERLAP_MIN_M
-    alpha_m = -fit.exponent
-    checks = {
-        "φ_1/2 = 1": bool(np.all(phi == 1.0)),
-        "L decreasing": bool(np.all(np.diff(losses) < 0)),
-        "exponent": abs(alpha_m - predicted_exponent) <= Q1_BAND,
-        "overlaps": bool(np.all(np.abs(overlap_err[checked]) <= OVERLAP_TOL)),
-    }
-    verdict, failed = _decide(checks)
+    """n = 400, B = 512, 4000 steps, α = 1, γ = −1, m = 6..40, per unit (training seed of the
+    ladder): α_m (OLS on all six points) − ``predicted_exponent`` within ±0.2; the worst relative
+    error of the mean squared overlap of rows with norm > 1 against ``overlap_theory(m)`` for
+    m ≥ 14 below 15%; min φ_{1/2} > 0.99; L strictly decreasing (smallest local slope > 0)."""
+    units = _strong_units(ctx, QUICK_WIDTHS, 20, QUICK, _ladder_units(ctx))
+    rows = [_strong_unit(u, predicted_exponent, overlap_theory) for u in units]
 
     fig, (ax, ax_o) = new_figure(ncols=2)
-    _plot_loss_vs_m(ax, {"strong (γ = −1), measured": (models, fit)})
+    _plot_loss_vs_m(ax, {f"unit {i}": (u, _fit(u, Q1_WINDOW)) for i, u in enumerate(units)})
+    widths, losses = rows[0]["widths"], rows[0]["losses"]
     ax.loglog(
         widths,
         np.exp(np.mean(np.log(losses) + predicted_exponent * np.log(widths)))
@@ -440,41 +569,43 @@ def strong_inverse_m(
         label=f"theory ∝ m^−{predicted_exponent:g}",
     )
     ax.legend(fontsize=6)
-    _plot_overlaps(ax_o, widths, overlap, predicted, checked)
-    return CheckResult(
-        verdict=verdict,
-        summary=f"α_m = {alpha_m:.3f} [{-fit.ci_high:.2f}, {-fit.ci_low:.2f}] (R² {fit.r2:.3f}; "
-        f"predicted {predicted_exponent:g} ± {Q1_BAND:g}); φ_1/2 min {phi.min():.3f}; overlap "
-        f"error m ≥ {OVERLAP_MIN_M}: max {np.max(np.abs(overlap_err[checked])):.3f} (≤ {OVERLAP_TOL:g})"
-        + failed,
+    _plot_overlaps(ax_o, rows)
+    alphas = [r["alpha_m"] for r in rows]
+    return _decided(
+        STRONG_RULE,
+        _unit_lists(rows, STRONG_RULE),
+        f"α_m per unit {', '.join(f'{a:.3f}' for a in alphas)} (predicted "
+        f"{predicted_exponent:g} ± {Q1_BAND:g})",
         measured={
             "m": widths,
-            "loss": losses,
-            "alpha_m": alpha_m,
-            "alpha_m_ci": [-fit.ci_high, -fit.ci_low],
-            "r2": fit.r2,
-            "phi_half": phi,
-            "phi_one": [m["phi_one"] for m in models],
-            "mean_sq_overlap_strong": overlap,
-            "overlap_rel_error": overlap_err,
+            "loss": [r["losses"] for r in rows],
+            "alpha_m": float(np.mean(alphas)),
+            "alpha_m_per_unit": alphas,
+            "phi_half": [[m["phi_half"] for m in u] for u in units],
+            "phi_one": [[m["phi_one"] for m in u] for u in units],
+            "mean_sq_overlap_strong": [r["overlap"] for r in rows],
         },
         expected={
-            "alpha_m": predicted_exponent,
+            "alpha_m_error": 0.0,
             "phi_half": 1.0,
-            "mean_sq_overlap_strong": predicted,
+            "mean_sq_overlap_strong": rows[0]["predicted_overlap"],
         },
-        tolerance=f"φ_1/2 = 1 at every m; L strictly decreasing; |α_m − {predicted_exponent:g}| ≤ "
-        f"{Q1_BAND:g} (OLS on m = 6..40, fixed window); |overlap·m − 1| ≤ {OVERLAP_TOL:g} for "
-        f"m ≥ {OVERLAP_MIN_M}",
+        tolerance=f"per unit: |α_m − {predicted_exponent:g}| < {Q1_BAND:g} (OLS on m = 6..40, "
+        f"fixed window); |overlap·m − 1| < {OVERLAP_TOL:g} for m ≥ {OVERLAP_MIN_M}; φ_1/2 > "
+        f"{PHI_ALL:g}; L strictly decreasing; Student-t over units",
         figures=ctx.save_figure(fig),
-        arrays={"m": widths, "loss": losses, "norms": np.array([m["norms"] for m in models])},
+        arrays={
+            "m": widths,
+            "loss": np.array([r["losses"] for r in rows]),
+            "norms": np.array([[m["norms"] for m in u] for u in units]),
+        },
     )
 
 
-def _plot_overlaps(
-    ax: Any, widths: np.ndarray, overlap: np.ndarray, predicted: np.ndarray, checked: np.ndarray
-) -> None:
-    inv = 1 / widths
+def _plot_overlaps(ax: Any, rows: list[dict[str, Any]]) -> None:
+    """Mean squared overlap of the rows with norm > 1 against 1/m, for every unit."""
+    first = rows[0]
+    inv, predicted = 1 / first["widths"], first["predicted_overlap"]
     ax.plot(inv, predicted, "-", color=THEORY, lw=1, label="1/m (random / ETF-like, theory)")
     ax.fill_between(
         inv,
@@ -483,10 +614,14 @@ def _plot_overlaps(
         color="0.9",
         label=f"±{OVERLAP_TOL:.0%}",
     )
-    ax.plot(inv[checked], overlap[checked], "o", label="rows with ‖W_i‖ > 1 (checked)")
-    ax.plot(inv[~checked], overlap[~checked], "o", mfc="none", label="rows with ‖W_i‖ > 1")
+    for i, row in enumerate(rows):
+        checked = row["checked"]
+        ax.plot(
+            inv[checked], row["overlap"][checked], "o", color=f"C{i}", label=f"unit {i} (checked)"
+        )
+        ax.plot(inv[~checked], row["overlap"][~checked], "o", color=f"C{i}", mfc="none")
     ax.set_xlabel("1/m")
-    ax.set_ylabel("mean (Ŵ_i·Ŵ_j)²")
+    ax.set_ylabel("mean (Ŵ_i·Ŵ_j)² of rows with ‖W_i‖ > 1")
     ax.legend(fontsize=6)
 
 
@@ -496,6 +631,24 @@ WEAK_BAND = (-0.05, 0.20)
 WEAK_OVER_STRONG = 1.5
 WEAK_OVER_STRONG_MIN_M = 20
 
+WEAK_RULE = Rule(
+    unit="one training seed of the whole Q2 sweep (the γ = 0.1 ladders m = 6..40 at α = 1.5 and "
+    "2, and the γ = −1 models m ≥ 20 at α = 1.5 on the α = 1.5 data stream; its own data and "
+    "initialisation); 1 per root seed at quick (so decided only when --replicates pools ≥ 3), "
+    "3 at full",
+    parts=(
+        Part("gap_max", "max over m and α of L/L_unl − 1", "less", WEAK_BAND[1], WEAK_BAND[1]),
+        Part("gap_min", "min over m and α of L/L_unl − 1", "greater", WEAK_BAND[0], WEAK_BAND[0]),
+        Part(
+            "weak_over_strong_min",
+            f"min over m ≥ {WEAK_OVER_STRONG_MIN_M} of L(γ = 0.1)/L(γ = −1) at α = 1.5",
+            "greater",
+            WEAK_OVER_STRONG,
+            WEAK_OVER_STRONG,
+        ),
+    ),
+)
+
 
 @claim(
     "superposition.weak_tracks_unlearned",
@@ -503,23 +656,31 @@ WEAK_OVER_STRONG_MIN_M = 20
     statement="Under weak superposition (γ > 0) the loss is the summed variance of the features "
     "the model does not represent, and at α = 1.5 it is well above the strong-superposition loss.",
     source="§3 (weak superposition), Fig. 4; spec §5 Q2",
-    rule="PASS when −0.05 ≤ L/L_unl − 1 ≤ 0.2 at every m and α ∈ {1.5, 2}, and L(γ = 0.1) ≥ "
-    "1.5 L(γ = −1) at α = 1.5 for m ≥ 20 (worst |deviation from the band's centre| / half-width, "
-    "and 1.5 / ratio, ≤ 1); FAIL when any m misses. Never INCONCLUSIVE.",
     stochastic=True,
-    statistic="worst_tolerance_ratio",
+    statistic="gap_max",
+    decision=WEAK_RULE,
     history=[
         _aligned_schedule(
             "PASS (worst_tolerance_ratio = 0.780, quick: L/L_unl − 1 in [−0.023, +0.168])"
-        )
+        ),
+        _unit_history(
+            "quick FAIL on root seed 0 (worst_tolerance_ratio = 1.858: L/L_unl − 1 in [−0.097, "
+            "+0.307]); FAIL 3 / PASS 2 over root seeds (1.858, 0.984, 0.972, 1.060, 1.354); full "
+            "FAIL (the same sweep: 1.858)",
+            "the band −0.05 ≤ L/L_unl − 1 ≤ 0.2 at every (m, α) and L_weak ≥ 1.5 L_strong at "
+            "every m ≥ 20 of one training run became parts over units (one training seed of the "
+            "whole sweep each; 1 per root seed at quick, 3 at full): the per-unit max gap < 0.2, "
+            "min gap > −0.05 and min weak/strong ratio > 1.5",
+        ),
     ],
 )
 def weak_tracks_unlearned(
     ctx: Context, *, unlearned_loss: Callable = theory.weak_loss
 ) -> CheckResult:
-    """n = 400, B = 512, 4000 steps, γ = +0.1, α ∈ {1.5, 2}, m = 6..40: with
-    L_unl = Σ_{‖W_i‖ ≤ 1/2}(4/3 p_i − p_i²), −0.05 ≤ L/L_unl − 1 ≤ 0.2 at every m; at α = 1.5 and
-    m ≥ 20, L(γ = 0.1) ≥ 1.5 L(γ = −1) (same data stream)."""
+    """n = 400, B = 512, 4000 steps, γ = +0.1, α ∈ {1.5, 2}, m = 6..40, per unit: with
+    L_unl = Σ_{‖W_i‖ ≤ 1/2}(4/3 p_i − p_i²), the largest L/L_unl − 1 over (m, α) below 0.2 and the
+    smallest above −0.05; at α = 1.5 and m ≥ 20, L(γ = 0.1) / L(γ = −1) (same data stream) above
+    1.5 at every m."""
     strong_widths = tuple(w for w in QUICK_WIDTHS if w >= WEAK_OVER_STRONG_MIN_M)
     params = []
     for alpha in WEAK_ALPHAS:
@@ -528,29 +689,43 @@ def weak_tracks_unlearned(
         )
     params[1]["widths"] += list(strong_widths)  # α = 1.5, m ≥ 20: strong models on the same data
     params[1]["gammas"] += [STRONG_GAMMA] * len(strong_widths)
-    models = _models(ctx.sweep(train_task, params, name="ladders"))
-    ratios, rows, weak_fits = {}, [], {}
-    for alpha in WEAK_ALPHAS:
-        weak = _select(models, alpha=alpha, gamma=WEAK_GAMMA)
-        p = theory.feature_frequencies(QUICK["n"], alpha)
-        unl = np.array([unlearned_loss(p, np.asarray(m["norms"]) > 0.5) for m in weak])
-        ratios[alpha] = _relative_gap(weak, unl)
-        weak_fits[alpha] = (weak, _fit(weak, Q1_WINDOW, ctx.rng("fit", str(alpha))))
-        rows.append((alpha, weak, unl))
-    weak15 = {m["m"]: m["loss"] for m in _select(models, alpha=1.5, gamma=WEAK_GAMMA)}
-    strong15 = _select(models, alpha=1.5, gamma=STRONG_GAMMA)
-    over = np.array([weak15[m["m"]] / m["loss"] for m in strong15])
-    all_ratios = np.concatenate(list(ratios.values()))
-    worst = max(_band_ratio(all_ratios, *WEAK_BAND), float(np.max(WEAK_OVER_STRONG / over)))
-    checks = {
-        "L ≈ L_unl": bool(np.all((all_ratios >= WEAK_BAND[0]) & (all_ratios <= WEAK_BAND[1]))),
-        "weak ≥ 1.5 strong": bool(np.all(over >= WEAK_OVER_STRONG)),
-    }
-    verdict, failed = _decide(checks)
+    records = ctx.sweep(train_task, params, name="ladders", n_seeds=_ladder_units(ctx))
+    rows = []
+    for models in _units(_models(records)):
+        gaps, curves = {}, {}
+        for alpha in WEAK_ALPHAS:
+            weak = _select(models, alpha=alpha, gamma=WEAK_GAMMA)
+            p = theory.feature_frequencies(QUICK["n"], alpha)
+            unl = np.array([unlearned_loss(p, np.asarray(m["norms"]) > 0.5) for m in weak])
+            gap = _relative_gap(weak, unl)
+            gaps[alpha] = np.where(np.isfinite(gap), gap, 1e6)  # L_unl = 0 < L: a huge gap
+            curves[alpha] = (weak, unl)
+        weak15 = {m["m"]: m["loss"] for m in curves[1.5][0]}
+        strong15 = _select(models, alpha=1.5, gamma=STRONG_GAMMA)
+        over = np.array([weak15[m["m"]] / m["loss"] for m in strong15])
+        every = np.concatenate(list(gaps.values()))
+        rows.append(
+            {
+                "gap_max": float(every.max()),
+                "gap_min": float(every.min()),
+                "weak_over_strong_min": float(over.min()),
+                "gaps": gaps,
+                "curves": curves,
+                "strong15": strong15,
+                "over": over,
+            }
+        )
 
     fig, (ax, ax_r) = new_figure(ncols=2)
-    _plot_loss_vs_m(ax, {f"weak γ = {WEAK_GAMMA:g}, α = {a:g}": weak_fits[a] for a in WEAK_ALPHAS})
-    for i, (alpha, weak, unl) in enumerate(rows):
+    first = rows[0]
+    _plot_loss_vs_m(
+        ax,
+        {
+            f"unit 0: weak γ = {WEAK_GAMMA:g}, α = {a:g}": (w, _fit(w, Q1_WINDOW))
+            for a, (w, _) in first["curves"].items()
+        },
+    )
+    for i, (_, (weak, unl)) in enumerate(first["curves"].items()):
         ax.loglog(
             [m["m"] for m in weak],
             unl,
@@ -559,47 +734,65 @@ def weak_tracks_unlearned(
             lw=0.8,
             label="L_unl (theory)" if i == 0 else None,
         )
-        ax_r.plot([m["m"] for m in weak], ratios[alpha], "o-", label=f"α = {alpha:g}")
     ax.loglog(
-        [m["m"] for m in strong15],
-        [m["loss"] for m in strong15],
+        [m["m"] for m in first["strong15"]],
+        [m["loss"] for m in first["strong15"]],
         "s",
         color="C2",
         mfc="none",
-        label="strong γ = −1, α = 1.5",
+        label="unit 0: strong γ = −1, α = 1.5",
     )
     ax.legend(fontsize=6)
+    for u, row in enumerate(rows):
+        for j, alpha in enumerate(WEAK_ALPHAS):
+            ax_r.plot(
+                QUICK_WIDTHS,
+                row["gaps"][alpha],
+                "o-" if j == 0 else "s--",
+                color=f"C{u}",
+                lw=0.8,
+                label=f"unit {u}, α = {alpha:g}",
+            )
     _plot_gap_axes(ax_r, WEAK_BAND)
-    return CheckResult(
-        verdict=verdict,
-        summary=f"L/L_unl − 1 in [{all_ratios.min():+.3f}, {all_ratios.max():+.3f}] (band "
-        f"[{WEAK_BAND[0]:+g}, {WEAK_BAND[1]:+g}]); weak/strong at α = 1.5, m ≥ 20: "
-        f"{', '.join(f'{r:.2f}' for r in over)} (≥ {WEAK_OVER_STRONG:g})" + failed,
+    return _decided(
+        WEAK_RULE,
+        _unit_lists(rows, WEAK_RULE),
+        "L/L_unl − 1 per unit in "
+        + ", ".join(f"[{r['gap_min']:+.3f}, {r['gap_max']:+.3f}]" for r in rows)
+        + f" (band [{WEAK_BAND[0]:+g}, {WEAK_BAND[1]:+g}]); min weak/strong at α = 1.5, m ≥ 20: "
+        + ", ".join(f"{r['weak_over_strong_min']:.2f}" for r in rows)
+        + f" (> {WEAK_OVER_STRONG:g})",
         measured={
             "m": QUICK_WIDTHS,
-            **{f"loss_weak_alpha{a:g}": [m["loss"] for m in w] for a, w, _ in rows},
-            **{f"loss_unlearned_alpha{a:g}": u for a, _, u in rows},
-            **{f"rel_gap_alpha{a:g}": r for a, r in ratios.items()},
-            **{f"phi_half_alpha{a:g}": [m["phi_half"] for m in w] for a, w, _ in rows},
-            **{f"alpha_m_weak_alpha{a:g}": -f.exponent for a, (_, f) in weak_fits.items()},
-            "weak_over_strong_alpha1.5": over,
-            "worst_tolerance_ratio": worst,
+            **{f"rel_gap_alpha{a:g}": [r["gaps"][a] for r in rows] for a in WEAK_ALPHAS},
+            **{
+                f"loss_weak_alpha{a:g}": [[m["loss"] for m in r["curves"][a][0]] for r in rows]
+                for a in WEAK_ALPHAS
+            },
+            **{
+                f"loss_unlearned_alpha{a:g}": [r["curves"][a][1] for r in rows] for a in WEAK_ALPHAS
+            },
+            "weak_over_strong_alpha1.5": [r["over"] for r in rows],
         },
-        expected={
-            "rel_gap": 0.0,
-            "weak_over_strong_min": WEAK_OVER_STRONG,
-            "worst_tolerance_ratio": 1.0,
-        },
-        tolerance=f"{WEAK_BAND[0]:+g} ≤ L/L_unl − 1 ≤ {WEAK_BAND[1]:+g} at every m and α; "
-        f"L_weak / L_strong ≥ {WEAK_OVER_STRONG:g} at α = 1.5, m ≥ {WEAK_OVER_STRONG_MIN_M}",
+        expected={"rel_gap": 0.0, "weak_over_strong_min": WEAK_OVER_STRONG},
+        tolerance=f"per unit: {WEAK_BAND[0]:+g} < L/L_unl − 1 < {WEAK_BAND[1]:+g} at every m "
+        f"and α; L_weak / L_strong > {WEAK_OVER_STRONG:g} at α = 1.5, m ≥ "
+        f"{WEAK_OVER_STRONG_MIN_M}; Student-t over units",
         figures=ctx.save_figure(fig),
-        arrays={"m": np.array(QUICK_WIDTHS), "weak_over_strong": over},
+        arrays={
+            "m": np.array(QUICK_WIDTHS),
+            "weak_over_strong": np.array([r["over"] for r in rows]),
+        },
     )
 
 
 # ------------------------------------------------------------------------------------- Q3
 KNOB_GAMMAS = (-1.0, -0.5, 0.0, 0.5)
 KNOB_M = 20
+#: Units (training runs of the four γ models) per root seed, at every scale: 15 CPU-s each.
+KNOB_UNITS = 3
+#: φ_1/2 within 1% of the rows (4 of n = 400) counts as inside the band, and as flat in γ.
+KNOB_SLACK = 0.01
 
 
 def phi_half_band(gamma: float, m: int, n: int) -> tuple[float, float]:
@@ -612,62 +805,105 @@ def phi_half_band(gamma: float, m: int, n: int) -> tuple[float, float]:
     return 0.0, 1.0
 
 
+KNOB_RULE = Rule(
+    unit="one training run of the four γ models (n = 400, m = 20, α = 1, 3000 steps; one data "
+    "stream shared by its four γ, its own data and initialisation); 3 per root seed",
+    parts=(
+        Part(
+            "band_miss",
+            "largest distance of φ_1/2 outside the theory band over γ (the band: 1 for "
+            "γ ≤ −0.5, ≤ 3m/n at γ = 0.5)",
+            "less",
+            KNOB_SLACK,
+            KNOB_SLACK,
+        ),
+        Part(
+            "rise_max",
+            "largest rise of φ_1/2 between consecutive γ (≤ 0: non-increasing in γ)",
+            "less",
+            KNOB_SLACK,
+            KNOB_SLACK,
+        ),
+        Part("fall", "φ_1/2(γ = −1) − φ_1/2(γ = 0.5)", "greater", 0.0, 0.0),
+    ),
+)
+
+
 @claim(
     "superposition.regime_knob",
     paper=PAPER,
     statement="Weight decay is the knob between regimes: the fraction of represented features "
     "φ_1/2 falls monotonically as γ goes from growth (−1) to decay (+0.5).",
     source="Figs. 3, 13; spec §5 Q3",
-    rule="PASS when φ_1/2 is non-increasing in γ ∈ {−1, −0.5, 0, 0.5}, strictly lower at 0.5 "
-    "than at −1, equal to 1 for γ ≤ −0.5 and ≤ 3m/n at γ = 0.5; FAIL when any of these fails "
-    "(statistic: the number of failures). Never INCONCLUSIVE.",
+    rule="Statistical, not exact: φ_1/2 is a noisy outcome of training, and the claim is about "
+    "its mean over training runs.",
     stochastic=True,
-    statistic="violations",
-    history=[_aligned_schedule("PASS (violations = 0, quick: φ_1/2 = 1, 1, 0.230, 0.037)")],
+    statistic="band_miss",
+    decision=KNOB_RULE,
+    history=[
+        _aligned_schedule("PASS (violations = 0, quick: φ_1/2 = 1, 1, 0.230, 0.037)"),
+        _unit_history(
+            "quick PASS (violations = 0 on one training run: φ_1/2 = 1, 1, 0.258, 0.037; PASS 5 "
+            "of 5 root seeds, violations 0 each); full PASS (violations = 0)",
+            "the count of band and monotonicity violations of one training run (FAIL at one) "
+            "became parts over units (one training run of the four γ each, 3 per root seed): "
+            "the largest distance outside the band and the largest rise between consecutive γ "
+            "below 1% of the rows, and φ_1/2(−1) − φ_1/2(0.5) > 0",
+        ),
+    ],
 )
 def regime_knob(ctx: Context, *, band: Callable = phi_half_band) -> CheckResult:
-    """n = 400, m = 20, α = 1, 3000 steps, γ ∈ {−1, −0.5, 0, 0.5} on one data stream: φ_{1/2}
-    non-increasing in γ and strictly lower at 0.5 than at −1, and inside ``band(γ, m, n)``."""
+    """n = 400, m = 20, α = 1, 3000 steps, γ ∈ {−1, −0.5, 0, 0.5} on one data stream per unit:
+    φ_{1/2} inside ``band(γ, m, n)`` (to 1% of the rows), non-increasing in γ (to 1%) and lower
+    at 0.5 than at −1."""
     params = _at_scale(ctx, {**QUICK, "steps": 3000})
     records = ctx.sweep(
-        train_task, _ladder_tasks([KNOB_M], KNOB_GAMMAS, None, alpha=1.0, **params), name="gammas"
+        train_task,
+        _ladder_tasks([KNOB_M], KNOB_GAMMAS, None, alpha=1.0, **params),
+        name="gammas",
+        n_seeds=KNOB_UNITS,
     )
-    models = sorted(_models(records), key=lambda m: m["gamma"])
-    gammas = np.array([m["gamma"] for m in models])
-    phi = np.array([m["phi_half"] for m in models])
+    units = [sorted(u, key=lambda m: m["gamma"]) for u in _units(_models(records))]
+    gammas = np.array([m["gamma"] for m in units[0]])
     bands = np.array([band(g, KNOB_M, params["n"]) for g in gammas])
-    outside = (phi < bands[:, 0]) | (phi > bands[:, 1])
-    violations = int(np.sum(np.diff(phi) > 0)) + int(phi[-1] >= phi[0]) + int(np.sum(outside))
-    checks = {
-        "monotone": bool(np.all(np.diff(phi) <= 0) and phi[-1] < phi[0]),
-        "bands": not bool(np.any(outside)),
+    phi = np.array([[m["phi_half"] for m in u] for u in units])  # (units, γ)
+    miss = np.maximum(bands[:, 0] - phi, phi - bands[:, 1]).clip(min=0)
+    units_ = {
+        "band_miss": miss.max(axis=1).tolist(),
+        "rise_max": np.diff(phi, axis=1).max(axis=1).tolist(),
+        "fall": (phi[:, 0] - phi[:, -1]).tolist(),
     }
-    verdict, failed = _decide(checks)
+    violations = int(np.sum(miss > 0) + np.sum(np.diff(phi, axis=1) > 0))
 
     fig, ax = new_figure()
     ax.fill_between(
         gammas, bands[:, 0], bands[:, 1], color="0.9", step="mid", label="theory band (Figs. 3, 13)"
     )
-    ax.plot(gammas, phi, "o-", label="φ_1/2 measured")
-    ax.plot(gammas, [m["phi_one"] for m in models], "s--", mfc="none", label="φ_1 measured")
+    for i, u in enumerate(units):
+        ax.plot(gammas, phi[i], "o-", color=f"C{i}", label=f"φ_1/2, unit {i}")
+        ax.plot(gammas, [m["phi_one"] for m in u], "s--", color=f"C{i}", mfc="none", lw=0.8)
     ax.axhline(KNOB_M / params["n"], color=THEORY, ls=":", lw=1, label="m/n")
     ax.set_xlabel("γ (weight decay; < 0: growth)")
-    ax.set_ylabel("fraction of rows")
+    ax.set_ylabel("fraction of rows (squares: φ_1)")
     ax.legend(fontsize=6)
-    return CheckResult(
-        verdict=verdict,
-        summary="φ_1/2 at γ = "
-        + ", ".join(f"{g:g}: {f:.3f}" for g, f in zip(gammas, phi, strict=True))
-        + failed,
+    return _decided(
+        KNOB_RULE,
+        units_,
+        "φ_1/2 per unit at γ = "
+        + ", ".join(f"{g:g}" for g in gammas)
+        + ": "
+        + "; ".join(", ".join(f"{f:.3f}" for f in row) for row in phi),
         measured={
             "gamma": gammas,
             "phi_half": phi,
-            "phi_one": [m["phi_one"] for m in models],
-            "loss": [m["loss"] for m in models],
+            "phi_one": [[m["phi_one"] for m in u] for u in units],
+            "loss": [[m["loss"] for m in u] for u in units],
             "violations": violations,
         },
-        expected={"phi_half_low": bands[:, 0], "phi_half_high": bands[:, 1], "violations": 0},
-        tolerance="φ_1/2 non-increasing in γ, φ(0.5) < φ(−1); φ = 1 at γ ≤ −0.5 and ≤ 3m/n at γ = 0.5",
+        expected={"phi_half_low": bands[:, 0], "phi_half_high": bands[:, 1], "band_miss": 0.0},
+        tolerance=f"per unit: φ_1/2 within {KNOB_SLACK:g} of the band (1 at γ ≤ −0.5, ≤ 3m/n at "
+        f"γ = 0.5) and non-increasing in γ to {KNOB_SLACK:g}, φ(0.5) < φ(−1); Student-t over "
+        "units",
         figures=ctx.save_figure(fig),
         arrays={"gamma": gammas, "phi_half": phi},
     )
@@ -675,6 +911,7 @@ def regime_knob(ctx: Context, *, band: Callable = phi_half_band) -> CheckResult:
 
 # ------------------------------------------------------------------------------------- F1
 ROBUST_ALPHAS = (0.0, 0.5, 1.0, 1.5, 2.0)
+#: Units (training seeds of the whole five-ladder sweep) per root seed at full: 225 CPU-s each.
 ROBUST_SEEDS = 3
 
 
@@ -688,60 +925,76 @@ def strong_exponent_by_alpha(alpha: float) -> float:
     return 1.2
 
 
+ROBUST_RULE = Rule(
+    unit="one training seed of the whole sweep: the m = 6..40 ladder (n = 400, γ = −1) at every "
+    "α ∈ {0, 0.5, 1, 1.5, 2}, each with its own data and initialisation; 3 per root seed at full",
+    parts=(
+        Part(
+            "max_abs_deviation",
+            "max over α of |α_m(α) − expected(α)|, α_m = −OLS slope of log L on log m over "
+            "m = 6..40",
+            "less",
+            Q1_BAND,
+            Q1_BAND,
+        ),
+    ),
+)
+
+
 @claim(
     "superposition.strong_robust_to_alpha",
     paper=PAPER,
     statement="Under strong superposition the width exponent stays near 1 whatever the "
     "frequency exponent α: ≈ 0.8 for α ≤ 0.5, 1 at α = 1, ≈ 1.2 for α = 1.5–2 (at m²/2 ≳ n).",
     source="Fig. 5 (α_m vs α, strong), spec §5 F1",
-    rule="PASS when the 3-seed mean α_m (OLS on m = 6..40) lies within ±0.2 of the expected "
-    "0.8/0.8/1.0/1.2/1.2 at every α ∈ {0, .5, 1, 1.5, 2}; FAIL when any α misses. "
-    + FULL_ONLY_RULE,
+    rule=FULL_ONLY_RULE,
     stochastic=True,
-    statistic="max_abs_deviation",
+    decision=ROBUST_RULE,
     history=[
         _aligned_schedule(
             "INCONCLUSIVE at quick (full scale only); PASS at full by hand in docs/superposition.md "
             "(seed-mean α_m 0.63/0.72/0.92/1.13/1.35, max_abs_deviation = 0.17)"
-        )
+        ),
+        _unit_history(
+            "quick INCONCLUSIVE (full scale only); full PASS on the 3-seed mean α_m "
+            "(0.63/0.71/0.91/1.21/1.22 at α = 0/.5/1/1.5/2: max_abs_deviation = 0.17 ≤ 0.2)",
+            "the 3-seed mean α_m within ±0.2 of the expected value at every α (a point "
+            "estimate) became one part over units (one training seed of the five-ladder sweep "
+            "each, 3 per root seed at full): the per-unit max over α of |α_m − expected| < 0.2",
+        ),
     ],
 )
 def strong_robust_to_alpha(
     ctx: Context, *, predicted: Callable[[float], float] = strong_exponent_by_alpha
 ) -> CheckResult:
-    """Full scale: Q1's ladder at α ∈ {0, .5, 1, 1.5, 2} × 3 seeds; the seed-mean α_m (OLS on
-    m = 6..40) within ±0.2 of ``predicted(α)``. Quick scale: INCONCLUSIVE (full scale only)."""
+    """Full scale: Q1's ladder at α ∈ {0, .5, 1, 1.5, 2} per unit; the unit's max over α of
+    |α_m (OLS on m = 6..40) − ``predicted(α)``| below 0.2. Quick scale: INCONCLUSIVE (full scale
+    only)."""
     if ctx.scale == "quick":
-        return _inconclusive_full_only("15 ladders of 6 widths (about 20 CPU-minutes)")
+        return _inconclusive_full_only(ROBUST_RULE, "15 ladders of 6 widths (about 11 CPU-minutes)")
     params = []
     for alpha in ROBUST_ALPHAS:
         params += _ladder_tasks(
             QUICK_WIDTHS, [STRONG_GAMMA], 20, alpha=alpha, **_at_scale(ctx, QUICK)
         )
     models = _models(ctx.sweep(train_task, params, name="ladders", n_seeds=ROBUST_SEEDS))
-    per_seed = np.array(
-        [
-            [
-                -_fit(_select(models, alpha=a, seed=s), Q1_WINDOW, None).exponent
-                for s in range(ROBUST_SEEDS)
-            ]
-            for a in ROBUST_ALPHAS
-        ]
-    )  # (alphas, seeds); CIs come from the seed spread
-    mean = per_seed.mean(axis=1)
-    spread = per_seed.std(axis=1, ddof=1)
+    units = _units(models)
+    per_unit = np.array(
+        [[_exponent(_select(u, alpha=a), Q1_WINDOW) for a in ROBUST_ALPHAS] for u in units]
+    )  # (units, alphas)
     expected = np.array([predicted(a) for a in ROBUST_ALPHAS])
-    ok = np.abs(mean - expected) <= Q1_BAND
-    max_dev = float(np.max(np.abs(mean - expected)))
+    deviation = np.abs(per_unit - expected).max(axis=1)
+    mean = per_unit.mean(axis=0)
 
     fig, (ax, ax_a) = new_figure(ncols=2)
     curves = {}
     for a in ROBUST_ALPHAS:
-        chosen = _select(models, alpha=a, seed=0)
-        curves[f"α = {a:g} (seed 0)"] = (chosen, _fit(chosen, Q1_WINDOW, ctx.rng("fit", str(a))))
+        chosen = _select(units[0], alpha=a)
+        curves[f"α = {a:g} (unit 0)"] = (chosen, _fit(chosen, Q1_WINDOW))
     _plot_loss_vs_m(ax, curves)
     alphas = np.array(ROBUST_ALPHAS)
-    ax_a.errorbar(alphas, mean, yerr=spread, fmt="o", label="seed mean ± s.d.")
+    for i, row in enumerate(per_unit):
+        ax_a.plot(alphas, row, "o", color=f"C{i}", mfc="none", label=f"unit {i}")
     ax_a.fill_between(alphas, expected - Q1_BAND, expected + Q1_BAND, color="0.9", step="mid")
     ax_a.step(alphas, expected, where="mid", color=THEORY, lw=1, label="expected (Fig. 5)")
     ax_a.plot(
@@ -755,30 +1008,42 @@ def strong_robust_to_alpha(
     ax_a.set_xlabel("α (p_i ∝ i^−α)")
     ax_a.set_ylabel("α_m")
     ax_a.legend(fontsize=6)
-    return CheckResult(
-        verdict=Verdict.of(bool(np.all(ok))),
-        summary="seed-mean α_m at α = "
+    return _decided(
+        ROBUST_RULE,
+        {"max_abs_deviation": deviation.tolist()},
+        "unit-mean α_m at α = "
         + ", ".join(
-            f"{a:g}: {v:.2f}±{s:.2f} (exp. {e:g})"
-            for a, v, s, e in zip(alphas, mean, spread, expected, strict=True)
+            f"{a:g}: {v:.2f} (exp. {e:g})" for a, v, e in zip(alphas, mean, expected, strict=True)
         ),
-        measured={
-            "alpha": alphas,
-            "alpha_m_mean": mean,
-            "alpha_m_sd": spread,
-            "alpha_m_per_seed": per_seed,
-            "max_abs_deviation": max_dev,
-        },
+        measured={"alpha": alphas, "alpha_m_mean": mean, "alpha_m_per_unit": per_unit},
         expected={"alpha_m": expected, "max_abs_deviation": Q1_BAND},
-        tolerance=f"|seed-mean α_m − expected| ≤ {Q1_BAND:g} at every α (OLS on m = 6..40)",
+        tolerance=f"per unit: |α_m − expected| < {Q1_BAND:g} at every α (OLS on m = 6..40); "
+        "Student-t over units",
         figures=ctx.save_figure(fig),
-        arrays={"alpha": alphas, "alpha_m_per_seed": per_seed},
+        arrays={"alpha": alphas, "alpha_m_per_unit": per_unit},
     )
 
 
 # ------------------------------------------------------------------------------------- F2
 F2_WINDOW = (10.0, 100.0)
 PAPER_LOSS = {10: 0.7, 100: 0.07}  # Fig. 14/15 at E = 1 (spec §3); reported, not gated
+#: Units (training seeds of the n = 1000 ladder) per root seed at full: 205 CPU-s each.
+REFERENCE_UNITS = 3
+
+REFERENCE_RULE = Rule(
+    unit="one training seed of the n = 1000 width ladder m = 10..100 (α = 1, γ = −1, B = 512, "
+    "6000 steps; its own data and initialisation); 3 per root seed at full",
+    parts=(
+        *within(
+            "alpha_m_error",
+            "α_m − predicted exponent; α_m = −OLS slope of log L on log m over m = 10..100",
+            0.0,
+            Q1_BAND,
+        ),
+        Part("phi_one_rise", "φ_1(m = 100) − φ_1(m = 10)", "greater", 0.0, 0.0),
+        Part("phi_half_min", "min over m of φ_1/2", "greater", PHI_ALL, PHI_ALL),
+    ),
+)
 
 
 @claim(
@@ -787,60 +1052,70 @@ PAPER_LOSS = {10: 0.7, 100: 0.07}  # Fig. 14/15 at E = 1 (spec §3); reported, n
     statement="At the paper's small-sweep sizes (n = 1000, m = 10..100, α = 1, γ = −1) the loss "
     "falls as 1/m and the strongly represented fraction φ_1 rises with m.",
     source="Figs. 14–16; spec §5 F2",
-    rule="PASS when α_m (OLS on m = 10..100, n = 1000; point estimate) lies within ±0.2 of 1, "
-    "φ_1(100) > φ_1(10) and φ_1/2 = 1 at every m; FAIL when any of these fails (the losses are "
-    "reported beside the paper's, not gated). " + FULL_ONLY_RULE,
+    rule="The losses are reported beside the paper's, not gated. " + FULL_ONLY_RULE,
     stochastic=True,
     statistic="alpha_m",
+    decision=REFERENCE_RULE,
     history=[
         _aligned_schedule(
             "INCONCLUSIVE at quick (full scale only); PASS at full by hand in docs/superposition.md "
             "(α_m = 0.95)"
-        )
+        ),
+        _unit_history(
+            "quick INCONCLUSIVE (full scale only); full PASS on one ladder's point estimate "
+            "α_m = 0.902 (φ_1 0.02 → 0.74)",
+            "the point estimate α_m ∈ [0.8, 1.2], φ_1(100) > φ_1(10) and φ_1/2 = 1 of one ladder "
+            "became parts over units (one training seed of the ladder each, 3 per root seed at "
+            "full): α_m within 1 ± 0.2 as two one-sided tests, φ_1 rise > 0, min φ_1/2 > 0.99",
+        ),
     ],
 )
 def reference_sweep(ctx: Context, *, predicted_exponent: float = 1.0) -> CheckResult:
-    """Full scale: n = 1000, B = 512, 6000 steps, m ∈ {10, 15, 25, 39, 63, 100}: α_m (OLS on all
-    six) within ±0.2 of ``predicted_exponent``; φ_1 higher at m = 100 than at m = 10; φ_1/2 = 1.
-    L(10), L(100) are reported beside the paper's 0.7 and 0.07 (not gated: 20–40× fewer samples
-    than the reference, spec §7)."""
+    """Full scale: n = 1000, B = 512, 6000 steps, m ∈ {10, 15, 25, 39, 63, 100}, per unit: α_m
+    (OLS on all six) − ``predicted_exponent`` within ±0.2; φ_1 higher at m = 100 than at m = 10;
+    min φ_1/2 > 0.99. L(10), L(100) are reported beside the paper's 0.7 and 0.07 (not gated:
+    20–40× fewer samples than the reference, spec §7)."""
     if ctx.scale == "quick":
-        return _inconclusive_full_only("n = 1000 ladder, 6000 steps")
-    models, fit = _strong_ladder(ctx, REFERENCE_WIDTHS, 50, FULL_N1000, F2_WINDOW)
-    phi_one = np.array([m["phi_one"] for m in models])
-    phi_half = np.array([m["phi_half"] for m in models])
-    losses = {m["m"]: m["loss"] for m in models}
-    alpha_m = -fit.exponent
-    checks = {
-        "exponent": abs(alpha_m - predicted_exponent) <= Q1_BAND,
-        "φ_1 rises": bool(phi_one[-1] > phi_one[0]),
-        "φ_1/2 = 1": bool(np.all(phi_half == 1.0)),
-    }
-    verdict, failed = _decide(checks)
+        return _inconclusive_full_only(REFERENCE_RULE, "n = 1000 ladder, 6000 steps")
+    units = _strong_units(ctx, REFERENCE_WIDTHS, 50, FULL_N1000, REFERENCE_UNITS)
+    alphas = np.array([_exponent(u, F2_WINDOW) for u in units])
+    phi_one = np.array([[m["phi_one"] for m in u] for u in units])  # (units, m)
+    phi_half = np.array([[m["phi_half"] for m in u] for u in units])
+    losses = np.array([[m["loss"] for m in u] for u in units])
+    widths = np.array([m["m"] for m in units[0]])
+
     fig, (ax, ax_p) = new_figure(ncols=2)
-    _plot_loss_vs_m(ax, {"strong, n = 1000": (models, fit)})
+    _plot_loss_vs_m(
+        ax,
+        {f"strong, n = 1000, unit {i}": (u, _fit(u, F2_WINDOW)) for i, u in enumerate(units)},
+    )
     ax.loglog(
         list(PAPER_LOSS), list(PAPER_LOSS.values()), "x", color=THEORY, label="paper (Fig. 14)"
     )
     ax.legend(fontsize=6)
-    widths = np.array([m["m"] for m in models])
-    ax_p.semilogx(widths, phi_one, "o-", label="φ_1 (‖W_i‖ > 1)")
-    ax_p.semilogx(widths, phi_half, "s--", mfc="none", label="φ_1/2")
+    for i in range(len(units)):
+        ax_p.semilogx(widths, phi_one[i], "o-", color=f"C{i}", label=f"φ_1 (‖W_i‖ > 1), unit {i}")
+        ax_p.semilogx(widths, phi_half[i], "s--", color=f"C{i}", mfc="none", lw=0.8)
     ax_p.semilogx([10, 100], [0.1, 0.9], "x", color=THEORY, label="paper φ_1 ≈ 0.1 → 0.9 (Fig. 16)")
     ax_p.set_xlabel("m")
-    ax_p.set_ylabel("fraction of rows")
+    ax_p.set_ylabel("fraction of rows (squares: φ_1/2)")
     ax_p.legend(fontsize=6)
-    return CheckResult(
-        verdict=verdict,
-        summary=f"α_m = {alpha_m:.3f} [{-fit.ci_high:.2f}, {-fit.ci_low:.2f}] (R² {fit.r2:.3f}); "
-        f"φ_1 {phi_one[0]:.2f} → {phi_one[-1]:.2f}; L(10) = {losses[10]:.3f} (paper 0.7), "
-        f"L(100) = {losses[100]:.4f} (paper 0.07)" + failed,
+    mean_loss = losses.mean(axis=0)
+    return _decided(
+        REFERENCE_RULE,
+        {
+            "alpha_m_error": (alphas - predicted_exponent).tolist(),
+            "phi_one_rise": (phi_one[:, -1] - phi_one[:, 0]).tolist(),
+            "phi_half_min": phi_half.min(axis=1).tolist(),
+        },
+        f"α_m per unit {', '.join(f'{a:.3f}' for a in alphas)}; φ_1 {phi_one[:, 0].mean():.2f} → "
+        f"{phi_one[:, -1].mean():.2f}; unit-mean L(10) = {mean_loss[0]:.3f} (paper 0.7), "
+        f"L(100) = {mean_loss[-1]:.4f} (paper 0.07)",
         measured={
             "m": widths,
-            "loss": [m["loss"] for m in models],
-            "alpha_m": alpha_m,
-            "alpha_m_ci": [-fit.ci_high, -fit.ci_low],
-            "r2": fit.r2,
+            "loss": losses,
+            "alpha_m": float(alphas.mean()),
+            "alpha_m_per_unit": alphas,
             "phi_one": phi_one,
             "phi_half": phi_half,
         },
@@ -849,8 +1124,8 @@ def reference_sweep(ctx: Context, *, predicted_exponent: float = 1.0) -> CheckRe
             "loss_paper": PAPER_LOSS,
             "phi_one_paper": [0.1, 0.9],
         },
-        tolerance=f"|α_m − {predicted_exponent:g}| ≤ {Q1_BAND:g} (OLS on m = 10..100); φ_1(100) > φ_1(10); "
-        "φ_1/2 = 1; losses reported, not gated",
+        tolerance=f"per unit: |α_m − {predicted_exponent:g}| < {Q1_BAND:g} (OLS on m = 10..100); "
+        f"φ_1(100) > φ_1(10); φ_1/2 > {PHI_ALL:g}; Student-t over units; losses reported, not gated",
         figures=ctx.save_figure(fig),
         arrays={"m": widths, "phi_one": phi_one},
     )
@@ -860,6 +1135,31 @@ def reference_sweep(ctx: Context, *, predicted_exponent: float = 1.0) -> CheckRe
 F3_GAMMAS = (0.33, 0.56)
 F3_BAND = 0.2
 F3_LOSS_TOL = 0.15
+#: Units (training seeds of the four n = 1000 ladders) per root seed at full: 744 CPU-s each,
+#: so one (three would exceed the ~30 CPU-minute budget of a claim); decided with --replicates ≥ 3.
+WEAK_LAW_UNITS = 1
+
+WEAK_LAW_RULE = Rule(
+    unit="one training seed of the four n = 1000 ladders (α ∈ {1.5, 2} × γ ∈ {0.33, 0.56}, "
+    "m = 10..100, 6000 steps; each with its own data and initialisation); 1 per root seed at "
+    "full (so decided only when --replicates pools ≥ 3)",
+    parts=(
+        Part(
+            "exponent_deviation_max",
+            "max over (α, γ) of |α_m − the finite-n ideal's exponent| (OLS on m = 10..100)",
+            "less",
+            F3_BAND,
+            F3_BAND,
+        ),
+        Part(
+            "loss_gap_max",
+            "max over (α, γ) and m of |L/L_unl − 1|",
+            "less",
+            F3_LOSS_TOL,
+            F3_LOSS_TOL,
+        ),
+    ),
+)
 
 
 @claim(
@@ -868,84 +1168,109 @@ F3_LOSS_TOL = 0.15
     statement="Under weak superposition the loss follows the unlearned-frequency sum, so its width "
     "exponent is that of the finite-n ideal Σ_{i>m}(4/3 p_i − p_i²) (→ α − 1 as n → ∞).",
     source="Fig. 4; spec §5 F3 and §7 (finite-n exponent)",
-    rule="PASS when, for every (α, γ) ∈ {1.5, 2} × {0.33, 0.56}, α_m (OLS on m = 10..100) lies "
-    "within 0.2 of the finite-n ideal's exponent and |L/L_unl − 1| ≤ 0.15 at every m (worst "
-    "|deviation| / tolerance ≤ 1); FAIL when any run misses. " + FULL_ONLY_RULE,
+    rule=FULL_ONLY_RULE,
     stochastic=True,
-    statistic="worst_tolerance_ratio",
+    decision=WEAK_LAW_RULE,
     history=[
         _aligned_schedule(
             "INCONCLUSIVE at quick (full scale only); FAIL at full by hand in docs/superposition.md "
             "(α_m 0.53/0.27 at α = 1.5 and 0.87/0.58 at α = 2 against ideals 0.61 and 1.02)"
-        )
+        ),
+        _unit_history(
+            "quick INCONCLUSIVE (full scale only); full FAIL on one training run's point "
+            "estimates (α_m 0.51/0.28 at α = 1.5 and 0.80/0.55 at α = 2 against ideals 0.61 "
+            "and 1.02: worst deviation 0.47 > 0.2)",
+            "every (α, γ) run's point estimate |α_m − ideal| ≤ 0.2 and |L/L_unl − 1| ≤ 0.15 at "
+            "every m became parts over units (one training seed of the four ladders each, 1 per "
+            "root seed at full): the per-unit worst exponent deviation < 0.2 and worst loss gap "
+            "< 0.15",
+        ),
     ],
 )
 def weak_law(ctx: Context, *, ideal_loss: Callable = theory.weak_ideal_loss) -> CheckResult:
-    """Full scale: n = 1000, B = 512, 6000 steps, γ ∈ {0.33, 0.56}, α ∈ {1.5, 2}, reference widths:
-    for every (α, γ), α_m (OLS on m = 10..100) within 0.2 of the exponent of ``ideal_loss`` on the
-    same widths, and |L/L_unl − 1| ≤ 0.15 at every m."""
+    """Full scale: n = 1000, B = 512, 6000 steps, γ ∈ {0.33, 0.56}, α ∈ {1.5, 2}, reference widths,
+    per unit: the worst over (α, γ) of |α_m (OLS on m = 10..100) − the exponent of ``ideal_loss``
+    on the same widths| below 0.2, and the worst |L/L_unl − 1| below 0.15."""
     if ctx.scale == "quick":
-        return _inconclusive_full_only("four n = 1000 ladders, 6000 steps")
+        return _inconclusive_full_only(WEAK_LAW_RULE, "four n = 1000 ladders, 6000 steps")
     params = []
     for alpha in WEAK_ALPHAS:
         params += _ladder_tasks(
             REFERENCE_WIDTHS, F3_GAMMAS, 50, alpha=alpha, **_at_scale(ctx, FULL_N1000)
         )
-    models = _models(ctx.sweep(train_task, params, name="ladders"))
+    records = ctx.sweep(train_task, params, name="ladders", n_seeds=WEAK_LAW_UNITS)
     widths = np.array(REFERENCE_WIDTHS, dtype=float)
-    rows, ok, curves, worst = [], True, {}, 0.0
-    fig, (ax, ax_r) = new_figure(ncols=2)
-    for i, alpha in enumerate(WEAK_ALPHAS):
+    ideals = {}
+    for alpha in WEAK_ALPHAS:
         p = theory.feature_frequencies(FULL_N1000["n"], alpha)
         ideal = np.asarray(ideal_loss(p, widths.astype(int)))
-        ideal_exponent = -fit_power_law(widths, ideal, window=F2_WINDOW, n_boot=0).exponent
-        ax.loglog(
-            widths, ideal, "-", color=THEORY, lw=1, label="finite-n ideal" if i == 0 else None
+        ideals[alpha] = (
+            p,
+            ideal,
+            -fit_power_law(widths, ideal, window=F2_WINDOW, n_boot=0).exponent,
         )
-        for gamma in F3_GAMMAS:
-            chosen = _select(models, alpha=alpha, gamma=gamma)
-            fit = _fit(chosen, F2_WINDOW, ctx.rng("fit", str(alpha), str(gamma)))
-            unl = np.array([theory.weak_loss(p, np.asarray(m["norms"]) > 0.5) for m in chosen])
-            gap = _relative_gap(chosen, unl)
-            good = abs(-fit.exponent - ideal_exponent) <= F3_BAND and bool(
-                np.all(np.abs(gap) <= F3_LOSS_TOL)
-            )
-            ok &= good
-            worst = max(
-                worst,
-                abs(-fit.exponent - ideal_exponent) / F3_BAND,
-                float(np.max(np.abs(gap))) / F3_LOSS_TOL,
-            )
-            rows.append(
-                {
-                    "alpha": alpha,
-                    "gamma": gamma,
-                    "alpha_m": -fit.exponent,
-                    "ideal_alpha_m": ideal_exponent,
-                    "max_rel_gap": float(np.max(np.abs(gap))),
-                    "kept": [int(np.sum(np.asarray(m["norms"]) > 0.5)) for m in chosen],
-                }
-            )
-            curves[f"α = {alpha:g}, γ = {gamma:g}"] = (chosen, fit)
-            ax_r.semilogx(widths, gap, "o-", label=f"α = {alpha:g}, γ = {gamma:g}")
-    _plot_loss_vs_m(ax, curves)
+    rows, units_ = [], {"exponent_deviation_max": [], "loss_gap_max": []}
+    fig, (ax, ax_r) = new_figure(ncols=2)
+    for u, models in enumerate(_units(_models(records))):
+        worst_exp, worst_gap = 0.0, 0.0
+        for alpha in WEAK_ALPHAS:
+            p, _, ideal_exponent = ideals[alpha]
+            for gamma in F3_GAMMAS:
+                chosen = _select(models, alpha=alpha, gamma=gamma)
+                alpha_m = _exponent(chosen, F2_WINDOW)
+                unl = np.array([theory.weak_loss(p, np.asarray(m["norms"]) > 0.5) for m in chosen])
+                gap = _relative_gap(chosen, unl)
+                gap = np.where(np.isfinite(gap), gap, 1e6)  # L_unl = 0 < L: a huge gap
+                worst_exp = max(worst_exp, abs(alpha_m - ideal_exponent))
+                worst_gap = max(worst_gap, float(np.max(np.abs(gap))))
+                rows.append(
+                    {
+                        "unit": u,
+                        "alpha": alpha,
+                        "gamma": gamma,
+                        "alpha_m": alpha_m,
+                        "ideal_alpha_m": ideal_exponent,
+                        "max_rel_gap": float(np.max(np.abs(gap))),
+                        "kept": [int(np.sum(np.asarray(m["norms"]) > 0.5)) for m in chosen],
+                    }
+                )
+                label = f"α = {alpha:g}, γ = {gamma:g}"
+                if u == 0:
+                    fit = _fit(chosen, F2_WINDOW)
+                    ax.loglog(widths, [m["loss"] for m in chosen], "o", mfc="none", label=label)
+                    ax.loglog(widths, fit.prefactor * widths**fit.exponent, "--", lw=0.8)
+                ax_r.semilogx(widths, gap, "o-", lw=0.8, label=f"unit {u}, {label}")
+        units_["exponent_deviation_max"].append(worst_exp)
+        units_["loss_gap_max"].append(worst_gap)
+    for i, alpha in enumerate(WEAK_ALPHAS):
+        ax.loglog(
+            widths,
+            ideals[alpha][1],
+            "-",
+            color=THEORY,
+            lw=1,
+            label="finite-n ideal" if i == 0 else None,
+        )
+    ax.set_xlabel("m (hidden width)")
+    ax.set_ylabel("L (summed over features; unit 0)")
+    ax.legend(fontsize=6)
     _plot_gap_axes(ax_r, (-F3_LOSS_TOL, F3_LOSS_TOL))
-    return CheckResult(
-        verdict=Verdict.of(ok),
-        summary="; ".join(
-            f"α={r['alpha']:g} γ={r['gamma']:g}: α_m {r['alpha_m']:.2f} vs ideal {r['ideal_alpha_m']:.2f}, "
-            f"max |L/L_unl − 1| {r['max_rel_gap']:.2f}"
+    return _decided(
+        WEAK_LAW_RULE,
+        units_,
+        "; ".join(
+            f"unit {r['unit']} α={r['alpha']:g} γ={r['gamma']:g}: α_m {r['alpha_m']:.2f} vs ideal "
+            f"{r['ideal_alpha_m']:.2f}, max |L/L_unl − 1| {r['max_rel_gap']:.2f}"
             for r in rows
         ),
-        measured={"runs": rows, "worst_tolerance_ratio": worst},
+        measured={"runs": rows},
         expected={
-            "alpha_m": {
-                f"{a:g}": r["ideal_alpha_m"] for a, r in zip(WEAK_ALPHAS, rows[::2], strict=True)
-            },
-            "worst_tolerance_ratio": 1.0,
+            "alpha_m": {f"{a:g}": ideals[a][2] for a in WEAK_ALPHAS},
+            "exponent_deviation_max": F3_BAND,
+            "loss_gap_max": F3_LOSS_TOL,
         },
-        tolerance=f"for every (α, γ): |α_m − ideal| ≤ {F3_BAND:g} (OLS on m = 10..100) and "
-        f"|L/L_unl − 1| ≤ {F3_LOSS_TOL:g} at every m",
+        tolerance=f"per unit, for every (α, γ): |α_m − ideal| < {F3_BAND:g} (OLS on m = 10..100) "
+        f"and |L/L_unl − 1| < {F3_LOSS_TOL:g} at every m; Student-t over units",
         figures=ctx.save_figure(fig),
         arrays={"m": widths},
     )
@@ -955,6 +1280,36 @@ def weak_law(ctx: Context, *, ideal_loss: Callable = theory.weak_ideal_loss) -> 
 DENSITIES = (1.0, 3.0, 6.0)  # E ≤ H_400 ≈ 6.57 keeps p_1 ≤ 1 at n = 400
 DENSITY_SLOPE = (0.7, 1.5)
 DENSITY_SHIFT = 0.2
+#: Units (training seeds of the three ladders) per root seed at full: 156 CPU-s each.
+DENSITY_UNITS = 3
+
+DENSITY_RULE = Rule(
+    unit="one training seed of the three ladders m = 6..40 (n = 400, α = 1, γ = −1) at "
+    "E ∈ {1, 3, 6}, each with its own data and initialisation; 3 per root seed at full",
+    parts=(
+        Part(
+            "slope_ratio_min",
+            "min over m of the log-log slope of L in E, ÷ the predicted slope",
+            "greater",
+            DENSITY_SLOPE[0],
+            DENSITY_SLOPE[0],
+        ),
+        Part(
+            "slope_ratio_max",
+            "max over m of the log-log slope of L in E, ÷ the predicted slope",
+            "less",
+            DENSITY_SLOPE[1],
+            DENSITY_SLOPE[1],
+        ),
+        Part(
+            "alpha_shift_max",
+            "max over E of |α_m(E) − α_m(1)| (OLS on m = 6..40)",
+            "less",
+            DENSITY_SHIFT,
+            DENSITY_SHIFT,
+        ),
+    ),
+)
 
 
 @claim(
@@ -963,50 +1318,64 @@ DENSITY_SHIFT = 0.2
     statement="Under strong superposition the loss grows about linearly with the activation density "
     "E = Σ p_i while the width exponent barely moves.",
     source="Figs. 14, 15 (L ∝ E, α_m = 1.1 ± 0.2 across E); spec §5 F4",
-    rule="PASS when, at every m, the log-log slope of L in E ∈ {1, 3, 6} lies in [0.7, 1.5] and "
-    "α_m moves by < 0.2 from its E = 1 value (worst |deviation| / tolerance ≤ 1); FAIL when any "
-    "slope or shift misses. " + FULL_ONLY_RULE,
+    rule=FULL_ONLY_RULE,
     stochastic=True,
-    statistic="worst_tolerance_ratio",
+    decision=DENSITY_RULE,
     history=[
         _aligned_schedule(
             "INCONCLUSIVE at quick (full scale only); FAIL at full by hand in docs/superposition.md "
             "(α_m 0.99/0.88/0.78 at E = 1/3/6: shift 0.21 > 0.2)"
-        )
+        ),
+        _unit_history(
+            "quick INCONCLUSIVE (full scale only); full FAIL on one training run's point "
+            "estimates (α_m 0.98/0.89/0.78 at E = 1/3/6: shift 0.20 ≥ 0.2; slopes 1.06–1.27 "
+            "inside [0.7, 1.5])",
+            "every slope in [0.7, 1.5] and the α_m shift < 0.2 of one training run became parts "
+            "over units (one training seed of the three ladders each, 3 per root seed at full): "
+            "per-unit min slope ratio > 0.7, max < 1.5, and max α_m shift < 0.2",
+        ),
     ],
 )
 def density_scaling(ctx: Context, *, predicted_slope: float = 1.0) -> CheckResult:
-    """Full scale: Q1's ladder (n = 400, α = 1, γ = −1) at E ∈ {1, 3, 6}: at every m the log-log
-    slope of L against E lies in [0.7, 1.5] (around ``predicted_slope`` = 1; the paper's m = 63
-    numbers give 1.3) and α_m moves by < 0.2 from its E = 1 value."""
+    """Full scale: Q1's ladder (n = 400, α = 1, γ = −1) at E ∈ {1, 3, 6}, per unit: at every m
+    the log-log slope of L against E, ÷ ``predicted_slope`` (= 1; the paper's m = 63 numbers give
+    1.3), lies in [0.7, 1.5], and α_m moves by < 0.2 from its E = 1 value."""
     if ctx.scale == "quick":
-        return _inconclusive_full_only("three ladders of 6 widths")
+        return _inconclusive_full_only(DENSITY_RULE, "three ladders of 6 widths")
     params = []
     for density in DENSITIES:
         params += _ladder_tasks(
             QUICK_WIDTHS, [STRONG_GAMMA], 20, alpha=1.0, density=density, **_at_scale(ctx, QUICK)
         )
-    models = _models(ctx.sweep(train_task, params, name="ladders"))
-    by_e = {e: _select(models, density=e) for e in DENSITIES}
-    losses = np.array([[m["loss"] for m in by_e[e]] for e in DENSITIES])  # (E, m)
-    slopes = np.array(
-        [
-            fit_power_law(np.array(DENSITIES), losses[:, j], n_boot=0).exponent
-            for j in range(losses.shape[1])
-        ]
-    )
-    fits = {e: _fit(by_e[e], Q1_WINDOW, ctx.rng("fit", str(e))) for e in DENSITIES}
-    exps = np.array([-fits[e].exponent for e in DENSITIES])
-    lo, hi = DENSITY_SLOPE[0] * predicted_slope, DENSITY_SLOPE[1] * predicted_slope
-    worst = max(_band_ratio(slopes, lo, hi), float(np.max(np.abs(exps - exps[0]))) / DENSITY_SHIFT)
-    checks = {
-        "L ∝ E": bool(np.all((slopes >= lo) & (slopes <= hi))),
-        "α_m stable": bool(np.all(np.abs(exps - exps[0]) < DENSITY_SHIFT)),
+    records = ctx.sweep(train_task, params, name="ladders", n_seeds=DENSITY_UNITS)
+    units = _units(_models(records))
+    slopes, exps, all_losses = [], [], []
+    for models in units:
+        by_e = {e: _select(models, density=e) for e in DENSITIES}
+        losses = np.array([[m["loss"] for m in by_e[e]] for e in DENSITIES])  # (E, m)
+        slopes.append(
+            [
+                fit_power_law(np.array(DENSITIES), losses[:, j], n_boot=0).exponent
+                for j in range(losses.shape[1])
+            ]
+        )
+        exps.append([_exponent(by_e[e], Q1_WINDOW) for e in DENSITIES])
+        all_losses.append(losses)
+    slopes, exps = np.array(slopes), np.array(exps)  # (units, m), (units, E)
+    ratio = slopes / predicted_slope
+    units_ = {
+        "slope_ratio_min": ratio.min(axis=1).tolist(),
+        "slope_ratio_max": ratio.max(axis=1).tolist(),
+        "alpha_shift_max": np.abs(exps - exps[:, :1]).max(axis=1).tolist(),
     }
-    verdict, failed = _decide(checks)
+
     fig, (ax, ax_e) = new_figure(ncols=2)
-    _plot_loss_vs_m(ax, {f"E = {e:g}": (by_e[e], fits[e]) for e in DENSITIES})
+    first = {e: _select(units[0], density=e) for e in DENSITIES}
+    _plot_loss_vs_m(
+        ax, {f"E = {e:g} (unit 0)": (first[e], _fit(first[e], Q1_WINDOW)) for e in DENSITIES}
+    )
     widths = np.array(QUICK_WIDTHS, dtype=float)
+    losses = all_losses[0]
     for j, m in enumerate(widths):
         ax_e.loglog(DENSITIES, losses[:, j], "o", color=f"C{j}", mfc="none", label=f"m = {m:g}")
         ax_e.loglog(
@@ -1017,31 +1386,32 @@ def density_scaling(ctx: Context, *, predicted_slope: float = 1.0) -> CheckResul
             lw=0.6,
         )
     ax_e.set_xlabel("E (activation density)")
-    ax_e.set_ylabel("L")
+    ax_e.set_ylabel("L (unit 0)")
     ax_e.set_title("lines: L ∝ E (theory)", fontsize="small")
     ax_e.legend(fontsize=5)
-    return CheckResult(
-        verdict=verdict,
-        summary=f"slopes of L in E: {', '.join(f'{s:.2f}' for s in slopes)} (in [{lo:g}, {hi:g}]); "
-        f"α_m at E = {', '.join(f'{e:g}: {x:.2f}' for e, x in zip(DENSITIES, exps, strict=True))}"
-        + failed,
+    return _decided(
+        DENSITY_RULE,
+        units_,
+        "slopes of L in E per unit in "
+        + ", ".join(f"[{s.min():.2f}, {s.max():.2f}]" for s in slopes)
+        + "; unit-mean α_m at E = "
+        + ", ".join(f"{e:g}: {x:.2f}" for e, x in zip(DENSITIES, exps.mean(axis=0), strict=True)),
         measured={
             "m": widths,
             "density": DENSITIES,
-            "loss": losses,
+            "loss": np.array(all_losses),
             "slope_in_E": slopes,
             "alpha_m": exps,
-            "worst_tolerance_ratio": worst,
         },
         expected={
             "slope_in_E": predicted_slope,
             "alpha_m_shift_max": DENSITY_SHIFT,
-            "worst_tolerance_ratio": 1.0,
         },
-        tolerance=f"slope of log L on log E in [{lo:g}, {hi:g}] at every m; |α_m(E) − α_m(1)| < "
-        f"{DENSITY_SHIFT:g}",
+        tolerance=f"per unit: slope of log L on log E in [{DENSITY_SLOPE[0]:g}, "
+        f"{DENSITY_SLOPE[1]:g}] × predicted at every m; |α_m(E) − α_m(1)| < {DENSITY_SHIFT:g}; "
+        "Student-t over units",
         figures=ctx.save_figure(fig),
-        arrays={"loss": losses},
+        arrays={"loss": np.array(all_losses)},
     )
 
 
