@@ -17,9 +17,10 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from paper_checks._inputs import check_output_path
 from paper_checks.claims import PAPERS, Claim, all_claims, select_claims
@@ -176,7 +177,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     run_id = out_dir.resolve().name
     out_dir.mkdir(parents=True, exist_ok=True)
 
+    from paper_checks.reproduce import closing_line, compare, describe, load_reference_run
     from sims.sweep import make_executor
+
+    try:
+        ref_run, ref_records = load_reference_run(args.scale) or ({}, {})
+    except ValueError:  # a broken reference file must not stop a run: nothing to compare with
+        ref_run, ref_records = {}, {}
+
+    def reproduction(result: CheckResult) -> dict[str, Any] | None:
+        if not ref_run:
+            return None
+        return compare(result, ref_records.get(result.claim_id), ref_run, args.replicates)
+
+    def finished(result: CheckResult) -> None:
+        repro = reproduction(result)
+        _print_claim_line(result, describe(repro) if repro else "")
 
     with RunLock(out_dir):  # a second run into the same --out is refused while this one writes
         start = time.perf_counter()
@@ -188,9 +204,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                 claims,
                 ctx,
                 args.replicates,
-                on_result=_print_claim_line,
+                on_result=finished,
                 costs=_reference_costs(args.scale),
             )
+        results = [replace(r, reproduction=reproduction(r)) for r in results]
         info = RunInfo(
             run_id=run_id,
             created=created.isoformat(timespec="seconds"),
@@ -218,6 +235,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     findings = counts[Verdict.FAIL] or counts[Verdict.INCONCLUSIVE]
     note = " (FAIL and INCONCLUSIVE are findings: see the report)" if findings else ""
     print(f"{len(results)} claim{'s' * (len(results) != 1)}: {_tally(results)}{note}")
+    if ref_run:
+        print(closing_line({r.claim_id: r.reproduction for r in results}, args.scale))
     print(f"report: {page}")
     failed = {"fail": counts[Verdict.FAIL] + counts[Verdict.ERROR], "error": counts[Verdict.ERROR]}
     return 1 if failed.get(args.fail_on) else 0
@@ -262,10 +281,12 @@ def _print_line(line: str) -> None:
     tqdm.write(line if len(line) <= width else line[: width - 1] + "…", file=sys.stdout)
 
 
-def _print_claim_line(result: CheckResult) -> None:
-    """One line per finished claim: verdict, id, replication, summary cut to the line width."""
+def _print_claim_line(result: CheckResult, reproduces: str = "") -> None:
+    """One line per finished claim: verdict, id, replication, whether it reproduces the
+    committed reference, and the summary, cut to the line width."""
     rep = replication_text(result)
     line = f"{result.verdict.value:<12} {result.claim_id}" + (f" [{rep}]" if rep else "")
+    line += f" ({reproduces})" if reproduces else ""
     _print_line(f"{line}  {result.summary}")
 
 

@@ -183,6 +183,10 @@ def render_markdown(run: dict[str, Any], results: list[CheckResult]) -> str:
         lines += ["| quantity | measured | expected |", "|---|---|---|"]
         lines += [f"| {k} | {m} | {e} |" for k, m, e in comparison_rows(r)]
         lines += ["", f"Rule: {r.rule}", "", f"Tolerance (this run): {r.tolerance}", ""]
+        if r.reproduction:
+            from paper_checks.reproduce import describe
+
+            lines += [f"Against the committed reference: {describe(r.reproduction)}.", ""]
         if decision := render_decision(r.decision, run["scale"]):
             lines += [*decision, ""]
         if r.replication:

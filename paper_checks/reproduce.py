@@ -24,11 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from paper_checks.results import CheckResult, comparable, load_results
+from sims._jsonio import to_jsonable
 
 __all__ = ["REFERENCE_ROOT", "closing_line", "compare", "compare_run", "load_reference_run"]
 
 #: Where the committed reference runs live, one directory per scale.
 REFERENCE_ROOT = Path(__file__).resolve().parent.parent / "docs" / "results"
+
+#: Magnitudes below this count as this in a relative difference.
+FLOOR = 1e-12
 
 SAME, SAME_VERDICT, DIFFERS, NOT_COMPARED = (
     "same numbers",
@@ -52,7 +56,7 @@ def _leaves(value: Any, prefix: str = "") -> Iterable[tuple[str, Any]]:
     if isinstance(value, Mapping):
         for k, v in value.items():
             yield from _leaves(v, f"{prefix}.{k}" if prefix else str(k))
-    elif isinstance(value, list):
+    elif isinstance(value, list | tuple):
         for i, v in enumerate(value):
             yield from _leaves(v, f"{prefix}[{i}]")
     else:
@@ -61,8 +65,10 @@ def _leaves(value: Any, prefix: str = "") -> Iterable[tuple[str, Any]]:
 
 def largest_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[str, float]:
     """The measured quantity that differs most between two records and its relative
-    difference |a − b| / max(|a|, |b|) (1.0 for a non-numeric or missing difference)."""
-    left, right = dict(_leaves(comparable(a))), dict(_leaves(comparable(b)))
+    difference |a − b| / max(|a|, |b|, 1e-12) (magnitudes below 1e-12, such as a solver's
+    rounding error, count as 1e-12; 1.0 for a non-numeric or missing difference)."""
+    left = dict(_leaves(comparable(to_jsonable(a))))
+    right = dict(_leaves(comparable(to_jsonable(b))))
     worst, where = 0.0, ""
     for key in sorted(set(left) | set(right)):
         x, y = left.get(key), right.get(key)
@@ -70,7 +76,7 @@ def largest_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[str,
             continue
         numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (x, y))
         if numeric and math.isfinite(x) and math.isfinite(y):  # type: ignore[arg-type]
-            rel = abs(x - y) / max(abs(x), abs(y))  # type: ignore[operator]
+            rel = abs(x - y) / max(abs(x), abs(y), FLOOR)  # type: ignore[operator]
         else:
             rel = 1.0
         if rel > worst:

@@ -55,6 +55,8 @@ class CheckResult:
     A claim decided over units (:mod:`paper_checks.decision`) fills ``decision`` with
     :meth:`Decision.to_json`: its per-unit values, bounds, margins and units needed; with
     ``--replicates`` the runner replaces it, the verdict and the summary by the pooled decision.
+    ``reproduction`` says whether the run reproduces the committed reference record of its
+    scale (:func:`paper_checks.reproduce.compare`), filled by ``paper-checks run``.
     """
 
     verdict: Verdict
@@ -73,6 +75,7 @@ class CheckResult:
     history: list[dict[str, str]] = field(default_factory=list)
     replication: dict[str, Any] | None = None
     decision: dict[str, Any] | None = None
+    reproduction: dict[str, Any] | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
 
