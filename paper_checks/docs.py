@@ -111,8 +111,17 @@ def replication_phrase(result: CheckResult) -> str:
 
 
 def _shown_argv(argv: list[str]) -> str:
-    """A command line as the docs show it: the stored arguments, blanks dropped."""
-    return " ".join(a for a in argv if a)
+    """A command line as the docs show it: the stored arguments, blanks dropped, and a directory
+    outside the checkout shown by its name only (``<elsewhere>/NAME``)."""
+    shown = []
+    for arg in argv:
+        if arg.startswith("/"):
+            path = Path(arg)
+            inside = path.is_relative_to(ROOT)
+            shown.append(str(path.relative_to(ROOT)) if inside else f"<elsewhere>/{path.name}")
+        elif arg:
+            shown.append(arg)
+    return " ".join(shown)
 
 
 def statistic_phrase(result: CheckResult) -> str:
@@ -158,6 +167,28 @@ def render_provenance(scale: str, run: Mapping[str, Any], records: Records) -> s
     )
 
 
+def render_reference_line(scale: str, run: Mapping[str, Any], records: Records) -> str:
+    """One line on a reference run: where it is, its root seeds and scale, its tally, and where
+    its command history is (the full lines are :func:`render_provenance`'s, in
+    docs/running.md)."""
+    counts: dict[str, int] = {}
+    for r in records.values():
+        counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
+    old = sum(superseded_by(r, run) is not None for r in records.values())
+    contradicting = sum(bool((r.replication or {}).get("fragile")) for r in records.values())
+    tally = ", ".join(f"{n} {v}" for v, n in counts.items())
+    notes = [f"{contradicting} with root seeds contradicting each other"] if contradicting else []
+    if old:
+        notes.append(f"{old} made under an old rule, rerun pending")
+    return (
+        f"**{scale.capitalize()}** (`docs/results/{scale}`, root seed {run['seed']}, up to "
+        f"{max([run.get('replicates', 1)] + [u.get('replicates', 1) for u in run.get('updates', [])])}"
+        f" root seeds pooled per stochastic claim; commands in "
+        f"[docs/running.md](docs/running.md#reference-runs-generated)): {len(records)} claims, "
+        f"{tally}" + (f" ({'; '.join(notes)})" if notes else "") + "."
+    )
+
+
 def not_run_at_full(quick: Records, full: Records) -> str:
     """The claims of the quick run that the full run lacks: whole papers by key, then single
     claims of papers that the full run covers in part."""
@@ -190,7 +221,7 @@ def render_summary(references: Mapping[str, tuple[Mapping[str, Any], Records]]) 
     full = references["full"][1] if "full" in references else None
     head = "| claim | quick |" + (" full (over root seeds) |" if full is not None else "")
     head += " quick over root seeds | measured (quick) |"
-    lines = [render_provenance(scale, *references[scale]) + "\n" for scale in references]
+    lines = [render_reference_line(scale, *references[scale]) + "\n" for scale in references]
     if full is not None and (missing := not_run_at_full(quick, full)):
         lines.append(f"Not in the full reference run (CPU budget): {missing}.\n")
     lines += [head, "|---" * head.count(" |") + "|"]
@@ -289,7 +320,14 @@ def render_claims(paper: str, references: Mapping[str, tuple[Mapping[str, Any], 
     """The ``claims`` block of ``docs/<paper>.md``: every claim of the paper in the quick run."""
     quick = references["quick"][1]
     full = references["full"][1] if "full" in references else {}
-    sections = ["\n\n".join(render_provenance(scale, *references[scale]) for scale in references)]
+    sections = [
+        "\n\n".join(
+            render_reference_line(scale, *references[scale]).replace(
+                "docs/running.md", "running.md"
+            )
+            for scale in references
+        )
+    ]
     full_run = references["full"][0] if "full" in references else {}
     sections += [
         render_claim(r, f, None if f is None else superseded_by(f, full_run))
@@ -407,8 +445,13 @@ def generated_files(
     if all((d / "results.json").is_file() for d in TIMING_RUNS.values()):
         runs = {when: load_results(d) for when, d in TIMING_RUNS.items()}
         before, after = ((r[0], {x.claim_id: x for x in r[1]}) for r in runs.values())
-        timing = {"timing": render_timing(before, after)}
-        out[RUNNING] = render_blocks(RUNNING.read_text(encoding="utf-8"), timing, RUNNING.name)
+        blocks = {
+            "timing": render_timing(before, after),
+            "references": "\n\n".join(
+                render_provenance(scale, *references[scale]) for scale in references
+            ),
+        }
+        out[RUNNING] = render_blocks(RUNNING.read_text(encoding="utf-8"), blocks, RUNNING.name)
     return out
 
 
