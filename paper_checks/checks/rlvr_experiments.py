@@ -6,8 +6,11 @@ In Arm A every pass@k is exact (p_i = Σ_s π(s|x_i) g[i, s], see ``sims.rlvr_to
 (n = 256 per problem) are drawn only to cross-check the estimator, to count solved sets, and to
 write the per-problem ``problem,n,c`` files that ``paper-checks solve passk`` replays.
 
-Assertions and margins are the spec's (rlvr.md §4, "Suggested assertions"); a margin is met when
-the mean over seeds minus 3 standard errors clears it (``lower_bound``).
+Every statistical claim here is decided by a three-way Student-t rule over units
+(``paper_checks.decision``). Arm A's unit is one problem set (400 train and 400 test problems)
+drawn afresh, with the RL seed(s) trained on it averaged inside; Arm B's unit is one trained model
+(one training seed), its paired differences averaged over its test prompts. Margins are the spec's
+(rlvr.md §4, "Suggested assertions"); fail margins are the values that contradict the paper.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from scipy import special, stats
 
 from paper_checks.claims import HistoryEntry, claim
 from paper_checks.context import Context
+from paper_checks.decision import Part, Rule
 from paper_checks.plotting import THEORY, new_figure, plot_pass_at_k
 from paper_checks.results import CheckResult, Verdict
 from sims.bootstrap import paired_mean_ci
@@ -45,110 +49,112 @@ SLOPE_RTOL = 0.20
 FEASIBLE_P = 1e-4  # "solvable at a feasible budget": base p >= 1e-4 (k ≈ 10^4)
 TAIL_P = 0.1  # reported: the logit-affine fit on the low-p tail (p < 0.1) vs the bulk
 KL_SWEEP = (0.0, 0.001, 0.01, 0.1, 1.0)  # reported: GRPO + KL coefficient (paper's ablation: 0.001)
+KL_UNITS = 3  # reported: the KL sweep runs on the first 3 problem sets of a root seed
 PAPER_PASS256 = [67.2, 66.3, 65.3, 64.3]  # rlvr.md §2: base, GRPO 150/300/450 steps (Omni-train)
 ALL_ARMS = ("grpo", "distill", "tabular")
-WORLD = "rlvr.arm_a.world"  # names the stream of Arm A's problem set (``toy_world``)
+WORLD = "rlvr.arm_a.world"  # names the streams of Arm A's problem sets (``unit_world``)
 ARM_ORDER = ("base", "grpo150", "grpo400", "grpo800", "distill", "distill_grpo")
 
-
-def lower_bound(values: Sequence[float]) -> float:
-    """Mean over seeds minus 3 standard errors (the mean itself for a single seed)."""
-    v = np.asarray(values, dtype=float)
-    if v.size < 2:
-        return float(v.mean())
-    return float(v.mean() - 3.0 * v.std(ddof=1) / np.sqrt(v.size))
-
-
-#: RL seeds of every Arm A claim, at every scale. Five, not three, because the margins are judged
-#: by mean − 3 s.e. and the standard error of three seeds rests on two degrees of freedom: in a
-#: power pilot (20 problem sets from root seeds 1–20, never the claims' root 0, × 20 RL seeds
-#: each; GRPO 400 steps, SNR 0) the within-set SD of the pass@1 gain was 0.0042 (spec §6:
-#: ≈ 0.005), and on the sets whose mean gain is ≥ 0.05 three seeds cleared the 0.04 margin in
-#: 95.4% of draws, five in 99.5%. Cost: ≈ 30 CPU-s for all Arm A claims.
-ARM_A_SEEDS = 5
-
-#: The margin reading of every Arm A rule, in words (rlvr.md §4: "a mean difference passes when
-#: mean − 3 standard errors of the mean difference ≥ the margin"; ``lower_bound``).
-MARGIN_READING = (
-    "a margin is met when the mean over the RL seeds of the per-seed paired difference (RL − base "
-    "on the same problems) minus 3 standard errors of that mean (sd/√seeds) is ≥ the margin"
+#: RL seeds trained on each problem set (averaged inside the unit). A power pilot (20 problem
+#: sets × 20 RL seeds, GRPO 400 steps, SNR 0) measured the within-set SD of the pass@1 gain at
+#: 0.0042 and the set-to-set SD (one RL seed each) at 0.010: a second RL seed per set would shrink
+#: a unit's SD by under 10%, a second set per seed by 30%, at the same cost. So one RL seed per set.
+ARM_A_RL_SEEDS = 1
+#: Problem sets (units) per root seed: 10 at quick (R = 1 decides a claim whose mean lies ≈ 1 SD
+#: beyond a margin), 30 at full. A GRPO run of 800 steps costs ≈ 0.15 CPU-s.
+ARM_A_UNITS = {"quick": 10, "full": 30}
+ARM_A_UNIT = (
+    "one Arm A problem set (400 train, 400 test problems, SNR-0 contexts) drawn afresh from the "
+    "root seed, with its RL seed(s) trained on it and averaged inside the unit; 10 units per "
+    "root seed at quick, 30 at full"
 )
+DECIDED = "2026-12-02"
 
 
-def _one_problem_set(before: str) -> HistoryEntry:
-    """Commit 38c51bd: Arm A's seeds became RL seeds on one problem set per run."""
+def _units_rule(before: str, change: str = "") -> HistoryEntry:
+    """The 2026-12-02 change of every Arm A claim: a three-way rule over problem sets."""
     return HistoryEntry(
-        date="2026-11-30",
-        change="Arm A: one problem set per run (toy_world), shared by every claim, and the seeds "
-        "are RL seeds on it; before, every seed drew its own problem set",
-        reason="the spec's pilot (rlvr.md §4: 'five RL seeds', one base row; §6: 'training-seed "
-        "SD in the toy was ≈0.005') uses RL seeds on one benchmark; the world-to-world spread "
-        "is reported beside the verdict (independent problem sets)",
-        before=before,
-    )
-
-
-def _five_seeds(before: str) -> HistoryEntry:
-    """Commit 333e57f: ``ARM_A_SEEDS`` 3 → 5."""
-    return HistoryEntry(
-        date="2026-11-30",
-        change="Arm A: 3 → 5 RL seeds at every scale (ARM_A_SEEDS)",
-        reason="power pilot on root seeds 1–20 (never the claims' root 0): with 3 seeds the "
-        "mean − 3 s.e. bound rests on 2 degrees of freedom and missed 0.04 in 4.6% of problem "
-        "sets whose gain is ≥ 0.05 (5 seeds: 0.5%); made after the quick pass@1 bound had "
-        "missed the margin by 0.001",
+        date=DECIDED,
+        change="decided by a three-way Student-t rule over units = independently drawn problem "
+        "sets (10 per root seed at quick, 30 at full; 1 RL seed each), replacing a rule over 5 "
+        "RL seeds on one problem set per root seed" + (f"; {change}" if change else ""),
+        reason="issue 26: the old bound counted only the RL-seed spread on one problem set, so "
+        "another root seed (another problem set) could flip the verdict; the unit must hold "
+        "everything that differs between root seeds",
         before=before,
     )
 
 
 def toy_world(ctx: Context) -> list[int]:
-    """Seed entropy of Arm A's problem set: the run's root seed and a fixed name, the same for
-    every Arm A claim. Like a benchmark in the paper, the 400 train and 400 test problems are
-    drawn once and the seeds of a sweep are RL (training) seeds (rlvr.md §4: "five RL seeds",
-    one base row in the pilot table; §6: "training-seed SD in the toy was ≈0.005")."""
+    """Seed entropy of the run's Arm A problem sets: the run's root seed and a fixed name, the
+    same for every Arm A claim (``unit_world`` appends the unit's index)."""
     return ctx.shared_entropy(WORLD)
 
 
-def _runs(
+def unit_world(ctx: Context, unit: int) -> list[int]:
+    """Seed entropy of problem set ``unit`` of this root seed, shared by every Arm A claim."""
+    return [*toy_world(ctx), int(unit)]
+
+
+def arms_for(*arms: str) -> tuple[str, ...]:
+    """The trainings of ``toy_arms_task`` that produce the named arms (e.g. "grpo400" -> grpo)."""
+    need = {"grpo": ("grpo",), "distill": ("distill",), "tabular": ("tabular",)}
+    out = {t for a in arms for prefix, ts in need.items() if a.startswith(prefix) for t in ts}
+    return tuple(t for t in ALL_ARMS if t in out) or ("grpo",)
+
+
+def _unit_runs(
     ctx: Context,
     name: str = "arms",
     arms: Sequence[str] = ALL_ARMS,
     snrs: Sequence[float] = (0.0,),
     *,
-    n_seeds: int | None = None,
-    fixed_world: bool = True,
     task: Callable | None = None,
     configs: Sequence[Mapping[str, Any]] = ({},),
+    n_units: int | None = None,
     paired_seeds: bool = False,
-) -> list:
-    """One record per (SNR, config, seed) of ``sims.rlvr_toy.toy_arms_task`` (or ``task``, a
-    stand-in with the same record format) with p arrays as numpy; ``configs`` override
-    ``ToyConfig`` fields (e.g. ``{"kl": 0.1}``). With ``fixed_world`` every seed trains on the
-    problem set of ``toy_world``; without, each seed draws its own problems (the world-to-world
-    spread). ``paired_seeds``: every parameter point trains on the same random streams."""
-    world = {"world": toy_world(ctx)} if fixed_world else {}
+) -> dict[tuple[int, float, int], list[dict[str, Any]]]:
+    """``ARM_A_RL_SEEDS`` runs of ``sims.rlvr_toy.toy_arms_task`` (or ``task``, a stand-in with
+    the same record format) on each of the root seed's problem sets, for each SNR and config
+    (``configs`` override ``ToyConfig`` fields, e.g. ``{"kl": 0.1}``), grouped as
+    ``(unit, snr, config index) -> [result of each RL seed]`` with p arrays as numpy.
+    ``paired_seeds``: every parameter point trains on the same RL streams."""
+    n_units = ctx.pick(**ARM_A_UNITS) if n_units is None else n_units
+    params = [
+        {"snr": float(s), "arms": list(arms), "world": unit_world(ctx, u), "unit": u, "config": i}
+        | dict(c)
+        for u in range(n_units)
+        for s in snrs
+        for i, c in enumerate(configs)
+    ]
     records = ctx.sweep(
         toy_arms_task if task is None else task,
-        [{"snr": float(s), "arms": list(arms), **world, **c} for s in snrs for c in configs],
+        params,
         name=name,
-        n_seeds=ARM_A_SEEDS if n_seeds is None else n_seeds,
+        n_seeds=ARM_A_RL_SEEDS,
         paired_seeds=paired_seeds,
     )
+    groups: dict[tuple[int, float, int], list[dict[str, Any]]] = {}
     for r in records:
+        res = r["result"]
         for split in ("test", "train"):
-            r["result"][split] = {k: np.asarray(v, float) for k, v in r["result"][split].items()}
-    return records
+            res[split] = {k: np.asarray(v, float) for k, v in res[split].items()}
+        key = (int(r["params"]["unit"]), float(r["params"]["snr"]), int(r["params"]["config"]))
+        groups.setdefault(key, []).append(res)
+    return groups
 
 
-def _independent_worlds(ctx: Context, arm: str = RL_ARM, task: Callable | None = None) -> list:
-    """SNR 0 on 10 (quick) or 30 (full) independently drawn problem sets, one RL seed each, with
-    the training that produces ``arm`` (GRPO, or distillation for the ``distill`` arms): the
-    world-to-world spread that another ``--seed`` samples from (reported, not asserted, by the
-    claims that use it). ``task`` replaces ``toy_arms_task`` as in ``_runs``."""
-    trained = ("distill",) if arm.startswith("distill") else ("grpo",)
-    return _runs(
-        ctx, "worlds", trained, n_seeds=ctx.pick(quick=10, full=30), fixed_world=False, task=task
-    )
+def unit_curve(
+    results: Sequence[Mapping[str, Any]], arm: str, ks: np.ndarray = KS, split: str = "test"
+) -> np.ndarray:
+    """A unit's exact pass@k curve of ``arm``: the mean over its RL seeds."""
+    return np.mean([_curve(r[split][arm], ks) for r in results], axis=0)
+
+
+def _ci_text(d, name: str) -> str:
+    """'mean [lower, upper]' of a part of a decision (the first part with that statistic)."""
+    p = next(p for p in d.parts if p.part.statistic == name)
+    return f"{p.mean:.3g} [{p.lower:.3g}, {p.upper:.3g}]"
 
 
 def logit_map(p: np.ndarray, q: np.ndarray) -> dict[str, float]:
@@ -227,68 +233,78 @@ def _estimator_z(p: np.ndarray, c: np.ndarray, ks: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------ pass@1 gain
+PASS1_RULE = Rule(
+    unit=ARM_A_UNIT,
+    parts=(
+        Part(
+            "pass1_gain",
+            "exact pass@1(GRPO 400) − pass@1(base) on the unit's test problems, SNR 0",
+            "greater",
+            PASS1_GAIN,
+            0.0,
+        ),
+        Part(
+            "estimator_max_abs_z",
+            "max over base and RL and k = 1, 2, ..., 256 of |n = 256 estimate − exact pass@k| in "
+            "exact standard errors",
+            "less",
+            Z_MAX,
+            Z_MAX,
+        ),
+    ),
+    note="Pass margin 0.04 is the spec's toy margin (assertion 1); no gain (0) contradicts the "
+    "paper's pass@1 gains. An exact estimator gives a per-unit max |z| ≈ 2.5 over its 18 tests.",
+)
+
+
 @claim(
     "rlvr.toy_pass1_gain",
     paper="rlvr",
     statement="GRPO raises pass@1 of a shared-parameter policy above the base model's "
     "(toy: by at least 0.04), while the exact and sampled (n = 256) pass@k curves agree.",
     source=SOURCE + " (assertion 1); paper: pass@1 gains in rlvr.md §2",
-    rule="PASS when mean − 3 s.e. of pass@1(GRPO 400) − pass@1(base) over the 5 RL seeds (SNR 0, "
-    "one problem set) is ≥ 0.04 and the n = 256 estimator is within 4 exact s.e. of the exact "
-    "pass@k for base and RL at every k ≤ 256; FAIL otherwise. The spec's 'margin ≥ 3 SD' is "
-    "read as: " + MARGIN_READING + ". Never INCONCLUSIVE.",
     stochastic=True,
-    statistic="pass1_gain_lower_bound",
+    decision=PASS1_RULE,
     history=[
-        _one_problem_set(
-            "PASS (quick, 3 seeds each on its own problem set: gain .054, mean − 3 s.e. "
-            ".043 ≥ .04); under the new reading FAIL (.039 < .04)"
-        ),
         HistoryEntry(
             date="2026-11-30",
-            change="the PASS test moved from the claim's arm (GRPO 400 steps) to distillation "
-            "followed by GRPO (gain ≈ .1, far above the margin); the claim's own arm and rule "
-            "did not change",
-            reason="the default arm's quick bound had fallen below 0.04; the test was meant to "
-            "check the mechanics, not the toy's margin (since 2026-12-01 near-boundary tests "
-            "on hand-made records check the rule on both sides of 0.04)",
-            before="FAIL (quick, GRPO 400, 3 RL seeds on one problem set: gain .063/.044/.060, "
-            "mean − 3 s.e. .039 < .04)",
+            change="Arm A: one problem set per run (toy_world), shared by every claim, and the "
+            "seeds are RL seeds on it; 3 → 5 RL seeds; the PASS test moved to distill_grpo",
+            reason="the spec's pilot uses RL seeds on one benchmark (rlvr.md §4, §6)",
+            before="PASS (quick, 3 seeds each on its own problem set: mean − 3 s.e. .043 ≥ .04); "
+            "FAIL (quick, 3 RL seeds on one set: .039 < .04)",
         ),
-        _five_seeds(
-            "FAIL (quick, 3 RL seeds: gain .063/.044/.060, mean .056, mean − 3 s.e. .039 < .04)"
+        _units_rule(
+            "quick R = 5: headline PASS (root seed 0: mean − 3 s.e. of the gain over 5 RL seeds "
+            ".047 ≥ .04); per root seed PASS 4, FAIL 1 (.047, .042, .034, .053, .048); full "
+            "R = 3: headline PASS, per root seed PASS 2, FAIL 1 (.047, .042, .034)",
+            "the estimator check became a part (mean over units of the per-unit max |z| < 4); "
+            "the independent problem sets, reported before, are now the units",
         ),
     ],
 )
 def toy_pass1_gain(
     ctx: Context, *, rl_arm: str = RL_ARM, task: Callable | None = None
 ) -> CheckResult:
-    """SNR = 0, ``ARM_A_SEEDS`` RL seeds on the run's problem set: the lower bound (mean − 3 s.e.)
-    of pass@1(RL) − pass@1(base) is ≥ 0.04, and the n = 256 unbiased estimator is within 4 exact
-    s.e. of the exact curve for base and RL at every k ≤ 256. Reported, not asserted: the gain
-    over independent problem sets (``_independent_worlds``), whose spread is wider than the
-    seeds' (some sets gain less than 0.04). ``task`` replaces ``toy_arms_task`` (same record
-    format), e.g. to hand the claim an arm with a known gain."""
-    records = _runs(ctx, task=task)
-    world_gains = np.array(
-        [
-            _curve(t[rl_arm])[0] - _curve(t["base"])[0]
-            for t in (r["result"]["test"] for r in _independent_worlds(ctx, rl_arm, task))
-        ]
-    )
-    gains, z_max = [], 0.0
+    """SNR = 0; per problem set (unit): the exact pass@1(RL) − pass@1(base) on its test
+    problems (mean over its RL seeds), and the n = 256 estimator's max |z| against the exact
+    curves of base and RL at k ≤ 256 (``PASS1_RULE``). ``task`` replaces ``toy_arms_task``
+    (same record format), e.g. to hand the claim an arm with a known gain."""
+    groups = _unit_runs(ctx, arms=arms_for(rl_arm), task=task)
     rng = ctx.rng("samples")
     ks_est = KS[KS <= N_SAMPLES]
-    for r in records:
-        test = r["result"]["test"]
-        gains.append(float(_curve(test[rl_arm])[0] - _curve(test["base"])[0]))
-        for arm in ("base", rl_arm):
-            c = sample_counts(test[arm], N_SAMPLES, rng)
-            z_max = max(z_max, float(np.max(np.abs(_estimator_z(test[arm], c, ks_est)))))
-    bound = lower_bound(gains)
-    passed = bound >= PASS1_GAIN and z_max <= Z_MAX
+    gains, z_max = [], []
+    for results in groups.values():
+        gains.append(float(unit_curve(results, rl_arm)[0] - unit_curve(results, "base")[0]))
+        z = 0.0
+        for r in results:
+            for arm in ("base", rl_arm):
+                c = sample_counts(r["test"][arm], N_SAMPLES, rng)
+                z = max(z, float(np.max(np.abs(_estimator_z(r["test"][arm], c, ks_est)))))
+        z_max.append(z)
+    d = PASS1_RULE.decide({"pass1_gain": gains, "estimator_max_abs_z": z_max})
 
-    test0 = records[0]["result"]["test"]
+    test0 = next(iter(groups.values()))[0]["test"]
     exact = {arm: _curve(test0[arm]) for arm in ARM_ORDER if arm in test0}
     sampled = {
         arm: passk.pass_at_k_curve(
@@ -304,44 +320,31 @@ def toy_pass1_gain(
     plot_pass_at_k(KS, {}, theory=exact, crossing=cross.k_star, ax=ax)
     for i, values in enumerate(sampled.values()):
         ax.plot(ks_est, values, "o", ms=3, mfc="none", color=f"C{i}")
-    ax.set_title("lines: exact pass@k; markers: n = 256 estimator (seed 0)", fontsize="small")
-    ax_g.plot(range(len(gains)), gains, "o", label="pass@1(RL) − pass@1(base), per RL seed")
-    ax_g.plot(
-        np.full(world_gains.size, len(gains) + 1),
-        world_gains,
-        "x",
-        color="0.5",
-        label="one RL seed per independent problem set (reported)",
-    )
-    ax_g.axhline(PASS1_GAIN, color=THEORY, ls="--", label=f"spec margin {PASS1_GAIN}")
-    ax_g.axhline(bound, color="C1", ls=":", label=f"mean − 3 s.e. = {bound:.3f}")
-    ax_g.set_xticks([*range(len(gains)), len(gains) + 1], [*map(str, range(len(gains))), "sets"])
-    ax_g.set_xlabel("RL seed on the run's problem set; independent problem sets")
+    ax.set_title("lines: exact pass@k; markers: n = 256 estimator (unit 0)", fontsize="small")
+    part = d.parts[0]
+    ax_g.plot(range(len(gains)), gains, "o", label="pass@1(RL) − pass@1(base), per problem set")
+    ax_g.axhline(PASS1_GAIN, color=THEORY, ls="--", label=f"pass margin {PASS1_GAIN}")
+    ax_g.axhline(0.0, color=THEORY, ls=":", label="fail margin 0")
+    ax_g.axhspan(part.lower, part.upper, color="C1", alpha=0.2, label="t bounds of the mean")
+    ax_g.set_xlabel("unit (problem set) of this root seed")
     ax_g.legend(fontsize="small")
-    below = float(np.mean(world_gains < PASS1_GAIN))
     return CheckResult(
-        verdict=Verdict.of(passed),
-        summary=f"pass@1 gain {np.mean(gains):.3f} (mean − 3 s.e. {bound:.3f} {'≥' if bound >= PASS1_GAIN else '<'} {PASS1_GAIN}) "
-        f"over {len(gains)} RL seeds, SNR = 0, {rl_arm}; estimator vs exact max |z| = {z_max:.2f}; "
-        f"reported: over {world_gains.size} independent problem sets gain "
-        f"{world_gains.mean():.3f} ± {world_gains.std(ddof=1):.3f}, {below:.0%} below {PASS1_GAIN}",
+        verdict=d.verdict,
+        summary=f"pass@1 gain ({rl_arm} − base, SNR 0) over {len(gains)} problem sets: "
+        + d.summary(),
+        decision=d.to_json(),
         measured={
-            "pass1_gain_per_seed": gains,
-            "pass1_gain_lower_bound": bound,
-            "independent_problem_sets": {
-                "pass1_gain_per_set": world_gains.tolist(),
-                "mean": float(world_gains.mean()),
-                "sd": float(world_gains.std(ddof=1)),
-                "fraction_below_margin": below,
-            },
+            "pass1_gain_per_unit": gains,
+            "pass1_gain_mean": float(np.mean(gains)),
+            "estimator_max_abs_z_per_unit": z_max,
+            "estimator_max_abs_z": float(max(z_max)),
             "pass1_base": float(exact["base"][0]),
             "pass1_rl": float(exact[rl_arm][0]),
-            "estimator_max_abs_z": z_max,
-            "seeds": len(gains),
+            "units": len(gains),
+            "rl_seeds_per_unit": ARM_A_RL_SEEDS,
         },
-        expected={"pass1_gain_lower_bound": f">= {PASS1_GAIN}", "estimator_max_abs_z": Z_MAX},
-        tolerance=f"mean − 3 s.e. of the pass@1 gain ≥ {PASS1_GAIN}; |estimate − exact| ≤ "
-        f"{Z_MAX:g} exact s.e. at every k ≤ {N_SAMPLES}",
+        expected={"pass1_gain": f"> {PASS1_GAIN}", "estimator_max_abs_z": f"< {Z_MAX}"},
+        tolerance=PASS1_RULE.text(),
         figures=ctx.save_figure(fig),
         arrays={"k": KS, **{f"exact_{a}": v for a, v in exact.items()}, "gains": np.array(gains)},
     )
@@ -349,37 +352,53 @@ def toy_pass1_gain(
 
 # ------------------------------------------------------------------------------- crossing
 def _k_star_text(k_star_per_seed: Sequence[float | None]) -> str:
-    """ "k* <mean>" when every seed crosses, else "<n> of <seeds> cross"."""
+    """ "k* <mean>" when every unit crosses, else "<n> of <units> cross"."""
     crossed = [k for k in k_star_per_seed if k is not None]
     if len(crossed) == len(k_star_per_seed):
         return f"k* {np.mean(crossed):.1f}"
     return f"{len(crossed)} of {len(k_star_per_seed)} cross"
 
 
+#: log2 k* of a unit that never crosses on k = 1..1024: RL still ahead at k = 1024 (censored at
+#: the top of the range, the fail margin), or RL never ahead, not even at k = 1 (k* ≤ 1/2).
+LOG2_K_NONE_AHEAD, LOG2_K_NONE_BEHIND = 10.0, -1.0
+
+
+def log2_k_star(ks: np.ndarray, base: np.ndarray, rl: np.ndarray) -> tuple[float, int]:
+    """(log2 of the first downward crossing k*, number of sign changes of rl − base) on ``ks``;
+    without a crossing log2 k* is ``LOG2_K_NONE_AHEAD`` when RL leads at the smallest k, else
+    ``LOG2_K_NONE_BEHIND``."""
+    cross = passk.crossing_k(ks, base, rl)
+    if cross.k_star is not None:
+        return float(np.log2(cross.k_star)), int(cross.n_crossings)
+    ahead = rl[0] - base[0] > 0
+    return (LOG2_K_NONE_AHEAD if ahead else LOG2_K_NONE_BEHIND), int(cross.n_crossings)
+
+
 def kl_sweep(
     ctx: Context, rl_arm: str = RL_ARM, task: Callable | None = None
 ) -> dict[float, dict[str, Any]]:
     """GRPO with a KL(π ‖ π_base) penalty (``ToyConfig.kl``) at each coefficient of ``KL_SWEEP``,
-    SNR 0, on the run's problem set with paired RL seeds (every coefficient trains on the same
-    random streams): per coefficient the mean pass@1 gain, the mean pass@256 loss
-    (base − RL) and k* per seed (None: no crossing up to k = 1024). rlvr.md §2 ("KL = 0.001:
-    similar pass@1 but lower pass@128"), §6 ("KL is no safeguard"); §3's exact tilt, the KL
-    optimum with per-problem freedom, never crosses."""
-    records = _runs(
+    SNR 0, on the first ``KL_UNITS`` problem sets with paired RL seeds (every coefficient trains
+    on the same random streams): per coefficient the mean pass@1 gain, the mean pass@256 loss
+    (base − RL) and k* per problem set (None: no crossing up to k = 1024). rlvr.md §2 ("KL =
+    0.001: similar pass@1 but lower pass@128"), §6 ("KL is no safeguard"); §3's exact tilt, the
+    KL optimum with per-problem freedom, never crosses. Reported, not asserted."""
+    groups = _unit_runs(
         ctx,
         "kl",
         ("grpo",),
         configs=[{"kl": v} for v in KL_SWEEP],
+        n_units=min(KL_UNITS, ctx.pick(**ARM_A_UNITS)),
         paired_seeds=True,
         task=task,
     )
     i256 = int(np.flatnonzero(KS_FINE == 256)[0])
     rows: dict[float, dict[str, list]] = {}
-    for r in records:
-        test = r["result"]["test"]
-        base, rl = _curve(test["base"], KS_FINE), _curve(test[rl_arm], KS_FINE)
+    for (_, _, i), results in groups.items():
+        base, rl = unit_curve(results, "base", KS_FINE), unit_curve(results, rl_arm, KS_FINE)
         k_star = passk.crossing_k(KS_FINE, base, rl).k_star
-        row = rows.setdefault(float(r["params"]["kl"]), {"gain": [], "loss": [], "k": []})
+        row = rows.setdefault(KL_SWEEP[i], {"gain": [], "loss": [], "k": []})
         row["gain"].append(float(rl[0] - base[0]))
         row["loss"].append(float(base[i256] - rl[i256]))
         row["k"].append(None if k_star is None else float(k_star))
@@ -393,28 +412,72 @@ def kl_sweep(
     }
 
 
+CROSSING_RULE = Rule(
+    unit=ARM_A_UNIT,
+    parts=(
+        Part(
+            "pass256_loss",
+            "min over SNR 0 and 1 of exact pass@256(base) − pass@256(GRPO 400)",
+            "greater",
+            PASS256_LOSS,
+            0.0,
+        ),
+        Part(
+            "log2_k_star_min",
+            "min over SNR 0 and 1 of log2 k*, the first k (8 per octave, 1..1024) where base "
+            f"overtakes GRPO 400; {LOG2_K_NONE_BEHIND:g} when RL never leads",
+            "greater",
+            float(np.log2(CROSSING_RANGE[0])),
+            0.0,
+        ),
+        Part(
+            "log2_k_star_max",
+            "max over SNR 0 and 1 of log2 k*; "
+            f"{LOG2_K_NONE_AHEAD:g} when base never overtakes up to k = 1024",
+            "less",
+            float(np.log2(CROSSING_RANGE[1])),
+            LOG2_K_NONE_AHEAD,
+        ),
+        Part(
+            "extra_sign_changes",
+            "max over SNR 0 and 1 of |sign changes of pass@k(RL) − pass@k(base) − 1| (0: "
+            "exactly one crossing)",
+            "less",
+            0.5,
+            0.5,
+        ),
+    ),
+    note="Margins: the spec's window k* in [2, 64] and pass@256 loss ≥ 0.03 (assertions 2, 3) "
+    "pass; k* ≤ 1 (no pass@1 advantage), k* ≥ 1024 (no crossing in the budget) or no pass@256 "
+    "loss contradict the paper (crossings ≈ 4–1024, rlvr.md §2); between lies the indifference "
+    "zone. SNR 3 (full) is reported only.",
+)
+
+
 @claim(
     "rlvr.toy_crossing",
     paper="rlvr",
     statement="With poor per-problem routing (SNR ≤ 1) the base model's pass@k overtakes the GRPO "
     "policy's exactly once, at a small k* (toy: k* in [2, 64]), and base leads at k = 256.",
     source=SOURCE + " (assertions 2, 3); paper: crossing k ≈ 4–1024 in rlvr.md §2",
-    rule="PASS when, at every asserted SNR (0 and 1; SNR 3 at full is reported only) and for "
-    "each of the 5 RL seeds (GRPO 400, one problem set), Δ(k) = pass@k(RL) − pass@k(base) "
-    "changes sign exactly once on k = 1..1024 (8 points per octave) with k* in [2, 64], and "
-    "mean − 3 s.e. of pass@256(base) − pass@256(RL) over the seeds is ≥ 0.03 ("
-    + MARGIN_READING
-    + "); FAIL when any seed crosses zero or ≥ 2 times or outside [2, 64], or the bound is "
-    "< 0.03. Never INCONCLUSIVE. Deciding statistic: the smallest k* over asserted SNRs and "
-    "seeds (the binding side of the window at every scale run so far).",
     stochastic=True,
-    statistic="k_star_min",
+    decision=CROSSING_RULE,
     history=[
-        _one_problem_set(
-            "FAIL (quick, 3 seeds each on its own problem set: SNR-0 k* = 2.2, 1.9, 2.9; "
-            "k* = 1.88 < 2 in one seed)"
+        HistoryEntry(
+            date="2026-11-30",
+            change="Arm A: one problem set per run, RL seeds on it; 3 → 5 RL seeds",
+            reason="the spec's pilot uses RL seeds on one benchmark (rlvr.md §4, §6)",
+            before="FAIL (quick, 3 seeds each on its own problem set: k* = 1.88 < 2 in one); "
+            "PASS (quick, 3 RL seeds: min k* 2.16 ≥ 2)",
         ),
-        _five_seeds("PASS (quick, 3 RL seeds: SNR-0 k* = 2.40, 2.36, 2.16, min 2.16 ≥ 2)"),
+        _units_rule(
+            "quick R = 5: headline PASS (root seed 0: min k* over SNRs and RL seeds 2.16 ≥ 2); "
+            "per root seed PASS 3, FAIL 2 (min k* 2.16, 2.06, 1.77, 1.98, 2.41 against the "
+            "edge 2); full R = 3: headline PASS, per root seed PASS 2, FAIL 1 (2.16, 2.06, 1.77)",
+            "per-unit statistics log2 k* (min and max over SNR 0, 1), the pass@256 loss and the "
+            "sign-change count, with indifference zones k* in [1, 2] and [64, 1024]; the KL "
+            "sweep (reported) runs on 3 problem sets",
+        ),
     ],
 )
 def toy_crossing(
@@ -424,82 +487,56 @@ def toy_crossing(
     rl_arm: str = RL_ARM,
     task: Callable | None = None,
 ) -> CheckResult:
-    """For each SNR ≤ 1 and seed: exactly one sign change of Δ(k) = pass@k(RL) − pass@k(base)
-    on k = 1..1024 (8 points per octave) with k* in [2, 64]; the lower bound of
-    pass@256(base) − pass@256(RL) over seeds is ≥ 0.03. SNRs above 1 (full scale: SNR = 3) are
-    reported as the sensitivity knob, not asserted.
-
-    The seeds are RL seeds on one problem set (``toy_world``), as in the spec's pilot ("five RL
-    seeds ... crossing bracket 2–4 every time"). Reported, not asserted: k* at SNR = 0 over
-    10 (quick) or 30 (full) independently drawn problem sets, one RL seed each: the spread that
-    a different ``--seed`` samples from; and the ``kl_sweep`` (SNR 0). ``task`` replaces
-    ``toy_arms_task`` in all three sweeps (same record format), e.g. to hand the claim an arm
-    with a known crossing."""
+    """Per problem set and SNR ≤ 1: Δ(k) = pass@k(RL) − pass@k(base) on k = 1..1024 (8 points per
+    octave, RL seeds averaged), its first crossing k* and sign changes, and the pass@256 loss;
+    the unit's statistics are the worst over the asserted SNRs (``CROSSING_RULE``). SNRs above
+    1 (full scale: SNR = 3) are reported as the sensitivity knob, not asserted; so is the
+    ``kl_sweep`` (SNR 0). ``task`` replaces ``toy_arms_task`` in both sweeps (same record
+    format), e.g. to hand the claim an arm with a known crossing."""
     if snrs is None:
         snrs = ctx.pick(quick=(0.0, 1.0), full=(0.0, 1.0, 3.0))
-    records = _runs(ctx, "crossing", ("grpo",), snrs, task=task)
+    groups = _unit_runs(ctx, "crossing", ("grpo",), snrs, task=task)
     kl_rows = kl_sweep(ctx, rl_arm, task)
-    worlds = _independent_worlds(ctx, task=task)
-    world_k = []
-    for r in worlds:
-        test = r["result"]["test"]
-        k_star = passk.crossing_k(
-            KS_FINE, _curve(test["base"], KS_FINE), _curve(test[rl_arm], KS_FINE)
-        ).k_star
-        world_k.append(np.nan if k_star is None else k_star)
-    world_k = np.asarray(world_k)
-    crossed = world_k[np.isfinite(world_k)]
     i256 = int(np.flatnonzero(KS_FINE == 256)[0])
     rows: dict[float, dict[str, list]] = {}
-    for r in records:
-        test = r["result"]["test"]
-        base, rl = _curve(test["base"], KS_FINE), _curve(test[rl_arm], KS_FINE)
-        cross = passk.crossing_k(KS_FINE, base, rl)
-        row = rows.setdefault(float(r["params"]["snr"]), {"k": [], "n": [], "loss": [], "d": []})
-        row["k"].append(np.nan if cross.k_star is None else cross.k_star)
-        row["n"].append(cross.n_crossings)
+    for (_, snr, _), results in groups.items():
+        base, rl = unit_curve(results, "base", KS_FINE), unit_curve(results, rl_arm, KS_FINE)
+        log_k, n_changes = log2_k_star(KS_FINE, base, rl)
+        row = rows.setdefault(snr, {"log_k": [], "n": [], "loss": [], "d": []})
+        row["log_k"].append(log_k)
+        row["n"].append(n_changes)
         row["loss"].append(float(base[i256] - rl[i256]))
         row["d"].append(rl - base)
     asserted = [s for s in rows if s <= 1.0]
-    k_asserted = np.concatenate([np.asarray(rows[s]["k"], float) for s in asserted])
-    k_star_min = float(np.nanmin(k_asserted)) if np.any(np.isfinite(k_asserted)) else None
-    failed = []
-    for s in asserted:
-        k, n = np.asarray(rows[s]["k"]), np.asarray(rows[s]["n"])
-        one = bool(np.all(n == 1))
-        inside = bool(np.all((k >= CROSSING_RANGE[0]) & (k <= CROSSING_RANGE[1])))
-        if not (one and inside):
-            failed.append(f"SNR {s:g}: crossings {n.tolist()}, k* {np.round(k, 2).tolist()}")
-        if lower_bound(rows[s]["loss"]) < PASS256_LOSS:
-            failed.append(f"SNR {s:g}: pass@256 loss bound {lower_bound(rows[s]['loss']):.3f}")
+    stack = {key: np.array([rows[s][key] for s in asserted]) for key in ("log_k", "n", "loss")}
+    units = {
+        "pass256_loss": stack["loss"].min(axis=0).tolist(),
+        "log2_k_star_min": stack["log_k"].min(axis=0).tolist(),
+        "log2_k_star_max": stack["log_k"].max(axis=0).tolist(),
+        "extra_sign_changes": np.abs(stack["n"] - 1).max(axis=0).astype(float).tolist(),
+    }
+    d = CROSSING_RULE.decide(units)
 
     fig, (ax, ax_w, ax_kl) = new_figure(ncols=3)
     for i, (s, row) in enumerate(sorted(rows.items())):
-        d = np.asarray(row["d"])
-        ax.plot(KS_FINE, d.mean(axis=0), "-", color=f"C{i}", label=f"SNR {s:g} (mean of seeds)")
-        ax.fill_between(KS_FINE, d.min(axis=0), d.max(axis=0), color=f"C{i}", alpha=0.2, lw=0)
-        ax.plot(row["k"], np.zeros(len(row["k"])), "|", ms=12, color=f"C{i}")
+        dd = np.asarray(row["d"])
+        ax.plot(KS_FINE, dd.mean(axis=0), "-", color=f"C{i}", label=f"SNR {s:g} (mean of units)")
+        ax.fill_between(KS_FINE, dd.min(axis=0), dd.max(axis=0), color=f"C{i}", alpha=0.2, lw=0)
     ax.axhline(0, color=THEORY, lw=0.8, label="no difference")
-    ax.axvspan(*CROSSING_RANGE, color="0.93", label="asserted k* range (SNR ≤ 1)")
+    ax.axvspan(*CROSSING_RANGE, color="0.93", label="pass window of k* (SNR ≤ 1)")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("k")
     ax.set_ylabel(f"pass@k({rl_arm}) − pass@k(base)")
     ax.legend(fontsize="small")
-    ax_w.axvspan(*CROSSING_RANGE, color="0.93", zorder=0, label="asserted k* range")
-    top = max(4.0, float(np.ceil(crossed.max()))) if crossed.size else 4.0
-    ax_w.hist(
-        crossed,
-        bins=np.arange(1.0, top + 0.01, 0.125),
-        color="C0",
-        zorder=2,
-        label="one RL seed per independent problem set",
-    )
-    for k in rows.get(0.0, {}).get("k", []):
-        ax_w.axvline(k, color="C1", lw=1)
-    ax_w.plot([], [], "-", color="C1", label="RL seeds on the run's problem set")
-    ax_w.set_xlabel(f"k* at SNR 0 ({world_k.size} independent problem sets, reported)")
-    ax_w.set_ylabel("problem sets")
-    ax_w.set_xlim(1.0, top)
+    ax_w.axvspan(*np.log2(CROSSING_RANGE), color="0.93", zorder=0, label="pass window")
+    ax_w.axvline(0.0, color=THEORY, ls=":", label="fail margins (k* = 1, 1024)")
+    ax_w.axvline(LOG2_K_NONE_AHEAD, color=THEORY, ls=":")
+    for i, (_, row) in enumerate(sorted(rows.items())):
+        ax_w.plot(row["log_k"], np.full(len(row["log_k"]), i), "o", mfc="none", color=f"C{i}")
+    ax_w.set_yticks(range(len(rows)), [f"SNR {s:g}" for s in sorted(rows)])
+    for p in d.parts[1:3]:
+        ax_w.axvspan(p.lower, p.upper, ymin=0.0, ymax=0.05, color="C1", alpha=0.5)
+    ax_w.set_xlabel("log2 k* per problem set (bar: t bounds of min / max over SNRs)")
     ax_w.legend(fontsize="small")
     kls = list(kl_rows)
     ax_kl.plot(kls, [v["pass1_gain"] for v in kl_rows.values()], "o-", label="pass@1 gain")
@@ -518,8 +555,8 @@ def toy_crossing(
     ax_kl.axhline(0, color=THEORY, lw=0.8)
     ax_kl.set_xscale("symlog", linthresh=1e-3)
     ax_kl.set_xlim(0, max(kls) * 2)
-    ax_kl.set_xlabel("KL(π ‖ π_base) coefficient (reported, SNR 0, paired seeds)")
-    ax_kl.set_ylabel("mean over RL seeds (measured)")
+    ax_kl.set_xlabel(f"KL(π ‖ π_base) coefficient (reported, SNR 0, {KL_UNITS} problem sets)")
+    ax_kl.set_ylabel("mean over problem sets (measured)")
     ax_kl.legend(fontsize="small")
     kl_text = ", ".join(
         f"{kl:g}: {_k_star_text(v['k_star_per_seed'])}, pass@256 loss {v['pass256_loss']:.3f}"
@@ -527,49 +564,38 @@ def toy_crossing(
     )
     summary_rows = {
         f"snr_{s:g}": {
-            "k_star_mean": float(np.nanmean(row["k"])) if np.any(np.isfinite(row["k"])) else None,
-            "k_star_per_seed": [None if np.isnan(k) else float(k) for k in row["k"]],
-            "n_crossings_per_seed": row["n"],
+            "k_star_geometric_mean": float(2 ** np.mean(row["log_k"])),
+            "log2_k_star_per_unit": row["log_k"],
+            "n_crossings_per_unit": row["n"],
             "pass256_loss_mean": float(np.mean(row["loss"])),
-            "pass256_loss_lower_bound": lower_bound(row["loss"]),
+            "pass256_loss_per_unit": row["loss"],
         }
         for s, row in rows.items()
     }
-    world_summary = {
-        "k_star_per_world": [None if np.isnan(k) else float(k) for k in world_k],
-        "k_star_mean": float(crossed.mean()) if crossed.size else None,
-        "k_star_sd": float(crossed.std(ddof=1)) if crossed.size > 1 else None,
-        "fraction_below_range": float(np.mean(world_k < CROSSING_RANGE[0])),
-        "fraction_crossing": crossed.size / world_k.size,
-    }
     text = "; ".join(
-        f"SNR {s:g}: k* {v['k_star_mean'] or float('nan'):.2f}, pass@256 loss "
+        f"SNR {s:g}: k* {v['k_star_geometric_mean']:.2f}, pass@256 loss "
         f"{v['pass256_loss_mean']:.3f}"
         for s, v in zip(rows, summary_rows.values(), strict=True)
     )
     return CheckResult(
-        verdict=Verdict.of(not failed),
-        summary=f"{text} ({ARM_A_SEEDS} RL seeds, one problem set)"
-        + (f"; failed: {'; '.join(failed)}" if failed else "")
-        + f"; reported: over {world_k.size} independent problem sets (SNR 0) "
-        f"{crossed.size} cross, k* = {np.mean(crossed) if crossed.size else np.nan:.2f} ± "
-        f"{np.std(crossed, ddof=1) if crossed.size > 1 else np.nan:.2f}, "
-        f"{world_summary['fraction_below_range']:.0%} below {CROSSING_RANGE[0]:g}; GRPO + KL "
-        f"(SNR 0) {kl_text}",
+        verdict=d.verdict,
+        summary=f"{text} (geometric / arithmetic means over problem sets): "
+        + d.summary()
+        + f"; reported: GRPO + KL (SNR 0) {kl_text}",
+        decision=d.to_json(),
         measured={
             **summary_rows,
-            "k_star_min": k_star_min,
-            "independent_problem_sets_snr_0": world_summary,
+            "k_star_min": float(2 ** min(units["log2_k_star_min"])),
             "kl_sweep_snr_0": {f"{kl:g}": v for kl, v in kl_rows.items()},
+            "units": len(units["pass256_loss"]),
         },
         expected={
             "n_crossings": 1,
             "k_star_range": list(CROSSING_RANGE),
-            "pass256_loss_lower_bound": f">= {PASS256_LOSS}",
+            "pass256_loss": f"> {PASS256_LOSS}",
             "paper_k_star": "≈3–4 (GSM8K) to ≈512–1024 (AIME24)",
         },
-        tolerance=f"for every SNR ≤ 1 and seed exactly one crossing with k* in {CROSSING_RANGE}; "
-        f"mean − 3 s.e. of pass@256(base) − pass@256(RL) ≥ {PASS256_LOSS}",
+        tolerance=CROSSING_RULE.text(),
         figures=ctx.save_figure(fig),
         arrays={"k": KS_FINE, **{f"delta_snr{s:g}": np.asarray(r["d"]) for s, r in rows.items()}},
     )
@@ -618,6 +644,31 @@ def write_sample_file(path: Path, ids: Sequence[str], n: np.ndarray, c: np.ndarr
     return path
 
 
+COVERAGE_RULE = Rule(
+    unit=ARM_A_UNIT,
+    parts=(
+        Part(
+            "max_rise",
+            "max over consecutive checkpoints (base, GRPO 150, 400, 800; SNR 0) of the rise of "
+            "exact pass@256",
+            "less",
+            CHECKPOINT_TOL,
+            CHECKPOINT_TOL,
+        ),
+        Part(
+            "rl_only_share",
+            "max over the GRPO checkpoints of the share of test problems solved (c > 0 of "
+            "n = 256) by RL but not by the base",
+            "less",
+            RL_ONLY_MAX,
+            RL_ONLY_MAX,
+        ),
+    ),
+    note="Margins: the spec's tolerances (assertions 4, 5b: no rise beyond 0.01, RL ⊂ base up "
+    "to 2% of problems), one margin each.",
+)
+
+
 @claim(
     "rlvr.toy_coverage_shrinks",
     paper="rlvr",
@@ -625,65 +676,72 @@ def write_sample_file(path: Path, ids: Sequence[str], n: np.ndarray, c: np.ndarr
     "policy solves are (up to 2% of problems) a subset of those the base model solves.",
     source=SOURCE + " (assertions 4, 5b); paper: pass@256 66.3/65.3/64.3 at GRPO steps "
     "150/300/450 vs base 67.2, AIME24 RL ⊂ base (rlvr.md §2)",
-    rule="PASS when the mean over the 5 RL seeds of exact pass@256 rises by ≤ 0.01 between "
-    "consecutive checkpoints (base, GRPO 150, 400, 800; SNR 0) and, for every checkpoint and "
-    "seed, the problems solved (c > 0 of n = 256) by RL but not by the base are ≤ 2% of the "
-    "problems; FAIL when any rise is > 0.01 or any RL-only share is > 2%. Never INCONCLUSIVE.",
     stochastic=True,
-    statistic="max_rise",
+    decision=COVERAGE_RULE,
     history=[
-        _one_problem_set(
-            "PASS (quick: pass@256 base → GRPO 150/400/800 .778 → .742 → .678 → .623, max rise "
-            "< 0; RL-only ≤ 0.8%)"
+        HistoryEntry(
+            date="2026-11-30",
+            change="Arm A: one problem set per run, RL seeds on it; 3 → 5 RL seeds",
+            reason="the spec's pilot uses RL seeds on one benchmark (rlvr.md §4, §6)",
+            before="PASS (quick: max rise < 0; RL-only ≤ 0.8%)",
         ),
-        _five_seeds(
-            "PASS (quick, 3 RL seeds: .807 → .770 → .713 → .662, max rise < 0; RL-only ≤ 0.25%)"
+        _units_rule(
+            "quick R = 5: headline PASS, per root seed PASS 5 (max rise of the seed-mean "
+            "pass@256 −.035, −.037, −.054, −.030, −.029 ≤ .01; RL-only ≤ 0.5%); full R = 3: "
+            "PASS 3 (−.035, −.037, −.054)",
+            "the max over every checkpoint and seed of the RL-only share became a per-unit "
+            "statistic",
         ),
     ],
 )
 def toy_coverage_shrinks(
     ctx: Context, *, rl_arms: Sequence[str] | None = None, task: Callable | None = None
 ) -> CheckResult:
-    """SNR = 0: mean over seeds of exact pass@256 at base, GRPO 150, 400, 800 steps never rises by
-    more than 0.01 from one checkpoint to the next; with n = 256 sampled counts per problem, the
-    problems solved (c > 0) by RL but not by base are ≤ 2% of the problems for every checkpoint
-    and seed. Writes each seed's ``problem,n,c`` files to ``samples/`` for ``solve passk``.
-    ``task`` replaces ``toy_arms_task`` (same record format), e.g. to hand the claim checkpoints
-    with a known rise."""
+    """SNR = 0, per problem set: the largest rise of exact pass@256 from one checkpoint to the
+    next (base, GRPO 150, 400, 800; RL seeds averaged) and, with n = 256 sampled counts per
+    problem, the largest share of problems solved (c > 0) by RL but not by base
+    (``COVERAGE_RULE``). Writes each unit's ``problem,n,c`` files to ``samples/`` for
+    ``solve passk``. ``task`` replaces ``toy_arms_task`` (same record format), e.g. to hand the
+    claim checkpoints with a known rise."""
     rl_arms = [f"grpo{s}" for s in GRPO_CHECKPOINTS] if rl_arms is None else list(rl_arms)
-    records = _runs(ctx, task=task)
+    groups = _unit_runs(ctx, arms=arms_for(*rl_arms), task=task)
     rng = ctx.rng("samples")
-    pass256, rl_only_frac, venn, hist = [], [], {}, {}
+    pass256, rises, rl_only, venn, hist = [], [], [], {}, {}
     files = []
-    for r in records:
-        test, seed = r["result"]["test"], r["seed_index"]
-        pass256.append([_curve(test[a], np.array([256]))[0] for a in ("base", *rl_arms)])
-        counts = {a: sample_counts(test[a], N_SAMPLES, rng) for a in ("base", *rl_arms)}
-        ids = [f"s{seed}-{i}" for i in range(test["base"].size)]
-        for arm, c in counts.items():
-            files.append(
-                write_sample_file(
-                    ctx.out_dir / "samples" / f"{ctx.claim_id}.seed{seed}.{arm}.csv",
-                    ids,
-                    np.full(c.size, N_SAMPLES),
-                    c,
+    for (unit, _, _), results in groups.items():
+        row = [unit_curve(results, a, np.array([256]))[0] for a in ("base", *rl_arms)]
+        pass256.append(row)
+        rises.append(float(np.max(np.diff(row))))
+        shares = {a: [] for a in rl_arms}
+        for j, r in enumerate(results):
+            test = r["test"]
+            counts = {a: sample_counts(test[a], N_SAMPLES, rng) for a in ("base", *rl_arms)}
+            ids = [f"u{unit}-s{j}-{i}" for i in range(test["base"].size)]
+            for arm, c in counts.items():
+                files.append(
+                    write_sample_file(
+                        ctx.out_dir / "samples" / f"{ctx.claim_id}.unit{unit}.seed{j}.{arm}.csv",
+                        ids,
+                        np.full(c.size, N_SAMPLES),
+                        c,
+                    )
                 )
-            )
-            hist[arm] = hist.get(arm, 0) + accuracy_histogram(c, N_SAMPLES)
-        for arm in rl_arms:
-            sets = solved_sets(counts["base"], counts[arm])
-            rl_only_frac.append(sets["rl_only"] / c.size)
-            venn[arm] = {k: venn.get(arm, {}).get(k, 0) + v for k, v in sets.items()}
-    pass256 = np.asarray(pass256)  # (seeds, 1 + checkpoints)
+                hist[arm] = hist.get(arm, 0) + accuracy_histogram(c, N_SAMPLES)
+            for arm in rl_arms:
+                sets = solved_sets(counts["base"], counts[arm])
+                shares[arm].append(sets["rl_only"] / test["base"].size)
+                venn[arm] = {k: venn.get(arm, {}).get(k, 0) + v for k, v in sets.items()}
+        rl_only.append(float(max(np.mean(v) for v in shares.values())))
+    d = COVERAGE_RULE.decide({"max_rise": rises, "rl_only_share": rl_only})
+    pass256 = np.asarray(pass256)  # (units, 1 + checkpoints)
     mean256 = pass256.mean(axis=0)
-    max_rise = float(np.max(np.diff(mean256)))
-    passed = max_rise <= CHECKPOINT_TOL and max(rl_only_frac) <= RL_ONLY_MAX
+    n_problems = next(iter(groups.values()))[0]["test"]["base"].size
 
     fig, (ax, ax_h, ax_v) = new_figure(ncols=3)
     xs = np.arange(pass256.shape[1])  # base, then the checkpoints in order
     for row in pass256:
         ax.plot(xs, row, "o", color="C0", mfc="none", ms=4)
-    ax.plot(xs, mean256, "-", color="C0", label="exact pass@256, mean of seeds (measured)")
+    ax.plot(xs, mean256, "-", color="C0", label="exact pass@256, mean of problem sets")
     ax.plot(
         xs[1:],
         mean256[:-1] + CHECKPOINT_TOL,
@@ -708,13 +766,13 @@ def toy_coverage_shrinks(
         ax_h.bar(np.arange(12) + (j - 0.5) * width, hist[arm], width, label=arm)
     ax_h.set_xticks(range(12), labels, fontsize=6)
     ax_h.set_xlabel(f"per-problem accuracy c/{N_SAMPLES} (upper bin edge)")
-    ax_h.set_ylabel("problems (all seeds)")
+    ax_h.set_ylabel("problems (all units)")
     ax_h.legend(fontsize="small")
     keys = ["both", "base_only", "rl_only", "neither"]
     for j, arm in enumerate(rl_arms):
         ax_v.bar(np.arange(4) + (j - 1) * 0.27, [venn[arm][k] for k in keys], 0.27, label=arm)
     ax_v.axhline(
-        RL_ONLY_MAX * pass256.shape[0] * records[0]["result"]["test"]["base"].size,
+        RL_ONLY_MAX * len(files) / (1 + len(rl_arms)) * n_problems,
         color=THEORY,
         ls="--",
         lw=0.8,
@@ -722,39 +780,64 @@ def toy_coverage_shrinks(
     )
     ax_v.set_xticks(range(4), keys, fontsize=7)
     ax_v.set_yscale("symlog")
-    ax_v.set_ylabel("problems solved (c > 0), all seeds")
+    ax_v.set_ylabel("problems solved (c > 0), all units")
     ax_v.legend(fontsize=6)
     return CheckResult(
-        verdict=Verdict.of(passed),
+        verdict=d.verdict,
         summary=f"pass@256 base→{'→'.join(rl_arms)}: "
         + " → ".join(f"{v:.3f}" for v in mean256)
-        + f" (max rise {max_rise:+.3f} ≤ {CHECKPOINT_TOL}); RL-only solved ≤ "
-        f"{100 * max(rl_only_frac):.1f}% of problems (≤ 2%); {len(records)} seeds",
+        + f" (mean of {len(rises)} problem sets): "
+        + d.summary(),
+        decision=d.to_json(),
         measured={
             "pass256_mean": mean256,
-            "pass256_per_seed": pass256,
-            "max_rise": max_rise,
-            "rl_only_fraction_max": max(rl_only_frac),
+            "pass256_per_unit": pass256,
+            "max_rise_per_unit": rises,
+            "max_rise": float(np.max(rises)),
+            "rl_only_share_per_unit": rl_only,
+            "rl_only_fraction_max": float(max(rl_only)),
             "venn": venn,
             "accuracy_histogram": {a: h.tolist() for a, h in hist.items()},
             "sample_files": [str(f.relative_to(ctx.out_dir)) for f in files[:4]],
-            "seeds": len(records),
+            "units": len(rises),
         },
         expected={
-            "max_rise": f"<= {CHECKPOINT_TOL}",
-            "rl_only_fraction_max": f"<= {RL_ONLY_MAX}",
+            "max_rise": f"< {CHECKPOINT_TOL}",
+            "rl_only_share": f"< {RL_ONLY_MAX}",
             "paper_pass256_omni_train": PAPER_PASS256,
             "paper_math500_venn": {"both": 462, "base_only": 18, "rl_only": 5, "neither": 15},
         },
-        tolerance=f"mean exact pass@256 rises by ≤ {CHECKPOINT_TOL} between consecutive "
-        f"checkpoints (base first); RL-only solved set ≤ {RL_ONLY_MAX:.0%} of problems, every "
-        "checkpoint and seed",
+        tolerance=COVERAGE_RULE.text(),
         figures=ctx.save_figure(fig),
         arrays={"pass256": pass256, **{f"hist_{a}": h for a, h in hist.items()}},
     )
 
 
 # ---------------------------------------------------------------------- distillation expands
+DISTILL_RULE = Rule(
+    unit=ARM_A_UNIT,
+    parts=(
+        Part(
+            "distill_min_gain",
+            "min over k = 1, 2, 4, ..., 1024 of exact pass@k(distilled) − pass@k(base), SNR 0",
+            "greater",
+            0.0,
+            0.0,
+        ),
+        Part(
+            "distill_large_k_gain",
+            "min over k = 64, ..., 1024 of exact pass@k(distilled) − pass@k(base)",
+            "greater",
+            DISTILL_GAIN_LARGE_K,
+            0.0,
+        ),
+    ),
+    note="Margins: the spec's assertion 5a (above base at every k, by ≥ 0.05 for k ≥ 64) pass; "
+    "a student at or below the base contradicts the paper (R1-Distill above the base at every "
+    "k, rlvr.md §2).",
+)
+
+
 @claim(
     "rlvr.toy_distillation_expands",
     paper="rlvr",
@@ -762,96 +845,128 @@ def toy_coverage_shrinks(
     "above the base at every k (toy: by ≥ 0.05 for k ≥ 64), unlike RL.",
     source=SOURCE + " (assertion 5a); paper: R1-Distill above the base at every k on Minerva "
     "(rlvr.md §2)",
-    rule="PASS when mean − 3 s.e. over the 5 seeds of pass@k(distilled) − pass@k(base) (SNR 0, "
-    "one problem set) is ≥ 0 at every k = 1, 2, 4, ..., 1024 and ≥ 0.05 at every k ≥ 64 ("
-    + MARGIN_READING
-    + "); FAIL when the bound misses either at any k. Never INCONCLUSIVE. Deciding statistic: "
-    "min over k of (bound − required), PASS iff ≥ 0.",
     stochastic=True,
-    statistic="tightest_bound_minus_required",
+    decision=DISTILL_RULE,
     history=[
-        _one_problem_set("PASS (quick: mean − 3 s.e. ≥ .071 at every k; ≥ .05 needed for k ≥ 64)"),
-        _five_seeds(
-            "PASS (quick, 3 seeds: mean − 3 s.e. ≥ .034 at every k (tightest at k = 4), "
-            "≥ .05 at every k ≥ 64)"
+        HistoryEntry(
+            date="2026-11-30",
+            change="Arm A: one problem set per run, RL seeds on it; 3 → 5 RL seeds",
+            reason="the spec's pilot uses RL seeds on one benchmark (rlvr.md §4, §6)",
+            before="PASS (quick: mean − 3 s.e. ≥ .071 at every k; ≥ .05 needed for k ≥ 64)",
+        ),
+        _units_rule(
+            "quick R = 5: headline PASS, per root seed PASS 5 (tightest bound minus required "
+            ".036, .093, .073, .043, .089); full R = 3: PASS 3 (.036, .093, .073)",
         ),
     ],
 )
 def toy_distillation_expands(
     ctx: Context, *, student_arm: str = "distill", task: Callable | None = None
 ) -> CheckResult:
-    """SNR = 0: the lower bound over seeds of pass@k(distilled) − pass@k(base) is ≥ 0 at every
-    k = 1..1024 and ≥ 0.05 at every k ≥ 64. ``task`` replaces ``toy_arms_task`` (same record
-    format), e.g. to hand the claim a student with a known gain."""
-    records = _runs(ctx, task=task)
+    """SNR = 0, per problem set: the smallest gain pass@k(distilled) − pass@k(base) over
+    k = 1..1024 and over k ≥ 64 (RL seeds averaged; ``DISTILL_RULE``). ``task`` replaces
+    ``toy_arms_task`` (same record format), e.g. to hand the claim a student with a known gain."""
+    groups = _unit_runs(ctx, arms=arms_for(student_arm, RL_ARM, "distill_grpo"), task=task)
     delta = np.asarray(
-        [
-            _curve(r["result"]["test"][student_arm]) - _curve(r["result"]["test"]["base"])
-            for r in records
-        ]
-    )  # (seeds, K)
-    bounds = np.array([lower_bound(delta[:, j]) for j in range(KS.size)])
-    need = np.where(KS >= 64, DISTILL_GAIN_LARGE_K, 0.0)
-    passed = bool(np.all(bounds >= need))
-    hard = np.asarray(records[0]["result"]["hard_test"], bool)
-    test0 = records[0]["result"]["test"]
+        [unit_curve(res, student_arm) - unit_curve(res, "base") for res in groups.values()]
+    )  # (units, K)
+    large = KS >= 64
+    d = DISTILL_RULE.decide(
+        {
+            "distill_min_gain": delta.min(axis=1).tolist(),
+            "distill_large_k_gain": delta[:, large].min(axis=1).tolist(),
+        }
+    )
+    first = next(iter(groups.values()))
+    hard = np.asarray(first[0]["hard_test"], bool)
+    test0 = first[0]["test"]
 
     fig, (ax, ax_d) = new_figure(ncols=2)
     shown = ("base", RL_ARM, "distill", "distill_grpo", student_arm)
     curves = {arm: _curve(test0[arm]) for arm in dict.fromkeys(shown) if arm in test0}
     plot_pass_at_k(KS, curves, ax=ax)
-    ax.set_title("exact pass@k, seed 0, SNR = 0", fontsize="small")
+    ax.set_title("exact pass@k, unit 0, SNR = 0", fontsize="small")
     for row in delta:
         ax_d.plot(KS, row, "o", mfc="none", ms=3.5, color="C0")
-    ax_d.plot(KS, bounds, "-", color="C0", label="mean − 3 s.e. (measured)")
-    ax_d.step(KS, need, where="mid", color=THEORY, ls="--", label="spec margin")
+    ax_d.plot(KS, delta.mean(axis=0), "-", color="C0", label="mean over problem sets (measured)")
+    need = np.where(large, DISTILL_GAIN_LARGE_K, 0.0)
+    ax_d.step(KS, need, where="mid", color=THEORY, ls="--", label="pass margins")
+    ax_d.axhline(0.0, color=THEORY, ls=":", lw=0.8, label="fail margin")
     ax_d.set_xscale("log", base=2)
     ax_d.set_xlabel("k")
     ax_d.set_ylabel(f"pass@k({student_arm}) − pass@k(base)")
     ax_d.legend(fontsize="small")
-    worst = int(np.argmin(bounds - need))
     return CheckResult(
-        verdict=Verdict.of(passed),
+        verdict=d.verdict,
         summary=f"distill − base: pass@1 {delta[:, 0].mean():+.3f}, pass@256 "
-        f"{delta[:, 8].mean():+.3f}, pass@1024 {delta[:, 10].mean():+.3f}; tightest bound "
-        f"{bounds[worst]:.3f} at k = {KS[worst]} (need ≥ {need[worst]:g}); {len(records)} seeds",
+        f"{delta[:, 8].mean():+.3f}, pass@1024 {delta[:, 10].mean():+.3f} over {len(delta)} "
+        "problem sets: " + d.summary(),
+        decision=d.to_json(),
         measured={
             "delta_mean": delta.mean(axis=0),
-            "delta_lower_bound": bounds,
-            "tightest_bound_minus_required": float(bounds[worst] - need[worst]),
-            "pass1_distill": float(curves["distill"][0]),
-            "pass256_distill": float(curves["distill"][8]),
-            "hard_solved_exact_p_mean": float(test0[student_arm][hard].mean()),
-            "seeds": len(records),
+            "delta_per_unit": delta,
+            "pass1_distill": float(curves[student_arm][0]),
+            "pass256_distill": float(curves[student_arm][8]),
+            "hard_solved_exact_p_mean": float(test0[student_arm][hard].mean())
+            if hard.any()
+            else None,
+            "units": len(delta),
         },
-        expected={"k": KS, "delta_lower_bound": need},
-        tolerance="mean − 3 s.e. of the gain ≥ 0 at every k and ≥ "
-        f"{DISTILL_GAIN_LARGE_K} for k ≥ 64",
+        expected={"distill_min_gain": "> 0", "distill_large_k_gain": f"> {DISTILL_GAIN_LARGE_K}"},
+        tolerance=DISTILL_RULE.text(),
         figures=ctx.save_figure(fig),
         arrays={"k": KS, "delta": delta},
     )
 
 
 # -------------------------------------------------------------------- controls do not cross
+CONTROL_BETAS = (0.1, 0.3, 1.0, 3.0, 10.0)
+CONTROLS_RULE = Rule(
+    unit=ARM_A_UNIT,
+    parts=(
+        Part(
+            "controls_min_delta",
+            "min over k = 1..1024 (8 per octave) and over the controls (tabular GRPO; exact tilt "
+            "of the base p at β ∈ {0.1, 0.3, 1, 3, 10}) of pass@k(control) − pass@k(base) on the "
+            "training problems, SNR 0",
+            "greater",
+            -CHECKPOINT_TOL,
+            -PASS256_LOSS,
+        ),
+        Part(
+            "max_relative_loss_of_p",
+            "max over training problems with p > 0 of 1 − q/p for tabular GRPO",
+            "less",
+            0.10,
+            0.10,
+        ),
+    ),
+    note="Margins: a control 'does not cross' when its worst pass@k deficit stays within the "
+    "spec's coverage tolerance 0.01 (assertion 4) and crosses when it reaches the 0.03 pass@256 "
+    "loss asserted for shared GRPO (assertion 2); no problem may lose 10% of its p (rlvr.md §4).",
+)
+
+
 @claim(
     "rlvr.toy_controls_do_not_cross",
     paper="rlvr",
     statement="Without parameter sharing (per-problem tabular logits) GRPO does not cross below "
     "the base, and neither does the exact KL-tilt of the base's success probabilities.",
     source=SOURCE + " (assertion 6) and §3 (exact tilt)",
-    rule="PASS when, on the training problems (SNR 0), pass@k(tabular GRPO) − pass@k(base) has "
-    "no downward crossing on k = 1..1024 for any of the 5 seeds, no problem loses ≥ 10% of its "
-    "base p (max relative loss < 0.10), and the exact tilt of the base p (β ∈ {0.1, 0.3, 1, 3, "
-    "10}) has no downward crossing; FAIL when any control crosses or any problem loses ≥ 10%. "
-    "Never INCONCLUSIVE.",
     stochastic=True,
-    statistic="max_relative_loss_of_p",
+    decision=CONTROLS_RULE,
     history=[
-        _one_problem_set(
-            "PASS (quick: no tabular crossing in 3 seeds, no problem loses any p; 0/15 tilts cross)"
+        HistoryEntry(
+            date="2026-11-30",
+            change="Arm A: one problem set per run, RL seeds on it; 3 → 5 RL seeds",
+            reason="the spec's pilot uses RL seeds on one benchmark (rlvr.md §4, §6)",
+            before="PASS (quick: no tabular crossing in 3 seeds, no problem loses any p)",
         ),
-        _five_seeds(
-            "PASS (quick, 3 seeds: no tabular crossing, no problem loses any p; 0/15 tilts cross)"
+        _units_rule(
+            "quick R = 5: headline PASS, per root seed PASS 5 (no crossing of tabular or tilt, "
+            "max relative loss of p 0.000); full R = 3: PASS 3",
+            "'no downward crossing' became the per-unit worst deficit min_k Δ(k) over the "
+            "controls, with margins −0.01 (pass) and −0.03 (fail)",
         ),
     ],
 )
@@ -861,96 +976,135 @@ def toy_controls_do_not_cross(
     control_arm: str = "tabular",
     tilt: Callable = passk.tilt,
 ) -> CheckResult:
-    """SNR = 0, on the training problems: Δ(k) = pass@k(control) − pass@k(base) has no downward
-    crossing on k = 1..1024 for any seed, and no problem loses ≥ 10% of its p; the tilt of the
-    base p (β ∈ {0.1, 0.3, 1, 3, 10}) has no downward crossing either."""
-    records = _runs(ctx)
-    betas = (0.1, 0.3, 1.0, 3.0, 10.0)
-    tab_cross, tilt_cross, max_loss, deltas = [], [], 0.0, []
-    for r in records:
-        train = r["result"]["train"]
-        p, q = train["base"], train[control_arm]
+    """SNR = 0, per problem set, on the training problems: the worst deficit min_k Δ(k) of
+    pass@k(control) − pass@k(base) over k = 1..1024 and the controls (tabular GRPO, RL seeds
+    averaged; the tilt of the base p at each β of ``CONTROL_BETAS``), and the largest relative
+    loss of p of tabular GRPO (``CONTROLS_RULE``). Reported: the crossings of each control."""
+    groups = _unit_runs(ctx, arms=arms_for(control_arm))
+    tab_cross, tilt_cross, min_delta, max_loss, deltas = [], [], [], [], []
+    for results in groups.values():
+        p = results[0]["train"]["base"]
         base = _curve(p, KS_FINE)
-        deltas.append(_curve(q, KS_FINE) - base)
-        tab_cross.append(passk.crossing_k(KS_FINE, base, _curve(q, KS_FINE)).k_star)
+        control = unit_curve(results, control_arm, KS_FINE, split="train")
+        deltas.append(control - base)
+        tab_cross.append(passk.crossing_k(KS_FINE, base, control).k_star)
         solvable = p > 0
-        max_loss = max(max_loss, float(np.max(1 - q[solvable] / p[solvable])))
-        for beta in betas:
+        max_loss.append(
+            max(float(np.max(1 - r["train"][control_arm][solvable] / p[solvable])) for r in results)
+        )
+        worst = float(np.min(control - base))
+        for beta in CONTROL_BETAS:
             tilted = _curve(np.asarray(tilt(p, beta)), KS_FINE)
             tilt_cross.append(passk.crossing_k(KS_FINE, base, tilted).k_star)
+            worst = min(worst, float(np.min(tilted - base)))
+        min_delta.append(worst)
+    d = CONTROLS_RULE.decide({"controls_min_delta": min_delta, "max_relative_loss_of_p": max_loss})
     crossed_tab = [k for k in tab_cross if k is not None]
     crossed_tilt = [k for k in tilt_cross if k is not None]
-    passed = not crossed_tab and not crossed_tilt and max_loss < 0.10
 
     fig, (ax, ax_p) = new_figure(ncols=2)
-    d = np.asarray(deltas)
-    ax.plot(KS_FINE, d.T, "-", color="C0", lw=1)
-    ax.plot([], [], "-", color="C0", label=f"{control_arm} − base (measured, per seed)")
-    p0 = records[0]["result"]["train"]["base"]
+    dd = np.asarray(deltas)
+    ax.plot(KS_FINE, dd.T, "-", color="C0", lw=1)
+    ax.plot([], [], "-", color="C0", label=f"{control_arm} − base (measured, per problem set)")
+    first = next(iter(groups.values()))
+    p0, q0 = first[0]["train"]["base"], first[0]["train"][control_arm]
     for beta in (0.3, 1.0):
         ax.plot(
             KS_FINE,
             _curve(np.asarray(tilt(p0, beta)), KS_FINE) - _curve(p0, KS_FINE),
             ":",
             color=THEORY,
-            label=f"exact tilt β={beta:g} − base (theory)",
+            label=f"exact tilt β={beta:g} − base (theory, unit 0)",
         )
     ax.axhline(0, color="0.5", lw=0.8)
+    ax.axhline(-CHECKPOINT_TOL, color=THEORY, ls="--", lw=0.8, label="pass margin −0.01")
+    ax.axhline(-PASS256_LOSS, color=THEORY, ls="-.", lw=0.8, label="fail margin −0.03")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("k")
     ax.set_ylabel("Δ pass@k (training problems)")
     ax.legend(fontsize=6)
-    q0 = records[0]["result"]["train"][control_arm]
     keep = p0 > 0
-    ax_p.loglog(p0[keep], q0[keep], ".", ms=3, label=f"{control_arm} (seed 0)")
+    ax_p.loglog(p0[keep], q0[keep], ".", ms=3, label=f"{control_arm} (unit 0)")
     line = np.array([p0[keep].min(), 1.0])
     ax_p.loglog(line, line, "-", color=THEORY, lw=0.8, label="q = p")
     ax_p.loglog(line, 0.9 * line, "--", color=THEORY, lw=0.8, label="q = 0.9 p (10% lost)")
     ax_p.set_xlabel("base p")
     ax_p.set_ylabel("control q")
     ax_p.legend(fontsize="small")
+    pass1 = [
+        (_curve(r[0]["train"]["base"])[0], unit_curve(r, control_arm, KS, "train")[0])
+        for r in groups.values()
+    ]
     return CheckResult(
-        verdict=Verdict.of(passed),
-        summary=f"{control_arm}: {len(crossed_tab)}/{len(tab_cross)} seeds cross, max loss of p "
-        f"{max_loss:.3f} (< 0.10); tilt: {len(crossed_tilt)}/{len(tilt_cross)} cross; "
-        f"train pass@1 {np.mean([_curve(r['result']['train']['base'])[0] for r in records]):.3f} "
-        f"→ {np.mean([_curve(r['result']['train'][control_arm])[0] for r in records]):.3f}",
+        verdict=d.verdict,
+        summary=f"{control_arm}: {len(crossed_tab)}/{len(tab_cross)} problem sets cross, tilt: "
+        f"{len(crossed_tilt)}/{len(tilt_cross)} cross; train pass@1 "
+        f"{np.mean([a for a, _ in pass1]):.3f} → {np.mean([b for _, b in pass1]):.3f}: "
+        + d.summary(),
+        decision=d.to_json(),
         measured={
             "control_crossings": list(tab_cross),
             "tilt_crossings": len(crossed_tilt),
-            "max_relative_loss_of_p": max_loss,
-            "min_delta": float(d.min()),
-            "seeds": len(records),
+            "controls_min_delta_per_unit": min_delta,
+            "max_relative_loss_of_p_per_unit": max_loss,
+            "max_relative_loss_of_p": float(max(max_loss)),
+            "min_delta": float(min(min_delta)),
+            "units": len(min_delta),
         },
         expected={
             "control_crossings": "none",
-            "tilt_crossings": 0,
+            "controls_min_delta": f"> {-CHECKPOINT_TOL}",
             "max_relative_loss_of_p": "< 0.1",
         },
-        tolerance="no downward crossing of pass@k(control) − pass@k(base) on k = 1..1024 for "
-        "every seed (tabular) and β (tilt); every problem keeps > 90% of its base p",
+        tolerance=CONTROLS_RULE.text(),
         figures=ctx.save_figure(fig),
-        arrays={"k": KS_FINE, "delta": d},
+        arrays={"k": KS_FINE, "delta": dd},
     )
 
 
 # ------------------------------------------------------------------------- slope prediction
+SLOPE_RULE = Rule(
+    unit=ARM_A_UNIT,
+    parts=(
+        Part(
+            "slope_error_base",
+            "|measured / fitted-model log–log slope of 1 − pass@k on k ∈ [4, 64] − 1| for the "
+            "base (base-feasible test problems p ≥ 1e-4, SNR 0)",
+            "less",
+            SLOPE_RTOL,
+            SLOPE_RTOL,
+        ),
+        Part(
+            "slope_error_rl",
+            "the same relative error for GRPO 400 (RL seeds averaged per problem)",
+            "less",
+            SLOPE_RTOL,
+            SLOPE_RTOL,
+        ),
+    ),
+    note="Margin: the claim's 20% tolerance, one margin per part.",
+)
+
+
 @claim(
     "rlvr.toy_slope_prediction",
     paper="rlvr",
     statement="Fitting p ~ Beta(a, b) to the base model and logit q = α·logit p + β to the "
     "per-problem change predicts the failure-rate slopes of base and RL on log–log axes.",
     source="rlvr.md §3 (logit-affine model: slopes −a and −a/α) applied to Arm A (§4)",
-    rule="PASS when, for every one of the 5 seeds (SNR 0, base-feasible test problems p ≥ 1e-4), "
-    "the measured log–log slopes of 1 − pass@k on k ∈ [4, 64] for base and RL (GRPO 400) are "
-    "both within 20% of the slopes of the fitted model (Beta(a, b) by maximum likelihood, "
-    "logit q = α·logit p + β by least squares); FAIL when any relative error is > 0.20. Never "
-    "INCONCLUSIVE.",
     stochastic=True,
-    statistic="max_slope_rel_error",
+    decision=SLOPE_RULE,
     history=[
-        _one_problem_set("FAIL (quick: base slope −0.87 vs model −1.19, RL −0.23 vs −0.60)"),
-        _five_seeds("FAIL (quick, 3 seeds: base slope −0.77 vs model −1.11, RL −0.26 vs −0.57)"),
+        HistoryEntry(
+            date="2026-11-30",
+            change="Arm A: one problem set per run, RL seeds on it; 3 → 5 RL seeds",
+            reason="the spec's pilot uses RL seeds on one benchmark (rlvr.md §4, §6)",
+            before="FAIL (quick, 3 seeds: base slope −0.77 vs model −1.11, RL −0.26 vs −0.57)",
+        ),
+        _units_rule(
+            "quick R = 5: headline FAIL, per root seed FAIL 5 (max relative error .57, .65, "
+            ".61, .61, .54 > .20); full R = 3: FAIL 3 (.57, .65, .61)",
+        ),
     ],
 )
 def toy_slope_prediction(
@@ -960,19 +1114,20 @@ def toy_slope_prediction(
     maximum likelihood and (α, β) by least squares of logit q on logit p; the model's
     failure-rate curves (``beta_pass_at_k``, ``beta_logit_affine_pass_at_k``) give predicted
     log–log slopes on k ∈ [4, 64]; the measured (exact) slopes of base and RL on the same
-    problems must be within 20% of them, for every seed. ``task`` replaces ``toy_arms_task``
+    problems must be within 20% of them, on average over problem sets (``SLOPE_RULE``). ``task`` replaces ``toy_arms_task``
     (same record format), e.g. to hand the claim a world that follows the model.
 
     Reported, not part of the verdict: (α, β) refitted on the low-p tail (p < ``TAIL_P``) and on
     the bulk. §3's slope −a/α comes from q ≈ e^β p^α as p → 0, so the tail's α is the one that
     sets the large-k slope; a tail α near 1 with β < 0 means RL scales the rare problems' p
     down by a constant factor (§3's two-type picture) instead of raising it to a power."""
-    records = _runs(ctx, task=task)
+    groups = _unit_runs(ctx, arms=arms_for(rl_arm), task=task)
     rows = []
-    for r in records:
-        test = r["result"]["test"]
+    for results in groups.values():
+        test = results[0]["test"]
         keep = test["base"] >= FEASIBLE_P
-        p, q = test["base"][keep], test[rl_arm][keep]
+        p = test["base"][keep]
+        q = np.mean([r["test"][rl_arm] for r in results], axis=0)[keep]
         a, b, _, _ = stats.beta.fit(p, floc=0, fscale=1)
         fit = logit_map(p, q)
         alpha, beta = fit["alpha"], fit["beta"]
@@ -988,7 +1143,7 @@ def toy_slope_prediction(
         }
         rows.append({"a": a, "b": b, **fit, "curves": curves, **slopes})
     err = {arm: [abs(r[arm] / r[f"model_{arm}"] - 1) for r in rows] for arm in ("base", "rl")}
-    passed = max(err["base"]) <= SLOPE_RTOL and max(err["rl"]) <= SLOPE_RTOL
+    d = SLOPE_RULE.decide({"slope_error_base": err["base"], "slope_error_rl": err["rl"]})
 
     fig, (ax, ax_m) = new_figure(ncols=2)
     r0 = rows[0]
@@ -1014,7 +1169,7 @@ def toy_slope_prediction(
     ax.set_xlabel("k")
     ax.set_ylabel("1 − pass@k (base-feasible problems)")
     ax.legend(fontsize=6)
-    test0 = records[0]["result"]["test"]
+    test0 = next(iter(groups.values()))[0]["test"]
     plot_logit_map(ax_m, test0["base"], test0[rl_arm], r0, rl_arm)
     mean = {
         k: float(np.mean([r[k] for r in rows]))
@@ -1027,11 +1182,13 @@ def toy_slope_prediction(
         for k in ("alpha_tail", "beta_tail", "alpha_bulk")
     }
     return CheckResult(
-        verdict=Verdict.of(passed),
+        verdict=d.verdict,
+        decision=d.to_json(),
         summary=f"slopes on k ∈ [4, 64]: base {mean['base']:.3f} vs model {mean['model_base']:.3f}, "
         f"RL {mean['rl']:.3f} vs model {mean['model_rl']:.3f} (fitted a = {mean['a']:.2f}, "
-        f"α = {mean['alpha']:.2f}); max relative error base {max(err['base']):.2f}, RL "
-        f"{max(err['rl']):.2f} (≤ {SLOPE_RTOL}); reported: measured slope ratio base/RL "
+        f"α = {mean['alpha']:.2f}), means over {len(rows)} problem sets: "
+        + d.summary()
+        + "; reported: measured slope ratio base/RL "
         f"{mean['base'] / mean['rl']:.2f} vs α (§3: RL shallower by α); tail (p < {TAIL_P:g}) "
         f"α = {mean['alpha_tail']:.2f}, β = {mean['beta_tail']:.2f}, bulk α = "
         f"{mean['alpha_bulk']:.2f}",
@@ -1048,7 +1205,9 @@ def toy_slope_prediction(
             "tail_beta": [r["beta_tail"] for r in rows],
             "bulk_alpha": [r["alpha_bulk"] for r in rows],
             "tail_problems": [r["n_tail"] for r in rows],
-            "seeds": len(rows),
+            "slope_error_base_per_unit": err["base"],
+            "slope_error_rl_per_unit": err["rl"],
+            "units": len(rows),
         },
         expected={
             "slope_base": [r["model_base"] for r in rows],
@@ -1056,8 +1215,7 @@ def toy_slope_prediction(
             "asymptotic_slopes": [[-r["a"], -r["a"] / r["alpha"]] for r in rows],
             "slope_ratio_base_over_rl": [r["alpha"] for r in rows],
         },
-        tolerance=f"measured slopes within {SLOPE_RTOL:.0%} of the fitted model's on k ∈ "
-        f"{SLOPE_WINDOW}, every seed",
+        tolerance=SLOPE_RULE.text(),
         figures=ctx.save_figure(fig),
         arrays={"k": KS, **{f"seed0_{k}": v for k, v in r0["curves"].items()}},
     )
@@ -1077,6 +1235,37 @@ def kl_large_k_reading(low: float, high: float) -> str:
 N_BOOT = 2000
 ARM_B_LARGE_K = 256  # with exact p: judged at pass@256 (rlvr.md §4 assertion 2; the paper's ΔSE)
 BASE_ABOVE_CHANCE = 0.10  # gate: base pass@1 ≥ chance + 0.10 and ≥ 3 × chance before RL counts
+ARM_B_RULE = Rule(
+    unit="one trained Arm B model (a training seed: graph corpus, SFT base, GRPO, distillation "
+    "and test prompts drawn afresh) whose base passed the gate; 3 per root seed at quick, 8 at "
+    "full",
+    parts=(
+        Part(
+            "pass1_gain",
+            "the model's mean over its test prompts of exact pass@1(GRPO) − pass@1(base)",
+            "greater",
+            0.0,
+            0.0,
+        ),
+        Part(
+            "large_k_loss",
+            "mean over its test prompts of pass@256(base) − pass@256(GRPO) (records without "
+            "exact p: the n = 256 estimator at k = 64)",
+            "greater",
+            0.0,
+            0.0,
+        ),
+        Part(
+            "distill_gain",
+            "mean over its test prompts of pass@256(distilled) − pass@256(base)",
+            "greater",
+            0.0,
+            0.0,
+        ),
+    ),
+    note="Margins 0: the paper's shapes (RL gains at k = 1, loses at large k; distillation "
+    "gains at large k), no toy margin.",
+)
 
 
 @claim(
@@ -1086,14 +1275,11 @@ BASE_ABOVE_CHANCE = 0.10  # gate: base pass@1 ≥ chance + 0.10 and ≥ 3 × cha
     "distillation from a teacher using edges the base never saw gains at large k.",
     source="rlvr.md §4 (Arm B) and §6 (paired bootstrap over problems; n ≥ 4k); KL ablation: "
     "§2 (KL = 0.001: similar pass@1, lower pass@128)",
-    rule="INCONCLUSIVE only when the scale is too small for the base to learn: base pass@1 < "
-    "max(chance + 0.10, 3 × chance) (RL is then not interpreted). Otherwise PASS when the 95% "
-    "paired-bootstrap CIs over the pooled test prompts of pass@1(RL) − pass@1(base), "
-    "pass@256(base) − pass@256(RL) and pass@256(distill) − pass@256(base) all lie above 0; FAIL "
-    "when any of the three CIs reaches 0 or below. Deciding statistic: the smallest of the three "
-    "CI lower ends, PASS iff > 0.",
+    rule="INCONCLUSIVE when the scale is too small for the base to learn: a trained model whose "
+    "base pass@1 < max(chance + 0.10, 3 × chance) is not run through RL and gives no unit "
+    "(none learned: no units).",
     stochastic=True,
-    statistic="min_ci_low",
+    decision=ARM_B_RULE,
     history=[
         HistoryEntry(
             date="2026-11-30",
@@ -1112,6 +1298,18 @@ BASE_ABOVE_CHANCE = 0.10  # gate: base pass@1 ≥ chance + 0.10 and ≥ 3 × cha
             "wide CIs at k = 256",
             before="FAIL (quick, 1 seed: base − RL at k = 256 CI [−.033, −.001], RL above the "
             "base; full, 3 seeds: pooled k* ≈ 95)",
+        ),
+        HistoryEntry(
+            date=DECIDED,
+            change="decided by a three-way Student-t rule over units = trained models (one "
+            "training seed each; 3 per root seed at quick, 8 at full), the per-unit statistic "
+            "being the model's paired difference averaged over its test prompts; before, 95% "
+            "paired-bootstrap CIs over the prompts of all seeds pooled",
+            reason="issue 26: a bootstrap over pooled prompts never resamples training, so it "
+            "is too narrow; a model is the independent replicate",
+            before="quick R = 5: headline PASS (root seed 0: smallest CI lower end +.0005 > 0); "
+            "per root seed PASS 1, FAIL 4 (+.0005, −.022, −.006, −.005, −.004, all on the "
+            "pass@256 loss); full R = 1 (8 seeds): FAIL (pass@256 loss CI reaches 0)",
         ),
     ],
 )
@@ -1141,10 +1339,12 @@ def transformer_crossing(
     on the low-p tail, which set whether a crossing can happen)."""
     import importlib.util
 
+    empty = ARM_B_RULE.decide({name: [] for name in ARM_B_RULE.statistics})
     if task is None and importlib.util.find_spec("torch") is None:
         return CheckResult(
             verdict=Verdict.INCONCLUSIVE,
             summary="torch is not installed (pip install -e '.[neural]'); Arm B not run",
+            decision=empty.to_json(),
             measured={},
             expected={},
             tolerance="needs torch",
@@ -1154,24 +1354,35 @@ def transformer_crossing(
 
     run_params = {**(params or {}), "gate_margin": BASE_ABOVE_CHANCE}
     records = ctx.sweep(task, [run_params], name="arm_b", n_seeds=ctx.pick(quick=3, full=8))
-    res = [r["result"] for r in records]
-    n = int(res[0]["n"])
-    chance = np.concatenate([np.asarray(r["chance_pass1"], float) for r in res])
-    base_counts = np.concatenate([np.asarray(r["counts"]["base"], np.int64) for r in res])
-    base_pass1, chance_pass1 = float(base_counts.mean() / n), float(chance.mean())
-    skipped = [i for i, r in enumerate(res) if rl_arm not in r["counts"]]
-    if skipped or not base_learned(base_pass1, chance_pass1, run_params["gate_margin"]):
+    trained = [r["result"] for r in records]
+    n = int(trained[0]["n"])
+
+    def pass1(r: Mapping[str, Any]) -> tuple[float, float]:
+        base = np.asarray(r["counts"]["base"], np.int64)
+        return float(base.mean() / n), float(np.mean(np.asarray(r["chance_pass1"], float)))
+
+    res = [  # the gate, per model: RL was run and the base learned (else no unit)
+        r
+        for r in trained
+        if rl_arm in r["counts"] and base_learned(*pass1(r), run_params["gate_margin"])
+    ]
+    if not res:
+        base_pass1 = float(np.mean([pass1(r)[0] for r in trained]))
+        chance_pass1 = float(np.mean([pass1(r)[1] for r in trained]))
         return CheckResult(
             verdict=Verdict.INCONCLUSIVE,
             summary=f"base never learned: pass@1 {base_pass1:.3f} vs chance {chance_pass1:.3f} "
             f"(gate: ≥ chance + {run_params['gate_margin']:g} and ≥ 3 × chance); RL not run or "
-            f"not interpreted ({len(skipped)}/{len(res)} seeds skipped RL)",
-            measured={"base_pass1": base_pass1, "chance_pass1": chance_pass1, "seeds": len(res)},
+            f"not interpreted in any of {len(trained)} models: no units",
+            decision=empty.to_json(),
+            measured={"base_pass1": base_pass1, "chance_pass1": chance_pass1, "units": 0},
             expected={
                 "gate": f"base pass@1 ≥ max(chance + {run_params['gate_margin']:g}, 3 × chance)"
             },
             tolerance="RL is run and judged only above the gate",
         )
+    chance = np.concatenate([np.asarray(r["chance_pass1"], float) for r in res])
+    chance_pass1 = float(chance.mean())
     kl_arm = "rl_kl" if all("rl_kl" in r["counts"] for r in res) else None
     arms = ("base", rl_arm, "distill", *([kl_arm] if kl_arm else []))
     counts = {
@@ -1201,6 +1412,16 @@ def transformer_crossing(
         k_large = int(ks[-1])
     j = int(np.flatnonzero(ks == k_large)[0])
     curves = {arm: e.mean(axis=0) for arm, e in est.items()}
+    seed_of = np.concatenate([np.full(len(r["counts"]["base"]), i) for i, r in enumerate(res)])
+    units = {
+        name: [float(np.mean(diff[seed_of == i])) for i in range(len(res))]
+        for name, diff in (
+            ("pass1_gain", est[rl_arm][:, 0] - est["base"][:, 0]),
+            ("large_k_loss", est["base"][:, j] - est[rl_arm][:, j]),
+            ("distill_gain", est["distill"][:, j] - est["base"][:, j]),
+        )
+    }
+    d = ARM_B_RULE.decide(units)
     rng = ctx.rng("bootstrap")
     ci = {
         "pass1_gain": paired_mean_ci(
@@ -1226,7 +1447,6 @@ def transformer_crossing(
         else {}
     )
     cross = passk.crossing_k(ks, curves["base"], curves[rl_arm])
-    seed_of = np.concatenate([np.full(len(r["counts"]["base"]), i) for i, r in enumerate(res)])
     seed_k_star = [
         passk.crossing_k(
             ks, est["base"][seed_of == i].mean(axis=0), est[rl_arm][seed_of == i].mean(axis=0)
@@ -1237,8 +1457,6 @@ def transformer_crossing(
     venn = solved_regions({arm: counts[arm] for arm in ("base", rl_arm, "distill")})
     hist = {arm: accuracy_histogram(c, n) for arm, c in counts.items()}
     hidden_solved = {arm: int(np.sum(c[needs_hidden] > 0)) for arm, c in counts.items()}
-    failed = [name for name, (low, _) in ci.items() if low <= 0]
-    why = "all three shapes hold" if not failed else f"CI includes 0 for: {', '.join(failed)}"
     files = [
         write_sample_file(
             ctx.out_dir / "samples" / f"{ctx.claim_id}.seed{seed}.{arm}.csv",
@@ -1293,9 +1511,11 @@ def transformer_crossing(
         mid = curves[kl_arm][col] - curves[rl_arm][col]
         ax_d.errorbar([3 + i], [mid], yerr=[[mid - low], [high - mid]], fmt="s", capsize=4)
         ticks.append(f"KL − no KL, k={ks[col]} (reported)")
-    ax_d.axhline(0, color=THEORY, lw=0.8, label="claim: CI above 0")
+    for i, name in enumerate(("pass1_gain", "large_k_loss", "distill_gain")):
+        ax_d.plot(np.full(len(units[name]), i + 0.15), units[name], "x", color="0.4", ms=4)
+    ax_d.axhline(0, color=THEORY, lw=0.8, label="margin 0; x: per-model means (the units)")
     ax_d.set_xticks(range(len(ticks)), ticks, fontsize=6, rotation=20)
-    ax_d.set_ylabel("difference (95% paired bootstrap CI)")
+    ax_d.set_ylabel("difference (95% bootstrap CI over pooled prompts, reported)")
     ax_d.legend(fontsize="small")
     width = 0.8 / len(hist)
     for i, (arm, h) in enumerate(hist.items()):
@@ -1328,8 +1548,9 @@ def transformer_crossing(
         else ""
     )
     return CheckResult(
-        verdict=Verdict.of(not failed),
-        summary=f"{why}; pass@1 base/RL/distill {curves['base'][0]:.3f}/{curves[rl_arm][0]:.3f}/"
+        verdict=d.verdict,
+        decision=d.to_json(),
+        summary=f"over {len(res)} trained models: {d.summary()}; pass@1 base/RL/distill {curves['base'][0]:.3f}/{curves[rl_arm][0]:.3f}/"
         f"{curves['distill'][0]:.3f}, pass@{k_large} {curves['base'][j]:.3f}/"
         f"{curves[rl_arm][j]:.3f}/{curves['distill'][j]:.3f}, pass@{ks[-1]} "
         f"{curves['base'][-1]:.3f}/{curves[rl_arm][-1]:.3f}/{curves['distill'][-1]:.3f}; k* = "
@@ -1343,8 +1564,8 @@ def transformer_crossing(
             "estimator_max_abs_gap": estimator_gap,
             **{f"pass_at_k_{arm}": v for arm, v in curves.items()},
             "chance_pass1": chance_pass1,
-            "ci": ci,
-            "min_ci_low": float(min(low for low, _ in ci.values())),
+            "ci_over_pooled_prompts": ci,
+            "units": units,
             "k_star": cross.k_star,
             "k_star_per_seed": seed_k_star,
             "solved": solved,
@@ -1358,14 +1579,16 @@ def transformer_crossing(
             "base_loss_last": float(res[0]["base_loss"][-1]),
             "rl_reward_last": float(res[0]["rl_reward"][-1]),
             "sample_files": [str(f.relative_to(ctx.out_dir)) for f in files],
-            "seeds": len(res),
+            "seeds": len(trained),
+            "models_gated_out": len(trained) - len(res),
         },
         expected={
             "gate": f"base pass@1 ≥ max(chance + {BASE_ABOVE_CHANCE}, 3 × chance)",
-            "ci_low": "> 0 for pass1_gain, large_k_loss, distill_gain",
+            "pass1_gain": "> 0",
+            "large_k_loss": "> 0",
+            "distill_gain": "> 0",
         },
-        tolerance="95% paired-bootstrap CIs over problems exclude 0 in the stated direction, at "
-        f"k = 1 and k = {k_large}",
+        tolerance=ARM_B_RULE.text(),
         figures=ctx.save_figure(fig),
         arrays={"k": ks, **{f"counts_{a}": c for a, c in counts.items()}, "chance": chance},
     )
