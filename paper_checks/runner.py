@@ -155,7 +155,7 @@ def replicate_claim(claim: Claim, ctx: Context, runs: list[CheckResult]) -> dict
             "replicate": r,
             "root_entropy": replace(ctx, replicate=r).root_entropy(),
             "verdict": run.verdict.value,
-            "statistic": _scalar(run.measured.get(claim.statistic)),
+            "statistic": _statistic(claim, run),
         }
         for r, run in enumerate(runs)
     ]
@@ -218,6 +218,16 @@ def pooled_verdict(claim: Claim, runs: list[CheckResult]) -> CheckResult:
             summary=f"no counterexample, but not every root seed decided: {primary.summary}",
         )
     return primary
+
+
+def _statistic(claim: Claim, run: CheckResult) -> float | None:
+    """The claim's deciding statistic in one root seed's result: ``measured[statistic]``, or for
+    a claim decided over units, the mean over that root seed's units of the named part."""
+    value = _scalar(run.measured.get(claim.statistic))
+    if value is None and run.decision:
+        means = [p["mean"] for p in run.decision["parts"] if p["statistic"] == claim.statistic]
+        value = _scalar(means[0]) if means else None
+    return value
 
 
 def _scalar(value: Any) -> float | None:

@@ -110,6 +110,7 @@ EXACT_OVER_INSTANCES = {
     "diffusion.spectrum_matches_theory",
     "superposition.geometry",
     "rlvr.estimator_unbiased",
+    "rlvr.sharpening_crosses",  # Beta quadrature and a 20,000-problem sample: exact in effect
     "rlvr.single_crossing",
     "hivemind.disjoint_models",
     "hivemind.similarity_exact",

@@ -9,6 +9,7 @@ from paper_checks.docs import (
     render_claims,
     render_history,
     render_history_pointer,
+    render_provenance,
     render_summary,
     short_phrase,
 )
@@ -73,8 +74,11 @@ def test_short_phrase_cuts_at_a_word_boundary():
 
 def test_summary_has_a_row_per_claim_with_its_link_replication_and_escaped_phrase():
     text = render_summary(REFS)
-    assert "commit `abcdef123456`" in text
-    assert "3 claims: 1 PASS, 1 FAIL, 1 INCONCLUSIVE; on 1 a root seed alone PASSes" in text
+    assert "**Quick** (`docs/results/quick`, root seed 0" in text
+    assert "3 claims, 1 PASS, 1 FAIL, 1 INCONCLUSIVE (1 with root seeds contradicting" in text
+    assert "(docs/running.md#reference-runs-generated)" in text
+    assert "commit `abcdef123456`" in render_provenance("quick", RUN, RECORDS)  # the long form
+    assert "on 1 a root seed alone PASSes" in render_provenance("quick", RUN, RECORDS)
     rows = [line for line in text.splitlines() if line.startswith("| [")]
     assert len(rows) == 3
     assert "(docs/rlvr.md#rlvrb)" in rows[1]
@@ -114,8 +118,6 @@ def test_claims_block_holds_rule_verdict_replication_history_and_figure():
 def test_a_full_run_of_one_root_seed_and_an_update_made_elsewhere_read_plainly():
     from dataclasses import replace
 
-    from paper_checks.docs import render_provenance
-
     single = {"rlvr.a": replace(record("rlvr.a", Verdict.FAIL), replication=None)}
     text = render_claims("rlvr", {**REFS, "full": (RUN, single)})
     assert "**Full verdict: FAIL** (one root seed)." in text
@@ -128,7 +130,7 @@ def test_a_full_run_of_one_root_seed_and_an_update_made_elsewhere_read_plainly()
     assert (
         "`paper-checks run rlvr --out docs/results/full`" in line
     )  # inside the checkout: relative
-    assert "`paper-checks run rlvr.a --out /elsewhere/x` (made elsewhere and merged" in line
+    assert "`paper-checks run rlvr.a --out <elsewhere>/x` (made elsewhere and merged" in line
 
 
 def test_blocks_are_replaced_between_their_markers_only():
