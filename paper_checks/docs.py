@@ -452,6 +452,9 @@ def generated_files(
             ),
         }
         out[RUNNING] = render_blocks(RUNNING.read_text(encoding="utf-8"), blocks, RUNNING.name)
+    from paper_checks.api_docs import api_pages
+
+    out.update(api_pages())
     return out
 
 
@@ -460,5 +463,6 @@ def write_docs() -> list[Path]:
     files written."""
     files = generated_files()
     for path, text in files.items():
+        path.parent.mkdir(exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return list(files)
