@@ -11,6 +11,7 @@ layer); every figure says so. Torch is imported only inside the checks.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -18,9 +19,9 @@ import numpy as np
 
 from paper_checks.claims import HistoryEntry, claim
 from paper_checks.context import Context
+from paper_checks.decision import Decision, Part, Rule, within
 from paper_checks.plotting import THEORY, new_figure
 from paper_checks.results import CheckResult, Verdict
-from sims.bootstrap import paired_mean_ci
 from sims.mazes import U4, U_SMALL, GridMaze, serpentine_layout, successor_measure
 from theory.deep_crl import no_residual_log_gain_per_layer
 
@@ -90,11 +91,12 @@ def _geometric_mean_se(values: Sequence[float]) -> tuple[float, float]:
 
 
 def _by_point(records: list[dict[str, Any]], key: str) -> dict[tuple, list[float]]:
-    """Group a sweep's ``result[key]`` by (variant, depth)."""
+    """Group a sweep's ``result[key]`` by (variant, depth) (records without ``key`` left out)."""
     out: dict[tuple, list[float]] = {}
     for r in records:
         point = (r["params"]["variant"], r["params"]["depth"])
-        out.setdefault(point, []).append(r["result"][key])
+        if key in r["result"]:
+            out.setdefault(point, []).append(r["result"][key])
     return out
 
 
@@ -107,6 +109,92 @@ def _factor_rule(variant: str, depth: int) -> float:
     return SIGNAL_FACTOR
 
 
+def _by_seed(records: list[dict[str, Any]], key: str) -> dict[tuple, np.ndarray]:
+    """:func:`_by_point` with each point's values in seed order (unit i = seed index i)."""
+    ordered = sorted(records, key=lambda r: r.get("seed_index", 0))
+    return {k: np.asarray(v, float) for k, v in _by_point(ordered, key).items()}
+
+
+#: The shape bounds of ``signal_propagation``, as per-unit statistics (direction, margin).
+SIGNAL_SHAPES: dict[str, tuple[str, str, float]] = {
+    "paper_grad_band": ("ln max/min over depths of the paper block's gradient ratio", "less",
+                        math.log(2.0)),
+    "no_ln_jacobian_band": ("ln max/min over depths of the no-LN Jacobian gain", "less",
+                            math.log(1.3)),
+    "no_ln_trunk_max_dev": ("max over depths of |no-LN trunk gain − 1|", "less", 0.01),
+    "no_res_jacobian_growth": ("ln no-res Jacobian gain D 256 / D 4", "greater", math.log(30.0)),
+    "vanishing_16_over_4": ("log10 no-res-no-LN output rms D 16 / D 4", "less", -3.0),
+}  # fmt: skip
+
+
+def _entry(v: str, metric: str, d: int) -> str:
+    return f"{v}.{metric}.D{d}"
+
+
+def signal_rule(table: Mapping[str, Mapping[str, Mapping[int, float]]] = SPEC_SIGNAL_TABLE) -> Rule:
+    """The rule of ``signal_propagation``: an equivalence pair (TOST) per tabled entry on the
+    per-seed ln(measured / table) within ± ln(factor), one on the no-res growth rate over theory
+    within ± 25%, and one part per shape bound; Bonferroni over all of them."""
+    parts: list[Part] = []
+    for v, metrics in table.items():
+        for metric, by_depth in metrics.items():
+            for d, want in sorted(by_depth.items()):
+                text = f"ln({v} {metric} at D = {d} / table {want:g})"
+                parts += within(_entry(v, metric, d), text, 0.0, math.log(_factor_rule(v, d)))
+    parts += within("no_res_rate", "no-res ln-gain rate D 64→256 / ½·log(E[φ′²]/E[φ²]) − 1", 0.0,
+                    RATE_TOL)  # fmt: skip
+    parts += [Part(k, text, way, m, m) for k, (text, way, m) in SIGNAL_SHAPES.items()]
+    return Rule(
+        unit="one seed index: a fresh initialisation and input batch of every (variant, depth) "
+        "point (3 per root seed at quick, 5 at full)",
+        parts=tuple(parts),
+    )
+
+
+def signal_units(
+    records: list[dict[str, Any]],
+    table: Mapping[str, Mapping[str, Mapping[int, float]]],
+    extra: Sequence[int] = (),
+) -> dict[str, list[float]]:
+    """Per seed index, the statistics of :func:`signal_rule` from a signal sweep's records."""
+    got = {m: _by_seed(records, m) for m in ("grad_ratio", "trunk_gain", "jacobian_gain",
+                                              "output_rms")}  # fmt: skip
+    units: dict[str, np.ndarray] = {}
+    for v, metrics in table.items():
+        for metric, by_depth in metrics.items():
+            for d, want in by_depth.items():
+                units[_entry(v, metric, d)] = np.log(got[metric][(v, d)] / want)
+    jac, grad = got["jacobian_gain"], got["grad_ratio"]
+    rate = np.log(jac[("no_res", 256)] / jac[("no_res", 64)]) / (256 - 64)
+    units["no_res_rate"] = rate / no_residual_log_gain_per_layer() - 1
+    band = np.log([grad[("paper", d)] for d in [*sorted(table["paper"]["grad_ratio"]), *extra]])
+    units["paper_grad_band"] = np.ptp(band, axis=0)
+    no_ln = np.log([jac[("no_ln", d)] for d in sorted(table["no_ln"]["jacobian_gain"])])
+    units["no_ln_jacobian_band"] = np.ptp(no_ln, axis=0)
+    trunk = [got["trunk_gain"][("no_ln", d)] for d in sorted(table["no_ln"]["trunk_gain"])]
+    units["no_ln_trunk_max_dev"] = np.max(np.abs(np.array(trunk) - 1), axis=0)
+    units["no_res_jacobian_growth"] = np.log(jac[("no_res", 256)] / jac[("no_res", 4)])
+    out = got["output_rms"]
+    units["vanishing_16_over_4"] = np.log10(out[("no_res_no_ln", 16)] / out[("no_res_no_ln", 4)])
+    return {k: np.asarray(v, float).tolist() for k, v in units.items()}
+
+
+def _decision_counts(decision: Decision) -> str:
+    """A short line for a rule of many parts: the verdict, the parts by verdict, the undecided or
+    failing statistics and the units that would decide it."""
+    by = {v: [p.part.statistic for p in decision.parts if p.verdict.value == v]
+          for v in ("PASS", "FAIL", "INCONCLUSIVE")}  # fmt: skip
+    n = min((p.n for p in decision.parts), default=0)
+    text = (f"{decision.verdict.value} over {n} units: {len(by['PASS'])} of "
+            f"{len(decision.parts)} parts PASS, {len(by['FAIL'])} FAIL")  # fmt: skip
+    for v in ("FAIL", "INCONCLUSIVE"):
+        if by[v]:
+            text += f"; {v}: {', '.join(dict.fromkeys(by[v]))}"
+    if decision.verdict.value == "INCONCLUSIVE" and decision.units_needed is not None:
+        text += f"; about {decision.units_needed} units would decide it"
+    return text + (f"; {decision.reason}" if decision.reason else "")
+
+
 # --------------------------------------------------------------------------- signal_propagation
 @claim(
     "deep_crl.signal_propagation",
@@ -116,15 +204,13 @@ def _factor_rule(variant: str, depth: int) -> float:
     "(flat input-Jacobian gain); without residuals gradients grow exponentially; without both "
     "the signal vanishes.",
     source="§4 architecture, ablations Fig. 5 / rebuttal table; spec §5 signal-propagation table",
-    rule="Geometric means over seeds. PASS when every tabled entry agrees within its factor "
-    "(×2.5; ×10 for no-res at D ≥ 64; ×1000 for the vanishing no-res-no-LN outputs), the no-res "
-    "log-gain rate between D = 64 and 256 is within 25% of ½·log(E[φ′²]/E[φ²]), and the five "
-    "shape bounds hold (paper grad-ratio band ≤ ×2; no-LN Jacobian band ≤ ×1.3, trunk within 1% "
-    "of 1; no-res Jacobian growth D4→256 ≥ ×30; no-res-no-LN output D16/D4 ≤ 1e-3), i.e. the "
-    "worst measured/limit ratio is ≤ 1; FAIL when it is > 1. No INCONCLUSIVE. At --scale paper "
-    "(width 256) the paper grad-ratio band also covers the paper block at D = 1024.",
+    rule="An equivalence test per tabled entry (factor ×2.5; ×10 for no-res at D ≥ 64; ×1000 for "
+    "the vanishing no-res-no-LN outputs), the no-res log-gain rate within 25% of theory, and the "
+    "five shape bounds, each on per-seed values. At --scale paper (width 256) the paper "
+    "grad-ratio band also covers the paper block at D = 1024.",
     stochastic=True,
     statistic="worst_check_over_limit",
+    decision=signal_rule(),
     history=[
         HistoryEntry(
             date="2026-11-30",
@@ -151,14 +237,28 @@ def _factor_rule(variant: str, depth: int) -> float:
             reason="issue 19: --scale paper refused every deep-CRL claim",
             before="--scale paper refused; quick and full numbers unchanged",
         ),
+        HistoryEntry(
+            date="2026-12-02",
+            change="rule: from 'the geometric mean over seeds of every entry within its factor, "
+            "the rate and the five shape bounds on the seed means (worst measured/limit ≤ 1), else "
+            "FAIL' to a three-way decision over seed indices (units): two one-sided tests per "
+            "entry on the per-seed ln(measured/table) within ± ln(factor), one on the per-seed "
+            "rate over theory within ± 25%, one-sided parts on the per-seed shape statistics, "
+            "Bonferroni over all 109 parts, pooled over root seeds (issue 26)",
+            reason="these are Monte Carlo measurements of random initialisations against a "
+            "tolerance, not an identity: a point estimate against a factor has no stated error "
+            "rate, and the chaotic no-res entries at D ≥ 64 (ln sd 1–1.7 over seeds) can flip it",
+            before="PASS (quick: worst_check_over_limit 0.570, PASS under 5/5 root seeds, 0.55–"
+            "0.79; full PASS: 0.761)",
+        ),
     ],
 )
 def signal_propagation(
     ctx: Context, *, table: Mapping[str, Mapping[str, Mapping[int, float]]] = SPEC_SIGNAL_TABLE
 ) -> CheckResult:
     """Fresh critics (width 128, batch 256 Gaussian inputs, InfoNCE + λ·LSE² loss), 3 seeds per
-    (variant, depth), summarised by the geometric mean over seeds. Each tabled entry must agree
-    within its factor (2.5; 10 for no-res at
+    (variant, depth), decided over seed indices by :func:`signal_rule` (geometric means shown).
+    Each tabled entry must agree within its factor (2.5; 10 for no-res at
     D ≥ 64; 1000 for vanishing outputs), and the shapes must hold: paper-block grad ratio
     max/min over depths ≤ 2; no-LN Jacobian gain max/min ≤ 1.3 and trunk gain within 1% of 1;
     no-res Jacobian gain at D = 256 ≥ 30× that at D = 4, growing between D = 64 and 256 at the
@@ -185,11 +285,9 @@ def signal_propagation(
                 ratio = max(mean / want, want / mean) if mean > 0 else np.inf
                 worst = max(worst, ratio / factor)
                 rows.append((v, metric, d, mean, se, want, ratio, factor))
-    agree = all(r[6] <= r[7] for r in rows)
     jac = _by_point(records, "jacobian_gain")
     rates = np.log(np.array(jac[("no_res", 256)]) / np.array(jac[("no_res", 64)])) / (256 - 64)
     rate_theory = no_residual_log_gain_per_layer()
-    rate_ok = abs(rates.mean() / rate_theory - 1) <= RATE_TOL
     mean_of = {(r[0], r[1], r[2]): r[3] for r in rows}
 
     def curve(v: str, metric: str) -> np.ndarray:
@@ -220,7 +318,8 @@ def signal_propagation(
         "vanishing_16_over_4": shapes["vanishing_16_over_4"] / 1e-3,
     }
     worst_check = float(max(limits.values()))
-    shape_ok = rate_ok and all(v <= 1 for k, v in limits.items() if k != "table")
+    rule = signal_rule(table)
+    decision = rule.decide(signal_units(records, table, extra))
 
     fig, axes = new_figure(ncols=3, figsize=(13, 3.8))
     panels = [("grad_ratio", "‖∇W_first‖ / ‖∇W_last‖"), ("jacobian_gain", "input-Jacobian gain"),
@@ -243,8 +342,11 @@ def signal_propagation(
     n_checked = len(rows)
     misses = [f"{r[0]} {r[1]} D{r[2]}: {r[3]:.3g} vs {r[5]:.3g}" for r in rows if r[6] > r[7]]
     return CheckResult(
-        verdict=Verdict.of(agree and shape_ok and worst_check <= 1),
-        summary=f"{n_checked - len(misses)}/{n_checked} checked table entries within their factor"
+        verdict=decision.verdict,
+        decision=decision.to_json(),
+        summary=_decision_counts(decision)
+        + f"; geometric means: {n_checked - len(misses)}/{n_checked} table entries within their "
+        "factor"
         + (f" (misses: {'; '.join(misses[:4])})" if misses else "")
         + f"; no-res log-gain rate D 64→256 {rates.mean():.4f}/layer vs theory "
         f"{rate_theory:.4f}; paper grad ratio {curve('paper', 'grad_ratio').round(3).tolist()} at D 4–256, "
@@ -321,8 +423,46 @@ TRAIN_SIZES: dict[str, dict[str, Any]] = {
         "checkpoint_every": PAPER_CHECKPOINT_EVERY,
     },
 }
-#: "Deeper does not train worse": mean paired loss difference ≤ this margin (nats) + 2 s.e.
+#: "Deeper does not train worse": the mean paired loss increase over D = 4 lies below this (nats).
 NOT_WORSE_MARGIN = 0.02
+#: The unit of the fixed-data critic claims.
+PAIRED_CRITIC_SEED = (
+    "one paired seed: a fresh set of 20,000 (state, future) pairs and one initialisation stream, "
+    "shared by every variant and depth of that seed (3 per root seed at quick, 5 at full)"
+)
+
+
+def trainability_rule(
+    reference: str = "paper", contenders: Sequence[str] = ("no_ln", "no_res")
+) -> Rule:
+    """The rule of ``trainability``: per contender, its D = 16 loss minus the reference's (> 0);
+    and the reference's worst paired increase over D = 4 among the deeper depths (< 0.02)."""
+    beats = tuple(
+        Part(f"{c}_minus_{reference}", f"final InfoNCE of {c} minus {reference} at D = 16, nats",
+             "greater", 0.0, 0.0)
+        for c in contenders
+    )  # fmt: skip
+    deeper = Part(
+        "deeper_minus_d4",
+        f"max over the deeper depths D > 4 of the {reference} block's final InfoNCE at D minus at "
+        "D = 4 (same seed), nats",
+        "less", NOT_WORSE_MARGIN, NOT_WORSE_MARGIN,
+    )  # fmt: skip
+    return Rule(unit=PAIRED_CRITIC_SEED, parts=(*beats, deeper))
+
+
+def trainability_units(
+    loss: Mapping[tuple, np.ndarray],
+    reference: str,
+    contenders: Sequence[str],
+    depths: Sequence[int],
+) -> dict[str, list[float]]:
+    """Per paired seed, the statistics of :func:`trainability_rule` from final losses by
+    (variant, depth) (arrays in seed order)."""
+    units = {f"{c}_minus_{reference}": loss[(c, 16)] - loss[(reference, 16)] for c in contenders}
+    deeper = np.array([loss[(reference, d)] - loss[(reference, 4)] for d in depths if d > 4])
+    units["deeper_minus_d4"] = deeper.max(axis=0)
+    return {k: np.asarray(v, float).tolist() for k, v in units.items()}
 
 
 def _sizes(ctx: Context, table: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any]:
@@ -338,16 +478,13 @@ def _task_sizes(size: Mapping[str, Any]) -> dict[str, Any]:
 @claim(
     "deep_crl.trainability",
     paper="deep_crl",
-    statement="With the same data, the paper block at depth 16 reaches a lower InfoNCE loss than "
-    "the no-LN and no-residual blocks at depth 16 in every seed, and deeper paper blocks do not "
-    "train worse than depth 4.",
     source="Fig. 5 (residuals), rebuttal ablation table (no LN flat at 6.6/13/12/13); spec §4A",
-    rule="PASS when the paper block at D = 16 has a lower final training InfoNCE than no-LN and "
-    "no-res at D = 16 in every (paired) seed, and for every deeper depth its mean paired loss "
-    "increase over D = 4 is ≤ 0.02 nats + 2 s.e. (0 violations); FAIL when any seed or depth "
-    "violates (≥ 1 violation). No INCONCLUSIVE.",
+    statement="With the same data, the paper block at depth 16 reaches a lower InfoNCE loss than "
+    "the no-LN and no-residual blocks at depth 16, and deeper paper blocks do not train worse "
+    "than depth 4 (by more than 0.02 nats).",
+    rule="Final training InfoNCE (mean over the last 10% of steps) on fixed maze data.",
     stochastic=True,
-    statistic="n_violations",
+    decision=trainability_rule(),
     history=[
         HistoryEntry(
             date="2026-12-01",
@@ -355,6 +492,20 @@ def _task_sizes(size: Mapping[str, Any]) -> dict[str, Any]:
             "(quick and full unchanged)",
             reason="issue 19: --scale paper refused every deep-CRL claim",
             before="--scale paper refused; quick and full numbers unchanged",
+        ),
+        HistoryEntry(
+            date="2026-12-02",
+            change="rule: from 'the paper block beats no-LN and no-res at D = 16 in every seed, "
+            "and each deeper depth's mean paired increase over D = 4 ≤ 0.02 + 2 s.e.' to a "
+            "three-way decision over paired seeds (units): Student-t bounds on the mean paired "
+            "differences no-LN − paper and no-res − paper at D = 16 (> 0) and on the worst "
+            "deeper-minus-D4 increase per seed (< 0.02), Bonferroni over the parts, pooled over "
+            "root seeds; 'in every seed' left the statement (issue 26)",
+            reason="'every seed' decides at the noise level: at full the claim FAILed because one "
+            "seed of the paper block lost to no-res (means 3.472 vs 3.474)",
+            before="PASS at quick (n_violations 0 under 5/5 root seeds); FAIL at full (the paper "
+            "block beat no-res in not every seed; D = 16 means paper 3.472, no-LN 3.564, no-res "
+            "3.474; deeper − D4 +0.009 ± 0.007 at D16, +0.006 ± 0.001 at D32)",
         ),
     ],
 )
@@ -368,10 +519,8 @@ def trainability(
     """Critics f(s, g) = −‖φ(s) − ψ(g)‖ trained on one fixed set of 20,000 (state, future) pairs
     from the 7-corridor serpentine maze's successor measure (γ 0.95, batch 256, Adam 3e-4); the
     same data and initial seed streams for every variant (paired seeds). Loss = training InfoNCE
-    averaged over the last 10% of steps. PASS iff the reference at D = 16 beats every contender
-    at D = 16 in every seed, and for every deeper depth the reference's mean paired loss increase
-    over D = 4 is ≤ 0.02 nats + 2 s.e. ``task`` replaces the training run (default
-    :func:`neural.deep_crl.train_maze_critic`)."""
+    averaged over the last 10% of steps. Decided by :func:`trainability_rule` over paired seeds.
+    ``task`` replaces the training run (default :func:`neural.deep_crl.train_maze_critic`)."""
     if task is None:
         from neural.deep_crl import train_maze_critic as task
 
@@ -388,10 +537,8 @@ def trainability(
     deeper = {
         d: _mean_se(loss[(reference, d)] - loss[(reference, 4)]) for d in size["depths"] if d > 4
     }
-    not_worse = all(m <= NOT_WORSE_MARGIN + 2 * se for m, se in deeper.values())
-    n_violations = sum(
-        int(np.sum(loss[(reference, 16)] >= loss[(c, 16)])) for c in contenders
-    ) + sum(m > NOT_WORSE_MARGIN + 2 * se for m, se in deeper.values())
+    rule = trainability_rule(reference, contenders)
+    decision = rule.decide(trainability_units(loss, reference, contenders, size["depths"]))
 
     fig, (ax, ax_c) = new_figure(ncols=2, figsize=(10, 3.8))
     for k, v in enumerate(variants):
@@ -413,27 +560,28 @@ def trainability(
     ax_c.set_xlabel("SGD step / (steps/50)")
     ax_c.set_ylabel("training InfoNCE")
     ax_c.legend(fontsize="x-small", ncol=2)
-    passed = all(beats.values()) and not_worse
     at16 = ", ".join(f"{v} {_mean_se(loss[(v, 16)])[0]:.3f}" for v in variants)
     return CheckResult(
-        verdict=Verdict.of(passed),
+        verdict=decision.verdict,
         summary=f"width {size['width']}, {size['steps']} steps, {size['n_seeds']} seeds: "
         f"InfoNCE at D = 16: {at16}; {reference} beats "
         + ", ".join(f"{c} in {'every' if b else 'not every'} seed" for c, b in beats.items())
         + "; deeper − D4: "
-        + ", ".join(f"D{d} {m:+.3f} ± {se:.3f}" for d, (m, se) in deeper.items()),
+        + ", ".join(f"D{d} {m:+.3f} ± {se:.3f}" for d, (m, se) in deeper.items())
+        + "; "
+        + decision.summary(),
+        decision=decision.to_json(),
         measured={
             "loss": {f"{v}@{d}": loss[(v, d)] for v, d in loss},
             "beats_every_seed": beats,
-            "n_violations": n_violations,
             "deeper_minus_d4": {str(d): {"mean": m, "se": se} for d, (m, se) in deeper.items()},
-        },
+        }
+        | {name: float(np.mean(v)) for name, v in decision.units.items()},
         expected={
-            "beats_every_seed": dict.fromkeys(contenders, True),
-            "deeper_minus_d4": f"≤ {NOT_WORSE_MARGIN} + 2 s.e.",
+            p.statistic: f"{'>' if p.direction == 'greater' else '<'} {p.pass_margin:g}"
+            for p in rule.parts
         },
-        tolerance="strict per-seed ordering at D = 16; deeper-vs-D4 mean paired difference "
-        f"≤ {NOT_WORSE_MARGIN} nats + 2 s.e.; {CPU_CONFIG_INPUT}",
+        tolerance=f"{rule.text()} {CPU_CONFIG_INPUT}",
         figures=ctx.save_figure(fig),
         arrays={f"loss.{v}.{d}": loss[(v, d)] for v, d in loss},
     )
@@ -453,9 +601,25 @@ GEODESIC_SIZES: dict[str, dict[str, Any]] = {
         "checkpoint_every": PAPER_CHECKPOINT_EVERY,
     },
 }
-#: Pre-registered (spec §4 Statistics): ρ_geo(D = 4) − ρ_geo(one hidden layer) ≥ 0.03 with a
-#: bootstrap 90% CI above 0, and the shortcut index ρ_euc − ρ_geo falls.
+#: Pre-registered (spec §4 Statistics): ρ_geo(D = 4) − ρ_geo(one hidden layer) ≥ 0.03, and the
+#: shortcut index ρ_euc − ρ_geo falls.
 MIN_RHO_GAIN = 0.03
+
+
+def geodesic_rule(min_gain: float = MIN_RHO_GAIN) -> Rule:
+    """The rule of ``critic_learns_geodesic``: the paired gain in ρ_geo from D = 0 to D = 4 above
+    ``min_gain`` and the paired change of the shortcut index below 0."""
+    return Rule(
+        unit=PAIRED_CRITIC_SEED.replace("every variant and depth", "every depth"),
+        parts=(
+            Part("rho_gain", "ρ_geo(D = 4) − ρ_geo(one hidden layer) of the seed", "greater",
+                 min_gain, min_gain),
+            Part("shortcut_change", "shortcut index ρ_euc − ρ_geo at D = 4 minus at D = 0 of the "
+                 "seed", "less", 0.0, 0.0),
+        ),
+    )  # fmt: skip
+
+
 SERPENTINE = (7, 13)  # 7 corridors of 13 cells: 97 free cells (spec §4B)
 
 
@@ -464,14 +628,13 @@ SERPENTINE = (7, 13)  # 7 corridors of 13 cells: 97 free cells (spec §4B)
     paper="deep_crl",
     statement="On a serpentine maze with fixed random-walk data, a deeper critic ranks goals by "
     "geodesic rather than Euclidean distance: ρ(f, −geodesic) rises from one hidden layer to "
-    "depth 4 by ≥ 0.03 (bootstrap 90% CI > 0) and the Euclidean shortcut index falls.",
+    "depth 4 by ≥ 0.03 and the Euclidean shortcut index falls.",
     source="Fig. 9 (U4 Q-map: depth 4 follows Euclidean distance through the wall, depth 64 the "
     "corridor); spec §4B",
-    rule="PASS when the mean paired gain ρ_geo(D = 4) − ρ_geo(one hidden layer) is ≥ 0.03, its "
-    "bootstrap 90% CI over seeds lies above 0, and the mean shortcut index ρ_euc − ρ_geo falls "
-    "from D = 0 to D = 4; FAIL when any of the three misses. No INCONCLUSIVE.",
+    rule="Per-state Spearman ρ over goals within 20 moves, averaged over states.",
     stochastic=True,
     statistic="rho_gain_d4_minus_d0",
+    decision=geodesic_rule(),
     history=[
         HistoryEntry(
             date="2026-12-01",
@@ -479,6 +642,17 @@ SERPENTINE = (7, 13)  # 7 corridors of 13 cells: 97 free cells (spec §4B)
             "(quick and full unchanged)",
             reason="issue 19: --scale paper refused every deep-CRL claim",
             before="--scale paper refused; quick and full numbers unchanged",
+        ),
+        HistoryEntry(
+            date="2026-12-02",
+            change="rule: from 'mean gain ≥ 0.03 with a 90% percentile bootstrap CI over seeds "
+            "above 0, and the mean shortcut index falls' to a three-way decision over paired "
+            "seeds (units): Student-t bounds on the mean gain against 0.03 and on the mean "
+            "shortcut change against 0, Bonferroni over the two, pooled over root seeds (issue 26)",
+            reason="a percentile bootstrap over 3 seeds under-covers (75% for a nominal 95%): its "
+            "half-width was 0.0025 where the gain's sd over root seeds is 0.008",
+            before="PASS (quick: gain +0.223, 90% CI [+0.221, +0.226]; PASS under 5/5 root seeds, "
+            "gains 0.202–0.223; full PASS: +0.180, CI [+0.176, +0.184])",
         ),
     ],
 )
@@ -494,8 +668,8 @@ def critic_learns_geodesic(
     InfoNCE optimum f* = log M(s, g)/p(g) (M the exact successor measure) has the ρ drawn as the
     reference line. The figure adds the Q-map of the U4 maze (the paper's Fig. 9 layout) from
     critics trained the same way on U4 random-walk data at the shallowest and deepest depth (one
-    seed; shown, not scored). PASS iff ρ(D4) − ρ(D0) ≥ 0.03 in the mean with a bootstrap 90% CI above 0,
-    and the shortcut index ρ_euc − ρ_geo at D = 4 is below that at D = 0 in the mean."""
+    seed; shown, not scored). Decided by :func:`geodesic_rule` over paired seeds: the gain
+    ρ(D4) − ρ(D0) above ``min_gain`` and the shortcut index ρ_euc − ρ_geo falling."""
     from neural.deep_crl import spearman_rows, train_maze_critic
 
     size = _sizes(ctx, GEODESIC_SIZES)
@@ -519,9 +693,12 @@ def critic_learns_geodesic(
         rho[d] = np.array([spearman_rows(f, -target, mask) for f in fs])
         shortcut[d] = np.array([spearman_rows(f, -euc, mask) for f in fs]) - rho[d]
     gain = rho[4] - rho[0]
-    ci = paired_mean_ci(gain, ctx.rng("bootstrap"), n_boot=10_000, level=0.9)
+    rule = geodesic_rule(min_gain)
+    decision = rule.decide(
+        {"rho_gain": gain.tolist(), "shortcut_change": (shortcut[4] - shortcut[0]).tolist()}
+    )
+    bounds = [decision.parts[0].lower, decision.parts[0].upper]
     shortcut_drop = float(np.mean(shortcut[4] - shortcut[0]))
-    passed = gain.mean() >= min_gain and ci[0] > 0 and shortcut_drop < 0
 
     fig, (ax, ax_q0, ax_q1, ax_u0, ax_u1) = new_figure(ncols=5, figsize=(20, 3.8))
     depths = list(size["depths"])
@@ -552,18 +729,18 @@ def critic_learns_geodesic(
         axq.set_xticks([])
         axq.set_yticks([])
     return CheckResult(
-        verdict=Verdict.of(passed),
+        verdict=decision.verdict,
+        decision=decision.to_json(),
         summary=f"serpentine {SERPENTINE[0]}×{SERPENTINE[1]} (97 cells), width {size['width']}, "
         f"{size['steps']} steps, {size['n_seeds']} seeds: ρ_geo "
         + ", ".join(f"D{d} {rho[d].mean():.3f}" for d in depths)
-        + f" (optimum {rho_opt:.3f}); D4 − D0 = {gain.mean():+.3f}, 90% CI "
-        f"[{ci[0]:+.3f}, {ci[1]:+.3f}]; shortcut index D0 {shortcut[0].mean():+.3f} → "
-        f"D4 {shortcut[4].mean():+.3f}",
+        + f" (optimum {rho_opt:.3f}); shortcut index D0 {shortcut[0].mean():+.3f} → "
+        f"D4 {shortcut[4].mean():+.3f}; " + decision.summary(),
         measured={
             "rho_geo": {str(d): rho[d] for d in depths},
             "shortcut_index": {str(d): shortcut[d] for d in depths},
             "rho_gain_d4_minus_d0": float(gain.mean()),
-            "rho_gain_ci90": ci,
+            "rho_gain_bounds": bounds,
             "shortcut_change_d4_minus_d0": shortcut_drop,
             "rho_geo_optimum": rho_opt,
             "u4_rho_geo_seed0": {
@@ -571,12 +748,10 @@ def critic_learns_geodesic(
             },
         },
         expected={
-            "rho_gain_d4_minus_d0": f"≥ {min_gain}",
-            "rho_gain_ci90": "lower end > 0",
-            "shortcut_change_d4_minus_d0": "< 0",
+            "rho_gain_d4_minus_d0": f"lower bound > {min_gain}",
+            "shortcut_change_d4_minus_d0": "upper bound < 0",
         },
-        tolerance=f"mean gain ≥ {min_gain}, bootstrap 90% CI over seeds excluding 0, shortcut "
-        f"index falls; {CPU_CONFIG_INPUT}",
+        tolerance=f"{rule.text()} {CPU_CONFIG_INPUT}",
         figures=ctx.save_figure(fig),
         arrays={f"rho_geo.{d}": rho[d] for d in depths}
         | {f"shortcut.{d}": shortcut[d] for d in depths}
@@ -604,10 +779,8 @@ ONLINE_PAPER_SIZES: dict[str, Any] = {
     "n_seeds": 3,
     "task": {**ONLINE_SIZES["task"], "width": PAPER_WIDTH, "checkpoint_every": 10},
 }
-#: Δ = mean(deep) − mean(shallow) far-goal success with the interval Δ ± ONLINE_Z s.e. (≈ 95%).
-#: PASS: the interval lies above 0 and Δ ≥ ONLINE_MIN_GAIN; FAIL: the interval lies below
-#: +ONLINE_MIN_GAIN (it excludes a benefit of depth of that size); INCONCLUSIVE otherwise.
-ONLINE_Z = 2.0
+#: The benefit of depth the claim asserts: far-goal success of the deep agent above the shallow
+#: one's by more than this, per paired seed in the mean.
 ONLINE_MIN_GAIN = 0.05
 FULL_ONLY = "full scale only (run with --scale full)"
 #: Table 1, Ant U4, time at goal out of 1000 steps (5 seeds): depth 4 → 64 (not comparable with a
@@ -653,31 +826,22 @@ def _reported_text(
     )
 
 
-def online_verdict(
-    deep: Sequence[float], shallow: Sequence[float], *, z: float = ONLINE_Z,
-    min_gain: float = ONLINE_MIN_GAIN,
-) -> tuple[Verdict, float, float]:  # fmt: skip
-    """(verdict, Δ, s.e.) for per-seed scores of the deep and the shallow agent:
-    Δ = mean(deep) − mean(shallow), s.e. = √(s.e.²_deep + s.e.²_shallow) (independent seeds),
-    interval [Δ − z·s.e., Δ + z·s.e.]. PASS iff Δ − z·s.e. > 0 and Δ ≥ min_gain; FAIL iff
-    Δ + z·s.e. < min_gain (the interval excludes a benefit of depth of min_gain); INCONCLUSIVE
-    otherwise (the interval holds both a benefit ≥ min_gain and one below it)."""
-    (m_deep, se_deep), (m_shallow, se_shallow) = _mean_se(deep), _mean_se(shallow)
-    diff, se = m_deep - m_shallow, float(np.hypot(se_deep, se_shallow))
-    if diff - z * se > 0 and diff >= min_gain:
-        return Verdict.PASS, diff, se
-    if diff + z * se < min_gain:
-        return Verdict.FAIL, diff, se
-    return Verdict.INCONCLUSIVE, diff, se
+ONLINE_RULE = Rule(
+    unit="one paired seed: the shallow and the deep agent trained online from one seed stream "
+    "(environment resets, exploration, initialisation); full scale only",
+    parts=(
+        Part("success_gain", "far-goal success of the deep agent minus the shallow one's "
+             "(D = 16 − D = 4; D = 64 − D = 4 at --scale paper)", "greater", ONLINE_MIN_GAIN,
+             ONLINE_MIN_GAIN),
+    ),
+    note="Quick scale trains no online agent: INCONCLUSIVE by declaration.",
+)  # fmt: skip
 
 
-ONLINE_RULE = (
-    f"Δ = mean far-goal success(D = 16) − mean(D = 4) over independent seeds, interval "
-    f"Δ ± {ONLINE_Z:g} s.e. PASS when the interval lies above 0 and Δ ≥ {ONLINE_MIN_GAIN}; FAIL "
-    f"when its upper end is below +{ONLINE_MIN_GAIN} (it excludes a {ONLINE_MIN_GAIN} benefit of "
-    "depth); INCONCLUSIVE when the interval holds both, and at quick scale, which is declared too "
-    "small (full scale only). At --scale paper the deep agent is D = 64 (Table 1), width 256."
-)
+def online_decision(deep: Sequence[float], shallow: Sequence[float]) -> Decision:
+    """:data:`ONLINE_RULE` on per-seed scores of the deep and the shallow agent, paired by seed."""
+    gain = np.asarray(deep, float) - np.asarray(shallow, float)
+    return ONLINE_RULE.decide({"success_gain": gain.tolist()})
 
 
 @claim(
@@ -687,9 +851,11 @@ ONLINE_RULE = (
     "often with depth-16 (depth-64 at --scale paper) than with depth-4 actor and critic encoders.",
     source="Table 1 (Ant U4 time at goal 11.4 → 286 from depth 4 to 64), Fig. 9 (depth 4 stuck "
     "at the wall); spec §4C",
-    rule=ONLINE_RULE,
+    rule="Far-goal success rate (3 goals behind the wall) under the deterministic policy, mean "
+    "of the last 3 evaluations.",
     stochastic=True,
-    statistic="success_diff_ci_high",
+    statistic="success_diff",
+    decision=ONLINE_RULE,
     history=[
         HistoryEntry(
             date="2026-11-30",
@@ -725,12 +891,23 @@ ONLINE_RULE = (
             reason="issue 19: --scale paper refused every deep-CRL claim",
             before="--scale paper refused; quick and full numbers unchanged",
         ),
+        HistoryEntry(
+            date="2026-12-02",
+            change="rule: from Δ ± 2 s.e. over independent seeds (PASS when above 0 with Δ ≥ 0.05, "
+            "FAIL when below +0.05) to a three-way decision over paired seeds (units; both depths "
+            "now share each seed's stream): Student-t bounds on the mean paired gain against "
+            "0.05, pooled over root seeds (issue 26)",
+            reason="z = 2 over 3 seeds is not a 95% interval (t_{0.975,2} = 4.3), and a paired "
+            "unit removes the seed-to-seed variance both depths share",
+            before="INCONCLUSIVE (quick: full scale only; full: Δ −0.21 ± 0.19, interval [−0.59, "
+            "+0.16] holds +0.05)",
+        ),
     ],
 )
 def online_maze(
     ctx: Context,
     *,
-    decide: Callable[..., tuple[Verdict, float, float]] = online_verdict,
+    decide: Callable[..., Decision] = online_decision,
     task: Callable[..., dict[str, Any]] | None = None,
 ) -> CheckResult:
     """Online CRL (:func:`neural.crl.train_online_crl`) on ``#####/#RGG#/###G#/#GGG#/#####``
@@ -739,13 +916,15 @@ def online_maze(
     (commanded for acting only; learning uses in-episode relabeled future states). Score: the
     success rate on the three far goals (bottom row, ≥ 4 moves from the start, behind the wall)
     under the deterministic policy, mean over the last 3 evaluations; time at goal is reported
-    beside it. Verdict from :func:`online_verdict` on the per-seed success rates. ``task``
+    beside it. Verdict from :func:`online_decision` on the paired per-seed success rates. ``task``
     replaces the training run (default :func:`neural.crl.train_online_crl`)."""
     if ctx.scale == "quick":
+        decision = ONLINE_RULE.decide({"success_gain": []})
         return CheckResult(
             verdict=Verdict.INCONCLUSIVE,
             summary=f"{FULL_ONLY}: 2 depths × 3 seeds of online CRL training",
-            measured={"success_diff_ci_high": None},
+            decision=decision.to_json(),
+            measured={"success_diff": None},
             expected={},
             tolerance=f"{FULL_ONLY}; {CPU_CONFIG_ONLINE}",
         )
@@ -754,14 +933,16 @@ def online_maze(
 
     size = ctx.pick(quick=ONLINE_SIZES, full=ONLINE_SIZES, paper=ONLINE_PAPER_SIZES)
     params = [{"depth": d, **size["task"]} for d in size["depths"]]
-    records = ctx.sweep(task, params, name="online", n_seeds=size["n_seeds"])
+    records = ctx.sweep(task, params, name="online", n_seeds=size["n_seeds"], paired_seeds=True)
     task_params = size["task"]
     shallow, deep = size["depths"][0], size["depths"][-1]
     maze = GridMaze.from_layout(task_params.get("layout", U_SMALL))
     runs = {d: [r["result"] for r in records if r["params"]["depth"] == d] for d in size["depths"]}
     success = _success_by_depth(records)
     at_goal = {d: np.array([r["final_time_at_goal"] for r in runs[d]]) for d in runs}
-    verdict, diff, se = decide(success[deep], success[shallow])
+    decision = decide(success[deep], success[shallow])
+    verdict, gain = decision.verdict, decision.parts[0]
+    diff = float(success[deep].mean() - success[shallow].mean())
     tag_diff = _mean_se(at_goal[deep])[0] - _mean_se(at_goal[shallow])[0]
     reported = {  # config -> depth -> per-seed far-goal success; reported, not deciding
         config: _success_by_depth(
@@ -770,6 +951,7 @@ def online_maze(
                 [{**p, "config": config} for p in params],
                 name=f"online-{config}",
                 n_seeds=size["n_seeds"],
+                paired_seeds=True,
             ),
         )
         for config in ONLINE_REPORTED_CONFIGS
@@ -808,6 +990,7 @@ def online_maze(
     per_seed = {d: ", ".join(f"{v:.2f}" for v in success[d]) for d in runs}
     return CheckResult(
         verdict=verdict,
+        decision=decision.to_json(),
         summary=f"small U-maze, width {task_params.get('width', 64)}, "
         f"{runs[shallow][0]['grad_steps_total']} SGD steps, "
         f"{size['n_seeds']} seeds: far-goal success "
@@ -815,9 +998,9 @@ def online_maze(
             f"D{d} {success[d].mean():.2f} ± {_mean_se(success[d])[1]:.2f} [{per_seed[d]}]"
             for d in runs
         )
-        + f"; D{deep} − D{shallow} = {diff:+.2f} ± {se:.2f}, interval "
-        f"[{diff - ONLINE_Z * se:+.2f}, {diff + ONLINE_Z * se:+.2f}] (PASS: above 0 with "
-        f"Δ ≥ {ONLINE_MIN_GAIN}; FAIL: below +{ONLINE_MIN_GAIN}); time at goal "
+        + f"; paired gain D{deep} − D{shallow}: "
+        + decision.summary()
+        + "; time at goal "
         + ", ".join(f"D{d} {at_goal[d].mean():.3f}" for d in runs)
         + f" (Δ {tag_diff:+.3f})"
         + _online_caveat(verdict, success[shallow].mean(), success[deep].mean())
@@ -830,17 +1013,14 @@ def online_maze(
             },
             "time_at_goal": {str(d): at_goal[d] for d in runs},
             "success_diff": diff,
-            "success_diff_se": se,
-            "success_diff_ci_low": diff - ONLINE_Z * se,
-            "success_diff_ci_high": diff + ONLINE_Z * se,
+            "success_gain_bounds": [gain.lower, gain.upper],
             "time_at_goal_diff": tag_diff,
         },
         expected={
-            "success_diff": f"Δ − {ONLINE_Z:g} s.e. > 0 and Δ ≥ {ONLINE_MIN_GAIN}",
+            "success_gain": f"lower bound > {ONLINE_MIN_GAIN}",
             "paper_ant_u4_time_at_goal": {str(d): t for d, t in PAPER_ANT_U4_TIME_AT_GOAL.items()},
         },
-        tolerance=f"PASS iff Δ − {ONLINE_Z:g} s.e. > 0 and Δ ≥ {ONLINE_MIN_GAIN}; FAIL iff "
-        f"Δ + {ONLINE_Z:g} s.e. < {ONLINE_MIN_GAIN}; INCONCLUSIVE otherwise; {CPU_CONFIG_ONLINE}",
+        tolerance=f"{ONLINE_RULE.text()} {CPU_CONFIG_ONLINE}",
         figures=ctx.save_figure(fig),
         arrays={f"success.{d}": success[d] for d in runs}
         | {f"time_at_goal.{d}": at_goal[d] for d in runs},

@@ -75,79 +75,65 @@ def _runs(records):
 
 
 # ------------------------------------------------------------------------------- decision rules
-def test_sparsity_margin_and_verdict_at_the_papers_level():
+def test_sparsity_margin_and_units_at_the_papers_level():
     margins = ga.sparsity_margin(np.array([0.2, 0.26, 0.2, 0.25]), np.array([0.3, 0.3, 0.19, 0.2]))
     np.testing.assert_allclose(margins, [0.2, -0.04, -0.05, 0.0], atol=1e-12)
-    assert ga.sparse_verdict(margins[[0, 3]]) is Verdict.PASS  # both exactly at or inside
-    assert ga.sparse_verdict(margins[[1, 2]]) is Verdict.FAIL
-    assert ga.sparse_verdict(margins) is Verdict.INCONCLUSIVE  # the seeds disagree
-    assert ga.sparse_verdict(np.array([np.nan])) is Verdict.FAIL  # a diverged run is not sparse
+    units = ga.sparse_units(np.array([0.2, np.nan]), np.array([0.3, np.nan]))
+    assert units == {"gate_mean": [0.2, 1.0], "gate_below_0.1": [0.3, 0.0]}  # diverged: not sparse
 
 
-def test_sink_verdict_needs_a_baseline_sink():
-    assert ga.sink_verdict(np.array([1.2, 2.9]), np.array([0.1, 0.1])) is Verdict.INCONCLUSIVE
-    assert ga.sink_verdict(np.array([5.0, 1.0]), np.array([0.2, 3.0])) is Verdict.PASS
-    assert ga.sink_verdict(np.array([5.0, 4.0]), np.array([0.2, 0.6])) is Verdict.FAIL
+def test_sink_units_count_only_seeds_with_a_baseline_sink():
+    base = np.array([5.0, 1.0, 4.0]) * UNIFORM
+    gated = np.array([1.0 * UNIFORM, 0.5 * UNIFORM, np.nan])
+    units = ga.sink_units(base, gated, UNIFORM)
+    np.testing.assert_allclose(units, [np.log(1 / 5), np.log(1 / (4 * UNIFORM))])
+    assert ga.sink_units(np.array([2.0]) * UNIFORM, np.array([1.0]) * UNIFORM, UNIFORM).size == 0
 
 
-def test_m_act_verdict_counts_seeds():
-    assert ga.m_act_verdict(np.array([2.0]), np.array([1.0])) == (Verdict.INCONCLUSIVE, 1)
-    base = np.array([2.0, 2, 2, 2, 2])
-    assert ga.m_act_verdict(base, np.array([1.0, 1, 1, 1, 3])) == (Verdict.PASS, 4)
-    assert ga.m_act_verdict(base, np.array([1.0, 1, 1, 3, 3])) == (Verdict.FAIL, 3)
+def test_paired_log_ratio_skips_diverged_pairs():
+    got = ga.paired_log_ratio(np.array([2.0, 2.0, np.nan]), np.array([1.0, np.nan, 1.0]))
+    np.testing.assert_allclose(got, [np.log(0.5)])
 
 
-def test_paired_ci_is_the_student_t_interval():
-    d = np.array([0.01, -0.02, 0.005, -0.01])
-    mean, low, high = ga.paired_ci(d)
-    ref = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
-    assert (low, high) == pytest.approx((ref.low, ref.high))
-    assert mean == pytest.approx(d.mean())
-    assert np.isnan(ga.paired_ci(np.array([0.3]))[1])
-
-
-def test_loss_verdict_needs_the_ci_to_exclude_zero():
-    assert ga.loss_verdict(-0.02, -0.001) is Verdict.PASS
-    assert ga.loss_verdict(0.001, 0.02) is Verdict.FAIL
-    assert ga.loss_verdict(-0.02, 0.005) is Verdict.INCONCLUSIVE  # non-inferior, not better
-    assert ga.loss_verdict(float("nan"), float("nan")) is Verdict.INCONCLUSIVE
-
-
-def test_paired_t_decides_as_the_ci_does():
-    crit = stats.t.ppf(0.975, 4)
-    for d in (np.array([-0.012, -0.004, -0.011, -0.006, -0.010]),
-              np.array([-0.02, 0.01, -0.015, 0.012, -0.01])):  # fmt: skip
-        _, low, high = ga.paired_ci(d)
-        t = ga.paired_t(d)
-        assert t == pytest.approx(stats.ttest_1samp(d, 0.0).statistic)
-        assert (high < 0) == (t < -crit)
-        assert (low > 0) == (t > crit)
+def test_paired_t_is_scipys():
+    d = np.array([-0.012, -0.004, -0.011, -0.006, -0.010])
+    assert ga.paired_t(d) == pytest.approx(stats.ttest_1samp(d, 0.0).statistic)
     assert np.isnan(ga.paired_t(np.array([0.1])))
 
 
-def test_lr_failures_and_verdict():
-    losses = np.array([[2.0, 2.2], [2.0, np.nan], [2.0, 2.04]])  # (seeds, LRs)
+def test_loss_excess_counts_a_diverged_run_at_the_divergence_level():
+    losses = np.array([[2.0, 2.2], [2.0, np.nan], [2.1, 2.0]])  # (seeds, LRs)
     diverged = np.array([[False, False], [False, True], [False, False]])
+    np.testing.assert_allclose(ga.loss_excess(losses, diverged), [0.2, ga.DIVERGED_LOSS - 2, 0])
     np.testing.assert_array_equal(ga.lr_failures(losses, diverged), [True, True, False])
-    assert ga.lr_verdict(2, 0) is Verdict.PASS
-    assert ga.lr_verdict(3, 2) is Verdict.PASS
-    assert ga.lr_verdict(0, 0) is Verdict.INCONCLUSIVE  # the grid reached no instability
-    assert ga.lr_verdict(1, 1) is Verdict.FAIL  # a tie where runs broke
-    assert ga.lr_verdict(5, 5) is Verdict.FAIL
-    assert ga.lr_verdict(0, 1) is Verdict.FAIL
-    assert np.isnan(ga.failure_excess(0, 0))
-    assert ga.failure_excess(2, 3) == -1.0
-    all_diverged = ga.lr_degradation(np.array([[np.nan, np.nan]]), np.array([[True, True]]))
-    assert all_diverged[0] == np.inf
+
+
+def test_ordering_parts_strict_and_weak():
+    strict, weak = ga.relation_part("a", ">", "b"), ga.relation_part("a", ">=", "b")
+    assert (strict.pass_margin, strict.fail_margin) == (0.0, 0.0)
+    assert weak.pass_margin == weak.fail_margin == pytest.approx(-np.log(2))
+    with pytest.raises(ValueError, match="'>' or '>='"):
+        ga.relation_part("a", "<", "b")
+    assert len(ga.ordering_rule().parts) == len(ga.SINK_ORDERING)
 
 
 # ------------------------------------------------------------------------- claims on fake records
+def _sink_records(relative: list[float], base: float = 8.0) -> list[dict]:
+    """Seeds whose baseline has a ``base``× uniform sink and a gated F-Attn of ``relative`` × it."""
+    records = []
+    for seed, r in enumerate(relative):
+        records.append(_record("none", seed, f_attn=base * UNIFORM))
+        records.append(_record("elementwise", seed, f_attn=r * base * UNIFORM))
+    return records
+
+
 def test_sink_removed_passes_fails_and_is_inconclusive_without_a_sink(ctx):
-    sink = [_record("none", 0, f_attn=8 * UNIFORM), _record("elementwise", 0, f_attn=0.5 * UNIFORM)]
-    sink.append(_record("ns_sigmoid", 0, f_attn=7 * UNIFORM))
+    sink = _sink_records([1 / 16, 1 / 14, 1 / 18])
+    sink += [_record("ns_sigmoid", s, f_attn=7 * UNIFORM * (1 + 0.02 * s)) for s in range(3)]
     result = ga.sink_removed(ctx, runs=_runs(sink))
     assert result.verdict is Verdict.PASS, result.summary
     assert result.measured["gated_over_baseline"][0] == pytest.approx(1 / 16)
+    assert result.decision["units"]["f_attn_log_ratio"][0] == pytest.approx(np.log(1 / 16))
     assert (ctx.out_dir / result.figures[0]).is_file()
     wrong = ga.sink_removed(ctx, gated_arm="ns_sigmoid", runs=_runs(sink))
     assert wrong.verdict is Verdict.FAIL
@@ -155,6 +141,27 @@ def test_sink_removed_passes_fails_and_is_inconclusive_without_a_sink(ctx):
     undecided = ga.sink_removed(ctx, runs=_runs(no_sink))
     assert undecided.verdict is Verdict.INCONCLUSIVE
     assert "no baseline seed formed a sink" in undecided.summary
+    assert undecided.decision["units"] == {"f_attn_log_ratio": []}
+
+
+def test_sink_removed_passes_well_below_half_the_baseline(ctx):
+    result = ga.sink_removed(ctx, runs=_runs(_sink_records([0.3, 0.35, 0.32, 0.28, 0.33])))
+    assert result.verdict is Verdict.PASS, result.summary
+
+
+@pytest.mark.claim_fails("gated_attention.sink_removed")
+def test_sink_removed_fails_when_the_gate_keeps_slightly_over_half_the_sink(ctx):
+    # a wrong gate that leaves 0.55–0.6× of the sink in every seed: the lower bound of the mean
+    # ln ratio lies above ln 0.5
+    result = ga.sink_removed(ctx, runs=_runs(_sink_records([0.55, 0.6, 0.57, 0.58, 0.56])))
+    assert result.verdict is Verdict.FAIL, result.summary
+    assert result.measured["gated_over_baseline_max"] == pytest.approx(0.6)
+
+
+def test_sink_removed_with_two_seeds_with_a_sink_is_inconclusive_by_declaration(ctx):
+    result = ga.sink_removed(ctx, runs=_runs(_sink_records([0.1, 0.1])))
+    assert result.verdict is Verdict.INCONCLUSIVE
+    assert result.decision["units_needed"] == 3
 
 
 def _m_act_records(base_m: list[float], gated_m: list[float]) -> list[dict]:
@@ -162,53 +169,33 @@ def _m_act_records(base_m: list[float], gated_m: list[float]) -> list[dict]:
     return records + [_record("elementwise", s, m_act=m) for s, m in enumerate(gated_m)]
 
 
-def test_massive_activations_drop_passes_at_four_of_five(ctx):
+def test_massive_activations_drop_passes_when_gated_is_lower_by_a_consistent_factor(ctx):
     base_m = [5.0, 6, 7, 5, 4]
-    result = ga.massive_activations_drop(
-        ctx, runs=_runs(_m_act_records(base_m, [4.9, 5.8, 6.9, 4.9, 4.1]))
-    )
+    gated = [4.0, 5.0, 5.4, 4.1, 3.3]  # 0.77–0.83× the baseline
+    result = ga.massive_activations_drop(ctx, runs=_runs(_m_act_records(base_m, gated)))
     assert result.verdict is Verdict.PASS, result.summary
-    assert result.measured["share_gated_lower"] == pytest.approx(0.8)
+    assert result.measured["share_gated_lower"] == pytest.approx(1.0)
 
 
 @pytest.mark.claim_fails("gated_attention.massive_activations_drop")
-def test_massive_activations_drop_fails_at_three_of_five(ctx):
-    # a gate that lowers M-Act a little in 3 seeds and raises it a little in 2: one seed short
+def test_massive_activations_drop_fails_when_the_gate_raises_m_act_slightly(ctx):
+    # a wrong gate that raises M-Act by 3–8% in every seed
+    base_m = [5.0, 6, 7, 5, 4]
+    gated = [5.2, 6.4, 7.3, 5.4, 4.2]
+    result = ga.massive_activations_drop(ctx, runs=_runs(_m_act_records(base_m, gated)))
+    assert result.verdict is Verdict.FAIL, result.summary
+
+
+def test_massive_activations_drop_is_inconclusive_at_four_of_five_with_the_fifth_far_off(ctx):
+    # 4 of 5 lower (the old rule's PASS) but the fifth seed doubles M-Act: no decision
     base_m = [5.0, 6, 7, 5, 4]
     result = ga.massive_activations_drop(
-        ctx, runs=_runs(_m_act_records(base_m, [4.9, 5.8, 6.9, 5.1, 4.1]))
+        ctx, runs=_runs(_m_act_records(base_m, [4.9, 5.8, 6.9, 4.9, 8.0]))
     )
-    assert result.verdict is Verdict.FAIL, result.summary
-    assert result.measured["share_gated_lower"] == pytest.approx(0.6)
-
-
-def test_massive_activations_drop_needs_five_seeds(ctx):
-    result = ga.massive_activations_drop(ctx, runs=_runs(_m_act_records([5.0], [1.0])))
-    assert result.verdict is Verdict.INCONCLUSIVE
-    assert "needs ≥ 5 seeds" in result.summary
-
-
-def _sink_records(relative: list[float]) -> list[dict]:
-    """Seeds whose baseline has an 8× uniform sink and a gated F-Attn of ``relative`` × it."""
-    records = []
-    for seed, r in enumerate(relative):
-        records.append(_record("none", seed, f_attn=8 * UNIFORM))
-        records.append(_record("elementwise", seed, f_attn=r * 8 * UNIFORM))
-    return records
-
-
-def test_sink_removed_passes_just_below_half_the_baseline(ctx):
-    result = ga.sink_removed(ctx, runs=_runs(_sink_records([0.3, 0.45, 0.49])))
-    assert result.verdict is Verdict.PASS, result.summary
-    assert result.measured["gated_over_baseline_max"] == pytest.approx(0.49)
-
-
-@pytest.mark.claim_fails("gated_attention.sink_removed")
-def test_sink_removed_fails_when_one_seed_keeps_slightly_over_half_the_sink(ctx):
-    # a gate that halves the sink in two seeds but leaves 0.55× of it in the third
-    result = ga.sink_removed(ctx, runs=_runs(_sink_records([0.3, 0.45, 0.55])))
-    assert result.verdict is Verdict.FAIL, result.summary
-    assert result.measured["gated_over_baseline_max"] == pytest.approx(0.55)
+    assert result.verdict is Verdict.INCONCLUSIVE, result.summary
+    one = ga.massive_activations_drop(ctx, runs=_runs(_m_act_records([5.0], [1.0])))
+    assert one.verdict is Verdict.INCONCLUSIVE
+    assert "fewer than the 3" in one.summary
 
 
 def _loss_records(deltas: list[float]) -> list[dict]:
@@ -218,33 +205,31 @@ def _loss_records(deltas: list[float]) -> list[dict]:
 
 
 def test_loss_not_worse_passes_when_gated_is_better_near_zero(ctx):
-    # mean −0.006 nats, CI about [−0.010, −0.002]: excludes 0 from below
+    # mean −0.006 nats, upper bound about −0.002: below 0
     result = ga.loss_not_worse(
         ctx, runs=_runs(_loss_records([-0.004, -0.008, -0.003, -0.009, -0.006]))
     )
     assert result.verdict is Verdict.PASS, result.summary
-    assert "gated better" in result.summary
-    assert result.measured["delta_ci95"][1] < 0
-    assert result.measured["delta_t"] < -result.expected["t_critical"]
+    assert result.measured["delta_bounds"][1] < 0
 
 
 @pytest.mark.claim_fails("gated_attention.loss_not_worse")
 def test_loss_not_worse_fails_when_gated_is_slightly_worse(ctx):
-    # a gated arm 0.006 nats worse (≈ 0.3% in perplexity): the old non-inferiority margin of
-    # +0.01 would have let it PASS; the CI lies above 0, so it FAILs
+    # a gated arm 0.006 nats worse (≈ 0.3% in perplexity): the lower bound lies above 0
     result = ga.loss_not_worse(ctx, runs=_runs(_loss_records([0.004, 0.008, 0.003, 0.009, 0.006])))
     assert result.verdict is Verdict.FAIL, result.summary
-    assert 0 < result.measured["delta_ci95"][0] < 0.01
+    assert 0 < result.measured["delta_bounds"][0] < 0.01
 
 
-def test_loss_not_worse_is_inconclusive_when_the_ci_straddles_zero(ctx):
+def test_loss_not_worse_is_inconclusive_when_the_bounds_straddle_zero(ctx):
     result = ga.loss_not_worse(ctx, runs=_runs(_loss_records([-0.02, 0.01, -0.015, 0.012, -0.01])))
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
-    low, high = result.measured["delta_ci95"]
+    low, high = result.measured["delta_bounds"]
     assert low < 0 < high
+    assert result.decision["units_needed"] is not None
     one_seed = ga.loss_not_worse(ctx, runs=_runs(_loss_records([-0.05])))
     assert one_seed.verdict is Verdict.INCONCLUSIVE
-    assert "no CI" in one_seed.summary
+    assert one_seed.decision["units"]["delta"] == [pytest.approx(-0.05)]
 
 
 def _lr_grid(base_top: list[float], gated_top: list[float]) -> list[dict]:
@@ -258,41 +243,34 @@ def _lr_grid(base_top: list[float], gated_top: list[float]) -> list[dict]:
     return records
 
 
-def test_lr_tolerance_passes_when_the_baseline_breaks_slightly_more_often(ctx):
-    # baseline fails in 3/5 seeds (one diverges), gated in 2/5, each just past the 0.05 margin
-    base, gated = [2.06, np.nan, 2.07, 2.03, 2.02], [2.06, 2.04, 2.07, 2.03, 2.02]
+def test_lr_tolerance_passes_when_the_baseline_degrades_slightly_more(ctx):
+    base, gated = [2.08, 2.10, 2.09, 2.07, 2.11], [2.06, 2.07, 2.07, 2.05, 2.08]
     result = ga.lr_tolerance(ctx, runs=_runs(_lr_grid(base, gated)))
     assert result.verdict is Verdict.PASS, result.summary
-    assert (result.measured["failures_baseline"], result.measured["failures_gated"]) == (3, 2)
-    assert result.measured["failure_excess_baseline"] == 1.0
+    assert result.measured["excess_gap"] == pytest.approx([0.02, 0.03, 0.02, 0.02, 0.03])
+    assert (result.measured["failures_baseline"], result.measured["failures_gated"]) == (5, 4)
 
 
 @pytest.mark.claim_fails("gated_attention.lr_tolerance")
-def test_lr_tolerance_fails_when_the_gated_arm_degrades_slightly_more_often(ctx):
-    # the gated arm degrades by 0.06 nats (just above the 0.05 margin) in 3/5 seeds, the
-    # baseline in 2/5
-    base, gated = [2.06, 2.04, 2.07, 2.03, 2.02], [2.06, 2.06, 2.07, 2.03, 2.02]
+def test_lr_tolerance_fails_when_the_gated_arm_degrades_slightly_more(ctx):
+    # the wrong theory "the gate lowers the tolerated LR": G1 degrades 0.01–0.02 nats more
+    base, gated = [2.06, 2.04, 2.07, 2.03, 2.05], [2.08, 2.05, 2.09, 2.04, 2.07]
     result = ga.lr_tolerance(ctx, runs=_runs(_lr_grid(base, gated)))
     assert result.verdict is Verdict.FAIL, result.summary
-    assert (result.measured["failures_baseline"], result.measured["failures_gated"]) == (2, 3)
 
 
-@pytest.mark.claim_fails("gated_attention.lr_tolerance")
-def test_lr_tolerance_fails_when_both_arms_break_in_every_seed(ctx):
-    # the gated loss stays lower, but it degrades past the margin in every seed as the baseline
-    # does: a tie where runs broke does not show a larger tolerated LR
-    base, gated = [2.20, 2.15, 2.25, 2.18, 2.30], [2.07, 2.06, 2.08, 2.06, 2.09]
+def test_lr_tolerance_counts_a_diverged_baseline_at_the_divergence_level(ctx):
+    base, gated = [np.nan, np.nan, np.nan], [2.1, 2.2, 2.15]
     result = ga.lr_tolerance(ctx, runs=_runs(_lr_grid(base, gated)))
-    assert result.verdict is Verdict.FAIL, result.summary
-    assert result.measured["failure_excess_baseline"] == 0.0
+    assert result.verdict is Verdict.PASS, result.summary
+    assert result.measured["excess_baseline"] == pytest.approx([ga.DIVERGED_LOSS - 2] * 3)
 
 
-def test_lr_tolerance_is_inconclusive_when_no_run_breaks(ctx):
-    base, gated = [2.04, 2.03, 2.01, 2.02, 2.04], [2.01, 2.0, 2.02, 2.03, 2.0]
+def test_lr_tolerance_is_inconclusive_when_no_run_degrades(ctx):
+    base, gated = [2.0] * 5, [2.0] * 5
     result = ga.lr_tolerance(ctx, runs=_runs(_lr_grid(base, gated)))
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
-    assert "did not reach instability" in result.summary
-    assert np.isnan(result.measured["failure_excess_baseline"])
+    assert "no unit count decides it" in result.summary
 
 
 def _sparse_records(gate_means: list[float], below: list[float]) -> list[dict]:
@@ -312,11 +290,10 @@ SINK_GATES = [
 ]
 
 
-def test_gate_sparse_passes_just_inside_the_papers_level(ctx):
-    records = _sparse_records([0.24, 0.22, 0.25], [0.21, 0.30, 0.20])
+def test_gate_sparse_passes_inside_the_papers_level(ctx):
+    records = _sparse_records([0.20, 0.21, 0.19, 0.20, 0.22], [0.30, 0.28, 0.31, 0.29, 0.30])
     result = ga.gate_sparse(ctx, runs=_runs(records), sink=_runs(SINK_GATES))
     assert result.verdict is Verdict.PASS, result.summary
-    assert result.measured["sparsity_margin_min"] == pytest.approx(0.0, abs=1e-12)
     assert result.measured["sink_gate_mean"][0] == pytest.approx(0.04)
     assert "sink testbed" in result.summary
     assert (ctx.out_dir / result.figures[0]).is_file()
@@ -325,8 +302,8 @@ def test_gate_sparse_passes_just_inside_the_papers_level(ctx):
 @pytest.mark.claim_fails("gated_attention.gate_sparse")
 def test_gate_sparse_fails_a_gate_just_above_the_papers_level(ctx):
     # mean 0.27-0.28 with 25% of values < 0.1: a gate that fell well below σ(0) = 0.5 and has
-    # far more values near 0 than NS-sigmoid (the old rule's PASS), but misses mean ≤ 0.25
-    records = _sparse_records([0.27, 0.28, 0.27], [0.25, 0.25, 0.26])
+    # far more values near 0 than NS-sigmoid, but misses mean ≤ 0.25
+    records = _sparse_records([0.27, 0.28, 0.27, 0.275, 0.28], [0.25, 0.25, 0.26, 0.25, 0.26])
     result = ga.gate_sparse(ctx, runs=_runs(records), sink=None)
     assert result.verdict is Verdict.FAIL, result.summary
     assert -0.15 < result.measured["sparsity_margin_max"] < 0
@@ -335,30 +312,19 @@ def test_gate_sparse_fails_a_gate_just_above_the_papers_level(ctx):
 @pytest.mark.claim_fails("gated_attention.gate_sparse")
 def test_gate_sparse_fails_a_low_mean_gate_with_too_few_values_near_zero(ctx):
     # mean 0.22 (below 0.25) but only 17-18% of values < 0.1: not sparse at the paper's level
-    records = _sparse_records([0.22, 0.22], [0.17, 0.18])
+    records = _sparse_records([0.22, 0.22, 0.22], [0.17, 0.18, 0.175])
     result = ga.gate_sparse(ctx, runs=_runs(records), sink=None)
     assert result.verdict is Verdict.FAIL, result.summary
 
 
-def test_gate_sparse_is_inconclusive_when_the_seeds_disagree(ctx):
-    records = _sparse_records([0.24, 0.27], [0.25, 0.25])
+def test_gate_sparse_is_inconclusive_near_the_threshold_and_on_one_seed(ctx):
+    records = _sparse_records([0.24, 0.27, 0.25], [0.25, 0.25, 0.25])
     result = ga.gate_sparse(ctx, runs=_runs(records), sink=None)
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
-    assert result.measured["seeds_sparse"] == 1
-
-
-def test_relation_status_and_ordering_verdict():
-    assert ga.relation_status(">", 0.1, 0.9) == "holds"
-    assert ga.relation_status(">", -0.1, 0.9) == "undecided"
-    assert ga.relation_status(">", -0.9, -0.1) == "violated"
-    assert ga.relation_status(">=", -0.1, 0.9) == "holds"  # equal removal is allowed
-    assert ga.relation_status(">=", -0.9, -0.1) == "violated"
-    assert ga.relation_status(">", float("nan"), float("nan")) == "undecided"
-    with pytest.raises(ValueError, match="'>' or '>='"):
-        ga.relation_status("<", 0.1, 0.9)
-    assert ga.ordering_verdict(["holds", "holds"]) is Verdict.PASS
-    assert ga.ordering_verdict(["holds", "undecided"]) is Verdict.INCONCLUSIVE
-    assert ga.ordering_verdict(["undecided", "violated"]) is Verdict.FAIL
+    assert result.measured["seeds_sparse"] == 2
+    one = ga.gate_sparse(ctx, runs=_runs(_sparse_records([0.1], [0.5])), sink=None)
+    assert one.verdict is Verdict.INCONCLUSIVE  # one seed: by declaration
+    assert one.decision["units"]["gate_mean"] == [pytest.approx(0.1)]
 
 
 #: F-Attn in units of the uniform value, per arm: the paper's ordering (Table 4's pattern)
@@ -374,12 +340,12 @@ ORDERED = {
 }
 
 
-def _ordering_records(sink_seeds: int) -> list[dict]:
-    """Five paired seeds, the first ``sink_seeds`` with a baseline sink (the rest 1.5× uniform);
+def _ordering_records(sink_seeds: int, n: int = 5) -> list[dict]:
+    """``n`` paired seeds, the first ``sink_seeds`` with a baseline sink (the rest 1.5× uniform);
     per-seed noise of ±30% on every arm."""
-    noise = [1.0, 1.3, 0.8, 1.1, 0.7]
+    noise = [1.0, 1.3, 0.8, 1.1, 0.7, 1.2, 0.9, 1.05, 0.85, 1.15]
     records = []
-    for seed, wiggle in enumerate(noise):
+    for seed, wiggle in enumerate(noise[:n]):
         for gate, level in ORDERED.items():
             f = (level if seed < sink_seeds else 1.5) * UNIFORM * wiggle ** (1 + (gate == "none"))
             records.append(_record(gate, seed, f_attn=f))
@@ -399,7 +365,7 @@ def test_sink_ordering_passes_and_fails_with_a_wrong_order(ctx):
         ctx, ordering=(("ns_sigmoid", ">", "elementwise"),), runs=_runs(records)
     )
     assert wrong.verdict is Verdict.FAIL, wrong.summary
-    assert wrong.measured["relations"]["ns_sigmoid > elementwise"]["status"] == "violated"
+    assert wrong.measured["relations"]["ns_sigmoid > elementwise"]["verdict"] == "FAIL"
 
 
 def _near(records: list[dict], gate: str, factor: float, of: str) -> list[dict]:
@@ -416,12 +382,12 @@ def _near(records: list[dict], gate: str, factor: float, of: str) -> list[dict]:
 @pytest.mark.claim_fails("gated_attention.sink_ordering")
 def test_sink_ordering_fails_when_head_shared_keeps_slightly_more_sink_than_g2(ctx):
     # head-shared leaves ≈ 1.2× G2's first-token weight (the paper: 0.301 vs 0.297):
-    # "head-shared > G2" is violated (CI of ln ratio ≈ −0.18 below 0)
+    # "head-shared > G2" is violated (mean ln ratio ≈ −0.18, upper bound below 0)
     records = _near(_ordering_records(sink_seeds=5), "head_shared", 1.2, of="g2_value")
     result = ga.sink_ordering(ctx, runs=_runs(records))
     assert result.verdict is Verdict.FAIL, result.summary
     relation = result.measured["relations"]["head_shared > g2_value"]
-    assert relation["status"] == "violated"
+    assert relation["verdict"] == "FAIL"
     assert -0.3 < relation["mean"] < 0
     assert result.measured["relations_holding"] == 4.0  # the other four still hold
 
@@ -429,8 +395,8 @@ def test_sink_ordering_fails_when_head_shared_keeps_slightly_more_sink_than_g2(c
 @pytest.mark.claim_fails("gated_attention.sink_ordering")
 def test_sink_ordering_fails_a_wrong_theory_that_head_shared_matches_headwise(ctx):
     # the wrong theory "head-shared removes the sink at least as well as headwise" on data where
-    # head-shared keeps only 1.2× headwise's weight: violated, FAIL
-    records = _near(_ordering_records(sink_seeds=5), "head_shared", 1.2, of="headwise")
+    # head-shared keeps 2.5× headwise's weight (beyond the factor 2 that '≥' tolerates): FAIL
+    records = _near(_ordering_records(sink_seeds=5), "head_shared", 2.5, of="headwise")
     wrong = ga.sink_ordering(
         ctx, ordering=(("head_shared", ">=", "headwise"),), runs=_runs(records)
     )
@@ -453,7 +419,10 @@ def test_a_sink_in_some_heads_counts_for_the_ordering(ctx):
 def test_sink_ordering_needs_three_seeds_with_a_sink(ctx):
     result = ga.sink_ordering(ctx, runs=_runs(_ordering_records(sink_seeds=2)))
     assert result.verdict is Verdict.INCONCLUSIVE
-    assert "needs ≥ 3" in result.summary
+    assert "fewer than the 3" in result.summary
+    none = ga.sink_ordering(ctx, runs=_runs(_ordering_records(sink_seeds=0)))
+    assert none.verdict is Verdict.INCONCLUSIVE
+    assert all(v == [] for v in none.decision["units"].values())
 
 
 def test_sink_ordering_strict_and_weak_relations_on_near_equal_arms(ctx):
@@ -509,14 +478,14 @@ def tiny_ctx(tmp_path_factory):
 
 
 def test_tiny_real_sweep_runs_every_claim(tiny_ctx):
-    text = functools.partial(ga.text_runs, text=TINY_TEXT, seeds=2)
+    text = functools.partial(ga.text_runs, text=TINY_TEXT, seeds=3)
     sink = functools.partial(ga.sink_runs, sink=TINY_SINK, seeds=2)
     results = {
         "gate_sparse": ga.gate_sparse(tiny_ctx, runs=text, sink=sink),
         "massive": ga.massive_activations_drop(tiny_ctx, runs=text),
         "loss": ga.loss_not_worse(tiny_ctx, runs=text),
         "lr": ga.lr_tolerance(
-            tiny_ctx, runs=functools.partial(ga.text_lr_runs, text=TINY_TEXT, seeds=2)
+            tiny_ctx, runs=functools.partial(ga.text_lr_runs, text=TINY_TEXT, seeds=3)
         ),
         "sink": ga.sink_removed(tiny_ctx, runs=sink),
         "ordering": ga.sink_ordering(
@@ -526,8 +495,9 @@ def test_tiny_real_sweep_runs_every_claim(tiny_ctx):
     for result in results.values():
         assert result.verdict in set(Verdict) - {Verdict.ERROR}
         assert (tiny_ctx.out_dir / result.figures[0]).is_file()
-    # two seeds cannot decide "≥ 4 of 5"; a 30-step run has no 3× sink to remove
-    assert results["massive"].verdict is Verdict.INCONCLUSIVE
+    for result in results.values():  # every claim reports its units
+        assert result.decision is not None
+    # a 30-step run has no 3× sink to remove
     assert results["sink"].measured["baseline_over_uniform"][0] < ga.SINK_MIN_RATIO
     assert results["sink"].verdict is Verdict.INCONCLUSIVE
     assert results["ordering"].verdict is Verdict.INCONCLUSIVE  # no seed has a sink
@@ -536,7 +506,7 @@ def test_tiny_real_sweep_runs_every_claim(tiny_ctx):
     assert ordering_counts["head_shared"] - ordering_counts["none"] == 2 * 16  # d per layer
     counts = results["loss"].measured["n_params"]
     assert abs(counts["elementwise"] - counts["none"]) <= 1.5 * 16
-    # a wrong theory on real runs: the NS-sigmoid gate never falls below 0.5
+    # a wrong theory on real runs (3 seeds): the NS-sigmoid gate never falls below 0.5
     wrong = ga.gate_sparse(
         tiny_ctx, gated_arm="ns_sigmoid", control_arm="elementwise", runs=text, sink=None
     )
