@@ -201,7 +201,7 @@ def pooled_verdict(claim: Claim, runs: list[CheckResult]) -> CheckResult:
         return replace(
             primary,
             verdict=decision.verdict,
-            summary=f"{n} root seeds pooled: {decision.summary()}",
+            summary=f"{n} root seeds pooled: {_short_summary(decision)}",
             decision=decision.to_json(),
         )
     if claim.exact:
@@ -218,6 +218,31 @@ def pooled_verdict(claim: Claim, runs: list[CheckResult]) -> CheckResult:
             summary=f"no counterexample, but not every root seed decided: {primary.summary}",
         )
     return primary
+
+
+#: A decision with more parts than this is summarised by counts, the failing and undecided parts
+#: named (every part stays in the record's ``decision``).
+SUMMARY_PARTS = 4
+
+
+def _short_summary(decision: Any) -> str:
+    """:meth:`Decision.summary`, or for many parts: the verdict, the counts of PASS and FAIL
+    parts, and the parts that FAIL or are undecided."""
+    if len(decision.parts) <= SUMMARY_PARTS:
+        return decision.summary()
+    by = {v: [p.part.statistic for p in decision.parts if p.verdict is v] for v in Verdict}
+    n = min(p.n for p in decision.parts)
+    text = (
+        f"{decision.verdict.value} over {n} units: {len(by[Verdict.PASS])} of "
+        f"{len(decision.parts)} parts PASS, {len(by[Verdict.FAIL])} FAIL"
+    )
+    if by[Verdict.FAIL]:
+        text += f" ({', '.join(dict.fromkeys(by[Verdict.FAIL]))})"
+    if by[Verdict.INCONCLUSIVE]:
+        text += f"; undecided: {', '.join(dict.fromkeys(by[Verdict.INCONCLUSIVE]))}"
+    if decision.units_needed:
+        text += f"; about {decision.units_needed} units would decide it"
+    return text + (f"; {decision.reason}" if decision.reason else "")
 
 
 def _statistic(claim: Claim, run: CheckResult) -> float | None:
