@@ -95,10 +95,11 @@ def compare(
     if result.provenance.get("code") != reference.provenance.get("code"):
         return {"status": NOT_COMPARED, "reason": "the claim's code changed since the reference"}
     expected = reference.verdict.value
-    rows = (reference.replication or {}).get("replicates") or []
+    rep = reference.replication or {}
+    rows = rep.get("replicates") or []
     if replicates == 1 and rows:
         expected = rows[0]["verdict"]
-    elif replicates > 1 and (reference.replication or {}).get("n") != replicates:
+    elif replicates > 1 and result.stochastic and rep.get("n") != replicates:
         return {
             "status": NOT_COMPARED,
             "reason": f"the reference has {(reference.replication or {}).get('n', 1)} root seeds",

@@ -18,6 +18,7 @@ def _result(verdict=Verdict.PASS, measured=None, code="abc", seed=0, replication
         {},
         "",
         claim_id="rlvr.a",
+        stochastic=True,
         replication=replication,
         provenance={"seed": seed, "code": code},
     )
@@ -67,3 +68,9 @@ def test_the_closing_line_counts_every_kind():
     assert "verdict differs: c" in line
     assert "1 not compared" in line
     assert "no committed reference" in closing_line({}, "paper")
+
+
+def test_a_deterministic_claim_compares_whatever_the_root_seed_count():
+    ref = replace(_result(), stochastic=False, replication={"deterministic": True})
+    run = replace(_result(), stochastic=False)
+    assert compare(run, ref, REF_RUN, 3) == {"status": "same numbers"}
