@@ -22,6 +22,7 @@ from typing import Any
 from paper_checks.claims import PAPERS
 from paper_checks.report import format_value, render_decision, replication_text
 from paper_checks.results import CheckResult, load_results
+from sims._jsonio import read_json
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -426,6 +427,61 @@ def render_timing(
     return "\n".join(lines)
 
 
+#: The committed ``paper-checks bench`` run that docs/benchmarks.md is generated from.
+BENCH_RUN = DOCS / "results" / "bench.json"
+BENCHMARKS = DOCS / "benchmarks.md"
+
+
+def render_bench(payload: Mapping[str, Any]) -> str:
+    """The speed table of docs/benchmarks.md from a committed bench JSON (its provenance line,
+    then one row per benchmark), and the refutation rates of the false conjectures."""
+    prov = payload.get("provenance", {})
+    lines = [
+        f"From `docs/results/bench.json`: `paper-checks {_shown_argv(prov.get('argv', ['bench']))}`"
+        f", {prov.get('created', 'date not recorded')}, commit `{str(prov.get('git_sha'))[:12]}`"
+        f", {prov.get('machine', 'machine not recorded')}"
+        + (" (`--quick` sizes)" if payload.get("quick") else "")
+        + ".",
+        "",
+        "| benchmark | size | ours (s) | baseline (s) | speedup | outputs | baseline |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in payload["benchmarks"]:
+        agree = ("agree" if r["agree"] else "DISAGREE") + (
+            f": {r['detail']}" if r["detail"] else ""
+        )
+        lines.append(
+            f"| `{r['name']}` | {_cell(r['size'])} | {r['ours_s']:.3g} | {r['baseline_s']:.3g} | "
+            f"{r['speedup']:,.1f}x | {_cell(agree)} | {_cell(r['baseline'])} |"
+        )
+    if rows := payload.get("conjecture_refutation"):
+        lines += [
+            "",
+            (
+                f"Property-test strategies against three false conjectures, {rows[0]['seeds']} fresh "
+                f"hypothesis seeds each (entropy {rows[0]['entropy']}), default settings:"
+            ),
+            "",
+            (
+                "| conjecture | strategy | refuted | first counterexample (median / max s) | whole "
+                "test, shrinking included (max s) |"
+            ),
+            "|---|---|---|---|---|",
+        ]
+        for r in rows:
+            first = (
+                "-"
+                if r["first_s_median"] is None
+                else f"{r['first_s_median']:.2g} / {r['first_s_max']:.2g}"
+            )
+            total = "-" if r["total_s_max"] is None else f"{r['total_s_max']:.2g}"
+            lines.append(
+                f"| {_cell(r['conjecture'])} | `{r['strategy']}` | {r['refuted']} of {r['seeds']} "
+                f"| {first} | {total} |"
+            )
+    return "\n".join(lines)
+
+
 def generated_files(
     references: Mapping[str, tuple[Mapping[str, Any], Records]] | None = None,
 ) -> dict[Path, str]:
@@ -452,6 +508,11 @@ def generated_files(
             ),
         }
         out[RUNNING] = render_blocks(RUNNING.read_text(encoding="utf-8"), blocks, RUNNING.name)
+    if BENCH_RUN.is_file():
+        bench = {"bench": render_bench(read_json(BENCH_RUN))}
+        out[BENCHMARKS] = render_blocks(
+            BENCHMARKS.read_text(encoding="utf-8"), bench, "benchmarks.md"
+        )
     from paper_checks.api_docs import api_pages
 
     out.update(api_pages())
