@@ -33,6 +33,8 @@ def check_target(path: str | os.PathLike[str], root: str | os.PathLike[str] | No
     if path.name in ("", ".", ".."):
         raise ValueError(f"{os.fspath(path)!r}: not a file name")
     root = path.parent if root is None else Path(root)
+    if path.is_relative_to(root) and ".." in path.relative_to(root).parts:  # out and back in
+        raise ValueError(f"{os.fspath(path)!r} leads outside {os.fspath(root)!r} ('..')")
     parent = path.parent.resolve()
     if not parent.is_relative_to(root.resolve()):
         raise ValueError(

@@ -833,6 +833,7 @@ def solve_hivemind(
     if len(set(stems)) < len(stems):
         dup = next(stem for stem in stems if stems.count(stem) > 1)
         raise ValueError(f"--ratings: two files share the name stem {dup!r}; rename one")
+    _check_hivemind_targets(out_dir, stems)
     if embedder == "vectors":
         if gens.embeddings is None:
             raise ValueError("--embedder vectors needs an 'embedding' on every line of --gens")
@@ -922,6 +923,22 @@ def solve_hivemind(
     write_json(out_dir / "report.json", to_jsonable(out), out_dir)
     lines.append(f"wrote {out_dir}/report.json, CSV tables and {len(figures) // 2} figures")
     return out, lines
+
+
+def _check_hivemind_targets(out_dir: Path, stems: list[str]) -> None:
+    """Refuse, before anything is written, an ``out_dir`` where one of the report's files could
+    not be replaced (a symlink, a directory or a FIFO in its place)."""
+    from paper_checks._files import check_target
+
+    names = ["report.json", "intra_model.csv"]
+    names += [
+        f"hivemind_{kind}{ext}" for kind in ("intra", "inter", "topn") for ext in (".png", ".pdf")
+    ]
+    for stem in stems:
+        names += [f"items_{stem}.csv", f"calibration_{stem}.csv"]
+        names += [f"hivemind_calibration_{stem}{ext}" for ext in (".png", ".pdf")]
+    for name in names:
+        check_target(out_dir / name, out_dir)
 
 
 def _calibration_line(row: dict[str, Any], items: Any) -> str:
