@@ -103,12 +103,45 @@ def _finite_float(text: str) -> float:
     return value
 
 
+#: Integers with more digits than this are refused: beyond a float's range (~1.8e308), no number
+#: of our formats is meaningful, and converting one would overflow.
+MAX_INT_DIGITS = 308
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits is out of range")
+    return int(text)
+
+
 def loads_strict(text: str) -> Any:
-    """``json.loads`` without NaN, Infinity or floats that overflow to infinity."""
+    """``json.loads`` without NaN, Infinity, floats that overflow to infinity or integers beyond
+    a float's range."""
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        return json.loads(
+            text,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+        )
     except RecursionError:
         raise ValueError("nested too deeply") from None
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of a JSON-lines file: split at ``\\n`` only (``str.splitlines`` also splits at
+    U+2028, form feeds and other characters a JSON string may hold); a trailing ``\\r`` is JSON
+    whitespace."""
+    return text.split("\n")
+
+
+def csv_records(text: str) -> list[list[str]]:
+    """The records of a CSV text, read by :mod:`csv` itself (quoted newlines and form feeds stay
+    inside their field)."""
+    import csv
+    import io
+
+    return list(csv.reader(io.StringIO(text, newline="")))
 
 
 def check_output_path(path: str | os.PathLike[str], option: str, *, directory: bool) -> None:

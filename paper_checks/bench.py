@@ -17,8 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from sims._jsonio import write_json_atomic
-
 
 @dataclass(frozen=True)
 class Comparison:
@@ -96,7 +94,9 @@ def run_benchmarks(
             }
         )
     if out is not None:
-        write_json_atomic(out, {"quick": quick, "benchmarks": rows})
+        from paper_checks._files import write_json
+
+        write_json(out, {"quick": quick, "benchmarks": rows})
     return rows
 
 

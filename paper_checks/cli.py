@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from paper_checks._files import check_target, write_json
 from paper_checks._inputs import check_output_path
 from paper_checks.claims import PAPERS, Claim, all_claims, select_claims
 from paper_checks.context import SCALES, Context
@@ -42,6 +43,8 @@ from sims._backend import BACKENDS, get_backend
 
 PROG = "paper-checks"
 RESULTS = Path("results")
+#: The most bootstrap resamples `solve hivemind` takes: about a minute per scorer and file.
+MAX_HIVEMIND_BOOT = 100_000
 
 
 class _Parser(argparse.ArgumentParser):
@@ -122,7 +125,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         raise ValueError(f"no paper named {unknown[0]!r} (papers: {', '.join(PAPERS)})")
     claims = [c for c in all_claims() if not args.papers or c.paper in args.papers]
     last: dict[str, str] = {}
-    latest = args.results / "latest"
+    # --results names a results root (its `latest` is the last run) or a run directory itself
+    # (`run --out DIR` keeps `latest` beside DIR)
+    latest = args.results if (args.results / "results.json").exists() else args.results / "latest"
     if (latest / "results.json").exists():
         try:
             last = {r.claim_id: r.verdict.value for r in load_results(latest)[1]}
@@ -167,13 +172,25 @@ def cmd_run(args: argparse.Namespace) -> int:
             out_dir = args.results / f"{run_id}-{suffix}"
     else:
         out_dir = args.out
+    finished = out_dir / "results.json"
     if args.update:
-        if args.out is None or not (out_dir / "results.json").is_file():
+        if args.out is None or not finished.is_file():
             raise ValueError("--update: name with --out a run directory that holds a results.json")
         check_update(out_dir, args.scale, args.seed)
-    # refuse before anything is written: an unwritable --out, a `latest` that is not ours
+    elif finished.exists() or finished.is_symlink():
+        raise ValueError(
+            f"--out {os.fspath(out_dir)!r} holds a finished run ({finished.name}); pass --update "
+            "to replace only these claims' records and keep the others, or choose another --out"
+        )
+    # refuse before anything is written: an unwritable --out, a symlink or FIFO in its files' way
     check_output_path(out_dir, "--out", directory=True)
-    check_latest(out_dir.resolve().parent)
+    if out_dir.is_dir():
+        _check_run_targets(out_dir)
+    if (foreign := check_latest(out_dir.resolve().parent)) is not None:
+        print(
+            f"{PROG}: warning: {foreign}; it is left alone, not pointed at this run",
+            file=sys.stderr,
+        )
     run_id = out_dir.resolve().name
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -240,6 +257,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"report: {page}")
     failed = {"fail": counts[Verdict.FAIL] + counts[Verdict.ERROR], "error": counts[Verdict.ERROR]}
     return 1 if failed.get(args.fail_on) else 0
+
+
+def _check_figure_target(plot: Path) -> None:
+    """Refuse a --plot whose PNG or PDF could not be replaced, before any work is done."""
+    for suffix in (".png", ".pdf"):
+        check_target(plot.parent / f"{plot.stem}{suffix}")
+
+
+def _check_run_targets(run_dir: Path) -> None:
+    """Refuse a run directory whose results.json or reports could not be replaced (a symlink, a
+    directory or a FIFO in their place), before any work is done."""
+    for name in ("results.json", "report.md", "report.html"):
+        check_target(run_dir / name, run_dir)
 
 
 def _reference_costs(scale: str) -> dict[str, float]:
@@ -370,6 +400,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if src.resolve() == dst.resolve():
         raise ValueError("DST_RUN: it is SRC_RUN itself")
     load_results(dst, "DST_RUN")  # a run to merge into, before its lock is taken
+    _check_run_targets(dst)  # the reports rebuilt after the merge can be written
     with RunLock(dst):
         merged = merge_results(src, dst, [c.id for c in all_claims()])
         write_reports(dst)
@@ -383,6 +414,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.only is not None and not args.only:
         raise ValueError("--only: name at least one benchmark (or leave --only out to run all)")
     check_output_path(args.out, "--out", directory=False)
+    check_target(args.out)  # not /dev/null, a FIFO or a symlink: refused before the benchmarks
     rows = run_benchmarks(quick=args.quick, out=args.out, only=args.only)
     _print_table(
         [
@@ -400,8 +432,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         ("benchmark", "ours s", "baseline s", "speedup", "outputs", "baseline"),
     )
     if args.reach:
+        import json
+
         from paper_checks.bench import mtr_reach
-        from sims._jsonio import read_json, write_json_atomic
 
         reach = mtr_reach()
         for r in reach:
@@ -409,7 +442,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 f"exact M_tr within 60 s at |H| = {r['n_hypotheses']}: |X| = {r['n_points']} "
                 f"({r['seconds']:.1f} s)"
             )
-        write_json_atomic(args.out, {**read_json(args.out), "mtr_reach": reach})
+        written = json.loads(args.out.read_text(encoding="utf-8"))  # what run_benchmarks wrote
+        write_json(args.out, {**written, "mtr_reach": reach})
     print(f"wrote {args.out}")
     return 0
 
@@ -419,6 +453,7 @@ def cmd_solve_passk(args: argparse.Namespace) -> int:
 
     if args.plot is not None:
         check_output_path(args.plot, "--plot", directory=False)
+        _check_figure_target(args.plot)
     from paper_checks.solve import solve_passk
     from sims._jsonio import to_jsonable
 
@@ -442,6 +477,7 @@ def cmd_solve_online(args: argparse.Namespace) -> int:
 
     if args.export_tree is not None:
         check_output_path(args.export_tree, "--export-tree", directory=False)
+        check_target(args.export_tree)
     out, lines = solve_online(
         args.class_file,
         max_n=args.max_n,
@@ -466,6 +502,7 @@ def cmd_solve_rmt(args: argparse.Namespace) -> int:
         return 2
     if args.plot is not None:
         check_output_path(args.plot, "--plot", directory=False)
+        _check_figure_target(args.plot)
     spec, lines = solve_rmt(
         psi_p=args.psi_p,
         psi_n=args.psi_n,
@@ -548,7 +585,13 @@ def build_parser() -> argparse.ArgumentParser:
         "list", parents=[common], help="list claims with the verdict of the last run"
     )
     p.add_argument("papers", nargs="*", metavar="PAPER", help=f"paper keys ({', '.join(PAPERS)})")
-    p.add_argument("--results", type=_path, default=RESULTS, help="results root (default: results)")
+    p.add_argument(
+        "--results",
+        type=_path,
+        default=RESULTS,
+        help="results root whose 'latest' is the last run, or a run directory (e.g. a run's "
+        "--out) (default: results)",
+    )
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("run", parents=[common], help="check claims, write results and reports")
@@ -752,7 +795,16 @@ def build_parser() -> argparse.ArgumentParser:
         "keep = also every item tied at the cut (default: cut)",
     )
     s.add_argument(
-        "--n-boot", type=_positive_int, default=1000, help="bootstrap resamples (default: 1000)"
+        "--n-boot",
+        type=lambda text: _parsed(
+            text,
+            int,
+            lambda v: 1 <= v <= MAX_HIVEMIND_BOOT,
+            f"an integer in [1, {MAX_HIVEMIND_BOOT}]",
+        ),
+        default=1000,
+        help=f"bootstrap resamples, 1 to {MAX_HIVEMIND_BOOT} (each resample of each subset and "
+        "scorer takes about 0.1 ms) (default: 1000)",
     )
     s.add_argument(
         "--seed", type=_seed, default=0, help="seed of baseline and bootstrap (default: 0)"

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from paper_checks._files import write_text
 from paper_checks.claims import PAPERS
 from paper_checks.report import format_value, render_decision, replication_text
 from paper_checks.results import CheckResult, load_results
@@ -525,5 +526,5 @@ def write_docs() -> list[Path]:
     files = generated_files()
     for path, text in files.items():
         path.parent.mkdir(exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_text(path, text, ROOT)
     return list(files)

@@ -32,10 +32,10 @@ BASELINE_PERCENTILES = (50.0, 90.0, 99.0)
 
 # -------------------------------------------------------------------------------------- reading
 def _json_lines(path: Path, option: str) -> list[tuple[int, dict[str, Any]]]:
-    from paper_checks._inputs import loads_strict, read_input_text
+    from paper_checks._inputs import loads_strict, read_input_text, text_lines
 
     rows = []
-    for line_no, line in enumerate(read_input_text(path, option).splitlines(), 1):
+    for line_no, line in enumerate(text_lines(read_input_text(path, option)), 1):
         if not line.strip():
             continue
         try:
@@ -88,6 +88,7 @@ def read_generations(path: str | Path, option: str = "--gens") -> Generations:
     cols: dict[str, list[Any]] = defaultdict(list)
     for line_no, row in _json_lines(path, option):
         where = f"{option}: {path}:{line_no}"
+        cols["line"].append(line_no)
         for key in ("query", "model", "response"):
             cols[key].append(_field(row, key, str, where))
         category = row.get("category")
@@ -102,7 +103,12 @@ def read_generations(path: str | Path, option: str = "--gens") -> Generations:
         for key in ("decoding", "prompt"):
             cols[key].append(None if row.get(key) is None else _field(row, key, str, where))
         if "embedding" in row:
-            cols["embedding"].append(_number_list(row["embedding"], where, "embedding"))
+            embedding = _number_list(row["embedding"], where, "embedding")
+            if not embedding:
+                raise ValueError(f"{where}: 'embedding' is empty")
+            cols["embedding"].append(embedding)
+    if not any(response.strip() for response in cols["response"]):
+        raise ValueError(f"{option}: {path}: every response is empty; there is nothing to compare")
     embeddings = None
     if cols["embedding"]:
         if len(cols["embedding"]) != len(cols["query"]):
@@ -118,6 +124,19 @@ def read_generations(path: str | Path, option: str = "--gens") -> Generations:
                 f"{option}: {path}: the embedding of response {line} is too large for float64 "
                 "(its norm overflows)"
             )
+        if np.any(norms == 0):
+            line = cols["line"][int(np.flatnonzero(norms == 0)[0])]
+            raise ValueError(
+                f"{option}: {path}:{line}: 'embedding' is all zeros (a cosine needs a direction)"
+            )
+        first: dict[str, int] = {}
+        for i, response in enumerate(cols["response"]):
+            j = first.setdefault(response, i)
+            if not np.array_equal(embeddings[i], embeddings[j]):
+                raise ValueError(
+                    f"{option}: {path}:{cols['line'][i]}: the same response text as line "
+                    f"{cols['line'][j]} with a different 'embedding'"
+                )
     return Generations(
         cols["query"],
         cols["model"],
@@ -436,7 +455,8 @@ def calibration(
 def plot_diversity(div: dict[str, Any], out_dir: Path) -> list[Path]:
     """Similarity histograms (Figure 4 style heatmap), the inter-model heatmap (Figure 6) and the
     top-N distinct-model curve with its references (Figure 8)."""
-    from paper_checks.plotting import THEORY, new_figure, save_figure
+    from paper_checks._files import save_figure
+    from paper_checks.plotting import THEORY, new_figure
 
     paths = []
     models = [row["model"] for row in div["intra"]]
@@ -449,7 +469,7 @@ def plot_diversity(div: dict[str, Any], out_dir: Path) -> list[Path]:
     ax.set_title("% of queries per bin", fontsize="small")
     ax.grid(visible=False)
     fig.colorbar(im, ax=ax)
-    paths += save_figure(fig, out_dir, "hivemind_intra")
+    paths += save_figure(fig, out_dir, "hivemind_intra", out_dir)
 
     fig, ax = new_figure(figsize=(1.8 + 0.45 * len(div["models"]), 1.2 + 0.45 * len(div["models"])))
     im = ax.imshow(div["inter"], cmap="magma")
@@ -463,7 +483,7 @@ def plot_diversity(div: dict[str, Any], out_dir: Path) -> list[Path]:
     )
     ax.grid(visible=False)
     fig.colorbar(im, ax=ax)
-    paths += save_figure(fig, out_dir, "hivemind_inter")
+    paths += save_figure(fig, out_dir, "hivemind_inter", out_dir)
 
     topn = div["topn"]
     if topn["n"]:
@@ -476,13 +496,14 @@ def plot_diversity(div: dict[str, Any], out_dir: Path) -> list[Path]:
         ax.set_xlabel("N nearest neighbours")
         ax.set_ylabel("distinct models")
         ax.legend(fontsize="small")
-        paths += save_figure(fig, out_dir, "hivemind_topn")
+        paths += save_figure(fig, out_dir, "hivemind_topn", out_dir)
     return paths
 
 
 def plot_calibration(rows: list[dict[str, Any]], out_dir: Path, stem: str) -> list[Path]:
     """Spearman ρ (with bootstrap CI) of each scorer on the full set and each subset."""
-    from paper_checks.plotting import new_figure, save_figure
+    from paper_checks._files import save_figure
+    from paper_checks.plotting import new_figure
 
     scorers = list(dict.fromkeys(r["scorer"] for r in rows))
     subsets = list(dict.fromkeys((r["subset"], r["param"]) for r in rows))
@@ -501,4 +522,4 @@ def plot_calibration(rows: list[dict[str, Any]], out_dir: Path, stem: str) -> li
     ax.axhline(0, color="0.3", lw=0.8)
     ax.set_ylabel("Spearman ρ vs mean human label")
     ax.legend(fontsize="x-small")
-    return save_figure(fig, out_dir, stem)
+    return save_figure(fig, out_dir, stem, out_dir)

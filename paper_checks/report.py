@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from paper_checks._files import write_text
 from paper_checks.calibration import part_characteristics
 from paper_checks.results import CheckResult, Verdict, load_results
 
@@ -363,6 +364,7 @@ def write_reports(run_dir: str | Path) -> tuple[Path, Path]:
     run, results = load_results(run_dir)
     md = run_dir / "report.md"
     page = run_dir / "report.html"
-    md.write_text(render_markdown(run, results), encoding="utf-8")
-    page.write_text(render_html(run, results, run_dir), encoding="utf-8")
+    markdown, html = render_markdown(run, results), render_html(run, results, run_dir)
+    write_text(md, markdown, run_dir)  # inside run_dir, never through a symlink, whole or not
+    write_text(page, html, run_dir)
     return md, page

@@ -16,7 +16,8 @@ from typing import Any, Self
 
 import numpy as np
 
-from sims._jsonio import read_json, to_jsonable, write_json_atomic
+from paper_checks import _files, _schema
+from sims._jsonio import to_jsonable
 
 SCHEMA_VERSION = 2
 
@@ -118,31 +119,36 @@ class RunInfo:
     updates: list[dict[str, Any]] = field(default_factory=list)
 
 
-def write_claim(run_dir: Path, result: CheckResult) -> None:
-    """Store one claim's ``.json`` and ``.npz`` in ``run_dir``."""
+def write_claim(run_dir: Path, result: CheckResult) -> dict[str, Any]:
+    """Store one claim's ``.json`` and ``.npz`` in ``run_dir`` (through :mod:`paper_checks._files`:
+    inside ``run_dir``, never through a symlink, whole or not at all); return its record."""
+    _schema.validate(result.claim_id, _schema._claim_id, "claim_id")
     arrays_file = None
     if result.arrays:
         arrays_file = f"{result.claim_id}.npz"
-        tmp = run_dir / f".{arrays_file}.tmp-{os.getpid()}.npz"
-        np.savez_compressed(tmp, **{k: np.asarray(v) for k, v in result.arrays.items()})
-        tmp.replace(run_dir / arrays_file)
-    write_json_atomic(run_dir / f"{result.claim_id}.json", result.to_json(arrays_file))
+        arrays = {k: np.asarray(v) for k, v in result.arrays.items()}
+        _files.write_with(
+            run_dir / arrays_file, lambda tmp: np.savez_compressed(tmp, **arrays), run_dir
+        )
+    record = result.to_json(arrays_file)
+    _files.write_json(run_dir / f"{result.claim_id}.json", record, run_dir)
+    return record
+
+
+def _counts(records: list[dict[str, Any]]) -> dict[str, int]:
+    return {v.value: sum(r["verdict"] == v.value for r in records) for v in Verdict}
 
 
 def write_results(run_dir: Path, info: RunInfo, results: list[CheckResult]) -> Path:
     """Store every claim and ``results.json``; return the path of ``results.json``."""
-    records = []
-    for result in results:
-        write_claim(run_dir, result)
-        records.append(read_json(run_dir / f"{result.claim_id}.json"))
-    counts = {v.value: sum(r.verdict is v for r in results) for v in Verdict}
+    records = [write_claim(run_dir, result) for result in results]
     payload = {
         "schema": SCHEMA_VERSION,
         "run": asdict(info),
-        "counts": counts,
+        "counts": _counts(records),
         "claims": records,
     }
-    return write_json_atomic(run_dir / "results.json", payload)
+    return _files.write_json(run_dir / "results.json", payload, run_dir)
 
 
 def check_update(run_dir: Path, scale: str, seed: int, what: str = "--update") -> None:
@@ -159,20 +165,21 @@ def check_update(run_dir: Path, scale: str, seed: int, what: str = "--update") -
             )
 
 
-def _replace_records(
-    run_dir: Path, records: list[dict[str, Any]], update: dict[str, Any], order: list[str]
-) -> Path:
-    """Replace those claims' records in ``run_dir/results.json``, keep the others, order them by
-    ``order`` (records of claims not in it are dropped), recount, and append ``update`` to the
-    run's ``updates``."""
-    payload = read_json(run_dir / "results.json")
+def _replaced(
+    payload: dict[str, Any], records: list[dict[str, Any]], update: dict[str, Any], order: list[str]
+) -> dict[str, Any]:
+    """``payload`` (a validated results.json) with those claims' records replaced and the others
+    kept, ordered by ``order`` (records of claims not in it are dropped), recounted, and
+    ``update`` appended to the run's ``updates``."""
     run = payload["run"]
     by_id = {r["claim_id"]: r for r in payload["claims"]} | {r["claim_id"]: r for r in records}
     claims = [by_id[claim_id] for claim_id in order if claim_id in by_id]
-    payload["run"] = {**run, "updates": [*run.get("updates", []), update]}
-    payload["counts"] = {v.value: sum(r["verdict"] == v.value for r in claims) for v in Verdict}
-    payload["claims"] = claims
-    return write_json_atomic(run_dir / "results.json", payload)
+    return {
+        **payload,
+        "run": {**run, "updates": [*run.get("updates", []), update]},
+        "counts": _counts(claims),
+        "claims": claims,
+    }
 
 
 def update_results(
@@ -182,8 +189,8 @@ def update_results(
     others (a reference run refreshed claim by claim, checked first by :func:`check_update`).
     The run keeps its metadata and gains an entry in ``updates``; claims are ordered by
     ``order`` (the registry's), and records of claims not in it are dropped."""
-    for result in results:
-        write_claim(run_dir, result)
+    payload = read_results_payload(run_dir, "--out")
+    records = [write_claim(run_dir, result) for result in results]
     update = {
         "created": info.created,
         "argv": info.argv,
@@ -191,8 +198,9 @@ def update_results(
         "replicates": info.replicates,
         "wall_time_s": info.wall_time_s,
     }
-    records = [read_json(run_dir / f"{r.claim_id}.json") for r in results]
-    return _replace_records(run_dir, records, update, order)
+    return _files.write_json(
+        run_dir / "results.json", _replaced(payload, records, update, order), run_dir
+    )
 
 
 def merge_results(src_dir: Path, dst_dir: Path, order: list[str]) -> list[str]:
@@ -200,37 +208,89 @@ def merge_results(src_dir: Path, dst_dir: Path, order: list[str]) -> list[str]:
     seed, checked): records, arrays and figures. A reference run is so refreshed by a run made
     elsewhere (another directory, machine or cluster). ``dst``'s ``updates`` gains the source
     run's creation time, command line and replicate count, and ``merged_from`` its run id.
-    Returns the merged claim ids."""
-    import shutil
 
-    src_run, results = load_results(src_dir, "SRC_RUN")
+    All of SRC is validated first (results.json and every claim record against the schema, every
+    claim id registered in ``order``, every file to copy a regular file inside SRC); DST is then
+    written as one :class:`~paper_checks._files.Transaction`, results.json last: a failure
+    leaves DST as it was. Returns the merged claim ids."""
+    src_payload = read_results_payload(src_dir, "SRC_RUN")
+    src_run = src_payload["run"]
     check_update(dst_dir, src_run["scale"], src_run["seed"], what="merge")
-    records = []
-    for result in results:
-        for name in [f"{result.claim_id}.json", f"{result.claim_id}.npz", *result.figures]:
-            if (src_dir / name).is_file():
-                (dst_dir / name).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(src_dir / name, dst_dir / name)
-        records.append(read_json(src_dir / f"{result.claim_id}.json"))
+    dst_payload = read_results_payload(dst_dir, "DST_RUN")
+    registered = set(order)
+    records, copies = [], []
+    for i, listed in enumerate(src_payload["claims"]):
+        claim_id = listed["claim_id"]
+        if claim_id not in registered:
+            raise ValueError(
+                f"SRC_RUN: {str(src_dir / 'results.json')!r}: claims[{i}] is {claim_id!r}, "
+                "not a registered claim"
+            )
+        record_file = src_dir / f"{claim_id}.json"
+        record = read_record(record_file, "SRC_RUN", claim_id) if record_file.exists() else listed
+        names = [f"{claim_id}.npz", *record["figures"]]
+        for name in names:
+            source = src_dir / name
+            if source.exists() or source.is_symlink():
+                if source.is_symlink() or not source.is_file():
+                    raise ValueError(f"SRC_RUN: {str(source)!r} is not a regular file")
+                if not source.resolve().is_relative_to(src_dir.resolve()):
+                    raise ValueError(f"SRC_RUN: {str(source)!r} lies outside SRC_RUN")
+                copies.append((source, dst_dir / name))
+        records.append(record)
     update = {
         "created": src_run.get("created"),
         "argv": src_run.get("argv", []),
-        "claims": [r.claim_id for r in results],
+        "claims": [r["claim_id"] for r in records],
         "replicates": src_run.get("replicates", 1),
         "wall_time_s": src_run.get("wall_time_s"),
         "merged_from": src_run.get("run_id"),
     }
-    _replace_records(dst_dir, records, update, order)
+    with _files.Transaction(dst_dir) as transaction:
+        for source, target in copies:
+            transaction.stage_copy(source, target)
+        for record in records:
+            transaction.stage_json(dst_dir / f"{record['claim_id']}.json", record)
+        merged = _replaced(dst_payload, records, update, order)
+        transaction.stage_json(dst_dir / "results.json", merged)
+        transaction.commit()
     return update["claims"]
 
 
-def load_results(
-    run_dir: str | os.PathLike[str], argument: str = "RUN_DIR"
-) -> tuple[dict[str, Any], list[CheckResult]]:
-    """Read ``results.json`` of a run directory: (run metadata, results). Errors name the
-    command-line ``argument`` that gave the directory."""
+def read_record(path: Path, argument: str, claim_id: str | None = None) -> dict[str, Any]:
+    """The claim record in ``path`` (a ``<claim>.json``), validated against the schema (and
+    holding ``claim_id`` when given); ValueError naming ``argument`` and the file."""
+    record = _read_json_file(path, argument)
+    try:
+        _schema.validate(record, _schema.CLAIM)
+    except _schema.SchemaError as err:
+        raise ValueError(
+            f"{argument}: {str(path)!r} is not a paper-checks claim record ({err})"
+        ) from None
+    if claim_id is not None and record["claim_id"] != claim_id:
+        raise ValueError(
+            f"{argument}: {str(path)!r} holds the record of {record['claim_id']!r}, not {claim_id!r}"
+        )
+    return record
+
+
+def _read_json_file(path: Path, argument: str) -> Any:
     from paper_checks._inputs import loads_strict, read_input_text
 
+    text = read_input_text(path, argument)
+    try:
+        return loads_strict(text)
+    except ValueError as err:  # json.JSONDecodeError included
+        msg = getattr(err, "msg", str(err))
+        raise ValueError(f"{argument}: {str(path)!r} is not valid JSON ({msg})") from None
+
+
+def read_results_payload(
+    run_dir: str | os.PathLike[str], argument: str = "RUN_DIR"
+) -> dict[str, Any]:
+    """The parsed ``results.json`` of a run directory, validated against the schema
+    (:data:`paper_checks._schema.RESULTS`, no claim listed twice). Errors name the command-line
+    ``argument`` that gave the directory, the file and the first field that does not fit."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         what = "is not a directory" if run_dir.exists() else "does not exist"
@@ -238,76 +298,29 @@ def load_results(
     path = run_dir / "results.json"
     if not path.exists():
         raise ValueError(f"{argument} {os.fspath(run_dir)!r} has no results.json")
-    text = read_input_text(path, argument)
-    try:
-        payload = loads_strict(text)
-    except ValueError as err:  # json.JSONDecodeError included
-        msg = getattr(err, "msg", str(err))
-        raise ValueError(f"{argument}: {str(path)!r} is not valid JSON ({msg})") from None
-    return _validated_results(payload, path, argument)
-
-
-#: Keys of ``results.json["run"]`` the reports read, with their JSON types.
-_RUN_KEYS: dict[str, type | tuple[type, ...]] = {
-    "run_id": str,
-    "scale": str,
-    "seed": int,
-    "scheduler": str,
-    "workers": int,
-    "backend": str,
-    "wall_time_s": (int, float),
-}
-_CLAIM_KEYS: dict[str, type | tuple[type, ...]] = {
-    "claim_id": str,
-    "summary": str,
-    "measured": dict,
-    "expected": dict,
-    "tolerance": str,
-    "figures": list,
-    "statement": str,
-    "source": str,
-    "provenance": dict,
-}
-
-
-def _validated_results(
-    payload: Any, path: Path, argument: str
-) -> tuple[dict[str, Any], list[CheckResult]]:
-    """(run, results) of a parsed ``results.json``; ValueError naming ``argument``, the file and
-    the first key that is missing or of the wrong type."""
+    payload = _read_json_file(path, argument)
 
     def bad(what: str) -> ValueError:
         return ValueError(f"{argument}: {str(path)!r} is not a paper-checks results file ({what})")
 
     if not isinstance(payload, dict):
         raise bad(f"a JSON {type(payload).__name__}, not an object")
-    run, claims = payload.get("run"), payload.get("claims")
-    if not isinstance(run, dict):
-        raise bad("no 'run' object")
-    if not isinstance(claims, list):
-        raise bad("no 'claims' list")
-    for key, kind in _RUN_KEYS.items():
-        if not isinstance(run.get(key), kind) or isinstance(run.get(key), bool):
-            raise bad(f"run.{key} is missing or not a {getattr(kind, '__name__', 'number')}")
-    results = []
-    for i, record in enumerate(claims):
-        if not isinstance(record, dict):
-            raise bad(f"claims[{i}] is not an object")
-        for key, kind in _CLAIM_KEYS.items():
-            if not isinstance(record.get(key), kind):
-                raise bad(f"claims[{i}].{key} is missing or not a {kind.__name__}")  # type: ignore[union-attr]
-        if record.get("verdict") not in {v.value for v in Verdict}:
-            raise bad(f"claims[{i}].verdict is not one of {', '.join(v.value for v in Verdict)}")
-        if not isinstance(record.get("error"), str | None):
-            raise bad(f"claims[{i}].error is not a string")
-        wall = record["provenance"].get("wall_time_s", 0)
-        if not isinstance(wall, int | float) or isinstance(wall, bool):
-            raise bad(f"claims[{i}].provenance.wall_time_s is not a number")
-        for fig in record["figures"]:
-            if not isinstance(fig, str) or Path(fig).is_absolute() or ".." in Path(fig).parts:
-                raise bad(f"claims[{i}].figures holds {fig!r}, not a path inside the run")
-        results.append(CheckResult.from_json(record))
-    return run, results
+    try:
+        _schema.validate(payload, _schema.RESULTS)
+    except _schema.SchemaError as err:
+        raise bad(str(err)) from None
+    if (dup := _schema.duplicates(r["claim_id"] for r in payload["claims"])) is not None:
+        raise bad(f"claim {dup!r} is listed twice")
+    return payload
+
+
+def load_results(
+    run_dir: str | os.PathLike[str], argument: str = "RUN_DIR"
+) -> tuple[dict[str, Any], list[CheckResult]]:
+    """Read ``results.json`` of a run directory (validated by :func:`read_results_payload`):
+    (run metadata, results). Errors name the command-line ``argument`` that gave the directory."""
+    payload = read_results_payload(run_dir, argument)
+    return payload["run"], [CheckResult.from_json(record) for record in payload["claims"]]
 
 
 def comparable(payload: Any) -> Any:
@@ -319,30 +332,31 @@ def comparable(payload: Any) -> Any:
     return payload
 
 
-def check_latest(results_root: Path) -> None:
-    """Refuse (ValueError) when ``results_root/latest`` exists but is not a link this package
-    made: a symlink to a sibling directory. A user's file or directory is never replaced."""
+def check_latest(results_root: Path) -> str | None:
+    """None when ``results_root/latest`` may be (re)pointed: it is missing, or a link this
+    package made (a relative symlink to a sibling name that is a run directory, one holding a
+    results.json, or that was since removed). Otherwise why it is left alone: a user's file,
+    directory or link is never replaced."""
     link = results_root / "latest"
     if not link.is_symlink():
         if link.exists():
             kind = "directory" if link.is_dir() else "file"
-            raise ValueError(
-                f"{str(link)!r} is a {kind}, not the symlink paper-checks keeps there; move it "
-                "away or choose another --out"
-            )
-        return
+            return f"{str(link)!r} is a {kind}, not the symlink paper-checks keeps there"
+        return None
     target = os.fspath(link.readlink())
+    sibling = results_root / target
     if os.sep in target.rstrip(os.sep) or target in ("", ".", ".."):
-        raise ValueError(
-            f"{str(link)!r} is a symlink to {target!r}, not to a run beside it; move it away "
-            "or choose another --out"
-        )
+        return f"{str(link)!r} is a symlink to {target!r}, not to a run beside it"
+    if sibling.exists() and not (sibling / "results.json").is_file():
+        return f"{str(link)!r} points at {target!r}, which is not a paper-checks run"
+    return None
 
 
-def update_latest(results_root: Path, run_dir: Path) -> None:
-    """Point ``results_root/latest`` at ``run_dir`` (a relative symlink, replaced atomically);
-    refuses to replace anything :func:`check_latest` refuses."""
-    check_latest(results_root)
+def update_latest(results_root: Path, run_dir: Path) -> bool:
+    """Point ``results_root/latest`` at ``run_dir`` (a relative symlink, replaced atomically)
+    unless :func:`check_latest` says it is not ours; whether it was pointed."""
+    if check_latest(results_root) is not None:
+        return False
     link = results_root / "latest"
     tmp = results_root / f".latest.tmp-{os.getpid()}"
     tmp.unlink(missing_ok=True)
@@ -351,15 +365,23 @@ def update_latest(results_root: Path, run_dir: Path) -> None:
         tmp.replace(link)
     finally:
         tmp.unlink(missing_ok=True)
+    return True
 
 
 LOCK_NAME = ".paper-checks.lock"
 
 
+#: The largest PID a lock file may hold (pid_t is a C int; Linux's pid_max is at most 2^22).
+MAX_PID = 2**31 - 1
+
+
 def _pid_alive(pid: int) -> bool:
+    """Whether ``pid`` (in 1..MAX_PID: 0 and -1 would signal process groups) is a live process."""
+    if not 1 <= pid <= MAX_PID:
+        return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):
         return False
     except PermissionError:  # alive, another user's
         return True
@@ -369,7 +391,8 @@ def _pid_alive(pid: int) -> bool:
 class RunLock:
     """An exclusive lock on a run directory while a run writes it: ``DIR/.paper-checks.lock``
     holds the PID of the holder. A second run into the same directory is refused (ValueError
-    naming the holder's PID); a lock left by a dead process (or by this process, not held now, e.g.
+    naming the holder's PID); a lock whose PID is not a live process (a dead holder, a PID out of
+    range such as 0, -1 or 2^64, text that is not a PID, or this process not holding it now, e.g.
     after a crash in a test session) is taken over."""
 
     _held: set[Path] = set()  # noqa: RUF012  (locks held by this process)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import math
-from collections.abc import Sequence
+import zipfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,12 +37,12 @@ class SampleCounts:
 
 
 def _read_rows(path: Path) -> list[dict[str, Any]]:
-    from paper_checks._inputs import loads_strict, read_input_text
+    from paper_checks._inputs import csv_records, loads_strict, read_input_text, text_lines
 
     text = read_input_text(path, "--samples")
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         rows = []
-        for line_no, line in enumerate(text.splitlines(), 1):
+        for line_no, line in enumerate(text_lines(text), 1):
             if line.strip():
                 try:
                     row = loads_strict(line)
@@ -52,7 +54,7 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
                 rows.append({str(k).lower(): v for k, v in row.items()})
         return rows
     try:
-        records = list(csv.reader(text.splitlines()))
+        records = csv_records(text)
     except csv.Error as err:  # e.g. a field over csv's field size limit
         raise ValueError(f"--samples: {path} is not a readable CSV file ({err})") from None
     records = [r for r in records if any(field.strip() for field in r)]
@@ -100,6 +102,18 @@ def _as_bool(value: Any, where: str) -> bool:
     raise ValueError(f"--samples: {where}: correct must be 0/1 or true/false (got {value!r})")
 
 
+def _seed_column(rows: list[dict[str, Any]], path: Path) -> str | None:
+    """The seed (or run) column named on the first row, which every row must then give."""
+    column = next((c for c in _SEED_COLUMNS if rows and c in rows[0]), None)
+    if column is not None:
+        missing = next((i for i, r in enumerate(rows) if r.get(column) is None), None)
+        if missing is not None:
+            raise ValueError(
+                f"--samples: {path} row {missing + 1} has no {column!r} (row 1 has one)"
+            )
+    return column
+
+
 def read_sample_counts(path: str | Path, *, seed: str | None = None) -> SampleCounts:
     """Read per-problem ``n,c`` rows or per-sample ``problem,correct`` rows from CSV or JSONL.
 
@@ -110,7 +124,7 @@ def read_sample_counts(path: str | Path, *, seed: str | None = None) -> SampleCo
     path = Path(path)
     rows = _read_rows(path)
     if seed is not None:
-        column = next((c for c in _SEED_COLUMNS if rows and c in rows[0]), None)
+        column = _seed_column(rows, path)
         rows = [r for r in rows if column and str(r[column]) == seed]
     if not rows:
         raise ValueError(f"--samples: {path} holds no rows")
@@ -171,7 +185,7 @@ def read_seed_counts(path: str | Path) -> tuple[str | None, dict[str, SampleCoun
     view adds the seeds' rows of a problem together."""
     path = Path(path)
     rows = _read_rows(path)
-    column = next((c for c in _SEED_COLUMNS if rows and c in rows[0]), None)
+    column = _seed_column(rows, path)
     seeds = [] if column is None else list(dict.fromkeys(str(r[column]) for r in rows))
     if column is None or len(seeds) < 2:
         return None, {}
@@ -410,10 +424,10 @@ def solve_passk(
     lines += seed_lines
     out["plot"] = None
     if plot is not None:
-        from paper_checks.plotting import save_figure
+        from paper_checks._files import save_figure
 
         fig = passk_figure(boot, labels, per_seed=out["per_seed"])
-        written = save_figure(fig, plot.parent, plot.stem)
+        written = save_figure(fig, plot.parent, plot.stem, plot.parent)
         out["plot"] = str(written[0])
         lines.append(f"plot: {written[0]} (and .pdf)")
     return out, lines
@@ -523,6 +537,67 @@ def _online_work(H: Any, max_n: int | None, put: Any) -> None:
     put("mtr", (cert.value, list(cert.sequence), exact, reason))
 
 
+def load_class(path: Path) -> Any:
+    """The concept class in ``path`` (:meth:`ConceptClass.from_file`), its JSON shape checked
+    first: a list of lists, or an object whose ``hypotheses`` is one and whose ``points``, if
+    given, is a list of labels (strings or numbers)."""
+    from paper_checks._inputs import loads_strict, read_input_text
+    from theory.online import ConceptClass
+
+    if path.suffix.lower() == ".json":
+        text = read_input_text(path, "--class")
+        try:
+            data = loads_strict(text)
+        except ValueError as err:
+            msg = getattr(err, "msg", str(err))
+            raise ValueError(f"--class: {str(path)!r} is not valid JSON ({msg})") from None
+        points = data.get("points") if isinstance(data, dict) else None
+        rows = data.get("hypotheses") if isinstance(data, dict) else data
+        if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+            raise ValueError(
+                f"--class: {str(path)!r}: the hypotheses must be a list of lists of 0/1"
+            )
+        labels_ok = isinstance(points, list) and all(
+            isinstance(p, str | int | float) and not isinstance(p, bool) for p in points
+        )
+        if points is not None and not labels_ok:
+            raise ValueError(f"--class: {str(path)!r}: 'points' must be a list of labels")
+    return ConceptClass.from_file(path)
+
+
+class _TimeUp(BaseException):
+    """Raised by the alarm of :func:`_within` (a BaseException: no reader may swallow it)."""
+
+
+@contextlib.contextmanager
+def _within(seconds: float | None, what: str) -> Iterator[None]:
+    """Stop the body after ``seconds`` (SIGALRM; only where signals reach it: the main thread of
+    a POSIX process) with a ValueError saying that the time limit was reached during ``what``."""
+    import signal
+    import threading
+
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if seconds is None or not usable:
+        yield
+        return
+
+    def ring(*_: object) -> None:
+        raise _TimeUp
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    except _TimeUp:
+        raise ValueError(
+            f"--time-limit {seconds:g} s was reached while {what}; nothing is known of the "
+            "class yet: allow more time"
+        ) from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _online_child(H: Any, max_n: int | None, queue: Any) -> None:
     """:func:`_online_work` in a child process, its results and its failure sent on ``queue``."""
     try:
@@ -612,15 +687,18 @@ def solve_online(
     M_tr(H, n) >= max(min(VC, n), 1) (a shattered set, or any non-constant point, forces a mistake
     per point) and M_tr(H, n) <= min(Ldim, ⌊log2 |H|⌋, n) (halving, and M_tr <= Ldim), using
     whichever of Ldim and VC finished."""
-    from theory.online import ConceptClass
+    import time
 
     if max_n is not None and max_n < 1:
         raise ValueError(f"--max-n must be a positive integer (got {max_n})")
     if time_limit is not None and not (time_limit > 0 and np.isfinite(time_limit)):
         raise ValueError(f"--time-limit must be a positive number of seconds (got {time_limit})")
-    H = ConceptClass.from_file(path)
-    canon, _ = H.canonical()
-    res = _run_online(H, max_n, time_limit)
+    start = time.monotonic()
+    with _within(time_limit, f"reading --class {str(path)!r}"):  # the limit covers the parsing
+        H = load_class(path)
+        canon, _ = H.canonical()
+    remaining = None if time_limit is None else max(time_limit - (time.monotonic() - start), 1e-3)
+    res = _run_online(H, max_n, remaining)
     label = "M_tr" if max_n is None else f"M_tr(H, n={max_n})"
     head = (
         f"class: {H.n_hypotheses} hypotheses on {H.n_points} points "
@@ -651,10 +729,12 @@ def solve_online(
         else "certifying sequence: " + " ".join(H.points[j] for j in sequence),
     ]
     if export_tree is not None:
+        from paper_checks._files import write_with
         from sims.online import littlestone_tree_graph, write_graph
         from theory.online.dims import littlestone_tree
 
-        write_graph(littlestone_tree_graph(littlestone_tree(H), H), export_tree)
+        graph = littlestone_tree_graph(littlestone_tree(H), H)
+        write_with(export_tree, lambda tmp: write_graph(graph, tmp))
         lines.append(f"Littlestone tree (depth {ldim}) written to {export_tree}")
     return out, lines
 
@@ -744,7 +824,8 @@ def solve_hivemind(
     int(f·n) items, the authors' rule; "keep": every item tied at the cut)."""
     from neural.hivemind import VectorEmbedder, make_embedder
     from paper_checks import hivemind_report as hr
-    from sims._jsonio import to_jsonable, write_json_atomic
+    from paper_checks._files import write_json
+    from sims._jsonio import to_jsonable
 
     gens = hr.read_generations(gens_path)
     rated = [(path, hr.read_ratings(path)) for path in ratings or []]  # all read before writing
@@ -752,6 +833,7 @@ def solve_hivemind(
     if len(set(stems)) < len(stems):
         dup = next(stem for stem in stems if stems.count(stem) > 1)
         raise ValueError(f"--ratings: two files share the name stem {dup!r}; rename one")
+    _check_hivemind_targets(out_dir, stems)
     if embedder == "vectors":
         if gens.embeddings is None:
             raise ValueError("--embedder vectors needs an 'embedding' on every line of --gens")
@@ -760,7 +842,15 @@ def solve_hivemind(
         )
     else:
         cache = out_dir / "embedding-cache" if cache_dir is None else cache_dir
-        unit = make_embedder(embedder, cache_dir=cache).embed(gens.responses)
+        try:
+            cached = make_embedder(embedder, cache_dir=cache)
+        except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+            raise ValueError(
+                f"--cache: {str(cache)!r}: its {embedder} embedding cache is not readable or "
+                f"lacks its 'keys' and 'vectors' arrays ({type(err).__name__}: {err}); "
+                "remove it to rebuild it"
+            ) from None
+        unit = cached.embed(gens.responses)
     rng = np.random.default_rng(seed)
     div = hr.diversity(gens, unit, cutoffs=cutoffs, include_self_pairs=include_self_pairs, rng=rng)
     out: dict[str, Any] = {"embedder": embedder, "diversity": div, "calibration": {}}
@@ -825,28 +915,64 @@ def solve_hivemind(
             f"{path.name}: {items.kind}, {items.queries.size} items, mean entropy "
             f"{table['entropy'].mean():.3f} bits"
         )
-        lines.extend(
-            f"  {r['scorer']:<22} Spearman {r['spearman']:+.3f} "
-            f"[{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] (Pearson {r['pearson']:+.3f}, N = {r['n']})"
-            for r in rows
-            if r["subset"] == "full"
-        )
+        lines.extend(_calibration_line(r, items) for r in rows if r["subset"] == "full")
     _write_csv(
         out_dir / "intra_model.csv",
         {k: [r[k] for r in div["s_bar"]] for k in ("model", "query", "s_bar")},
     )
-    write_json_atomic(out_dir / "report.json", to_jsonable(out))
+    write_json(out_dir / "report.json", to_jsonable(out), out_dir)
     lines.append(f"wrote {out_dir}/report.json, CSV tables and {len(figures) // 2} figures")
     return out, lines
 
 
+def _check_hivemind_targets(out_dir: Path, stems: list[str]) -> None:
+    """Refuse, before anything is written, an ``out_dir`` where one of the report's files could
+    not be replaced (a symlink, a directory or a FIFO in its place)."""
+    from paper_checks._files import check_target
+
+    names = ["report.json", "intra_model.csv"]
+    names += [
+        f"hivemind_{kind}{ext}" for kind in ("intra", "inter", "topn") for ext in (".png", ".pdf")
+    ]
+    for stem in stems:
+        names += [f"items_{stem}.csv", f"calibration_{stem}.csv"]
+        names += [f"hivemind_calibration_{stem}{ext}" for ext in (".png", ".pdf")]
+    for name in names:
+        check_target(out_dir / name, out_dir)
+
+
+def _calibration_line(row: dict[str, Any], items: Any) -> str:
+    """One scorer's full-set correlations, each a number or "undefined (why)", never NaN."""
+    n = row["n"]
+    why = "fewer than 3 items" if n < 3 else "the scores or the mean human labels are constant"
+
+    def shown(value: float) -> str:
+        return f"{value:+.3f}" if math.isfinite(value) else f"undefined ({why})"
+
+    if math.isfinite(row["ci_low"]) and math.isfinite(row["ci_high"]):
+        ci = f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
+    elif n >= 3 and np.unique(items.queries).size < 2:
+        ci = "CI undefined (one query: the bootstrap resamples queries)"
+    else:
+        ci = f"CI undefined ({why} in every resample)" if n >= 3 else "CI undefined"
+    return (
+        f"  {row['scorer']:<22} Spearman {shown(row['spearman'])} {ci} "
+        f"(Pearson {shown(row['pearson'])}, N = {n})"
+    )
+
+
 def _write_csv(path: Path, columns: dict[str, Any]) -> None:
-    """Write equal-length columns as a CSV table."""
+    """Write equal-length columns as a CSV table (inside its directory, whole or not at all)."""
+    import io
+
+    from paper_checks._files import write_text
+
     names = list(columns)
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(names)
-        writer.writerows(zip(*(list(columns[n]) for n in names), strict=True))
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(names)
+    writer.writerows(zip(*(list(columns[n]) for n in names), strict=True))
+    write_text(path, buffer.getvalue())
 
 
 def _activations() -> dict[str, Any]:
@@ -1005,12 +1131,13 @@ def solve_rmt(
             f"{spec.ks_distance(values, above=k.s2 + 1e-3):.4f}"
         )
     if plot is not None:
-        from paper_checks.plotting import new_figure, plot_spectrum_panels, save_figure
+        from paper_checks._files import save_figure
+        from paper_checks.plotting import new_figure, plot_spectrum_panels
 
         fig, axes = new_figure(ncols=2)
         plot_spectrum_panels(spec, np.array([]) if eigs is None else eigs, p or 1, axes)
         axes[0].set_title(f"ψ_p = {psi_p:g}, ψ_n = {psi_n:g}, t = {t:g}", fontsize="small")
-        written = save_figure(fig, plot.parent, plot.stem)
+        written = save_figure(fig, plot.parent, plot.stem, plot.parent)
         lines.append(f"figure: {written[0]}")
     return spec, lines
 

@@ -258,8 +258,9 @@ def test_non_finite_measurements_become_null(tmp_path: Path):
 
 def test_update_latest_is_a_relative_link_that_moves(tmp_path: Path):
     first, second = tmp_path / "r1", tmp_path / "r2"
-    first.mkdir()
-    second.mkdir()
+    for run in (first, second):  # finished runs: what `latest` may point at
+        run.mkdir()
+        (run / "results.json").write_text("{}")
     update_latest(tmp_path, first)
     link = tmp_path / "latest"
     assert link.is_symlink()
