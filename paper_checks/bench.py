@@ -62,10 +62,33 @@ def _median_time(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
     return statistics.median(times), out
 
 
+def provenance(argv: list[str]) -> dict[str, Any]:
+    """When, where and by which code a bench run was made (for docs/benchmarks.md)."""
+    import os
+    import platform
+    from datetime import UTC, datetime
+
+    from paper_checks.runner import git_sha, package_versions
+
+    return {
+        "argv": argv,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "git_sha": git_sha(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}",
+        "versions": package_versions(),
+    }
+
+
 def run_benchmarks(
-    *, quick: bool = False, out: Path | None = None, only: list[str] | None = None, repeats: int = 5
+    *,
+    quick: bool = False,
+    out: Path | None = None,
+    only: list[str] | None = None,
+    repeats: int = 5,
+    argv: list[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Run the registered benchmarks (or ``only`` these) and write ``out`` (JSON) if given."""
+    """Run the registered benchmarks (or ``only`` these) and write ``out`` (JSON, with the run's
+    :func:`provenance`) if given."""
     unknown = sorted(set(only or []) - set(_BENCHMARKS))
     if unknown:
         raise ValueError(
@@ -96,7 +119,8 @@ def run_benchmarks(
     if out is not None:
         from paper_checks._files import write_json
 
-        write_json(out, {"quick": quick, "benchmarks": rows})
+        payload = {"quick": quick, "benchmarks": rows, "provenance": provenance(argv or ["bench"])}
+        write_json(out, payload)
     return rows
 
 

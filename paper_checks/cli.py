@@ -415,7 +415,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise ValueError("--only: name at least one benchmark (or leave --only out to run all)")
     check_output_path(args.out, "--out", directory=False)
     check_target(args.out)  # not /dev/null, a FIFO or a symlink: refused before the benchmarks
-    rows = run_benchmarks(quick=args.quick, out=args.out, only=args.only)
+    if args.conjectures is not None and not 1 <= args.conjectures <= 1000:
+        raise ValueError(f"--conjectures: SEEDS must be in [1, 1000] (got {args.conjectures})")
+    rows = run_benchmarks(quick=args.quick, out=args.out, only=args.only, argv=list(args.argv))
     _print_table(
         [
             (
@@ -444,6 +446,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
             )
         written = json.loads(args.out.read_text(encoding="utf-8"))  # what run_benchmarks wrote
         write_json(args.out, {**written, "mtr_reach": reach})
+    if args.conjectures is not None:
+        import json
+
+        from paper_checks.bench import conjecture_refutation
+
+        refuted = conjecture_refutation(seeds=args.conjectures)
+        for r in refuted:
+            first = "-" if r["first_s_max"] is None else f"{r['first_s_max']:.2g} s"
+            print(
+                f"{r['conjecture']:<40} {r['strategy']:<30} refuted {r['refuted']}/{r['seeds']}"
+                f" (first counterexample within {first})"
+            )
+        written = json.loads(args.out.read_text(encoding="utf-8"))
+        write_json(args.out, {**written, "conjecture_refutation": refuted})
     print(f"wrote {args.out}")
     return 0
 
@@ -686,6 +702,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--reach",
         action="store_true",
         help="also find the largest |X| the exact M_tr DP solves within 60 s (takes minutes)",
+    )
+    p.add_argument(
+        "--conjectures",
+        type=int,
+        nargs="?",
+        const=20,
+        default=None,
+        metavar="SEEDS",
+        help="also measure how often the concept-class strategies refute three false "
+        "conjectures over SEEDS fresh hypothesis seeds (default 20; needs hypothesis)",
     )
     p.set_defaults(func=cmd_bench)
 
