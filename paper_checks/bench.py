@@ -302,6 +302,36 @@ def _bench_rmt_density(quick: bool) -> Comparison:
 
 
 @benchmark(
+    "rf_domain",
+    description="share of a log-uniform sample of solve rmt's box (ψ_p, ψ_n ∈ [1, 4096], "
+    "t ∈ [1e-3, 3]) where rf_spectrum passes its self-check (total mass 1 within 1e-3)",
+    baseline="the same solver with one tanh-sinh mass estimate per bulk (before the adaptive "
+    "mass quadrature)",
+)
+def _bench_rf_domain(quick: bool) -> Comparison:
+    from theory.rmt import domain_sample, domain_scan
+
+    points = domain_sample(8 if quick else 100, seed=0)
+
+    def share(rows: list[dict]) -> float:
+        return float(np.mean([r["passed"] for r in rows]))
+
+    def per_spectrum(rows: list[dict]) -> float:
+        return float(np.median([r["cpu_s"] for r in rows]))
+
+    return Comparison(
+        ours=lambda: domain_scan(points),
+        baseline=lambda: domain_scan(points, mass_levels=0),
+        agree=lambda a, b: share(a) >= share(b),
+        size=f"{len(points)} points (seed 0)",
+        detail=lambda a, b: (
+            f"passing {share(a):.1%} (baseline {share(b):.1%}); median "
+            f"{per_spectrum(a):.2f} CPU-s per spectrum (baseline {per_spectrum(b):.2f})"
+        ),
+    )
+
+
+@benchmark(
     "ge_gram_eigenvalues",
     description="all p eigenvalues of a sampled Gaussian-equivalent U",
     baseline="dense numpy eigvalsh of the p × p matrix",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -19,11 +20,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "SELF_CHECK_MASS_TOL",
     "Bulk",
     "DataSpectrum",
     "RFConstants",
     "RFSpectrum",
     "Spectrum",
+    "SpectrumSelfCheckError",
+    "SpectrumSelfCheckWarning",
     "find_bulks",
     "gaussian_expectation",
     "hermite_rule",
@@ -242,7 +246,11 @@ def _newton(
             trial = x[:, idx] - scale[pending] * step[:, pending]
             F_trial, J_trial = system(trial, z[idx])
             norm_trial = _residual_norm(F_trial, trial)
-            better = (norm_trial < norm[idx]) & np.all(np.isfinite(trial), axis=0)
+            # accept a step that lowers the scale-aware norm, or the plain one |F|: with
+            # unknowns of very different size (q ~ 1e7 inside a bulk at scale v_t² ~ 1e-8, ε ~ 1)
+            # the scale-aware norm alone rejects every step that trades F₁ for F₂
+            plain_drop = np.max(np.abs(F_trial), axis=0) < np.max(np.abs(F[:, idx]), axis=0)
+            better = ((norm_trial < norm[idx]) | plain_drop) & np.all(np.isfinite(trial), axis=0)
             good = idx[better]
             x[:, good], F[:, good], J[:, :, good] = (
                 trial[:, better],
@@ -520,18 +528,21 @@ def rf_stieltjes(
     eta: ArrayLike | None = None,
     consts: RFConstants | None = None,
     x_floor: float | None = None,
+    offsets: bool = False,
 ) -> tuple[NDArray[np.complex128], NDArray[np.complex128], NDArray[np.bool_]]:
     """q(z) and δ(z) of the random-feature U at z = λ + iη on a whole grid (Theorem 3.1).
 
     η defaults to ``ETA_REL · max(|λ − s_t²|, x_floor)``, x_floor defaulting to
     ``ETA_FLOOR_REL · λ_top``, i.e. just above the real axis. The
     solution is tracked by η-continuation from far above the spectrum, where q ≈ −1/z, so the
-    branch is the Herglotz one (Im q > 0). Returns (q, δ, converged).
+    branch is the Herglotz one (Im q > 0). With ``offsets``, ``lam`` holds λ − s_t² (exact
+    near the delta, where s_t² + x would round away an x below ulp(s_t²)). Returns (q, δ,
+    converged).
     """
     spectrum = DataSpectrum.identity() if spectrum is None else spectrum
     consts = rf_constants(t, activation, sigma_x2=spectrum.mean) if consts is None else consts
     lam = np.atleast_1d(np.asarray(lam, dtype=float))
-    offset = lam - consts.s2
+    offset = lam if offsets else lam - consts.s2
     top = _rf_spectral_bound(consts, psi_p, psi_n, spectrum)
     if eta is None:
         floor = ETA_FLOOR_REL * top if x_floor is None else x_floor
@@ -666,15 +677,81 @@ def _refine_edges(
     return lo
 
 
+#: Adaptive mass quadrature: an interval's tanh-sinh estimate is accepted when its two halves
+#: agree with it to MASS_TOL (absolute mass); else each half is refined, at most MASS_LEVELS deep.
+#: Needed where a bulk found on the log grid hides a gap narrower than the grid (e.g. ρ1 and ρ2
+#: touching at ψ_p ≈ 1 < ψ_n: two square-root edges inside one interval spoil tanh-sinh).
+MASS_TOL = 1e-8
+MASS_LEVELS = 40
+#: At most this many intervals are refined at once; beyond, the rest are accepted as they are (a
+#: density that is noise, e.g. from unconverged points, never stops disagreeing with itself).
+MASS_MAX_PENDING = 32
+
+
+def _split_point(lo: NDArray[np.float64], hi: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Midpoints: geometric where the interval spans more than a factor 4 (bulks cover decades
+    on the offset axis), arithmetic otherwise."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        geometric = np.sqrt(lo * hi)
+    return np.where((lo > 0) & (hi > 4 * lo), geometric, (lo + hi) / 2)
+
+
+def _adaptive_mass(
+    density: DensityFn, lower: float, upper: float, levels: int = MASS_LEVELS
+) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
+    """∫ρ over [lower, upper] by breadth-first adaptive tanh-sinh (:data:`MASS_TOL`,
+    :data:`MASS_LEVELS`), each level's intervals evaluated in one call of ``density``. Returns
+    the mass and the nodes (x, ρ) of the accepted intervals; ``levels=0``: one tanh-sinh
+    estimate (the solver before the adaptive step, kept as the bench's baseline)."""
+    unit, weight = _tanh_sinh_rule(MASS_NODES)
+
+    def estimate(lo: NDArray, hi: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+        mid, half = (lo + hi) / 2, (hi - lo) / 2
+        xs = mid[:, None] + half[:, None] * unit[None, :]
+        rho = density(xs.ravel()).reshape(xs.shape)
+        return (rho * weight[None, :]).sum(axis=1) * half, xs, rho
+
+    lo, hi = np.array([lower]), np.array([upper])
+    whole, xs, rho = estimate(lo, hi)
+    if levels == 0:
+        return float(whole[0]), xs[0], rho[0]
+    mass, kept_x, kept_rho = 0.0, [], []
+    for level in range(levels + 1):
+        if lo.size == 0:
+            break
+        split = _split_point(lo, hi)
+        halves_lo, halves_hi = np.concatenate([lo, split]), np.concatenate([split, hi])
+        parts, part_x, part_rho = estimate(halves_lo, halves_hi)
+        n = lo.size
+        refined = parts[:n] + parts[n:]
+        done = (np.abs(refined - whole) <= MASS_TOL) | (level == levels) | (split <= lo)
+        done |= split >= hi
+        if np.count_nonzero(~done) > MASS_MAX_PENDING:
+            done[:] = True
+        mass += float(refined[done].sum())
+        keep = np.concatenate([done, done])
+        kept_x.append(part_x[keep].ravel())
+        kept_rho.append(part_rho[keep].ravel())
+        go = np.concatenate([~done, ~done])
+        lo, hi, whole = halves_lo[go], halves_hi[go], parts[go]
+    return mass, np.concatenate(kept_x), np.concatenate(kept_rho)
+
+
 def find_bulks(
-    density: DensityFn, x_max: float, *, points: int = 1000, x_min_rel: float = ETA_FLOOR_REL
+    density: DensityFn,
+    x_max: float,
+    *,
+    points: int = 1000,
+    x_min_rel: float = ETA_FLOOR_REL,
+    mass_levels: int = MASS_LEVELS,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[Bulk], list[tuple]]:
     """Locate the bulks of a density on x ∈ (0, x_max] (x = λ − λ_floor, so a delta at the floor
     never enters): a log grid of ``points`` over ``x_max·x_min_rel … x_max`` marks where x·ρ(x)
     exceeds :data:`BULK_THRESHOLD` (an absolute, scale-free threshold: a threshold relative to
     max ρ fails when bulks sit 4–5 decades apart), each edge is refined inside its bracket, and
-    each mass is ∫ρ on [lower, upper] with x = m − h·cos θ and the midpoint rule in θ (exact
-    enough for square-root and inverse-square-root edges alike). A bulk touching the bottom of
+    each mass is ∫ρ on [lower, upper] by adaptive tanh-sinh (:func:`_adaptive_mass`: exact
+    enough for square-root and inverse-square-root edges, and for a gap inside a bulk that is
+    narrower than the grid). A bulk touching the bottom of
     the grid gets lower edge 0.
 
     Returns (grid, density on it, bulks, quadrature (x nodes, ρ) per bulk).
@@ -692,16 +769,13 @@ def find_bulks(
     if refine.any():
         edges[refine] = _refine_edges(density, brackets[refine, 0], brackets[refine, 1])
     lowers, uppers = edges[: len(starts)], edges[len(starts) :]
-    unit, weight = _tanh_sinh_rule(MASS_NODES)
     bulks, nodes = [], []
-    if len(starts):
-        mid, half = (lowers + uppers) / 2, (uppers - lowers) / 2
-        xs = mid[:, None] + half[:, None] * unit[None, :]
-        rho_nodes = density(xs.ravel()).reshape(xs.shape)
-        masses = (rho_nodes * weight[None, :]).sum(axis=1) * half
-        for k in range(len(starts)):
-            bulks.append(Bulk(float(masses[k]), float(lowers[k]), float(uppers[k])))
-            nodes.append((xs[k], rho_nodes[k]))
+    for k in range(len(starts)):
+        mass, xs, rho_nodes = _adaptive_mass(
+            density, float(lowers[k]), float(uppers[k]), mass_levels
+        )
+        bulks.append(Bulk(mass, float(lowers[k]), float(uppers[k])))
+        nodes.append((xs, rho_nodes))
     return x, rho, bulks, nodes
 
 
@@ -742,6 +816,29 @@ class RFSpectrum(Spectrum):
     #: Evaluation points in all (the denominator of ``unconverged``).
     evaluated: int = 0
 
+    @property
+    def self_check_passed(self) -> bool:
+        """Whether the spectrum is a probability distribution: total mass 1 within
+        :data:`SELF_CHECK_MASS_TOL`, the density finite and non-negative on its grid."""
+        return bool(
+            abs(self.total_mass - 1.0) <= SELF_CHECK_MASS_TOL
+            and np.all(np.isfinite(self.density))
+            and np.all(self.density >= 0)
+        )
+
+
+#: |total mass − 1| beyond which :func:`rf_spectrum` reports a failed self-check.
+SELF_CHECK_MASS_TOL = 1e-3
+
+
+class SpectrumSelfCheckError(RuntimeError):
+    """:func:`rf_spectrum` with ``strict=True`` found a spectrum failing its self-check."""
+
+
+class SpectrumSelfCheckWarning(RuntimeWarning):
+    """:func:`rf_spectrum` returned a spectrum whose total mass is not 1 within
+    :data:`SELF_CHECK_MASS_TOL` (``RFSpectrum.self_check_passed`` is False)."""
+
 
 def rf_spectrum(
     *,
@@ -751,10 +848,17 @@ def rf_spectrum(
     spectrum: DataSpectrum | None = None,
     activation: Activation = np.tanh,
     points: int = 1000,
+    strict: bool = False,
+    mass_levels: int = MASS_LEVELS,
 ) -> RFSpectrum:
     """The limiting eigenvalue density of U (Theorem 3.1): a delta at s_t² of mass
     max(0, 1 − (1+ψ_n)/ψ_p) (the p − n − d directions orthogonal to Ω and W, added analytically,
     spec §3) plus the bulks found by :func:`find_bulks` on ρ(λ) = Im q(λ + i0⁺)/π.
+
+    A spectrum that fails its self-check (``RFSpectrum.self_check_passed``: total mass 1 within
+    :data:`SELF_CHECK_MASS_TOL`, density finite and non-negative) is never returned silently:
+    it raises :class:`SpectrumSelfCheckError` with ``strict``, else it is returned with a
+    :class:`SpectrumSelfCheckWarning`.
     """
     for name, value in (("psi_p", psi_p), ("psi_n", psi_n)):
         if not (value > 0 and math.isfinite(value)):
@@ -769,27 +873,39 @@ def rf_spectrum(
     floor = min(ETA_FLOOR_REL * top, 1e-4 * consts.v2 * consts.delta * min(1.0, psi_p / psi_n))
     floor = max(floor, 1e-30 * top)
     unconverged = evaluated = 0
+    delta_mass = max(0.0, 1.0 - (1.0 + psi_n) / psi_p)
 
     def density(x: NDArray[np.float64]) -> NDArray[np.float64]:
         nonlocal unconverged, evaluated
         q, _, ok = rf_stieltjes(
-            consts.s2 + x,
+            x,
             psi_p=psi_p,
             psi_n=psi_n,
             t=t,
             spectrum=spectrum,
             consts=consts,
             x_floor=floor,
+            offsets=True,  # λ − s_t² itself: s_t² + x would round x below ulp(s_t²) ~ 1e-18
         )
         valid = ok & np.isfinite(q)
         unconverged += int(np.count_nonzero(~valid))
         evaluated += int(valid.size)
-        return q.imag / np.pi
+        rho = q.imag / np.pi
+        if delta_mass > 0:  # drop the delta's Lorentzian η/(π(x² + η²)): the bulks are the rest
+            eta = ETA_REL * np.maximum(np.abs(x), floor)
+            rho = rho - delta_mass * eta / (np.pi * (x * x + eta * eta))
+        return rho
 
     decades = math.log10(top / floor)
-    grid = find_bulks(density, top, points=max(points, int(60 * decades)), x_min_rel=floor / top)
-    base = _assemble(consts.s2, max(0.0, 1.0 - (1.0 + psi_n) / psi_p), grid)
-    return RFSpectrum(
+    grid = find_bulks(
+        density,
+        top,
+        points=max(points, int(60 * decades)),
+        x_min_rel=floor / top,
+        mass_levels=mass_levels,
+    )
+    base = _assemble(consts.s2, delta_mass, grid)
+    result = RFSpectrum(
         **vars(base),
         consts=consts,
         psi_p=float(psi_p),
@@ -797,6 +913,16 @@ def rf_spectrum(
         unconverged=unconverged,
         evaluated=evaluated,
     )
+    if not result.self_check_passed:
+        message = (
+            f"rf_spectrum(psi_p={psi_p:g}, psi_n={psi_n:g}, t={t:g}) failed its self-check: "
+            f"total mass {result.total_mass:.6g}, not 1 within {SELF_CHECK_MASS_TOL:g} "
+            f"({unconverged} of {evaluated} points unconverged)"
+        )
+        if strict:
+            raise SpectrumSelfCheckError(message)
+        warnings.warn(message, SpectrumSelfCheckWarning, stacklevel=2)
+    return result
 
 
 #: ε schedule of the reference script's per-λ continuation (spec §2): 100, 99, …, 1, then
@@ -858,3 +984,47 @@ def rf_density_per_point(
             guess = root(equations, guess, args=(lam_k + 1j * eps,), method="lm").x
         out.append(guess[1] / np.pi)
     return np.asarray(out)
+
+
+# ------------------------------------------------------------------------------ domain scan
+#: The box ``solve rmt`` advertises (paper_checks/solve.py RMT_PSI_RANGE, RMT_T_RANGE).
+DOMAIN_PSI = (1.0, 4096.0)
+DOMAIN_T = (1e-3, 3.0)
+
+
+def domain_sample(n: int, seed: int = 0) -> NDArray[np.float64]:
+    """``n`` points (ψ_p, ψ_n, t) drawn log-uniformly from the box ψ_p, ψ_n ∈ :data:`DOMAIN_PSI`,
+    t ∈ :data:`DOMAIN_T` (a fixed draw for a given seed)."""
+    rng = np.random.default_rng(seed)
+    lo = np.log([DOMAIN_PSI[0], DOMAIN_PSI[0], DOMAIN_T[0]])
+    hi = np.log([DOMAIN_PSI[1], DOMAIN_PSI[1], DOMAIN_T[1]])
+    return np.exp(lo + (hi - lo) * rng.random((n, 3)))
+
+
+def domain_scan(
+    points: NDArray[np.float64], *, spectrum_points: int = 1000, mass_levels: int = MASS_LEVELS
+) -> list[dict]:
+    """:func:`rf_spectrum` at each (ψ_p, ψ_n, t) row: its total mass, whether it passed its
+    self-check, its unconverged points and the CPU seconds it took."""
+    import time
+
+    rows = []
+    for psi_p, psi_n, t in np.asarray(points, dtype=float):
+        start = time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SpectrumSelfCheckWarning)
+            spec = rf_spectrum(
+                psi_p=psi_p, psi_n=psi_n, t=t, points=spectrum_points, mass_levels=mass_levels
+            )
+        rows.append(
+            {
+                "psi_p": float(psi_p),
+                "psi_n": float(psi_n),
+                "t": float(t),
+                "total_mass": spec.total_mass,
+                "passed": spec.self_check_passed,
+                "unconverged": spec.unconverged,
+                "cpu_s": time.process_time() - start,
+            }
+        )
+    return rows

@@ -114,3 +114,12 @@ def test_arm_b_sampler_row_agrees_with_the_exact_pass1():
     (row,) = run_benchmarks(quick=True, only=["arm_b_sampler"], repeats=1)
     assert row["agree"] is True  # grouped and per-row counts both within 4 s.e. of exact p
     assert "276 prompts" in row["size"]
+
+
+def test_rf_domain_row_reports_the_share_passing_and_the_time_per_spectrum():
+    """The solve rmt box sampled log-uniformly (8 points at --quick): every spectrum passes its
+    self-check, at least as many as with the single tanh-sinh mass estimate."""
+    (row,) = run_benchmarks(quick=True, only=["rf_domain"], repeats=1)
+    assert row["agree"]
+    assert row["detail"].startswith("passing 100.0%")
+    assert "CPU-s per spectrum" in row["detail"]

@@ -137,7 +137,7 @@ def test_the_fig4_claims_run_at_the_reference_scripts_d_at_paper_scale(
 
 
 @pytest.mark.parametrize(
-    ("scale", "d", "n_seeds"), [("quick", 40, 2), ("full", 80, 3), ("paper", 2000, 3)]
+    ("scale", "d", "n_seeds"), [("quick", 40, 3), ("full", 80, 3), ("paper", 2000, 3)]
 )
 def test_memorization_threshold_runs_at_d_2000_at_paper_scale(
     tmp_path, monkeypatch, scale, d, n_seeds
