@@ -28,12 +28,21 @@ __all__ = ["operating_characteristics", "part_characteristics"]
 
 def _p_pass(mu: float, margin: float, sd: float, n: int, level: float) -> float:
     crit = stats.t.ppf(1 - level, n - 1)
-    return float(stats.nct.sf(crit, n - 1, (mu - margin) * math.sqrt(n) / sd))
+    nc = (mu - margin) * math.sqrt(n) / sd
+    return _finite(stats.nct.sf(crit, n - 1, nc), stats.norm.sf(crit - nc))
 
 
 def _p_fail(mu: float, margin: float, sd: float, n: int, level: float) -> float:
     crit = stats.t.ppf(1 - level, n - 1)
-    return float(stats.nct.cdf(-crit, n - 1, (mu - margin) * math.sqrt(n) / sd))
+    nc = (mu - margin) * math.sqrt(n) / sd
+    return _finite(stats.nct.cdf(-crit, n - 1, nc), stats.norm.cdf(-crit - nc))
+
+
+def _finite(value: float, approximation: float) -> float:
+    """``value``, or where scipy's noncentral t gives NaN (noncentrality in the hundreds, far in
+    a tail) its normal approximation, which is then below any rate worth reporting."""
+    value = float(value)
+    return value if math.isfinite(value) else float(approximation)
 
 
 def operating_characteristics(

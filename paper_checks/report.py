@@ -78,32 +78,45 @@ def render_decision(decision: Mapping[str, Any] | None, scale: str) -> list[str]
         return []
     lines = [f"- **Decision at {scale}** ({decision['verdict']}):"]
     for part in decision["parts"]:
-        op = ">" if part["direction"] == "greater" else "<"
+        greater = part["direction"] == "greater"
         row = (
             f"  - `{part['statistic']}` over {part['n']} units: mean {format_value(part['mean'])}, "
             f"sd {format_value(part['sd'])}, bounds [{format_value(part['lower'])}, "
             f"{format_value(part['upper'])}] at level {format_value(part['level'])}; PASS needs "
-            f"{op} {format_value(part['pass_margin'])}, FAIL below/above "
-            f"{format_value(part['fail_margin'])}: {part['verdict']}"
+            f"the {'lower' if greater else 'upper'} bound {'>' if greater else '<'} "
+            f"{format_value(part['pass_margin'])}, FAIL the {'upper' if greater else 'lower'} "
+            f"bound {'<' if greater else '>'} {format_value(part['fail_margin'])}: "
+            f"{part['verdict']}"
         )
         if part.get("units_needed"):
             row += f"; about {part['units_needed']} units would decide it"
         if (oc := part_characteristics(part)) is not None:
             row += (
-                f". Error rates at this sd and n: false FAIL {oc['false_fail']:.3g}, false PASS "
-                f"{oc['false_pass']:.3g}; another {part['n']} units at this mean: PASS "
-                f"{oc['p_pass_at_mean']:.2f}, FAIL {oc['p_fail_at_mean']:.2f}"
+                f". Error rates at this sd and n: false FAIL {_rate(oc['false_fail'])}, false "
+                f"PASS {_rate(oc['false_pass'])}; another {part['n']} units at this mean: PASS "
+                f"{_rate(oc['p_pass_at_mean'])}, FAIL {_rate(oc['p_fail_at_mean'])}"
             )
         lines.append(row)
     if decision.get("units_needed"):
         lines.append(f"  - units that would decide the claim: about {decision['units_needed']}")
     units = "; ".join(
-        f"`{name}` " + ", ".join(format_value(v) for v in values)
+        f"`{name}` "
+        + ", ".join(format_value(v) for v in values[:SHOWN_UNITS])
+        + (f", … ({len(values)} in all)" if len(values) > SHOWN_UNITS else "")
         for name, values in decision.get("units", {}).items()
     )
     if units:
-        lines.append(f"  - per-unit values: {units}")
+        lines.append(f"  - per-unit values (all of them in the run's results.json): {units}")
     return lines
+
+
+#: Per-unit values shown per statistic in a report or docs page (the JSON holds all).
+SHOWN_UNITS = 15
+
+
+def _rate(p: float) -> str:
+    """A probability for the text: "< 0.001" below 0.001, else 3 decimals."""
+    return "< 0.001" if p < 1e-3 else f"{p:.3f}"
 
 
 def verdict_table(results: list[CheckResult]) -> list[tuple[str, str, str, str, str]]:
