@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import logging
 import math
 import warnings
 import zipfile
@@ -25,6 +26,8 @@ _ID_COLUMNS = ("problem", "problem_id", "id")
 _SEED_COLUMNS = ("seed", "run")
 _TRUE = {"1", "true", "t", "yes", "y"}
 _FALSE = {"0", "false", "f", "no", "n"}
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -506,9 +509,20 @@ def passk_figure(
     return fig
 
 
-#: The CLI solves M_tr exactly up to this many canonical points (about a minute at |H| = 64 and 20
-#: points on one core); beyond, it reports a certified lower bound.
-EXACT_POINTS_CLI = 20
+#: The CLI solves M_tr exactly up to the library's limit (theory.online.mtr.MAX_POINTS canonical
+#: points); beyond, it reports a certified lower bound. ``--time-limit`` is the guard.
+EXACT_POINTS_CLI = 26
+
+#: The exact DP's measured cost (``paper-checks bench --reach``, 2026-12-01, one core): |X| = 25
+#: canonical points at |H| = 64 in 47 s and |X| = 21 at |H| = 256 in 47 s, doubling per point.
+_DP_SECONDS_AT_25_64 = 47.0
+
+
+def dp_seconds_estimate(n_points: int, n_hypotheses: int) -> float:
+    """Rough CPU seconds of the exact M_tr DP on one core: 47 s · 2^(n − 25) · (|H|/64)^2, fitted
+    to the two bench points above (good to a factor of a few; the real cost depends on how the
+    class's cells split)."""
+    return _DP_SECONDS_AT_25_64 * 2.0 ** (n_points - 25) * (max(n_hypotheses, 2) / 64) ** 2
 
 
 def _online_work(H: Any, max_n: int | None, put: Any) -> None:
@@ -674,6 +688,13 @@ def _run_online(H: Any, max_n: int | None, time_limit: float | None) -> dict[str
         bar.close()
 
 
+def _duration(seconds: float) -> str:
+    """ "40 s", "12 min", "3.1 h"."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
+
+
 def solve_online(
     path: Path,
     *,
@@ -699,6 +720,17 @@ def solve_online(
         H = load_class(path)
         canon, _ = H.canonical()
     remaining = None if time_limit is None else max(time_limit - (time.monotonic() - start), 1e-3)
+    estimate = dp_seconds_estimate(canon.n_points, H.n_hypotheses)
+    if canon.n_points <= EXACT_POINTS_CLI and estimate > 5:
+        guard = f"--time-limit {time_limit:g} s" if time_limit else "no --time-limit set"
+        logger.warning(
+            "solve online: the exact DP on %d points and %d hypotheses takes roughly %s on one "
+            "core (%s)",
+            canon.n_points,
+            H.n_hypotheses,
+            _duration(estimate),
+            guard,
+        )
     res = _run_online(H, max_n, remaining)
     label = "M_tr" if max_n is None else f"M_tr(H, n={max_n})"
     head = (

@@ -109,3 +109,13 @@ def test_construct_sequence_candidates_certify_the_pilot_value():
     pilot = construct_sequence(H, 0.05, 4).sequence.tolist()
     cert = mtr_lower_bound(H, restarts=0, candidates=[pilot], rng=0)
     assert cert.value >= 5
+
+
+def test_the_cli_runs_the_exact_dp_up_to_the_library_limit_with_an_estimate():
+    from paper_checks.solve import EXACT_POINTS_CLI, dp_seconds_estimate
+    from theory.online.mtr import MAX_POINTS
+
+    assert EXACT_POINTS_CLI == MAX_POINTS
+    assert dp_seconds_estimate(25, 64) == 47.0  # the bench's calibration point
+    assert dp_seconds_estimate(21, 256) == 47.0
+    assert dp_seconds_estimate(26, 64) == 2 * dp_seconds_estimate(25, 64)
