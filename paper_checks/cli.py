@@ -738,7 +738,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=_seed, default=0, help="seed of the bootstrap (default: 0)")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.add_argument(
-        "--plot", type=_path, default=Path("passk.png"), help="figure path (default: passk.png)"
+        "--plot",
+        type=_path,
+        default=None,
+        metavar="OUT.png",
+        help="write the figure there (and its .pdf beside it); no figure without it",
     )
     s.set_defaults(func=cmd_solve_passk)
     s = solvers.add_parser(
