@@ -47,7 +47,9 @@ def test_pass_at_k_row(pass_at_k_run):
 
 def test_json_file_holds_the_rows(pass_at_k_run):
     rows, out = pass_at_k_run
-    assert read_json(out) == {"quick": True, "benchmarks": rows}
+    payload = read_json(out)
+    assert {k: payload[k] for k in ("quick", "benchmarks")} == {"quick": True, "benchmarks": rows}
+    assert set(payload["provenance"]) == {"argv", "created", "git_sha", "machine", "versions"}
 
 
 def test_unknown_benchmark_is_named(tmp_path: Path):
@@ -123,3 +125,48 @@ def test_rf_domain_row_reports_the_share_passing_and_the_time_per_spectrum():
     assert row["agree"]
     assert row["detail"].startswith("passing 100.0%")
     assert "CPU-s per spectrum" in row["detail"]
+
+
+def test_the_benchmarks_page_is_generated_from_a_bench_json():
+    from paper_checks.docs import render_bench
+
+    row = {
+        "name": "pass_at_k",
+        "size": "10 | 20",
+        "ours_s": 0.01,
+        "baseline_s": 1.0,
+        "speedup": 100.0,
+        "agree": True,
+        "detail": "",
+        "baseline": "a loop",
+    }
+    refuted = {
+        "conjecture": "M_tr == Ldim",
+        "strategy": "s()",
+        "seeds": 20,
+        "entropy": 7,
+        "refuted": 20,
+        "rate": 1.0,
+        "first_s_median": 0.01,
+        "first_s_max": 0.2,
+        "total_s_max": 3.0,
+    }
+    prov = {
+        "argv": ["bench", "--out", "/somewhere/else/b.json"],
+        "created": "2026-12-02",
+        "git_sha": "abcdef1234567",
+        "machine": "x86_64, 2 CPUs, Linux",
+    }
+    text = render_bench(
+        {
+            "quick": False,
+            "benchmarks": [row],
+            "provenance": prov,
+            "conjecture_refutation": [refuted],
+        }
+    )
+    assert (
+        "`paper-checks bench --out <elsewhere>/b.json`, 2026-12-02, commit `abcdef123456`" in text
+    )
+    assert "| `pass_at_k` | 10 \\| 20 | 0.01 | 1 | 100.0x | agree | a loop |" in text
+    assert "| M_tr == Ldim | `s()` | 20 of 20 | 0.01 / 0.2 | 3 |" in text
