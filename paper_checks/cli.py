@@ -209,7 +209,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     def finished(result: CheckResult) -> None:
         repro = reproduction(result)
-        _print_claim_line(result, describe(repro) if repro else "")
+        known = repro is not None and ref_records.get(result.claim_id) is not None
+        _print_claim_line(result, describe(repro) if known else "")
 
     with RunLock(out_dir):  # a second run into the same --out is refused while this one writes
         start = time.perf_counter()
@@ -251,9 +252,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     counts = {v: sum(r.verdict is v for r in results) for v in Verdict}
     findings = counts[Verdict.FAIL] or counts[Verdict.INCONCLUSIVE]
     note = " (FAIL and INCONCLUSIVE are findings: see the report)" if findings else ""
-    print(f"{len(results)} claim{'s' * (len(results) != 1)}: {_tally(results)}{note}")
     if ref_run:
-        print(closing_line({r.claim_id: r.reproduction for r in results}, args.scale))
+        _print_line(closing_line({r.claim_id: r.reproduction for r in results}, args.scale))
+    print(f"{len(results)} claim{'s' * (len(results) != 1)}: {_tally(results)}{note}")
     print(f"report: {page}")
     failed = {"fail": counts[Verdict.FAIL] + counts[Verdict.ERROR], "error": counts[Verdict.ERROR]}
     return 1 if failed.get(args.fail_on) else 0

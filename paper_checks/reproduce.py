@@ -147,12 +147,16 @@ def closing_line(comparisons: Mapping[str, Mapping[str, Any]], scale: str) -> st
     }
     ok = len(by[SAME]) + len(by[SAME_VERDICT])
     compared = ok + len(by[DIFFERS])
-    line = (
-        f"{ok} of {compared} compared claims reproduce docs/results/{scale} "
-        f"({len(by[SAME])} same numbers, {len(by[SAME_VERDICT])} same verdict)"
-    )
+    where = f"docs/results/{scale}"
+    if not compared:
+        line = f"{where}: no claim compared"
+    else:
+        line = (
+            f"{ok} of {compared} compared claims reproduce {where} "
+            f"({len(by[SAME])} same numbers, {len(by[SAME_VERDICT])} same verdict)"
+        )
+    if by[NOT_COMPARED]:
+        line += f"; {len(by[NOT_COMPARED])} not compared (new code or no record)"
     if by[DIFFERS]:
         line += f"; verdict differs: {', '.join(by[DIFFERS])}"
-    if by[NOT_COMPARED]:
-        line += f"; {len(by[NOT_COMPARED])} not compared (code changed or no reference)"
     return line

@@ -67,6 +67,7 @@ def test_the_closing_line_counts_every_kind():
     assert line.startswith("2 of 3 compared claims reproduce docs/results/quick")
     assert "verdict differs: c" in line
     assert "1 not compared" in line
+    assert closing_line({"d": comparisons["d"]}, "quick").startswith("docs/results/quick: no claim")
     assert "no committed reference" in closing_line({}, "paper")
 
 
