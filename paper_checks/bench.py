@@ -74,7 +74,8 @@ def provenance(argv: list[str]) -> dict[str, Any]:
         "argv": argv,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "git_sha": git_sha(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}",
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}, load "
+        f"{os.getloadavg()[0]:.1f} at the start",
         "versions": package_versions(),
     }
 
