@@ -96,27 +96,38 @@ def provenance(
 
 #: Modules that record, present or register results but compute none of their numbers: a claim's
 #: fingerprint leaves them out, so that editing a report or a plot style does not make every
-#: stored result stale.
+#: stored result stale. ``paper_checks.decision`` turns a record's stored units into its verdict;
+#: every reference verdict is recomputed from its committed units by the tests
+#: (test_claim_contract.py), so a change of the decision shows there, not as a stale record.
 PRESENTATION_MODULES = frozenset(
     {
         "paper_checks",
         "paper_checks.claims",
+        "paper_checks.decision",
         "paper_checks.results",
         "paper_checks.plotting",
         "paper_checks._inputs",
     }
 )
 
+#: The registry's descriptive keywords of :func:`paper_checks.claims.claim`: words about a claim
+#: that compute none of its numbers (the record copies them, and the tests hold the copies equal
+#: to the registry), left out of its fingerprint like docstrings and comments.
+DESCRIPTIVE_KEYWORDS = tuple(
+    ("claim", keyword) for keyword in ("statement", "source", "rule", "history")
+)
+
 
 def claim_fingerprint(claim: Claim) -> str:
-    """sha256 of the source of the claim's check module and of every project module it imports,
-    transitively (:func:`sims.sweep.code_fingerprint`), less :data:`PRESENTATION_MODULES`: the
-    code that computes the claim's numbers (the check, its theory, simulations and networks, the
-    context's seeds and sizes, the sweep engine). A result whose fingerprint differs from today's
-    was made by other code."""
+    """sha256 of the code of the claim's check module and of every project module it imports,
+    transitively (:func:`sims.sweep.code_fingerprint`: comments, docstrings and ``__all__`` left
+    out), less :data:`PRESENTATION_MODULES` and the :data:`DESCRIPTIVE_KEYWORDS` of its
+    registration: the code that computes the claim's numbers (the check, its theory, simulations
+    and networks, the context's seeds and sizes, the sweep engine). A result whose fingerprint
+    differs from today's was made by other code."""
     from sims.sweep import code_fingerprint
 
-    return code_fingerprint(claim.check, skip=PRESENTATION_MODULES)
+    return code_fingerprint(claim.check, skip=PRESENTATION_MODULES, ignore=DESCRIPTIVE_KEYWORDS)
 
 
 def run_claim(claim: Claim, ctx: Context, replicates: int = 1) -> CheckResult:

@@ -55,6 +55,7 @@ __all__ = [
     "ProcessExecutor",
     "SerialExecutor",
     "SweepTask",
+    "canonical_code",
     "code_fingerprint",
     "make_executor",
     "param_grid",
@@ -382,47 +383,107 @@ def _imported_modules(tree: ast.AST, name: str, is_package: bool) -> set[str]:
 
 #: CPython 3.11 builds Python AST objects with interpreter-wide state (gh-106905): two threads
 #: in ast.parse at once, ours or a library's, can fail. Checks run in threads, so each module's
-#: imports are parsed once per source text (the runner warms this in the main thread).
+#: imports and code are parsed once per source text (the runner warms this in the main thread).
 _AST_LOCK = threading.Lock()
-_IMPORTS: dict[tuple[str, str], frozenset[str]] = {}
+_IMPORTS: dict[tuple[Any, ...], tuple[frozenset[str], str]] = {}
 
 
-def _module_imports(name: str, path: Path, source: bytes) -> frozenset[str]:
-    """:func:`_imported_modules` of a module's source, cached by (module, sha256 of source)."""
-    key = (name, hashlib.sha256(source).hexdigest())
+def _parsed(
+    name: str, path: Path, source: bytes, ignore: tuple[tuple[str, str], ...]
+) -> tuple[frozenset[str], str]:
+    """(the modules a module's source imports, the sha256 of its :func:`canonical_code`), cached
+    by (module, sha256 of source, ``ignore``)."""
+    key = (name, hashlib.sha256(source).hexdigest(), ignore)
     with _AST_LOCK:
         if key not in _IMPORTS:
             tree = ast.parse(source)
-            _IMPORTS[key] = frozenset(_imported_modules(tree, name, path.name == "__init__.py"))
+            imports = frozenset(_imported_modules(tree, name, path.name == "__init__.py"))
+            code = hashlib.sha256(canonical_code(tree, ignore).encode()).hexdigest()
+            _IMPORTS[key] = (imports, code)
         return _IMPORTS[key]
 
 
-def code_fingerprint(fn: Callable[..., Any], skip: Collection[str] = ()) -> str:
-    """A sha256 of the code a task function can run: the source of the module defining ``fn``
-    and of every module of this project (``theory``, ``sims``, ``neural``, ``paper_checks``) or
-    of ``fn``'s own top-level package that it imports, transitively, read from the import
-    statements (imports inside functions included). Editing any of them changes the
-    fingerprint; editing a module the task never imports (a claim's plotting code) does not.
+def canonical_code(tree: ast.AST, ignore: Collection[tuple[str, str]] = ()) -> str:
+    """The code of a parsed module with what cannot change a computed number left out: comments
+    and layout (not in the AST), docstrings, the module's ``__all__``, and the keyword arguments
+    named by ``ignore``, pairs (callee name, keyword) such as ``("claim", "source")`` for a
+    registry's descriptive metadata. Written node by node with empty fields dropped, so the text
+    does not depend on the Python version's ``ast.dump`` defaults."""
+    drop = {(callee, keyword) for callee, keyword in ignore}
+
+    def body(nodes: list[ast.stmt], module: bool) -> list[ast.stmt]:
+        kept = [n for n in nodes if not (module and _assigns_all(n))]
+        first = kept[0] if kept else None
+        docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+        return kept[1:] if docstring and isinstance(first.value.value, str) else kept
+
+    def dump(node: Any) -> str:
+        if isinstance(node, list):
+            return "[" + ",".join(dump(v) for v in node) + "]"
+        if not isinstance(node, ast.AST):
+            return repr(node)
+        fields = []
+        for field, raw in ast.iter_fields(node):
+            if field in ("ctx", "type_comment", "kind") or raw is None or raw == []:
+                continue
+            value = raw
+            if field == "body" and isinstance(
+                node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+            ):
+                value = body(raw, isinstance(node, ast.Module))
+            if field == "keywords" and isinstance(node, ast.Call):
+                callee = _callee(node.func)
+                value = [k for k in raw if (callee, k.arg) not in drop]
+            fields.append(f"{field}={dump(value)}")
+        return f"{type(node).__name__}({','.join(fields)})"
+
+    return dump(tree)
+
+
+def _assigns_all(node: ast.stmt) -> bool:
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    return isinstance(node, ast.Assign | ast.AnnAssign) and any(
+        isinstance(t, ast.Name) and t.id == "__all__" for t in targets
+    )
+
+
+def _callee(func: ast.expr) -> str | None:
+    """The name a call is made by: ``f`` for ``f(...)`` and ``m.f(...)``."""
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
+
+
+def code_fingerprint(
+    fn: Callable[..., Any],
+    skip: Collection[str] = (),
+    ignore: Collection[tuple[str, str]] = (),
+) -> str:
+    """A sha256 of the code a task function can run: the :func:`canonical_code` of the module
+    defining ``fn`` and of every module of this project (``theory``, ``sims``, ``neural``,
+    ``paper_checks``) or of ``fn``'s own top-level package that it imports, transitively, read
+    from the import statements (imports inside functions included). Editing the code of any of
+    them changes the fingerprint; editing a comment, a docstring, ``__all__``, the keywords in
+    ``ignore`` or a module the task never imports (a claim's plotting code) does not.
     Modules named in ``skip`` are neither hashed nor followed.
-    The sources are read from disk at every call (milliseconds for a task's few modules), so an
-    edit made during a long-lived session counts; a module edited on disk but not reloaded is
-    fingerprinted as edited."""
+    The sources are read from disk at every call (milliseconds for a task's few modules, each
+    parsed once per text), so an edit made during a long-lived session counts; a module edited
+    on disk but not reloaded is fingerprinted as edited."""
     module = fn.__module__
     roots = {"theory", "sims", "neural", "paper_checks", module.partition(".")[0]}
-    sources: dict[str, bytes] = {}
+    ignored = tuple(sorted(ignore))
+    codes: dict[str, str] = {}
     todo = [module]
     while todo:
         name = todo.pop()
-        path = None if name in sources or name in skip else _module_file(name)
+        path = None if name in codes or name in skip else _module_file(name)
         if path is None:
             continue
-        sources[name] = path.read_bytes()
-        todo.extend(
-            m for m in _module_imports(name, path, sources[name]) if m.partition(".")[0] in roots
-        )
+        imports, codes[name] = _parsed(name, path, path.read_bytes(), ignored)
+        todo.extend(m for m in imports if m.partition(".")[0] in roots)
     digest = hashlib.sha256()
-    for name in sorted(sources):
-        digest.update(name.encode() + b"\0" + sources[name] + b"\0")
+    for name in sorted(codes):
+        digest.update(f"{name}\0{codes[name]}\0".encode())
     return digest.hexdigest()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import logging
 import signal
 import subprocess
@@ -16,6 +17,7 @@ import pytest
 from sims.sweep import (
     ProcessExecutor,
     SerialExecutor,
+    canonical_code,
     code_fingerprint,
     make_executor,
     param_grid,
@@ -244,7 +246,7 @@ def test_cache_is_not_reused_after_the_task_code_changes(tmp_path, task_package,
     grid = param_grid(x=[1, 2])
     first = run_sweep(task, grid, cache_dir=tmp_path / "cache")
     assert run_sweep(task, grid, cache_dir=tmp_path / "cache") == first  # same code: cached
-    task_package("helper", "OFFSET = 0.0  # edited\n")
+    task_package("helper", "OFFSET = 0.0\nSCALE = 1.0\n")
     with caplog.at_level(logging.WARNING, logger="sims.sweep"):
         again = run_sweep(task, grid, cache_dir=tmp_path / "cache")
     assert [r["result"]["t"] for r in again] != [r["result"]["t"] for r in first]  # ran again
@@ -261,3 +263,55 @@ def test_each_cached_task_gets_a_checkpoint_folder_removed_when_it_finishes(tmp_
     assert [f.name for f in folders] == ["task-000000.ckpt", "task-000001.ckpt"]
     assert all(f.parent.parent == tmp_path and not f.exists() for f in folders)
     assert task_checkpoint_dir() is None
+
+
+def test_code_fingerprint_ignores_what_computes_no_number(task_package):
+    """Comments, layout, docstrings, ``__all__`` and the keywords named in ``ignore`` leave the
+    fingerprint alone; any other edit, a string literal included, changes it."""
+    from codepkg.tasks import task
+
+    def fingerprint(helper: str) -> str:
+        task_package("helper", textwrap.dedent(helper))
+        return code_fingerprint(task, ignore=[("register", "source")])
+
+    first = fingerprint('OFFSET = 0.0\nregister(lambda: OFFSET, source="Thm 1", name="a")\n')
+    same = fingerprint("""
+        '''A helper.'''
+
+        __all__ = ["OFFSET"]
+        OFFSET = 0.0  # the offset
+
+        register(
+            lambda: OFFSET,
+            source="Theorem 1 (Author et al., 2025)",
+            name="a",
+        )
+    """)
+    assert same == first
+    for edited in (
+        'OFFSET = 0.0\nregister(lambda: OFFSET, source="Thm 1", name="b")\n',
+        'OFFSET = 0.0\nregister(lambda: OFFSET, source="Thm 1", name="a", label="x")\n',
+        'OFFSET = 0.0\nother(lambda: OFFSET, source="Thm 1", name="a")\n',
+        'OFFSET = 0.5\nregister(lambda: OFFSET, source="Thm 1", name="a")\n',
+    ):
+        assert fingerprint(edited) != first, edited
+
+
+def test_canonical_code_drops_docstrings_of_every_scope_but_keeps_other_strings():
+    tree = ast.parse(
+        textwrap.dedent('''
+            """module"""
+            def f():
+                """function"""
+                return "value"
+            class C:
+                """class"""
+                x = "attribute"
+        ''')
+    )
+    text = canonical_code(tree)
+    assert "module" not in text
+    assert "function" not in text
+    assert "'class'" not in text
+    assert "'value'" in text
+    assert "'attribute'" in text
