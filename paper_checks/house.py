@@ -64,9 +64,9 @@ def _summary(house: Mapping[str, Any]) -> dict[str, Any]:
     lengths = sorted(checks.values())
     longest = sorted(checks.items(), key=lambda kv: (-kv[1], kv[0]))[:LONGEST]
     return {
-        "total": total,
-        "paper_checks": lines["paper_checks"] + lines["paper_checks/checks"],
-        "checks": lines["paper_checks/checks"],
+        "total": round(total, -2),
+        "paper_checks": round(lines["paper_checks"] + lines["paper_checks/checks"], -2),
+        "checks": round(lines["paper_checks/checks"], -2),
         "share": lines["paper_checks/checks"] / total,
         "n": len(lengths),
         "median": statistics.median(lengths),
@@ -81,8 +81,8 @@ def render_house(before: Mapping[str, Any], now: Mapping[str, Any]) -> str:
     """A markdown table: the committed earlier measurement beside today's."""
     a, b = _summary(before), _summary(now)
     rows = [
-        ("lines of theory, sims, neural, paper_checks", "total", "{:,}"),
-        ("of which paper_checks (checks included)", "paper_checks", "{:,}"),
+        ("lines of theory, sims, neural, paper_checks (to the hundred)", "total", "{:,}"),
+        ("of which paper_checks, checks included", "paper_checks", "{:,}"),
         ("of which paper_checks/checks", "checks", "{:,}"),
         ("paper_checks/checks, share of the code", "share", "{:.0%}"),
         ("check functions", "n", "{}"),
