@@ -22,7 +22,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from paper_checks._caches import set_aside_unreadable
-from paper_checks.claims import Claim
+from paper_checks.claims import PAPERS, Claim
 from paper_checks.context import Context
 from paper_checks.results import CheckResult, Verdict, write_claim
 
@@ -108,6 +108,9 @@ PRESENTATION_MODULES = frozenset(
         "paper_checks.results",
         "paper_checks.plotting",
         "paper_checks._inputs",
+        # one figure module per paper: figures draw what a check measured, they compute none of it
+        "paper_checks.figures",
+        *(f"paper_checks.figures.{paper}" for paper in PAPERS),
     }
 )
 
