@@ -623,7 +623,10 @@ def geodesic_rule(min_gain: float = MIN_RHO_GAIN) -> Rule:
     )  # fmt: skip
 
 
-SERPENTINE = (7, 13)  # 7 corridors of 13 cells: 97 free cells (docs/deep_crl.md, mazes)
+SERPENTINE = (
+    7,
+    13,
+)  # 7 corridors of 13 cells: 97 free cells (docs/deep_crl.md, "Networks and mazes")
 
 
 @claim(

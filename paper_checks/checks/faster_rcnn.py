@@ -414,7 +414,7 @@ def coverage(ctx: Context, *, base_anchors: np.ndarray | None = None) -> CheckRe
     half = [
         float(an.box_iou([[0, 0, a, a]], [[8, 8, a + 8, a + 8]])[0, 0]) for a in (128, 256, 512)
     ]
-    # max over every gated quantity of |measured − spec| / tolerance: PASS ⟺ ≤ 1
+    # max over every gated quantity of |measured − reference| / tolerance: PASS ⟺ ≤ 1
     worst_ratio = max(
         float(np.max(np.abs(measured - expected) / allowed)),
         abs(median_small - SPEC_SMALL_MEDIAN) / 0.02,

@@ -411,7 +411,7 @@ PARAPHRASES = [
     statement="With the offline MiniLM embedder, paraphrases score above unrelated pairs (on MiniLM's "
     "own scale, which differs from the paper's text-embedding-3-small).",
     source="Jiang et al. 2025 (arXiv 2510.22954) embed with text-embedding-3-small; this test of "
-    "the offline MiniLM substitute is ours (docs/hivemind.md, similarity scales)",
+    "the offline MiniLM substitute is ours (docs/hivemind.md)",
     rule="PASS when the lowest paraphrase cosine exceeds the highest cosine between texts of "
     "different topics (margin > 0); FAIL when it does not (margin ≤ 0). INCONCLUSIVE only when "
     "the MiniLM extra is not installed (the embedder is unavailable, so nothing is measured). "
