@@ -387,7 +387,8 @@ def render_census(references: Mapping[str, tuple[Mapping[str, Any], Records]]) -
     return "\n".join(lines)
 
 
-#: The committed timing runs of the main job, before and after the speed-ups of issue 17.
+#: The committed timing runs of the main job, before and after the speed-ups that docs/running.md
+#: describes (section "Timing of the main job, claim by claim").
 TIMING_RUNS = {when: DOCS / "results" / f"timing-{when}" for when in ("before", "after")}
 RUNNING = DOCS / "running.md"
 
