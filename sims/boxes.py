@@ -1,6 +1,7 @@
 """Random object boxes for the Faster R-CNN checks, and the experiments run on them: the best
-anchor IoU of random boxes per size band (anchor coverage, spec §2 check 6) and the response of
-the anchor labels to shifted objects (translation equivariance, spec §2 check 8)."""
+anchor IoU of random boxes per size band (``faster_rcnn.coverage``) and the response of the
+anchor labels to shifted objects (``faster_rcnn.translation_equivariance``); Ren et al. 2015
+(arXiv 1506.01497), §3.1.1."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def best_iou_per_band(
 ) -> dict[tuple[float, float], np.ndarray]:
     """For each side band (lo, hi), the best IoU with any of ``anchors`` (continuous coordinates)
     of ``n`` :func:`random_boxes` with sides in the band, drawn from that band's own generator
-    ``rng[band]`` in a 600 × 1000 image (§3.1.1 multi-scale anchors; spec §2 check 6)."""
+    ``rng[band]`` in a 600 × 1000 image (§3.1.1, multi-scale anchors)."""
     return {
         b: best_anchor_iou(random_boxes(n, b, rng=rng[b]), anchors, legacy=False) for b in bands
     }
@@ -63,7 +64,7 @@ def percent_reaching(
     best: Mapping[tuple[float, float], np.ndarray], thresholds: Sequence[float]
 ) -> np.ndarray:
     """``(bands, thresholds)``: the percentage of each band's boxes whose best anchor IoU is at
-    least the threshold, 100 · mean(best ≥ t) (the coverage table of spec §2 check 6)."""
+    least the threshold, 100 · mean(best ≥ t) (the coverage table of ``faster_rcnn.coverage``)."""
     return np.array([[100.0 * np.mean(best[b] >= t) for t in thresholds] for b in best])
 
 

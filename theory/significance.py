@@ -4,12 +4,19 @@ once (a curve over N, a table of entries) keeps its stated error rate as a whole
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-__all__ = ["binomial_se_percent", "family_wise_t_critical", "worst_tolerance_ratio"]
+__all__ = [
+    "CurveZTest",
+    "binomial_se_percent",
+    "curve_z_test",
+    "family_wise_t_critical",
+    "worst_tolerance_ratio",
+]
 
 
 def family_wise_t_critical(dof: int, n_tests: int, alpha: float = 0.0027) -> float:
@@ -38,3 +45,39 @@ def worst_tolerance_ratio(*gates: Sequence[ArrayLike]) -> float:
         float(np.max(np.abs(np.asarray(measured, dtype=float) - expected) / tolerance))
         for measured, expected, tolerance in gates
     )
+
+
+@dataclass(frozen=True)
+class CurveZTest:
+    """A measured curve (the mean of independent sampled curves) against a theory curve, point by
+    point, judged as one family."""
+
+    #: (points,): the mean of the sampled curves.
+    mean: np.ndarray
+    #: (points,): its standard error, sd (ddof 1) / √samples.
+    se: np.ndarray
+    #: (points,): (mean − theory) / s.e. (s.e. floored at 1e-12).
+    z: np.ndarray
+    #: the family-wise critical |t| over the points (:func:`family_wise_t_critical`).
+    critical: float
+
+    @property
+    def max_abs_z(self) -> float:
+        """The largest |z| over the points."""
+        return float(np.max(np.abs(self.z)))
+
+    @property
+    def passed(self) -> bool:
+        """Every |z| at most the critical value."""
+        return bool(np.all(np.abs(self.z) <= self.critical))
+
+
+def curve_z_test(samples: np.ndarray, theory: ArrayLike, alpha: float = 0.0027) -> CurveZTest:
+    """Compare the mean of ``samples`` (samples, points) with ``theory`` (points,) at every point:
+    z = (mean − theory) / s.e. over the samples, against the Bonferroni critical value of the
+    Student t with samples − 1 degrees of freedom over the points, family-wise α."""
+    n, points = samples.shape
+    mean = samples.mean(axis=0)
+    se = samples.std(axis=0, ddof=1) / np.sqrt(n)
+    z = (mean - theory) / np.maximum(se, 1e-12)
+    return CurveZTest(mean, se, z, family_wise_t_critical(n - 1, points, alpha))

@@ -266,7 +266,7 @@ def translation_equivariance(
 
 
 # --------------------------------------------------------------------------------------- coverage
-#: The expected values of the coverage claim besides the spec's table of shares.
+#: The expected values of the coverage claim besides the reference table of shares.
 COVERAGE_EXPECTED = {
     "median_best_iou_32_64": SPEC_SMALL_MEDIAN,
     "half_stride_iou": list(SPEC_HALF_STRIDE),

@@ -1,4 +1,4 @@
-"""Figures of the faster_rcnn claims: each draws what its check measured beside the spec's
+"""Figures of the faster_rcnn claims: each draws what its check measured beside the reference
 numbers (theory in black)."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _rect(box: np.ndarray, **kwargs: Any) -> Any:
 
 
 def anchors_figure(got: np.ndarray, spec: np.ndarray, max_diff: float) -> Figure:
-    """The generated reference anchors (coloured by ratio) over the spec's table (dashed)."""
+    """The generated reference anchors (coloured by ratio) over the reference table (dashed)."""
     fig, ax = new_figure(figsize=(4.6, 4.6))
     for box in spec:
         ax.add_patch(_rect(box, edgecolor=THEORY, ls="--", lw=1.2))
@@ -52,7 +52,7 @@ def anchors_figure(got: np.ndarray, spec: np.ndarray, max_diff: float) -> Figure
 def anchor_count_figure(
     sizes: Sequence[tuple[int, int]], measured: np.ndarray, expected: np.ndarray
 ) -> Figure:
-    """All and fully-inside anchor counts per image size (bars) against the spec's (ticks)."""
+    """All and fully-inside anchor counts per image size (bars) against the reference counts (ticks)."""
     fig, ax = new_figure()
     x = np.arange(len(sizes))
     ax.bar(x - 0.2, measured[:, 0], 0.4, label="all anchors (measured)")
@@ -70,7 +70,7 @@ def anchor_count_figure(
 def param_ratio_figure(
     measured: Mapping[str, int], spec: Mapping[str, int], ratio_out: float, ratio_head: float
 ) -> Figure:
-    """Parameter counts of the RPN and MultiBox layers (log scale) against the spec's."""
+    """Parameter counts of the RPN and MultiBox layers (log scale) against the reference counts."""
     fig, ax = new_figure()
     names = ["rpn_output", "multibox_output", "rpn_head", "multibox_head"]
     values = [measured.get(k, spec[k]) for k in names]
@@ -124,7 +124,7 @@ def coverage_figure(
     allowed: np.ndarray,
     best: Mapping[tuple[int, int], np.ndarray],
 ) -> Figure:
-    """Left: % of boxes per band reaching each IoU threshold, against spec ± tolerance.
+    """Left: % of boxes per band reaching each IoU threshold, against the reference ± tolerance.
     Right: the histograms of the best anchor IoU per band."""
     fig, (ax, ax_h) = new_figure(ncols=2)
     x = np.arange(len(bands))

@@ -8,6 +8,7 @@ from scipy import stats
 
 from theory.significance import (
     binomial_se_percent,
+    curve_z_test,
     family_wise_t_critical,
     worst_tolerance_ratio,
 )
@@ -51,3 +52,16 @@ def test_worst_tolerance_ratio_is_the_largest_ratio_over_every_gate():
     assert worst_tolerance_ratio(*gates) == pytest.approx(2.0)
     assert worst_tolerance_ratio(gates[1]) == pytest.approx(0.5)
     assert worst_tolerance_ratio(gates[2]) == 0.0
+
+
+def test_curve_z_test_of_samples_around_the_theory():
+    rng = np.random.default_rng(3)
+    theory = np.linspace(0.0, 1.0, 20)
+    samples = theory + rng.normal(scale=0.1, size=(40, 20))
+    test = curve_z_test(samples, theory)
+    assert np.allclose(test.mean, samples.mean(axis=0))
+    assert np.allclose(test.se, samples.std(axis=0, ddof=1) / np.sqrt(40))
+    assert test.critical == family_wise_t_critical(39, 20)
+    assert test.max_abs_z == pytest.approx(np.max(np.abs(test.z)))
+    assert test.passed
+    assert not curve_z_test(samples, theory + 0.1).passed
