@@ -39,12 +39,12 @@ def anchors_figure(got: np.ndarray, spec: np.ndarray, max_diff: float) -> Figure
         ax.add_patch(_rect(box, edgecolor=THEORY, ls="--", lw=1.2))
     for i, box in enumerate(got):
         ax.add_patch(_rect(box, edgecolor=f"C{i // 3}", lw=0.8))
-    ax.plot([], [], "--", color=THEORY, label="spec table (theory)")
+    ax.plot([], [], "--", color=THEORY, label="released code's table (theory)")
     ax.plot([], [], "-", color="C0", label="generated (measured)")
     ax.set_xlim(-400, 420)
     ax.set_ylim(400, -400)
     ax.set_aspect("equal")
-    ax.set_title(f"max |generated − spec| = {max_diff:g} px", fontsize="small")
+    ax.set_title(f"max |generated − reference| = {max_diff:g} px", fontsize="small")
     ax.legend(fontsize="small", loc="lower right")
     return fig
 
@@ -57,7 +57,7 @@ def anchor_count_figure(
     x = np.arange(len(sizes))
     ax.bar(x - 0.2, measured[:, 0], 0.4, label="all anchors (measured)")
     ax.bar(x + 0.2, measured[:, 1], 0.4, label="fully inside (measured)")
-    ax.plot(x - 0.2, expected[:, 0], "_", color=THEORY, ms=18, mew=2, label="spec (theory)")
+    ax.plot(x - 0.2, expected[:, 0], "_", color=THEORY, ms=18, mew=2, label="reference (theory)")
     ax.plot(x + 0.2, expected[:, 1], "_", color=THEORY, ms=18, mew=2)
     ax.axhline(20_000, color="0.5", ls=":", lw=1, label="paper: ≈20k / ≈6k")
     ax.axhline(6_000, color="0.5", ls=":", lw=1)
@@ -82,7 +82,13 @@ def param_ratio_figure(
         label="measured (MultiBox head: paper)",
     )
     ax.plot(
-        range(4), [spec[k] for k in names], "_", color=THEORY, ms=22, mew=2, label="spec (theory)"
+        range(4),
+        [spec[k] for k in names],
+        "_",
+        color=THEORY,
+        ms=22,
+        mew=2,
+        label="reference (theory)",
     )
     ax.set_yscale("log")
     ax.set_xticks(
@@ -137,7 +143,7 @@ def coverage_figure(
             fmt="_",
             color=THEORY,
             ms=10,
-            label="spec ± tolerance (theory)" if j == 0 else None,
+            label="pilot ± tolerance (theory)" if j == 0 else None,
         )
     ax.set_xticks(x, [f"{lo}–{hi}" for lo, hi in bands])
     ax.set_xlabel("box side √(wh) (px)")

@@ -95,7 +95,7 @@ def entropy_values_figure(
     fig, (ax, ax_h) = new_figure(ncols=2)
     x = np.arange(len(names))
     ax.bar(x, measured, 0.6, label="measured")
-    ax.plot(x, expected, "_", color=THEORY, ms=22, mew=2, label="spec value (theory)")
+    ax.plot(x, expected, "_", color=THEORY, ms=22, mew=2, label="reference value (theory)")
     ax.set_xticks(x, names, rotation=30, fontsize="small")
     ax.set_ylabel("bits / P_dis")
     ax.legend(fontsize="small")
