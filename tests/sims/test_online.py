@@ -1,6 +1,6 @@
-"""The paper's algorithms (online.md §3–4): CONSTRUCTSEQUENCE's claims, the adversary's guarantee
-against exact values, the labelling rule's potential, the danger-zone learner's invariants, and
-graph export."""
+"""The paper's algorithms (Chase et al. 2025, Alg. 1–2 and 5–7): CONSTRUCTSEQUENCE's claims, the
+adversary's guarantee against exact values, the labelling rule's potential, the danger-zone
+learner's invariants, and graph export."""
 
 from __future__ import annotations
 

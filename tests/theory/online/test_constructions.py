@@ -1,5 +1,6 @@
-"""Named classes and hypothesis strategies (online.md §5): sizes, structure, and the spec's
-(Ldim, M_tr) oracles checked by a local brute force at small sizes."""
+"""Named classes and hypothesis strategies: sizes, structure, and the known (Ldim, M_tr) values
+(docs/online.md#exact-values-the-checks-compare-with), checked by a local brute force at small
+sizes."""
 
 from __future__ import annotations
 
