@@ -541,7 +541,8 @@ def nonlinear_u_naive(sample, nodes: int = 100):
 
 
 # superposition ------------------------------------------------------------------------------
-# Definitions from shared/papers/superposition.md §1–2, written as literally as possible.
+# Definitions from docs/superposition.md#the-papers-model-and-what-the-checks-use, written as
+# literally as possible.
 
 
 def toy_batch_loss_naive(W, b, x) -> float:
