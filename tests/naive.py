@@ -600,7 +600,8 @@ def squared_overlaps_naive(rows) -> list[float]:
 
 
 # RLVR toy (Arm A) --------------------------------------------------------------------------------
-# rlvr.md §4: π(s|x) = softmax(logits)_s; GRPO's objective for one prompt is
+# Arm A (docs/rlvr.md#rlvr-tiny-reproduction-arm-a-toy-arm-b-transformer): π(s|x) =
+# softmax(logits)_s; GRPO's objective for one prompt is
 # (1/G) Σ_j A_j log π(s_j|x), differentiated here one logit at a time by central differences.
 
 
