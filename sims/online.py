@@ -447,7 +447,7 @@ def guaranteed_mistakes(
 
     g(V, t) = 0 for t > n; at a forced step (r_t = |V ∩ [x_t=1]| / |V| ∈ [ε, 1−ε]),
     g(V, t) = 1 + min(g(V⁰, t+1), g(V¹, t+1)); otherwise g(V, t) = g(V^maj, t+1). Forced steps are
-    not capped (as in the labelling rule, §3 step 2). Since the rule is one adversary strategy,
+    not capped (as in the labelling rule, Alg. 2). Since the rule is one adversary strategy,
     g(H, 1) ≤ v(H, x) ≤ M_tr(H).
 
     Parameters
@@ -501,7 +501,7 @@ def run_adversary(
     At step t, with live version space V_t and r_t = |V_t ∩ [x_t=1]| / |V_t|: if
     ε ≤ r_t ≤ 1−ε the adversary answers 1 − ŷ_t (a forced mistake, uncapped), otherwise the
     majority label. The potential log2|V_t| drops by at most log2(1/ε) at a forced step and by at
-    most log2(1/(1−ε)) otherwise (§3 step 3).
+    most log2(1/(1−ε)) otherwise (the potential argument of Thm B.1's proof).
 
     Parameters
     ----------

@@ -6,10 +6,10 @@ v_i ~ U(0, 2), so ⟨v⟩ = 1 and ⟨v²⟩ = 4/3; y = ReLU(W Wᵀ x + b) with W
 L = ⟨‖y − x‖²⟩ is summed over features (paper convention; the code's MSE is L / n).
 
 Here: feature-frequency laws normalised to an activation density E = Σ p_i; the weak-regime loss
-of a set of kept features and its finite-n ideal (§2, Fig. 4); statistics of squared overlaps of
-random unit vectors (Beta law), the Welch bound and the simplex ETF (§2, Fig. 5); the
-semi-analytic one-active-feature loss of eq. (8) with its gradient; and the LLM arithmetic of §5
-(Fig. 6, Chinchilla). No sampling here.
+of a set of kept features and its finite-n ideal (the paper's Fig. 4); statistics of squared
+overlaps of random unit vectors (Beta law), the Welch bound and the simplex ETF (Fig. 5); the
+semi-analytic one-active-feature loss of eq. (8) with its gradient; and the LLM arithmetic of the
+paper's §5 (Fig. 6, Chinchilla). No sampling here.
 """
 
 from __future__ import annotations

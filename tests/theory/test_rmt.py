@@ -233,7 +233,7 @@ def spec_4096():
 
 
 def test_bulk_masses_at_large_psi_p(spec_4096):
-    """Masses 1/ψ_p (low bulk), (ψ_n − 1)/ψ_p (ρ1), 1/ψ_p (ρ2), delta 1 − (1+ψ_n)/ψ_p (§3)."""
+    """Masses 1/ψ_p (low bulk), (ψ_n − 1)/ψ_p (ρ1), 1/ψ_p (ρ2), delta 1 − (1+ψ_n)/ψ_p."""
     masses = [b.mass * 4096 for b in spec_4096.bulks]
     assert masses == pytest.approx([1.0, 15.0, 1.0], rel=1e-3)
     assert spec_4096.delta_mass == pytest.approx(1 - 17 / 4096, abs=1e-15)

@@ -98,7 +98,7 @@ def _u_tilde_edges(psi_p, t):
 def inverted_ratio_spectrum(*, psi_p, psi_n, t, **_):
     """A wrong edge law: ρ1 as Marchenko–Pastur in ψ_n/ψ_p (instead of ψ_p/ψ_n), with edges
     s_t² + v_t²(1 ± √(ψ_n/ψ_p))², and ρ2 frozen at its n → ∞ limit (the Ũ edges); masses as in
-    §3. Bulks only (the claim reads nothing else)."""
+    docs/diffusion.md#the-spectrum-of-u-theorem-31. Bulks only (the claim reads nothing else)."""
     k = rmt.rf_constants(t)
     root = math.sqrt(psi_n / psi_p)
     rho1 = rmt.Bulk(
