@@ -291,9 +291,8 @@ def census_5_points(ctx: Context) -> CheckResult:
     paper="online",
     statement="Disjoint products of the gadget W^k have Ldim 3k and M_tr 2k: M_tr/Ldim = 2/3 "
     "(BKM97's separation), exactly, for every k the exact solvers reach.",
-    source="BKM97's (2/3)·d class (Ben-David, Kushilevitz, Mansour 1997), cited in Chase et al. "
-    "(2025, arXiv 2512.12567); Ldim and M_tr add over disjoint products "
-    "(docs/online.md#exact-values-the-checks-compare-with)",
+    source="BKM97's (2/3)·d class (Ben-David, Kushilevitz, Mansour 1997; cited by Chase et al. "
+    "2025, arXiv 2512.12567); products add",
     rule="PASS when W^k has Ldim exactly 3k and M_tr exactly 2k for every k reached (1..3 quick, "
     "1..4 full); FAIL on any other value. Deterministic: never INCONCLUSIVE.",
     stochastic=False,
@@ -986,9 +985,8 @@ def _search_grid(ctx: Context) -> list[dict]:
     statement="Search for the first explicit class below BKM's 2/3 line, M_tr < (2/3)·Ldim (e.g. "
     "(Ldim, M_tr) = (4, 2), (5, 3), (7, 4)), on at most 10 points; every claimed witness is "
     "certified by the exact DP and, on ≤ 8 canonical points, by the permutation brute force.",
-    source="BKM97's (2/3)·d class (Ben-David, Kushilevitz, Mansour 1997), cited in Chase et al. "
-    "(2025, arXiv 2512.12567); W^k lies on the line, and hill climbing met no (4, 2) class on ≤ 7 "
-    "points (computed here)",
+    source="BKM97's (2/3)·d class (Ben-David, Kushilevitz, Mansour 1997; cited by Chase et al. "
+    "2025, arXiv 2512.12567); hill climbing met no (4, 2) class on ≤ 7 points here",
     rule="PASS when at least one witness (shipped in theory/online/data or met by the search) is "
     "certified: exact DP gives 3·M_tr < 2·Ldim and the brute force agrees where it runs; FAIL when "
     "any claimed witness fails certification (not below the line, or DP ≠ brute force); otherwise "

@@ -1291,9 +1291,8 @@ ARM_B_RULE = Rule(
     paper="rlvr",
     statement="On a tiny path-finding transformer, GRPO raises pass@1 but loses at large k, while "
     "distillation from a teacher using edges the base never saw gains at large k.",
-    source="Yue et al. (2025, arXiv 2504.13837): RL gains at k = 1, the base wins at large k, "
-    "distillation widens the boundary, KL = 0.001 lowers pass@128; Arm B: "
-    "docs/rlvr.md#rlvr-tiny-reproduction-arm-a-toy-arm-b-transformer",
+    source="Yue et al. (2025, arXiv 2504.13837): RL wins at k = 1, the base at large k, "
+    "distillation at every k; KL = 0.001 lowers pass@128",
     rule="INCONCLUSIVE when the scale is too small for the base to learn: a trained model whose "
     "base pass@1 < max(chance + 0.10, 3 × chance) is not run through RL and gives no unit "
     "(none learned: no units).",
