@@ -1,5 +1,5 @@
 """Arm B of the RLVR reproduction: a tiny transformer that emits paths on a fixed graph
-(rlvr.md §4, "Arm B").
+(docs/rlvr.md#rlvr-tiny-reproduction-arm-a-toy-arm-b-transformer).
 
 Task: prompt (start s, goal g); the model emits nodes v1, v2, ... (at most ``max_len``) and
 stops as soon as it emits g. The verifier accepts a path when every step s→v1→v2→... is an edge
@@ -11,8 +11,8 @@ of the full graph and the goal is reached.
 - Teacher: BFS shortest paths on the full graph, which also holds *hidden* edges that the base
   corpus never contains; distillation is supervised training of the base on those paths.
 - GRPO: ``group`` samples per prompt, reward 1 for a verified path, group-normalised advantage,
-  no KL; the ablation arm adds a KL penalty to the base model (rlvr.md §2, "Ablations":
-  KL = 0.001).
+  no KL; the ablation arm adds a KL penalty to the base model (KL = 0.001, the paper's own
+  ablation).
 
 Every function pins torch to one thread; this module imports torch at import time, so callers in
 ``paper_checks`` import it lazily.
@@ -69,7 +69,7 @@ class ArmBConfig:
     group: int = 8
     lr: float = 3e-3
     rl_lr: float = 1e-3
-    kl_ablation: float = 0.001  #: KL coefficient of the ablation arm ``rl_kl`` (rlvr.md §2)
+    kl_ablation: float = 0.001  #: KL coefficient of the ablation arm ``rl_kl`` (the paper's)
     n_eval: int = 256  #: samples per test prompt (k ≤ n/4 = 64)
 
 
@@ -93,7 +93,7 @@ class PathGraph:
 
 def make_graph(cfg: ArmBConfig) -> PathGraph:
     """A ring 0–1–…–(N−1)–0 of popular edges, chords i–(i+5) for even i (unpopular base edges),
-    and hidden chords i–(i+N/2) for i ≡ 0 mod 4 (rlvr.md §4: edges the base corpus never holds).
+    and hidden chords i–(i+N/2) for i ≡ 0 mod 4 (edges the base corpus never holds).
     Fixed: no randomness."""
     n = cfg.n_nodes
     base = np.zeros((n, n), bool)
@@ -394,8 +394,8 @@ def grpo_train(
 def exact_success_probs(
     model: PathTransformer, graph: PathGraph, prompts: np.ndarray, cfg: ArmBConfig
 ) -> np.ndarray:
-    """Exact pass@1 of ``sample_paths`` per prompt (rlvr.md §4, Arm B: "compute p exactly by
-    enumeration when the output space is small"): the verifier accepts only paths along
+    """Exact pass@1 of ``sample_paths`` per prompt (exact, by enumeration, because the output
+    space is small): the verifier accepts only paths along
     full-graph edges that stop at the goal, so
 
         p(s, g) = Σ_{paths s→v1→…→vm = g, m ≤ L, every step an edge, g first reached at m}

@@ -188,8 +188,9 @@ def bootstrap_pass_at_k(
 
     References
     ----------
-    rlvr.md §5 (paired bootstrap of the MATH500 re-evaluation) and §6 ("the crossing k is
-    nonlinear in the curves, so report a paired bootstrap over problems").
+    docs/passk.md#what-is-resampled: the crossing k is nonlinear in the curves, so its uncertainty
+    comes from a paired bootstrap over problems, as in the independent MATH500 re-evaluation of
+    Yue et al. (2025, arXiv 2504.13837) by cc1107yss/limit-of-rlvr-qwen7b-math500-reproduction.
     """
     if len(n) != len(c) or len(n) == 0:
         raise ValueError("n and c must hold the same number (>= 1) of models")

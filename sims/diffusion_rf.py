@@ -1,7 +1,8 @@
-"""Training dynamics of the random-feature score model (spec ``diffusion.md`` §1, §3, §5 C6–C8).
+"""Training dynamics of the random-feature score model of Bonnaire et al. (NeurIPS 2025, arXiv
+2505.17638, §3), written out in docs/diffusion.md#the-random-features-score-model.
 
 The model is s_A(x) = (A/√p) σ(W x/√d) with W ∈ R^{p×d} frozen; B := A/√p (d × p). Its DSM loss at
-diffusion time t, with Δ := Δ_t = 1 − e^{−2t}, is the quadratic (spec §1)
+diffusion time t, with Δ := Δ_t = 1 − e^{−2t}, is the quadratic
 
     L(B) = 1 + (Δ/d) Tr(B U Bᵀ) + (2√Δ/d) Tr(B V),
 
@@ -16,7 +17,8 @@ the forcing V: with λ_i the eigenvalues, F = QᵀV (k × d), g_i(τ) = (1 − e
 D = diag(g), B(τ) = −(1/√Δ) Fᵀ D Qᵀ. :func:`ge_flow` builds it for the Gaussian-equivalent (GE)
 matrices of Lemma C.1 from the thin SVD of M = [G/√n, b_t W/√d] (U − s_t² I = M Mᵀ and V = b_t W/√d
 both live in the span of M, so the p − n − d eigenvalues s_t² of the delta peak never enter);
-:func:`dense_flow` builds it from explicit p × p matrices (the true nonlinear U of C8).
+:func:`dense_flow` builds it from explicit p × p matrices (the true nonlinear U of
+``diffusion.gd_matches_flow``).
 :func:`noise_averaged_features` and :func:`population_features` compute those true matrices
 without Monte Carlo; :func:`gd_fresh_noise` runs the actual discrete GD with fresh noise.
 
@@ -87,7 +89,7 @@ class EigenFlow:
 
     Notes
     -----
-    With D = diag(g(τ)) and f_i = ‖F_i‖² (spec §1, derived by substituting B(τ)):
+    With D = diag(g(τ)) and f_i = ‖F_i‖² (derived by substituting the flow's B(τ) into the loss):
 
     - train loss 1 + (1/d) Σ_i f_i (λ_i g_i² − 2 g_i),
     - test loss 1 + (1/d) gᵀ (Qᵀ Ũ Q ∘ F Fᵀ) g − (2/d) Σ_i g_i (F ∘ QᵀṼ)_i·,
@@ -154,7 +156,8 @@ def _sigma_t(sigma_diag: Array, t: float) -> Array:
 
 
 def ge_flow(sample: GESample, *, with_basis: bool = False) -> EigenFlow | tuple[EigenFlow, Array]:
-    """The closed-form flow for the GE matrices of a sample (spec §1 Lemma C.1, §6).
+    """The closed-form flow for the GE matrices of a sample (the paper's Lemma C.1; the Gram trick
+    of :func:`sims.rmt.ge_eigenvalues`).
 
     From the thin SVD M = Q S Rᵀ of M = [G/√n, b_t W/√d] (a p × p eigendecomposition, of M Mᵀ,
     only when n + d ≥ p): λ_i = S_i² + s_t²; W_Q = QᵀW (k × d) with k = min(p, n + d);
@@ -252,7 +255,8 @@ def dense_flow(
     with_basis: bool = False,
 ) -> EigenFlow | tuple[EigenFlow, Array]:
     """The closed-form flow for explicit p × p matrices U, Ũ and p × d forcings V, Ṽ (the true
-    nonlinear model of C8), by a dense ``eigh`` of U (for small p only); ψ_p = p/d."""
+    nonlinear model of ``diffusion.gd_matches_flow``), by a dense ``eigh`` of U (for small p only);
+    ψ_p = p/d."""
     lam, Q = np.linalg.eigh(U)
     flow = EigenFlow(
         eigenvalues=lam,
@@ -267,7 +271,7 @@ def dense_flow(
 
 
 def dsm_loss(B: Array, U: Array, V: Array, delta: float) -> float:
-    """L(B) = 1 + (Δ/d) Tr(B U Bᵀ) + (2√Δ/d) Tr(B V) for a d × p readout B = A/√p (spec §1)."""
+    """L(B) = 1 + (Δ/d) Tr(B U Bᵀ) + (2√Δ/d) Tr(B V) for a d × p readout B = A/√p."""
     d = B.shape[0]
     return float(1.0 + (delta * np.sum((B @ U) * B) + 2.0 * math.sqrt(delta) * np.sum(B * V.T)) / d)
 
@@ -275,7 +279,7 @@ def dsm_loss(B: Array, U: Array, V: Array, delta: float) -> float:
 # ------------------------------------------------------------------------------ timescales
 @dataclass(frozen=True)
 class Timescales:
-    """The two times of the score error E(τ) (spec §5 C6).
+    """The two times of the score error E(τ) (``diffusion.tau_gen_constant_tau_mem_linear``).
 
     Attributes
     ----------
@@ -313,7 +317,7 @@ def _first_crossing(
 
 
 def timescales(score: Callable[[ArrayLike], Array], tau_grid: ArrayLike) -> Timescales:
-    """τ_gen, τ_mem and the minimum of a score-error curve (spec §5 C6 definitions).
+    """τ_gen, τ_mem and the minimum of a score-error curve (the definitions used here).
 
     ``score`` maps an array of τ to E(τ); ``tau_grid`` (increasing, > 0) must resolve the curve's
     shape. The minimum is refined by a bounded scalar search in log τ around the grid argmin; the
@@ -346,7 +350,7 @@ def timescales(score: Callable[[ArrayLike], Array], tau_grid: ArrayLike) -> Time
 
 def flow_tau_grid(flow: EigenFlow, points_per_decade: int = 24) -> Array:
     """A log-spaced τ grid from 1e-2 of the fastest mode's time to 1e2 of the slowest one's,
-    τ_λ = ψ_p/(2Δλ) (spec §1)."""
+    τ_λ = ψ_p/(2Δλ) (each mode's relaxation time under the flow)."""
     rates = 2.0 * flow.delta * flow.eigenvalues / flow.psi_p
     lo = math.log10(1e-2 / rates.max())
     hi = math.log10(1e2 / rates.min())
@@ -412,7 +416,7 @@ def noise_averaged_features(
 
     Given x_ν, the pre-activations are h_iν = m_iν + s_i z_i with m = e^{−t} W X/√d, s_i² = Δ K_ii,
     K = W Wᵀ/d, and the z_i standard normals with correlation ρ_ij = K_ij/√(K_ii K_jj): Mehler's
-    expansion in ρ (spec §6), whose k-th term is O(s^{2k}/k!), so ``order`` = 8 is exact to double
+    expansion in ρ, whose k-th term is O(s^{2k}/k!), so ``order`` = 8 is exact to double
     precision. By Stein's lemma V_i· = √Δ (W_i·/√d) (1/n) Σ_ν E σ'(h_iν).
     """
     d = W.shape[1]
@@ -439,7 +443,7 @@ def population_features(
     Mehler's series in the correlations of C with α_k(i) = E[σ(√C_ii z) h_k(z)]; ρ is not small
     here, but |ρ| < 1 off the diagonal and the α_k of a smooth σ decay fast: with ``order`` = 120
     and 240 nodes the entries agree with 2-D quadrature to ~1e-9 for tanh, near-duplicate neurons
-    (ρ ≈ 0.99) included (tests), far below what the C8 comparison needs. By
+    (ρ ≈ 0.99) included (tests), far below what ``diffusion.gd_matches_flow`` needs. By
     Stein's lemma Ṽ_i· = √Δ (W_i·/√d) E σ'(h_i).
     """
     d = W.shape[1]
@@ -451,7 +455,7 @@ def population_features(
     return U, V
 
 
-# ------------------------------------------------------------------------------ discrete GD (C8)
+# ------------------------------------------------------------------------------ discrete GD
 @dataclass(frozen=True)
 class GDTrajectory:
     """Discrete GD of the nonlinear model with fresh noise at every step.
@@ -529,8 +533,9 @@ def gd_fresh_noise(
 
 # ------------------------------------------------------------------------------ sweep tasks
 def score_dynamics_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    """C6 task: one GE draw at (d, psi_p, psi_n, t[, sigma_atoms, weights]); returns the τ grid,
-    the train/test losses and score error on it, and the :class:`Timescales` of the score error."""
+    """``diffusion.tau_gen_constant_tau_mem_linear`` task: one GE draw at (d, psi_p, psi_n, t[,
+    sigma_atoms, weights]); returns the τ grid, the train/test losses and score error on it, and the
+    :class:`Timescales` of the score error."""
     flow = ge_flow(_sample_from_params(params, rng))
     tau = flow_tau_grid(flow, int(params.get("points_per_decade", 24)))
     times = timescales(flow.score_error, tau)
@@ -545,8 +550,9 @@ def score_dynamics_task(params: dict[str, Any], rng: np.random.Generator) -> dic
 
 
 def infinite_time_gap_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    """C7 task: train and test loss of the ridgeless minimiser B(∞) = −VᵀU⁻¹/√Δ for one GE draw
-    (with ``row_block``, paper scale: :func:`ge_flow_streamed` in blocks of that size)."""
+    """``diffusion.memorization_threshold`` task: train and test loss of the ridgeless minimiser
+    B(∞) = −VᵀU⁻¹/√Δ for one GE draw (with ``row_block``, paper scale: :func:`ge_flow_streamed` in
+    blocks of that size)."""
     if params.get("row_block"):
         flow = ge_flow_streamed(params, rng, int(params["row_block"]))
     else:
@@ -556,11 +562,11 @@ def infinite_time_gap_task(params: dict[str, Any], rng: np.random.Generator) -> 
 
 
 def gd_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    """C8 task: draw W (p × d) and X (d × n) as in :func:`sims.rmt.sample_ge` and run
-    :func:`gd_fresh_noise` with step lr_ref = ``lr_factor``·d/Δ_t on the readout B (the reference
-    script has ``lr_factor`` = 0.01; η = lr_ref·p on A = √p B, so the paper's τ = kη/d² =
-    k·lr_ref·p/d², spec §8) up to τ = ``tau_end`` (times the τ of the flow's test-loss minimum if
-    ``tau_end_is_test_min_multiple``).
+    """``diffusion.gd_matches_flow`` task: draw W (p × d) and X (d × n) as in
+    :func:`sims.rmt.sample_ge` and run :func:`gd_fresh_noise` with step lr_ref = ``lr_factor``·d/Δ_t
+    on the readout B (the reference script has ``lr_factor`` = 0.01; η = lr_ref·p on A = √p B, so
+    the paper's τ = kη/d² = k·lr_ref·p/d², docs/diffusion.md#conventions-and-units) up to τ =
+    ``tau_end`` (times the τ of the flow's test-loss minimum if ``tau_end_is_test_min_multiple``).
 
     Returns the step counts of the log-spaced checkpoints with the exact (ξ-averaged) train and
     test losses of the GD iterates (:func:`dsm_loss` with the true U, V and Ũ, Ṽ), the minibatch

@@ -1,9 +1,11 @@
-"""The transductive-online-learning paper's algorithms, executable at small sizes (online.md §3–4).
+"""The algorithms of Chase, Hanneke, Moran, Shafer, "Optimal Mistake Bounds for Transductive
+Online Learning" (NeurIPS 2025, arXiv 2512.12567), executable at small sizes; restated in
+docs/online.md#the-adversary-lower-bound and docs/online.md#the-learner-and-its-class-upper-bound.
 
-* Lower bound (online.md §3, Alg. 1–2): :func:`construct_sequence` (CONSTRUCTSEQUENCE),
+* Lower bound (the paper's Alg. 1–2, App. B): :func:`construct_sequence` (CONSTRUCTSEQUENCE),
   :func:`guaranteed_mistakes` (the mistakes the labelling rule guarantees against the best
   learner) and :func:`run_adversary` (the labelling rule played against any learner).
-* Upper bound (online.md §4, Alg. 5–7): :class:`DangerZoneLearner`, weighted majority over
+* Upper bound (Alg. 5–7, §2.3 and App. D): :class:`DangerZoneLearner`, weighted majority over
   splitting "danger-zone" experts.
 * Export: :func:`littlestone_tree_graph`, :func:`game_tree_graph`, :func:`write_graph` (GraphML
   or DOT) and :func:`draw_tree`.
@@ -13,7 +15,7 @@ of T_{d−1} in breadth-first (heap) order, |X| = 2^d − 1 (node j has children
 labels 0 and 1), and each of its 2^d hypotheses has its own root-to-leaf path, the chain followed
 by its own labels (the root, then the child its label at the root points to, ...). The classes of
 :func:`theory.online.constructions.tree_class` are of this form; :func:`reduce_to_tree` builds one
-from any class and a shattered Littlestone tree (online.md §3 step 0).
+from any class and a shattered Littlestone tree (the reduction that opens the paper's App. B).
 
 Version spaces are Python ints used as bitsets over the hypotheses (bit i = row i).
 
@@ -158,7 +160,7 @@ class _Tree:
 
 @dataclass(frozen=True)
 class ReducedTreeClass:
-    """The reduced class H' of online.md §3 step 0: one witness per leaf of a shattered tree.
+    """The reduced class H' of the paper's App. B: one witness per leaf of a shattered tree.
 
     Attributes
     ----------
@@ -198,7 +200,7 @@ def _tree_points(tree: Any) -> np.ndarray:
 
 
 def reduce_to_tree(H: ConceptClass, tree: Any) -> ReducedTreeClass:
-    """Keep one witness per leaf of a Littlestone tree shattered by H (online.md §3 step 0).
+    """Keep one witness per leaf of a Littlestone tree shattered by H (the reduction of App. B).
 
     Parameters
     ----------
@@ -254,7 +256,7 @@ def _majority(ones: int, size: int) -> int:
 
 
 def _is_forced(ones: int, size: int, eps: float) -> bool:
-    """r = ones/size ∈ [ε, 1 − ε] (online.md §3 steps 1–2)."""
+    """r = ones/size ∈ [ε, 1 − ε]: a split in Alg. 1, a forced mistake in Alg. 2."""
     return size > 0 and eps * size <= ones <= (1.0 - eps) * size
 
 
@@ -304,7 +306,7 @@ class AdversarySequence:
     @property
     def mistake_lower_bound(self) -> int:
         """min(M + 1, ⌈(d + n·log2(1−ε)) / log2(1/ε)⌉), clipped at 0: the forced mistakes every
-        learner suffers, by the potential argument of online.md §3 step 3 (a run with m ≤ M forced
+        learner suffers, by the potential argument of Thm B.1's proof (a run with m ≤ M forced
         mistakes ends with a single hypothesis, so 1 ≥ 2^d ε^m (1−ε)^{n−m}). At the paper's
         parameters this is M + 1 > √d/10; :func:`guaranteed_mistakes` is at least this."""
         potential = (self.d + self.n * math.log2(1.0 - self.eps)) / math.log2(1.0 / self.eps)
@@ -325,7 +327,7 @@ def construct_sequence(
     order: str = "fifo",
     rng: Any = None,
 ) -> AdversarySequence:
-    """CONSTRUCTSEQUENCE(ε, M): the lower-bound adversary's sequence (online.md §3 step 1, Alg. 1).
+    """CONSTRUCTSEQUENCE(ε, M): the lower-bound adversary's sequence (the paper's Alg. 1).
 
     Keeps a collection C of pairs (b, V_b), starting with (λ, H'), and a queue Q = {root}. While
     Q is non-empty, pop a node x and output it; for every (b, V) in C let r = |V ∩ [x=1]| / |V|:
@@ -441,11 +443,11 @@ def _sequence_and_eps(
 def guaranteed_mistakes(
     H: ConceptClass | None, sequence: Any, eps: float | None = None, max_states: int = 1_000_000
 ) -> int:
-    """Mistakes the labelling rule guarantees against the best learner (online.md §3 step 4).
+    """Mistakes the labelling rule guarantees against the best learner (g ≤ v(H, x) ≤ M_tr).
 
     g(V, t) = 0 for t > n; at a forced step (r_t = |V ∩ [x_t=1]| / |V| ∈ [ε, 1−ε]),
     g(V, t) = 1 + min(g(V⁰, t+1), g(V¹, t+1)); otherwise g(V, t) = g(V^maj, t+1). Forced steps are
-    not capped (as in the labelling rule, §3 step 2). Since the rule is one adversary strategy,
+    not capped (as in the labelling rule, Alg. 2). Since the rule is one adversary strategy,
     g(H, 1) ≤ v(H, x) ≤ M_tr(H).
 
     Parameters
@@ -494,12 +496,12 @@ def guaranteed_mistakes(
 def run_adversary(
     H: ConceptClass | None, sequence: Any, learner: OnlineLearner, eps: float | None = None
 ) -> dict[str, Any]:
-    """Play the labelling rule (online.md §3 step 2, Alg. 2) against a learner.
+    """Play the labelling rule (the paper's Alg. 2) against a learner.
 
     At step t, with live version space V_t and r_t = |V_t ∩ [x_t=1]| / |V_t|: if
     ε ≤ r_t ≤ 1−ε the adversary answers 1 − ŷ_t (a forced mistake, uncapped), otherwise the
     majority label. The potential log2|V_t| drops by at most log2(1/ε) at a forced step and by at
-    most log2(1/(1−ε)) otherwise (§3 step 3).
+    most log2(1/(1−ε)) otherwise (the potential argument of Thm B.1's proof).
 
     Parameters
     ----------
@@ -603,7 +605,7 @@ class Expert:
 
 
 class DangerZoneLearner:
-    """The upper-bound learner: weighted majority over splitting experts (online.md §4, Alg. 5–7).
+    """The upper-bound learner: weighted majority over splitting experts (the paper's Alg. 5–7).
 
     An expert is (S, u, V): S the danger zone (initially the first t_max points of the sequence),
     u the deepest node assumed on the target's path (initially the root), V the version space
@@ -619,12 +621,12 @@ class DangerZoneLearner:
     and x, V ∩ {x on-path}). An erring expert's weight is halved and shared equally among its
     successors; experts with empty V are pruned and identical states merged (both safe). The
     learner predicts 1 iff the experts predicting 1 hold at least half of the *total* weight (the
-    corrected reading of Alg. 5's threshold, online.md §8 pitfall 2).
+    reading of Alg. 5's threshold in docs/online.md#the-learner-and-its-class-upper-bound).
 
     Since the V's of the experts always partition the hypotheses consistent with the labels,
     exactly one expert has V ∋ target, i.e. makes only true assumptions (Lemma D.4).
 
-    Caveat (online.md §4): Claim D.8 says each learner mistake halves the total weight; with
+    Caveat: Claim D.8 says each learner mistake halves the total weight; with
     penalty 1/2, weighted majority only guarantees a factor 3/4, so the bound 48√d becomes
     48/log2(4/3)·√d ≈ 115.7√d (still O(√d)).
 
@@ -830,8 +832,8 @@ def play_learner(
     """Run the upper-bound learner (``t_max`` = the whole sequence) on the points ``order``
     labelled by row ``target`` of ``H``, recording after every step how many experts make only
     true assumptions and, at every learner mistake, the factor by which the total weight
-    shrinks: W_after / W_before ≤ 3/4 with penalty 1/2 (online.md §4, caveat to Claim D.8; the
-    paper claims 1/2)."""
+    shrinks: W_after / W_before ≤ 3/4 with penalty 1/2 (the correction to Claim D.8; the paper
+    claims 1/2)."""
     learner = DangerZoneLearner(H, None, order, halving_size=halving_size, t_max=len(order))
     bad_steps, factors = 0, []
     for x in order:
@@ -891,7 +893,7 @@ def littlestone_tree_graph(tree: Any, H: ConceptClass | None = None) -> nx.DiGra
 
 
 def _c(a: int, b: int) -> int:
-    """BKM's combination c(a, b) = a + 1 if a = b, else max(a, b) (online.md §1)."""
+    """BKM's combination c(a, b) = a + 1 if a = b, else max(a, b) (BKM97, as used by the paper)."""
     return a + 1 if a == b else max(a, b)
 
 
@@ -900,7 +902,7 @@ def game_tree_graph(H: ConceptClass, sequence: Any, max_nodes: int = 100_000) ->
 
     Node (t, V) is the state before step t with version space V (0-based t; t = n is the end).
     Its children are (t+1, V ∩ [x_t = y]) for the realizable labels y, edge attribute ``label``.
-    States with |V| ≤ 1 or t = n are leaves. The value is BKM's recursion (online.md §1):
+    States with |V| ≤ 1 or t = n are leaves. The value is BKM97's recursion:
     v = 0 at a leaf, v = v(child) at a forced label, v = c(v⁰, v¹) with c(a, b) = a + 1 if a = b
     else max(a, b) at a branching step; ``G.graph["value"]`` = v(H, x) at the root.
 

@@ -1,6 +1,6 @@
 """Seeded search for a class below BKM's 2/3 line: M_tr(H) < (2/3)·Ldim(H) on at most 10 points.
 
-No explicit class with M_tr < (2/3)·Ldim is known at small Ldim (online.md §2, §5: the gadget
+No explicit class with M_tr < (2/3)·Ldim is known at small Ldim (docs/online.md: the gadget
 powers W^k sit exactly on the line, and hill climbing on ≤ 7 points found no (4, 2) class). One
 restart of :func:`gap_search_task` is a simulated annealing over hypothesis sets, scored by the
 exact solvers (the suffix-set DP for M_tr, the memoised recursion for Ldim):
@@ -33,7 +33,8 @@ from theory.online.dims import littlestone_dim
 from theory.online.mtr import transductive_mistake_bound
 from theory.online.transductive import _SequenceScorer
 
-#: Largest domain the search uses (the issue's "up to 10 points").
+#: Largest domain the search uses: 10 points (the exact DP's cost grows like 2^|X|, and every
+#: class met is scored exactly).
 MAX_SEARCH_POINTS = 10
 #: Start kinds of :func:`gap_search_task`.
 START_KINDS = ("random", "gadget", "tree")

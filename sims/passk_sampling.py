@@ -1,5 +1,6 @@
 """Sampling for the pass@k checks: binomial sample counts and random perturbations of a
-success-probability distribution (rlvr.md §1 and §3).
+success-probability distribution (docs/rlvr.md#passk-and-its-estimator and
+docs/rlvr.md#sharpening-models-our-analysis).
 
 The sweep tasks here return sufficient statistics (count histograms, sign-change counts), so that
 the estimators and theories under test are applied afterwards, in the driver.
@@ -116,7 +117,7 @@ def plus_minus_plus(
 ) -> np.ndarray:
     """A random perturbation ``d`` of the discrete distribution ``w`` on the sorted grid ``p``
     whose sign pattern along ``p`` is ``signs`` (default (+, −, +): RL moves mass to p ≈ 0 and
-    p ≈ 1 and away from the middle, rlvr.md §3).
+    p ≈ 1 and away from the middle, the pattern of docs/rlvr.md#sharpening-models-our-analysis).
 
     ``d`` has zero total mass and ``w + d >= 0``: the grid is cut into ``len(signs)`` random
     consecutive blocks, each block gets random non-negative weights with its sign, and the

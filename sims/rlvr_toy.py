@@ -1,5 +1,6 @@
 """Arm A of the RLVR reproduction: a shared-strategy softmax policy trained by GRPO, by
-distillation from a teacher, and (control) with per-problem tabular logits (rlvr.md §4).
+distillation from a teacher, and (control) with per-problem tabular logits
+(docs/rlvr.md#rlvr-tiny-reproduction-arm-a-toy-arm-b-transformer).
 
 A *problem* i has a success probability g[i, s] for each of S "strategies" (reasoning modes). A
 policy picks a strategy s with probability π(s|x_i) = softmax(θ + x_iᵀW + T_i)_s, where x_i is the
@@ -47,7 +48,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ToyConfig:
-    """The toy world and its training recipe (defaults: rlvr.md §4, Arm A)."""
+    """The toy world and its training recipe (defaults: Arm A as designed before the runs)."""
 
     n_strategies: int = 16  #: S; the last one is the "new" strategy only the teacher knows
     popularity: float = 0.45  #: base logits θ0_s = −popularity·s (Zipf-like pretraining mass)
@@ -100,7 +101,7 @@ class Policy:
 
 
 def make_problems(cfg: ToyConfig, n: int, rng: np.random.Generator) -> Problems:
-    """Draw ``n`` problems (rlvr.md §4): each common strategy solves a non-hard problem with
+    """Draw ``n`` problems: each common strategy solves a non-hard problem with
     probability ``p_common``, each rare one with ``p_rare``, with g ~ U(g_low, 1); a fraction
     ``hard_frac`` of problems is solved by no base strategy; the new strategy solves every hard
     problem and a fraction ``new_frac`` of the others, with g = ``new_success``."""
@@ -202,9 +203,9 @@ def grpo(
 
         (1/BG) Σ_ij A_ij ∇ log π(s_ij|x_i) − kl · (1/B) Σ_i ∇ KL(π(·|x_i) ‖ π_ref(·|x_i))
 
-    with A the group-normalised advantage (``group_advantages``; rlvr.md §2, "RL algorithms"),
-    π_ref = ``reference`` (default: the starting policy). Returns the final policy and the
-    policies after each step count in ``checkpoints``.
+    with A the group-normalised advantage (``group_advantages``, as GRPO in the paper's RL-algorithm
+    comparison), π_ref = ``reference`` (default: the starting policy). Returns the final policy and
+    the policies after each step count in ``checkpoints``.
     """
     reference = policy if reference is None else reference
     saved: dict[int, Policy] = {}
@@ -243,8 +244,8 @@ def distill(
 
 
 def base_learned(base_pass1: float, chance_pass1: float, margin: float) -> bool:
-    """The gate before RL: base pass@1 ≥ chance + ``margin`` and ≥ 3 × chance (rlvr.md §4:
-    "gate RL on base pass@1 ≫ chance")."""
+    """The gate before RL: base pass@1 ≥ chance + ``margin`` and ≥ 3 × chance (RL needs a base
+    that learned something: pass@1 well above chance)."""
     return bool(base_pass1 >= max(chance_pass1 + margin, 3.0 * chance_pass1))
 
 
@@ -254,7 +255,8 @@ def sample_counts(p: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray
     return rng.binomial(n, np.clip(p, 0.0, 1.0)).astype(np.int64)
 
 
-#: Training lengths of the arms (rlvr.md §4): GRPO checkpoints, distillation, tabular control.
+#: Training lengths of the arms (fixed before the runs): GRPO checkpoints, distillation, tabular
+#: control.
 GRPO_CHECKPOINTS = (150, 400, 800)
 DISTILL_STEPS = 400
 DISTILL_GRPO_STEPS = 400
@@ -264,15 +266,15 @@ def toy_arms_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str,
     """Sweep task: one seed of every Arm A arm.
 
     ``params``: ``snr`` and optional overrides of ``ToyConfig`` fields (``kl``, ``n_test``, ...),
-    ``arms``, a subset of {"grpo", "distill", "tabular"} (default: all), and ``world``, seed
-    entropy (int or list of ints) of the problem draw. With ``world`` every seed of a sweep sees
-    the same train and test problems and only training varies (rlvr.md §4: one set of 400 train
-    and 400 test problems, "five RL seeds", a single base row; §6: "training-seed SD in the toy
-    was ≈0.005"); without it each seed draws its own problems from ``rng``. Draws train and test
+    ``arms``, a subset of {"grpo", "distill", "tabular"} (default: all), and ``world``, seed entropy
+    (int or list of ints) of the problem draw. With ``world`` every seed of a sweep sees the same
+    train and test problems and only training varies (as in the pilot made before the claims: one
+    set of 400 train and 400 test problems, five RL seeds, a single base row, training-seed
+    SD ≈ 0.005); without it each seed draws its own problems from ``rng``. Draws train and test
     problems, trains from the base, and returns the exact per-problem success probabilities:
     ``test`` maps arm -> p on the test problems (``base``, ``grpo<steps>`` for each checkpoint,
-    ``distill``, ``distill_grpo``); ``train`` maps ``base``, ``grpo`` (last checkpoint) and ``tabular`` -> p on the
-    training problems (the tabular control has no test-time logits).
+    ``distill``, ``distill_grpo``); ``train`` maps ``base``, ``grpo`` (last checkpoint) and
+    ``tabular`` -> p on the training problems (the tabular control has no test-time logits).
     """
     fields = set(ToyConfig.__dataclass_fields__)
     cfg = ToyConfig(**{k: v for k, v in params.items() if k in fields})

@@ -1,4 +1,5 @@
-"""Sampled spectra of the random-feature matrix U (spec ``diffusion.md`` §1, §6).
+"""Sampled spectra of the random-feature matrix U of Bonnaire et al. (NeurIPS 2025, arXiv
+2505.17638; docs/diffusion.md#gaussian-equivalence-and-its-constants).
 
 - :func:`sample_ge` draws the Gaussian-equivalent (GE) matrix of Lemma C.1,
   U ≅ G Gᵀ/n + b_t² W Wᵀ/d + s_t² I_p with G = e^{−t} a_t W X/√d + v_t Ω,
@@ -265,7 +266,7 @@ def _preactivations(sample: GESample) -> tuple[Any, Any, Any]:
 def nonlinear_u_mehler(
     sample: GESample, *, order: int = 3, activation: Activation = np.tanh, nodes: int = 48
 ) -> Any:
-    """The true nonlinear U = (1/n) Σ_ν E_ξ[φ_ν φ_νᵀ], E_ξ exact, by Mehler's expansion (spec §6):
+    """The true nonlinear U = (1/n) Σ_ν E_ξ[φ_ν φ_νᵀ], E_ξ exact, by Mehler's expansion:
 
         U_ij = Σ_{k=0}^{order} ρ_ij^k/k! · (1/n) Σ_ν C_k(i, ν) C_k(j, ν)   (i ≠ j),
         U_ii = (1/n) Σ_ν E σ(m_iν + s_i z)²,

@@ -101,7 +101,7 @@ def bootstrap_pass_at_k_naive(n, c, ks, rng, n_boot: int, level: float) -> dict:
 
 # online learning -------------------------------------------------------------------------------
 # A class is a 0/1 matrix (rows = hypotheses, columns = points); version spaces are frozensets of
-# row indices. Definitions from shared/papers/online.md §1.
+# row indices. Definitions from docs/online.md#the-game-and-its-value.
 
 
 def _class_rows(matrix) -> list[tuple[int, ...]]:
@@ -175,7 +175,7 @@ def transductive_value_naive(matrix, sequence) -> int:
 
 
 def mtr_bruteforce(matrix) -> int:
-    """M_tr = max over all orders of the points of the transductive value (online.md §1)."""
+    """M_tr = max over all orders of the points of the transductive value (orders suffice)."""
     n_points = len(_class_rows(matrix)[0])
     return max(transductive_value_naive(matrix, order) for order in permutations(range(n_points)))
 
@@ -183,7 +183,8 @@ def mtr_bruteforce(matrix) -> int:
 def mtr_pareto_fronts_naive(matrix) -> dict[int, set[tuple[int, ...]]]:
     """For every suffix set S (bitmask over the points), the Pareto-maximal vectors
     (v(cell(h), σ))_h over all orders σ of S, where cell(h) is the hypotheses that agree with h
-    outside S (online.md §6 (B)), each cell scored by :func:`transductive_value_naive`."""
+    outside S (docs/online.md#how-the-solvers-compute, (B)), each cell scored by
+    :func:`transductive_value_naive`."""
     rows = _class_rows(matrix)
     n_points = len(rows[0])
     fronts = {}
@@ -204,8 +205,9 @@ def mtr_pareto_fronts_naive(matrix) -> dict[int, set[tuple[int, ...]]]:
 
 
 # diffusion: training dynamics of the random-feature score model ----------------------------------
-# Definitions from shared/papers/diffusion.md §1: B = A/√p, L(B) = 1 + (Δ/d) Tr(B U Bᵀ) +
-# (2√Δ/d) Tr(B V), flow dB/dτ = −(2/ψ_p)(Δ B U + √Δ Vᵀ) from B(0) = 0. Dense p × p matrices only.
+# Definitions from docs/diffusion.md#the-random-features-score-model: B = A/√p, L(B) = 1 + (Δ/d)
+# Tr(B U Bᵀ) + (2√Δ/d) Tr(B V), flow dB/dτ = −(2/ψ_p)(Δ B U + √Δ Vᵀ) from B(0) = 0. Dense p × p
+# matrices only.
 
 
 def quadratic_dsm_loss_naive(B, U, V, delta: float) -> float:
@@ -411,9 +413,9 @@ def nms_naive(
 
 
 # diffusion: spectrum of the random-feature matrix U -----------------------------------------------
-# Definitions from shared/papers/diffusion.md §1–2 and §6, evaluated literally: adaptive scipy
-# quadrature (not Gauss–Hermite) for the constants, the quadratic equation for Marchenko–Pastur,
-# and the GE matrix written out term by term.
+# Definitions from docs/diffusion.md#the-papers-model-and-what-the-checks-use, evaluated literally:
+# adaptive scipy quadrature (not Gauss–Hermite) for the constants, the quadratic equation for
+# Marchenko–Pastur, and the GE matrix written out term by term.
 
 _GAUSS_CUT = 12.0  # the normal density beyond |z| = 12 holds ~1e-32; every integrand is bounded
 
@@ -431,11 +433,11 @@ def _normal_expectation_naive(f) -> float:
 
 
 def rf_constants_naive(t: float, activation=None, sigma_x2: float = 1.0) -> dict:
-    """The constants of spec §1 from their definitions, with c = e^{−t}σ_x, h = c u + √Δ_t v:
-    a_t = E[σ(h) u]/c, b_t = E[v σ(h)], v_t² = E[σ(cu + √Δ v) σ(cu + √Δ w)] − a_t²c² (v, w
-    independent given u, so the inner pair is the square of E_v σ(cu + √Δ v)), and
-    s_t² = E σ(Γ_t z)² − a_t²c² − v_t² − b_t²; every expectation by nested adaptive quadrature.
-    Also returns ``second_moment`` = E σ(Γ_t z)² computed on its own."""
+    """The constants of Lemma C.1 (Bonnaire et al. 2025) from their definitions, with c = e^{−t}σ_x,
+    h = c u + √Δ_t v: a_t = E[σ(h) u]/c, b_t = E[v σ(h)], v_t² = E[σ(cu + √Δ v) σ(cu + √Δ w)] −
+    a_t²c² (v, w independent given u, so the inner pair is the square of E_v σ(cu + √Δ v)), and s_t²
+    = E σ(Γ_t z)² − a_t²c² − v_t² − b_t²; every expectation by nested adaptive quadrature. Also
+    returns ``second_moment`` = E σ(Γ_t z)² computed on its own."""
     import math
 
     activation = math.tanh if activation is None else activation
@@ -510,7 +512,7 @@ def ge_matrix_naive(sample):
 
 def nonlinear_u_naive(sample, nodes: int = 100):
     """The true U_ij = (1/n) Σ_ν E_ξ tanh(h_iν) tanh(h_jν), h_iν = m_iν + √Δ_t W_i·ξ/√d with
-    m = e^{−t} W X/√d (spec §1), one entry and one sample at a time: the noise pair
+    m = e^{−t} W X/√d, one entry and one sample at a time: the noise pair
     (W_i·ξ, W_j·ξ)√(Δ_t/d) is written as (α z₁, β z₁ + γ z₂) by a 2 × 2 Cholesky factor of
     Δ_t K_{ij}, K = W Wᵀ/d, and E over (z₁, z₂) is a tensor Gauss–Hermite sum."""
     import math
@@ -540,7 +542,8 @@ def nonlinear_u_naive(sample, nodes: int = 100):
 
 
 # superposition ------------------------------------------------------------------------------
-# Definitions from shared/papers/superposition.md §1–2, written as literally as possible.
+# Definitions from docs/superposition.md#the-papers-model-and-what-the-checks-use, written as
+# literally as possible.
 
 
 def toy_batch_loss_naive(W, b, x) -> float:
@@ -598,7 +601,8 @@ def squared_overlaps_naive(rows) -> list[float]:
 
 
 # RLVR toy (Arm A) --------------------------------------------------------------------------------
-# rlvr.md §4: π(s|x) = softmax(logits)_s; GRPO's objective for one prompt is
+# Arm A (docs/rlvr.md#rlvr-tiny-reproduction-arm-a-toy-arm-b-transformer): π(s|x) =
+# softmax(logits)_s; GRPO's objective for one prompt is
 # (1/G) Σ_j A_j log π(s_j|x), differentiated here one logit at a time by central differences.
 
 

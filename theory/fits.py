@@ -104,7 +104,7 @@ def fit_power_law(
 
     References
     ----------
-    rlvr.md §3 (failure-rate slopes -a and -a/α on log-log axes).
+    docs/rlvr.md#sharpening-models-our-analysis (failure-rate slopes −a and −a/α on log-log axes).
     """
     x, y = _finite_1d(x, "x"), _finite_1d(y, "y")
     if x.shape != y.shape:

@@ -1,9 +1,9 @@
 """pass@k: the unbiased estimator, exact curves, sharpening models and crossings.
 
-Notation (rlvr.md §1, §3): a problem gets ``n`` samples of which ``c`` are correct; ``k`` is
-the sampling budget; ``p`` is a problem's single-sample success probability under the base
-model and ``q`` the one after RL. The *failure rate* is 1 - pass@k. Dataset pass@k is the mean
-over problems.
+Notation (docs/rlvr.md#the-papers-model-and-what-the-checks-use): a problem gets ``n`` samples of
+which ``c`` are correct; ``k`` is the sampling budget; ``p`` is a problem's single-sample success
+probability under the base model and ``q`` the one after RL. The *failure rate* is 1 - pass@k.
+Dataset pass@k is the mean over problems.
 
 The estimator functions (``pass_at_k``, ``pass_at_k_curve``, ``pass_at_k_plugin``,
 ``pass_at_k_exact``, ``pass_at_k_curve_exact``) accept array-API arrays (numpy, array_api_strict,
@@ -220,7 +220,8 @@ def pass_at_k(n: Any, c: Any, k: int) -> Array:
 
     References
     ----------
-    Chen et al. 2021 (Codex), eq. 1 and its numerically stable form; rlvr.md §1.
+    Chen et al. 2021 (Codex, arXiv 2107.03374), eq. 1 and its numerically stable form;
+    docs/rlvr.md#passk-and-its-estimator.
     """
     xp, n, c, k = _counts_and_budget(n, c, k)
     shape = n.shape
@@ -251,7 +252,7 @@ def pass_at_k_curve(n: Any, c: Any, ks: Iterable[int]) -> Array:
 
     References
     ----------
-    rlvr.md §1 (dataset pass@k is the mean over problems).
+    docs/rlvr.md#passk-and-its-estimator (dataset pass@k is the mean over problems).
     """
     xp, (n, c) = _namespace(n, c)
     if math.prod(xp.broadcast_shapes(n.shape, c.shape)) == 0:
@@ -267,7 +268,7 @@ def pass_at_k_plugin(n: Any, c: Any, k: int) -> Array:
 
     References
     ----------
-    rlvr.md §1 ("the plug-in ... is biased low (concavity)").
+    docs/rlvr.md#passk-and-its-estimator (the plug-in is biased low, by concavity).
     """
     xp, n, c, k = _counts_and_budget(n, c, k)
     return pass_at_k_exact(xp.astype(c, xp.float64) / xp.astype(n, xp.float64), k)
@@ -292,7 +293,7 @@ def pass_at_k_exact(p: Any, k: Any) -> Array:
 
     References
     ----------
-    rlvr.md §1 (definition of pass@k).
+    docs/rlvr.md#passk-and-its-estimator (definition of pass@k).
     """
     xp, (p, k) = _namespace(p, k)
     p = _reals(p, "p", xp, low=0.0, high=1.0)
@@ -382,7 +383,7 @@ def pool_counts(n: ArrayLike, c: ArrayLike, axis: int = 0) -> tuple[NDArray[Any]
 
     Pool, don't average per-seed estimates: concatenating every sample of a problem into one n
     keeps the estimator unbiased up to k = Σ n, whereas averaging per-run estimates caps k at
-    the per-run n (rlvr.md §1; the reference repo's ``pass@k.py`` pools N = n_per_run × seeds).
+    the per-run n (the authors' LeapLabTHU/limit-of-RLVR ``pass@k.py`` pools N = n_per_run × seeds).
 
     Parameters
     ----------
@@ -440,7 +441,7 @@ def counts_from_samples(
 
 
 # ---------------------------------------------------------------------------------------------
-# sharpening models (rlvr.md §3)
+# sharpening models (docs/rlvr.md#sharpening-models-our-analysis)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -481,7 +482,7 @@ def tilt(p: ArrayLike, beta: ArrayLike) -> NDArray[np.float64]:
 
     References
     ----------
-    rlvr.md §3 ("Binary reward, exact tilt").
+    docs/rlvr.md#sharpening-models-our-analysis (binary reward, exact tilt).
     """
     p = _np_reals(p, "p", low=0.0, high=1.0)
     beta = _np_reals(beta, "beta", low=0.0, open_low=True)
@@ -514,7 +515,7 @@ def logit_affine(p: ArrayLike, alpha: ArrayLike, beta: ArrayLike) -> NDArray[np.
 
     References
     ----------
-    rlvr.md §3 ("Logit-affine model").
+    docs/rlvr.md#sharpening-models-our-analysis (logit-affine model).
     """
     p = _np_reals(p, "p", low=0.0, high=1.0)
     alpha = _np_reals(alpha, "alpha", low=0.0, open_low=True)
@@ -547,8 +548,8 @@ def fit_logit_affine(p: ArrayLike, q: ArrayLike) -> tuple[float, float]:
 
     References
     ----------
-    rlvr.md §3 ("Logit-affine model"); used on measured p, q in ``rlvr.toy_slope_prediction``
-    and ``rlvr.transformer_crossing``.
+    docs/rlvr.md#sharpening-models-our-analysis (logit-affine model); used on measured p, q in
+    ``rlvr.toy_slope_prediction`` and ``rlvr.transformer_crossing``.
     """
     p = _np_reals(p, "p", low=0.0, high=1.0)
     q = _np_reals(q, "q", low=0.0, high=1.0)
@@ -569,7 +570,7 @@ def logit_affine_fixed_point(alpha: ArrayLike, beta: ArrayLike) -> NDArray[np.fl
 
     References
     ----------
-    rlvr.md §3 ("For α>1 there is a fixed point p* = σ(−β/(α−1))").
+    docs/rlvr.md#sharpening-models-our-analysis (for α > 1 the fixed point p* = σ(−β/(α − 1))).
     """
     alpha = _np_reals(alpha, "alpha", low=0.0, open_low=True)
     beta = _np_reals(beta, "beta")
@@ -579,7 +580,7 @@ def logit_affine_fixed_point(alpha: ArrayLike, beta: ArrayLike) -> NDArray[np.fl
 
 
 # ---------------------------------------------------------------------------------------------
-# Beta-distributed p (rlvr.md §3)
+# Beta-distributed p (docs/rlvr.md#sharpening-models-our-analysis)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -609,7 +610,7 @@ def beta_pass_at_k(a: ArrayLike, b: ArrayLike, k: ArrayLike) -> NDArray[np.float
 
     References
     ----------
-    rlvr.md §3 ("If p ~ Beta(a,b)").
+    docs/rlvr.md#sharpening-models-our-analysis (p ~ Beta(a, b)).
     """
     a, b = _beta_params(a, b)
     k = _np_reals(k, "k", low=1.0)
@@ -621,7 +622,7 @@ def beta_failure_asymptote(a: ArrayLike, b: ArrayLike, k: ArrayLike) -> NDArray[
 
     References
     ----------
-    rlvr.md §3 (base failure-rate slope -a on log-log axes).
+    docs/rlvr.md#sharpening-models-our-analysis (base failure-rate slope −a on log-log axes).
     """
     a, b = _beta_params(a, b)
     k = _np_reals(k, "k", low=1.0)
@@ -687,7 +688,7 @@ def beta_logit_affine_pass_at_k(
 
     References
     ----------
-    rlvr.md §3 ("Logit-affine model", check with Beta(0.3, 1.5), α = 2, β = 2).
+    docs/rlvr.md#sharpening-models-our-analysis (the check with Beta(0.3, 1.5), α = 2, β = 2).
     """
     a, b = (float(v) for v in _beta_params(a, b))
     alpha = float(_np_reals(alpha, "alpha", low=0.0, open_low=True))
@@ -724,7 +725,7 @@ def beta_logit_affine_failure_asymptote(
 
     References
     ----------
-    rlvr.md §3 ("1−pass@k_RL ~ C·k^{−a/α}").
+    docs/rlvr.md#sharpening-models-our-analysis (1 − pass@k_RL ~ C·k^(−a/α)).
     """
     a, b = _beta_params(a, b)
     alpha = _np_reals(alpha, "alpha", low=0.0, open_low=True)
@@ -767,7 +768,7 @@ def two_type_pass_at_k(
 
     References
     ----------
-    rlvr.md §3 ("Two-type closed form").
+    docs/rlvr.md#sharpening-models-our-analysis (two-type model).
     """
     a = _np_reals(frac_improved, "frac_improved", low=0.0, high=1.0)
     b = _np_reals(frac_lost, "frac_lost", low=0.0, high=1.0)
@@ -932,7 +933,8 @@ def crossing_k(
 
     References
     ----------
-    rlvr.md §2 ("crossing k") and §3 (at most one crossing, sketch).
+    docs/rlvr.md#conventions (the crossing k*) and
+    docs/rlvr.md#sharpening-models-our-analysis (at most one crossing, a sketch).
     """
     k = _budget_grid(ks)
     base = _np_reals(base, "base")

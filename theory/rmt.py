@@ -1,6 +1,7 @@
 """Deterministic equivalents of random matrices: Marchenko–Pastur, the general sample-covariance
 (Silverstein) equation, and the spectrum of the random-feature matrix U of "Why Diffusion Models
-Don't Memorize" (Bonnaire, Urfin, Biroli, Mézard, NeurIPS 2025; spec ``diffusion.md`` §1–2).
+Don't Memorize" (Bonnaire, Urfin, Biroli, Mézard, NeurIPS 2025, arXiv 2505.17638; Theorem 3.1 and
+Lemma C.1, written out in docs/diffusion.md#the-papers-model-and-what-the-checks-use).
 
 Everything here is the p → ∞ limit, computed by solving the self-consistent equations for the
 Stieltjes transform q(z) = ∫ ρ(λ) dλ / (λ − z) on a whole grid of z = λ + iη at once (vectorised
@@ -79,7 +80,7 @@ def gaussian_expectation(
 # ------------------------------------------------------------------------------ data spectrum
 @dataclass(frozen=True)
 class DataSpectrum:
-    """A discrete population spectrum ρ_Σ = Σ_k w_k δ(λ − λ_k) (spec §1: the paper uses Σ = I and
+    """A discrete population spectrum ρ_Σ = Σ_k w_k δ(λ − λ_k) (the paper uses Σ = I and
     ½δ(λ − 0.5) + ½δ(λ − 1.5))."""
 
     atoms: tuple[float, ...]
@@ -125,7 +126,7 @@ class DataSpectrum:
 @dataclass(frozen=True)
 class RFConstants:
     """The Gaussian-equivalence constants of the random-feature score model at diffusion time t
-    (spec §1, Lemma C.1). With u, v, w, z independent standard normals, c = e^{−t}σ_x and
+    (the paper's Lemma C.1). With u, v, w, z independent standard normals, c = e^{−t}σ_x and
     h = c·u + √Δ_t·v ~ N(0, Γ_t²):
 
     - a_t = E[σ(h) u] / c = E σ'(h)  (computed as E[h σ(h)] / Γ_t² by Stein's lemma),
@@ -173,7 +174,8 @@ def rf_constants(
 ) -> RFConstants:
     """The constants a_t, b_t, v_t², s_t² of :class:`RFConstants` by Gauss–Hermite quadrature.
 
-    Monte Carlo is not an option: s_t² is a small difference of O(1) numbers (spec §8).
+    Monte Carlo is not an option: s_t² is a small difference of O(1) numbers
+    (docs/diffusion.md#the-reference-spectrum-scripts-constants-and-ours).
     """
     if not (t > 0 and math.isfinite(t)):
         raise ValueError(f"t must be a positive finite diffusion time (got {t})")
@@ -195,8 +197,8 @@ def rf_constants(
 
 # ------------------------------------------------------------------------------ the solver
 #: Relative imaginary part of z at which densities are read: ρ(λ) ≈ Im q(λ + iη)/π with
-#: η = ETA_REL · |λ − λ_floor|: far below every bulk's width (spec §8: η ≤ 1e-10), and low enough
-#: that the η-tails of Im q outside the support stay below BULK_THRESHOLD.
+#: η = ETA_REL · |λ − λ_floor|: far below every bulk's width (near edges η ≤ 1e-10 is needed),
+#: and low enough that the η-tails of Im q outside the support stay below BULK_THRESHOLD.
 ETA_REL = 1e-13
 #: Decades of η descended per continuation stage, and how often a failing stage may be halved.
 DECADES_PER_STAGE = 1.0
@@ -429,7 +431,8 @@ def sample_covariance_spectrum(
 # ------------------------------------------------------------------------------ random-feature U
 def _rf_system(consts: RFConstants, psi_p: float, psi_n: float, spectrum: DataSpectrum) -> System:
     """The self-consistent equations of Theorem 3.1 in the unknowns (q, ε = 1/(1+δ)), as functions
-    of ζ = z − s_t² (spec §2, solver form 1/q = s_t² − z + v_t² ε + E_λ κ/(1 + ψ_p q κ)):
+    of ζ = z − s_t² (the solver form 1/q = s_t² − z + v_t² ε + E_λ κ/(1 + ψ_p q κ) of
+    docs/diffusion.md#the-spectrum-of-u-theorem-31):
 
         F₁ = 1 + q ζ − q v_t² ε − E_λ[q κ / D] = 0,
         F₂ = 1 − ε − (ψ_p/ψ_n) q ε (c² a_t² E_λ[λ / D] + v_t²) = 0,
@@ -619,7 +622,7 @@ class Spectrum:
     def ks_distance(self, values: ArrayLike, *, above: float | None = None) -> float:
         """Kolmogorov–Smirnov distance between the empirical CDF of sampled eigenvalues and this
         spectrum. With ``above`` set, only values > above count, against the CDF conditioned on
-        λ > above (spec §5 C3: the delta at s_t² is left out by cutting just above it)."""
+        λ > above (the delta at s_t² is left out by cutting just above it)."""
         x = np.sort(np.asarray(values, dtype=float))
         cut = -np.inf if above is None else above
         x = x[x > cut]
@@ -852,8 +855,8 @@ def rf_spectrum(
     mass_levels: int = MASS_LEVELS,
 ) -> RFSpectrum:
     """The limiting eigenvalue density of U (Theorem 3.1): a delta at s_t² of mass
-    max(0, 1 − (1+ψ_n)/ψ_p) (the p − n − d directions orthogonal to Ω and W, added analytically,
-    spec §3) plus the bulks found by :func:`find_bulks` on ρ(λ) = Im q(λ + i0⁺)/π.
+    max(0, 1 − (1+ψ_n)/ψ_p) (the p − n − d directions orthogonal to Ω and W, added analytically)
+    plus the bulks found by :func:`find_bulks` on ρ(λ) = Im q(λ + i0⁺)/π.
 
     A spectrum that fails its self-check (``RFSpectrum.self_check_passed``: total mass 1 within
     :data:`SELF_CHECK_MASS_TOL`, density finite and non-negative) is never returned silently:
@@ -869,7 +872,7 @@ def rf_spectrum(
     consts = rf_constants(t, activation, sigma_x2=spectrum.mean)
 
     top = _rf_spectral_bound(consts, psi_p, psi_n, spectrum)
-    # the smallest structure above s_t²: the low bulk at ~Δ_t v_t² ψ_p/ψ_n, ρ1 at ~v_t² (spec §3)
+    # the smallest structure above s_t²: the low bulk at ~Δ_t v_t² ψ_p/ψ_n, ρ1 at ~v_t²
     floor = min(ETA_FLOOR_REL * top, 1e-4 * consts.v2 * consts.delta * min(1.0, psi_p / psi_n))
     floor = max(floor, 1e-30 * top)
     unconverged = evaluated = 0
@@ -925,7 +928,7 @@ def rf_spectrum(
     return result
 
 
-#: ε schedule of the reference script's per-λ continuation (spec §2): 100, 99, …, 1, then
+#: ε schedule of the authors' plot_spectrum_U.py per-λ continuation: 100, 99, …, 1, then
 #: 0.9, 0.7, 0.5, 0.3, 0.1, then 1e-2 … 1e-9 — 113 warm-started solves per λ.
 REFERENCE_EPS_SCHEDULE = tuple(
     [float(e) for e in range(100, 0, -1)]
@@ -944,7 +947,7 @@ def rf_density_per_point(
     activation: Activation = np.tanh,
 ) -> NDArray[np.float64]:
     """ρ(λ) the way the authors' script computes it, as an independent baseline: the three
-    equations of Theorem 3.1 in (q, r, s) (spec §2),
+    equations of Theorem 3.1 in (q, r, s),
 
         s = E_λ 1/(ŝ + λ r̂),  r = E_λ λ/(ŝ + λ r̂),
         ψ_p(s_t² − z) + ψ_p v_t²/(1+δ) + (1 − ψ_p)/q − s/q² = 0,

@@ -1,14 +1,15 @@
-"""Theory of "Superposition Yields Robust Neural Scaling" (Liu, Liu & Gore, NeurIPS 2025).
+"""Theory of "Superposition Yields Robust Neural Scaling" (Liu, Liu & Gore, NeurIPS 2025, arXiv
+2505.10465), written out in docs/superposition.md#weak-and-strong-superposition.
 
-The toy model (spec ``superposition.md`` §1): x_i = u_i·v_i with u_i ~ Bernoulli(p_i) and
+The toy model (docs/superposition.md#the-toy-model): x_i = u_i·v_i with u_i ~ Bernoulli(p_i) and
 v_i ~ U(0, 2), so ⟨v⟩ = 1 and ⟨v²⟩ = 4/3; y = ReLU(W Wᵀ x + b) with W ∈ R^(n×m); the loss
 L = ⟨‖y − x‖²⟩ is summed over features (paper convention; the code's MSE is L / n).
 
 Here: feature-frequency laws normalised to an activation density E = Σ p_i; the weak-regime loss
-of a set of kept features and its finite-n ideal (§2, Fig. 4); statistics of squared overlaps of
-random unit vectors (Beta law), the Welch bound and the simplex ETF (§2, Fig. 5); the
-semi-analytic one-active-feature loss of eq. (8) with its gradient; and the LLM arithmetic of §5
-(Fig. 6, Chinchilla). No sampling here.
+of a set of kept features and its finite-n ideal (the paper's Fig. 4); statistics of squared
+overlaps of random unit vectors (Beta law), the Welch bound and the simplex ETF (Fig. 5); the
+semi-analytic one-active-feature loss of eq. (8) with its gradient; and the LLM arithmetic of the
+paper's §5 (Fig. 6, Chinchilla). No sampling here.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def weak_loss(p: ArrayLike, kept: ArrayLike) -> float:
     r"""Loss of the weak-superposition model that represents exactly the ``kept`` features.
 
     With perfect reconstruction of kept features and the optimal bias b_i = ⟨x_i⟩ = p_i for the
-    dropped ones (spec §2), each dropped feature costs Var(x_i) = ⟨v²⟩p_i − ⟨v⟩²p_i²:
+    dropped ones (the paper's §3), each dropped feature costs Var(x_i) = ⟨v²⟩p_i − ⟨v⟩²p_i²:
 
     .. math:: L = \sum_{i \notin \text{kept}} \left(\tfrac43 p_i - p_i^2\right).
 
@@ -104,8 +105,9 @@ def weak_ideal_loss(p: ArrayLike, m: ArrayLike) -> NDArray[np.float64]:
 
     .. math:: L(m) = \sum_{i > m} \left(\tfrac43 p_i - p_i^2\right)
 
-    for frequencies sorted in decreasing order (spec §5 K0; Fig. 4's comparison). Vectorised in m.
-    Its log-log slope at finite n is steeper than the n → ∞ value α − 1 (spec §7).
+    for frequencies sorted in decreasing order (the paper's Fig. 4 comparison). Vectorised in m.
+    Its log-log slope at finite n is steeper than the n → ∞ value α − 1
+    (docs/superposition.md#weak-and-strong-superposition).
     """
     p = np.sort(np.asarray(p, dtype=np.float64))[::-1]
     cost = MEAN_V2 * p - MEAN_V**2 * p**2
@@ -133,7 +135,7 @@ def welch_bound(n_vectors: ArrayLike, m: ArrayLike) -> NDArray[np.float64] | flo
 
     .. math:: \max_{i \neq j} |w_i\cdot w_j| \;\ge\; \kappa = \sqrt{\frac{\nu - m}{m(\nu - 1)}},
 
-    with equality only for an equiangular tight frame (spec §2).
+    with equality only for an equiangular tight frame.
     """
     nu = np.asarray(n_vectors, dtype=np.float64)
     m = np.asarray(m, dtype=np.float64)
@@ -206,7 +208,7 @@ def one_active_loss_and_grad(
 
     The integrands vanish at the moving edge of the active interval, so ∂A/∂a = 2E[v ReLU],
     ∂A/∂c = 2E[ReLU], ∂D/∂a = ∂A/∂a − 2E[v²·1_active], ∂D/∂c = ∂A/∂c − 2E[v·1_active].
-    Then ∂L/∂W = (S + Sᵀ)W with S_ji = ∂L/∂G_ji. O(n²m) per call, noise-free (spec §2).
+    Then ∂L/∂W = (S + Sᵀ)W with S_ji = ∂L/∂G_ji. O(n²m) per call, noise-free (the paper's eq. 8).
     """
     W = np.asarray(W, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)

@@ -1,4 +1,5 @@
-"""Claims of Yue et al. (NeurIPS 2025) checked on the tiny reproduction (rlvr.md §4): Arm A, a
+"""Claims of Yue et al. (NeurIPS 2025, arXiv 2504.13837) checked on a tiny reproduction
+(docs/rlvr.md#rlvr-tiny-reproduction-arm-a-toy-arm-b-transformer): Arm A, a
 shared-strategy softmax policy trained by GRPO or distilled from a teacher (``sims.rlvr_toy``),
 and Arm B, a tiny path-finding transformer (``neural.rlvr_transformer``, torch imported lazily).
 
@@ -9,8 +10,9 @@ write the per-problem ``problem,n,c`` files that ``paper-checks solve passk`` re
 Every statistical claim here is decided by a three-way Student-t rule over units
 (``paper_checks.decision``). Arm A's unit is one problem set (400 train and 400 test problems)
 drawn afresh, with the RL seed(s) trained on it averaged inside; Arm B's unit is one trained model
-(one training seed), its paired differences averaged over its test prompts. Margins are the spec's
-(rlvr.md §4, "Suggested assertions"); fail margins are the values that contradict the paper.
+(one training seed), its paired differences averaged over its test prompts. Pass margins are the
+toy's assertions, fixed before the runs (docs/rlvr.md#the-toys-assertions-fixed-before-the-runs);
+fail margins are the values that contradict the paper.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ SOURCE = "rlvr.md §4 (Arm A: shared-strategy softmax policy), spec's suggested 
 KS = 2 ** np.arange(11)  # 1, 2, 4, ..., 1024
 KS_FINE = np.unique(np.round(np.logspace(0, 10, 81, base=2)).astype(int))  # 1..1024, 8 per octave
 N_SAMPLES = 256  # samples per problem for the estimator, the solved sets and the sample files
-RL_ARM = "grpo400"  # "at >= 400 steps" (rlvr.md §4, assertion 2)
+RL_ARM = "grpo400"  # "at >= 400 steps" (toy assertion 2)
 PASS1_GAIN = 0.04
 PASS256_LOSS = 0.03
 CROSSING_RANGE = (2.0, 64.0)
@@ -50,7 +52,9 @@ FEASIBLE_P = 1e-4  # "solvable at a feasible budget": base p >= 1e-4 (k ≈ 10^4
 TAIL_P = 0.1  # reported: the logit-affine fit on the low-p tail (p < 0.1) vs the bulk
 KL_SWEEP = (0.0, 0.001, 0.01, 0.1, 1.0)  # reported: GRPO + KL coefficient (paper's ablation: 0.001)
 KL_UNITS = 3  # reported: the KL sweep runs on the first 3 problem sets of a root seed
-PAPER_PASS256 = [67.2, 66.3, 65.3, 64.3]  # rlvr.md §2: base, GRPO 150/300/450 steps (Omni-train)
+# The paper's pass@256 on Omni-MATH-train: base, GRPO 150/300/450 steps
+# (docs/rlvr.md#the-papers-findings-the-checks-compare-with).
+PAPER_PASS256 = [67.2, 66.3, 65.3, 64.3]
 ALL_ARMS = ("grpo", "distill", "tabular")
 WORLD = "rlvr.arm_a.world"  # names the streams of Arm A's problem sets (``unit_world``)
 ARM_ORDER = ("base", "grpo150", "grpo400", "grpo800", "distill", "distill_grpo")
@@ -158,12 +162,13 @@ def _ci_text(d, name: str) -> str:
 
 
 def logit_map(p: np.ndarray, q: np.ndarray) -> dict[str, float]:
-    """§3's logit-affine model, logit q = α·logit p + β, fitted by least squares
-    (``passk.fit_logit_affine``) on all problems with p ≥ ``FEASIBLE_P``, on their low-p tail
-    (p < ``TAIL_P``) and on the bulk; NaN for a part with too few usable problems. §3's large-k
-    behaviour is set by the tail: q ≈ e^β p^α as p → 0, so a crossing needs α > 1 or β < 0
-    there, and α = 1 with β > 0 is the exact tilt, which never crosses. With a tail α > 1,
-    ``fixed_point_tail`` is the tail fit's p* = σ(−β/(α − 1)): the problems below it lose p."""
+    """The logit-affine model of docs/rlvr.md#sharpening-models-our-analysis, logit q = α·logit p +
+    β, fitted by least squares (``passk.fit_logit_affine``) on all problems with p ≥ ``FEASIBLE_P``,
+    on their low-p tail (p < ``TAIL_P``) and on the bulk; NaN for a part with too few usable
+    problems. The model's large-k behaviour is set by the tail: q ≈ e^β p^α as p → 0, so a crossing
+    needs α > 1 or β < 0 there, and α = 1 with β > 0 is the exact tilt, which never crosses. With a
+    tail α > 1, ``fixed_point_tail`` is the tail fit's p* = σ(−β/(α − 1)): the problems below it
+    lose p."""
     keep = p >= FEASIBLE_P
     parts = {"": keep, "_tail": keep & (p < TAIL_P), "_bulk": keep & (p >= TAIL_P)}
     out = {}
@@ -262,7 +267,8 @@ PASS1_RULE = Rule(
     paper="rlvr",
     statement="GRPO raises pass@1 of a shared-parameter policy above the base model's "
     "(toy: by at least 0.04), while the exact and sampled (n = 256) pass@k curves agree.",
-    source=SOURCE + " (assertion 1); paper: pass@1 gains in rlvr.md §2",
+    source="Yue et al. (2025, arXiv 2504.13837): RLVR raises pass@1; toy assertion 1 of "
+    "docs/rlvr.md#the-toys-assertions-fixed-before-the-runs",
     stochastic=True,
     decision=PASS1_RULE,
     history=[
@@ -270,7 +276,8 @@ PASS1_RULE = Rule(
             date="2026-11-30",
             change="Arm A: one problem set per run (toy_world), shared by every claim, and the "
             "seeds are RL seeds on it; 3 → 5 RL seeds; the PASS test moved to distill_grpo",
-            reason="the spec's pilot uses RL seeds on one benchmark (rlvr.md §4, §6)",
+            reason="the pilot made before the claims trains its RL seeds on one problem set, as "
+            "the paper runs RL on one benchmark",
             before="PASS (quick, 3 seeds each on its own problem set: mean − 3 s.e. .043 ≥ .04); "
             "FAIL (quick, 3 RL seeds on one set: .039 < .04)",
         ),
@@ -381,9 +388,10 @@ def kl_sweep(
     """GRPO with a KL(π ‖ π_base) penalty (``ToyConfig.kl``) at each coefficient of ``KL_SWEEP``,
     SNR 0, on the first ``KL_UNITS`` problem sets with paired RL seeds (every coefficient trains
     on the same random streams): per coefficient the mean pass@1 gain, the mean pass@256 loss
-    (base − RL) and k* per problem set (None: no crossing up to k = 1024). rlvr.md §2 ("KL =
-    0.001: similar pass@1 but lower pass@128"), §6 ("KL is no safeguard"); §3's exact tilt, the
-    KL optimum with per-problem freedom, never crosses. Reported, not asserted."""
+    (base − RL) and k* per problem set (None: no crossing up to k = 1024). The paper's ablation:
+    KL = 0.001 gives a similar pass@1 but a lower pass@128, so KL is no safeguard; the exact tilt
+    of docs/rlvr.md#sharpening-models-our-analysis, the KL optimum with per-problem freedom, never
+    crosses. Reported, not asserted."""
     groups = _unit_runs(
         ctx,
         "kl",
@@ -459,14 +467,16 @@ CROSSING_RULE = Rule(
     paper="rlvr",
     statement="With poor per-problem routing (SNR ≤ 1) the base model's pass@k overtakes the GRPO "
     "policy's exactly once, at a small k* (toy: k* in [2, 64]), and base leads at k = 256.",
-    source=SOURCE + " (assertions 2, 3); paper: crossing k ≈ 4–1024 in rlvr.md §2",
+    source="Yue et al. (2025, arXiv 2504.13837): the base overtakes RL at k ≈ 4–1024; toy "
+    "assertions 2, 3 of docs/rlvr.md#the-toys-assertions-fixed-before-the-runs",
     stochastic=True,
     decision=CROSSING_RULE,
     history=[
         HistoryEntry(
             date="2026-11-30",
             change="Arm A: one problem set per run, RL seeds on it; 3 → 5 RL seeds",
-            reason="the spec's pilot uses RL seeds on one benchmark (rlvr.md §4, §6)",
+            reason="the pilot made before the claims trains its RL seeds on one problem set, as "
+            "the paper runs RL on one benchmark",
             before="FAIL (quick, 3 seeds each on its own problem set: k* = 1.88 < 2 in one); "
             "PASS (quick, 3 RL seeds: min k* 2.16 ≥ 2)",
         ),
@@ -604,7 +614,7 @@ def toy_crossing(
 # ------------------------------------------------------------------------- coverage shrinks
 def accuracy_histogram(c: np.ndarray, n: int) -> np.ndarray:
     """Counts of problems per accuracy bin {0}, (0, .1], (.1, .2], ..., (.9, 1), {1} of c/n
-    (rlvr.md §1, "Accuracy histogram"), (12,)."""
+    (the paper's accuracy histogram), (12,)."""
     acc = c / n
     inner = np.clip(np.ceil(acc * 10).astype(int), 1, 10)  # (0, .1] -> 1, ..., (.9, 1) -> 10
     bins = np.where(c == 0, 0, np.where(c == n, 11, inner))
@@ -674,15 +684,17 @@ COVERAGE_RULE = Rule(
     paper="rlvr",
     statement="Longer GRPO training does not raise pass@256 (coverage), and the problems the RL "
     "policy solves are (up to 2% of problems) a subset of those the base model solves.",
-    source=SOURCE + " (assertions 4, 5b); paper: pass@256 66.3/65.3/64.3 at GRPO steps "
-    "150/300/450 vs base 67.2, AIME24 RL ⊂ base (rlvr.md §2)",
+    source="Yue et al. (2025, arXiv 2504.13837): pass@256 66.3/65.3/64.3 at GRPO steps "
+    "150/300/450 vs base 67.2, AIME24 RL ⊂ base; toy assertions 4, 5b of "
+    "docs/rlvr.md#the-toys-assertions-fixed-before-the-runs",
     stochastic=True,
     decision=COVERAGE_RULE,
     history=[
         HistoryEntry(
             date="2026-11-30",
             change="Arm A: one problem set per run, RL seeds on it; 3 → 5 RL seeds",
-            reason="the spec's pilot uses RL seeds on one benchmark (rlvr.md §4, §6)",
+            reason="the pilot made before the claims trains its RL seeds on one problem set, as "
+            "the paper runs RL on one benchmark",
             before="PASS (quick: max rise < 0; RL-only ≤ 0.8%)",
         ),
         _units_rule(
@@ -843,15 +855,16 @@ DISTILL_RULE = Rule(
     paper="rlvr",
     statement="Distilling a teacher that knows a strategy the base model lacks raises pass@k "
     "above the base at every k (toy: by ≥ 0.05 for k ≥ 64), unlike RL.",
-    source=SOURCE + " (assertion 5a); paper: R1-Distill above the base at every k on Minerva "
-    "(rlvr.md §2)",
+    source="Yue et al. (2025, arXiv 2504.13837): R1-Distill above the base at every k on Minerva; "
+    "toy assertion 5a of docs/rlvr.md#the-toys-assertions-fixed-before-the-runs",
     stochastic=True,
     decision=DISTILL_RULE,
     history=[
         HistoryEntry(
             date="2026-11-30",
             change="Arm A: one problem set per run, RL seeds on it; 3 → 5 RL seeds",
-            reason="the spec's pilot uses RL seeds on one benchmark (rlvr.md §4, §6)",
+            reason="the pilot made before the claims trains its RL seeds on one problem set, as "
+            "the paper runs RL on one benchmark",
             before="PASS (quick: mean − 3 s.e. ≥ .071 at every k; ≥ .05 needed for k ≥ 64)",
         ),
         _units_rule(
@@ -952,14 +965,17 @@ CONTROLS_RULE = Rule(
     paper="rlvr",
     statement="Without parameter sharing (per-problem tabular logits) GRPO does not cross below "
     "the base, and neither does the exact KL-tilt of the base's success probabilities.",
-    source=SOURCE + " (assertion 6) and §3 (exact tilt)",
+    source="Toy assertion 6 of docs/rlvr.md#the-toys-assertions-fixed-before-the-runs, and the "
+    "exact tilt of docs/rlvr.md#sharpening-models-our-analysis, for Yue et al. (2025, arXiv "
+    "2504.13837)",
     stochastic=True,
     decision=CONTROLS_RULE,
     history=[
         HistoryEntry(
             date="2026-11-30",
             change="Arm A: one problem set per run, RL seeds on it; 3 → 5 RL seeds",
-            reason="the spec's pilot uses RL seeds on one benchmark (rlvr.md §4, §6)",
+            reason="the pilot made before the claims trains its RL seeds on one problem set, as "
+            "the paper runs RL on one benchmark",
             before="PASS (quick: no tabular crossing in 3 seeds, no problem loses any p)",
         ),
         _units_rule(
@@ -1091,14 +1107,16 @@ SLOPE_RULE = Rule(
     paper="rlvr",
     statement="Fitting p ~ Beta(a, b) to the base model and logit q = α·logit p + β to the "
     "per-problem change predicts the failure-rate slopes of base and RL on log–log axes.",
-    source="rlvr.md §3 (logit-affine model: slopes −a and −a/α) applied to Arm A (§4)",
+    source="The logit-affine model of docs/rlvr.md#sharpening-models-our-analysis (slopes −a and "
+    "−a/α) applied to the Arm A toy, for Yue et al. (2025, arXiv 2504.13837)",
     stochastic=True,
     decision=SLOPE_RULE,
     history=[
         HistoryEntry(
             date="2026-11-30",
             change="Arm A: one problem set per run, RL seeds on it; 3 → 5 RL seeds",
-            reason="the spec's pilot uses RL seeds on one benchmark (rlvr.md §4, §6)",
+            reason="the pilot made before the claims trains its RL seeds on one problem set, as "
+            "the paper runs RL on one benchmark",
             before="FAIL (quick, 3 seeds: base slope −0.77 vs model −1.11, RL −0.26 vs −0.57)",
         ),
         _units_rule(
@@ -1117,10 +1135,10 @@ def toy_slope_prediction(
     problems must be within 20% of them, on average over problem sets (``SLOPE_RULE``). ``task`` replaces ``toy_arms_task``
     (same record format), e.g. to hand the claim a world that follows the model.
 
-    Reported, not part of the verdict: (α, β) refitted on the low-p tail (p < ``TAIL_P``) and on
-    the bulk. §3's slope −a/α comes from q ≈ e^β p^α as p → 0, so the tail's α is the one that
-    sets the large-k slope; a tail α near 1 with β < 0 means RL scales the rare problems' p
-    down by a constant factor (§3's two-type picture) instead of raising it to a power."""
+    Reported, not part of the verdict: (α, β) refitted on the low-p tail (p < ``TAIL_P``) and on the
+    bulk. The logit-affine slope −a/α comes from q ≈ e^β p^α as p → 0, so the tail's α is the one
+    that sets the large-k slope; a tail α near 1 with β < 0 means RL scales the rare problems' p
+    down by a constant factor (the two-type picture) instead of raising it to a power."""
     groups = _unit_runs(ctx, arms=arms_for(rl_arm), task=task)
     rows = []
     for results in groups.values():
@@ -1223,7 +1241,7 @@ def toy_slope_prediction(
 
 # ------------------------------------------------------------------ Arm B: tiny transformer
 def kl_large_k_reading(low: float, high: float) -> str:
-    """The KL ablation against the paper (rlvr.md §2: KL = 0.001 gives lower pass@128) from the
+    """The KL ablation against the paper (KL = 0.001 gives a lower pass@128) from the
     95% CI [low, high] of pass@K(GRPO + KL) − pass@K(GRPO) at the large k, K."""
     if high < 0:
         return "KL lowers large-k coverage, as in the paper"
@@ -1233,7 +1251,7 @@ def kl_large_k_reading(low: float, high: float) -> str:
 
 
 N_BOOT = 2000
-ARM_B_LARGE_K = 256  # with exact p: judged at pass@256 (rlvr.md §4 assertion 2; the paper's ΔSE)
+ARM_B_LARGE_K = 256  # with exact p: judged at pass@256 (toy assertion 2; the paper's ΔSE)
 BASE_ABOVE_CHANCE = 0.10  # gate: base pass@1 ≥ chance + 0.10 and ≥ 3 × chance before RL counts
 ARM_B_RULE = Rule(
     unit="one trained Arm B model (a training seed: graph corpus, SFT base, GRPO, distillation "
@@ -1273,8 +1291,8 @@ ARM_B_RULE = Rule(
     paper="rlvr",
     statement="On a tiny path-finding transformer, GRPO raises pass@1 but loses at large k, while "
     "distillation from a teacher using edges the base never saw gains at large k.",
-    source="rlvr.md §4 (Arm B) and §6 (paired bootstrap over problems; n ≥ 4k); KL ablation: "
-    "§2 (KL = 0.001: similar pass@1, lower pass@128)",
+    source="Yue et al. (2025, arXiv 2504.13837): RL wins at k = 1, the base at large k, "
+    "distillation at every k; KL = 0.001 lowers pass@128",
     rule="INCONCLUSIVE when the scale is too small for the base to learn: a trained model whose "
     "base pass@1 < max(chance + 0.10, 3 × chance) is not run through RL and gives no unit "
     "(none learned: no units).",
@@ -1286,9 +1304,9 @@ ARM_B_RULE = Rule(
             change="large k moved from 64 to 256: exact p per prompt by enumerating edge paths, "
             "exact pass@k to k = 1024, judged at k = 1 and 256; before, the n = 256 estimator "
             "judged at k = n/4 = 64",
-            reason="rlvr.md §4 assertion 2 is at pass@256 and §4 says to compute p exactly by "
-            "enumeration when the output space is small; k = 64 was a limit of the estimator "
-            "(n ≥ 4k, §6), not of the claim",
+            reason="toy assertion 2 is at pass@256, and p can be computed exactly by enumeration "
+            "when the output space is small; k = 64 was a limit of the estimator (n ≥ 4k), not "
+            "of the claim",
             before="FAIL (quick, 1 seed: base − RL at k = 64 CI [−.04, .00])",
         ),
         HistoryEntry(
@@ -1305,7 +1323,7 @@ ARM_B_RULE = Rule(
             "training seed each; 3 per root seed at quick, 8 at full), the per-unit statistic "
             "being the model's paired difference averaged over its test prompts; before, 95% "
             "paired-bootstrap CIs over the prompts of all seeds pooled",
-            reason="issue 26: a bootstrap over pooled prompts never resamples training, so it "
+            reason="a bootstrap over pooled prompts never resamples training, so it "
             "is too narrow; a model is the independent replicate",
             before="quick R = 5: headline PASS (root seed 0: smallest CI lower end +.0005 > 0); "
             "per root seed PASS 1, FAIL 4 (+.0005, −.022, −.006, −.005, −.004, all on the "
@@ -1321,8 +1339,8 @@ def transformer_crossing(
     task: Callable | None = None,
 ) -> CheckResult:
     """Arm B (``neural.rlvr_transformer``): per test prompt, the exact success probability p of
-    base, GRPO and distilled models (enumeration of edge paths, rlvr.md §4: "compute p exactly by
-    enumeration when the output space is small") and n = 256 samples; per-problem exact pass@k
+    base, GRPO and distilled models (enumeration of edge paths, possible because the output space
+    is small) and n = 256 samples; per-problem exact pass@k
     for k ≤ 1024, judged at k = 1 and k = 256 (records without p, from older runs: the unbiased
     estimator for k ≤ n/4, judged at k = n/4), pooled over seeds (problems of different seeds
     are distinct). Gate: the base's pass@1 must be ≥ chance + 0.10 and ≥ 3 × chance (uniform
@@ -1331,12 +1349,12 @@ def transformer_crossing(
     at the large k, K. ``task`` replaces ``arm_b_task`` (same record
     format), e.g. to hand the claim synthetic counts.
 
-    Reported, not part of the verdict: per-problem accuracy histograms and the Venn counts of
-    the solved sets of base, RL and distillation (rlvr.md §1, §2), and the KL ablation: GRPO with
-    a KL penalty of 0.001 to the base (arm ``rl_kl``) against GRPO without, paired-bootstrap CIs
-    of the differences at k = 1 and the large k (paper, §2: similar pass@1, lower pass@128); with
-    exact p, RL's logit map fitted to the pooled prompts (``logit_map``: §3's α and β overall and
-    on the low-p tail, which set whether a crossing can happen)."""
+    Reported, not part of the verdict: per-problem accuracy histograms and the Venn counts of the
+    solved sets of base, RL and distillation (as the paper reports them), and the KL ablation: GRPO
+    with a KL penalty of 0.001 to the base (arm ``rl_kl``) against GRPO without, paired-bootstrap
+    CIs of the differences at k = 1 and the large k (paper: similar pass@1, lower pass@128); with
+    exact p, RL's logit map fitted to the pooled prompts (``logit_map``: the logit-affine α and β
+    overall and on the low-p tail, which set whether a crossing can happen)."""
     import importlib.util
 
     empty = ARM_B_RULE.decide({name: [] for name in ARM_B_RULE.statistics})
@@ -1389,13 +1407,13 @@ def transformer_crossing(
         arm: np.concatenate([np.asarray(r["counts"][arm], np.int64) for r in res]) for arm in arms
     }
     needs_hidden = np.concatenate([np.asarray(r["needs_hidden"], bool) for r in res])
-    sampled_ks = 2 ** np.arange(int(np.log2(n // 4)) + 1)  # k ≤ n/4 (rlvr.md §6: n ≥ 2–4× k)
+    sampled_ks = 2 ** np.arange(int(np.log2(n // 4)) + 1)  # n ≥ 2–4× k
     sampled = {
         arm: np.stack([passk.pass_at_k(np.full(c.size, n), c, int(k)) for k in sampled_ks], axis=1)
         for arm, c in counts.items()
     }  # arm -> (P, K) per-problem unbiased estimates
     exact = all("p" in r for r in res)
-    if exact:  # exact p by enumeration (rlvr.md §4): pass@k at any k, judged at k = 256
+    if exact:  # exact p by enumeration: pass@k at any k, judged at k = 256
         ks, k_large = KS, ARM_B_LARGE_K
         probs = {arm: np.concatenate([np.asarray(r["p"][arm], float) for r in res]) for arm in arms}
         est = {

@@ -1,8 +1,12 @@
-"""Claims of "Superposition Yields Robust Neural Scaling" (Liu, Liu & Gore, NeurIPS 2025).
+"""Claims of "Superposition Yields Robust Neural Scaling" (Liu, Liu & Gore, NeurIPS 2025, arXiv
+2505.10465), whose toy model, theory and numbers are written out in
+docs/superposition.md#the-papers-model-and-what-the-checks-use.
 
-Spec: ``shared/papers/superposition.md``. K0 (geometry and gradient), Q1–Q3 (quick toy-model
-sweeps at n = 400), F1–F4 (full-scale sweeps; INCONCLUSIVE "full scale only" at quick scale) and
-the LLM arithmetic of §5. Every size, fit window and tolerance below is fixed before the run.
+The geometry and the trainer's gradient (exact); three quick toy-model sweeps at n = 400
+(``strong_inverse_m``, ``weak_tracks_unlearned``, ``regime_knob``); four full-scale sweeps
+(``strong_robust_to_alpha``, ``reference_sweep``, ``weak_law``, ``density_scaling``; INCONCLUSIVE
+"full scale only" at quick scale) and the LLM arithmetic of the paper's §5. Every size, fit window
+and tolerance below is fixed before the run.
 """
 
 from __future__ import annotations
@@ -23,13 +27,14 @@ from theory.fits import PowerLawFit, fit_power_law
 
 PAPER = "superposition"
 
-#: Quick sweeps (spec §5 Q1–Q3): n, batch, steps, peak lr, warm-up share and the width ladder.
+#: Quick sweeps (n = 400, chosen to train in seconds): n, batch, steps, peak lr, warm-up share and
+#: the width ladder.
 QUICK = {"n": 400, "batch": 512, "steps": 4000, "lr": 1e-2, "warmup_fraction": 0.1}
 QUICK_WIDTHS = (6, 9, 14, 20, 30, 40)
-#: The reference widths floor(exp(linspace(ln 10, ln 100, 6))) at n = 1000 (spec §1).
+#: The reference widths floor(exp(linspace(ln 10, ln 100, 6))) at n = 1000 (the authors' exp-10).
 REFERENCE_WIDTHS = (10, 15, 25, 39, 63, 100)
 FULL_N1000 = {"n": 1000, "batch": 512, "steps": 6000, "lr": 1e-2, "warmup_fraction": 0.1}
-#: ``--scale paper``: the authors' small sweeps (``exp-10``, ``exp-15``; spec §1) train every
+#: ``--scale paper``: the authors' small sweeps (``exp-10``, ``exp-15``) train every
 #: model on batch 2048 for 20,000 steps (warm-up 2000 = 10%, lr 1e-2 shared by W and b). These
 #: replace batch and steps of every training claim; n, widths, α, γ and fit windows stay.
 PAPER_RUN = {"batch": 2048, "steps": 20_000}
@@ -49,7 +54,7 @@ def _at_scale(ctx: Context, sizes: dict[str, Any]) -> dict[str, Any]:
 
 
 def _aligned_schedule(before: str) -> HistoryEntry:
-    """The history entry of every training claim for the schedule alignment of issue 19."""
+    """The history entry of every training claim for the schedule alignment of 2026-12-01."""
     return HistoryEntry(
         date="2026-12-01",
         change="schedule aligned with the authors' get_lr (one step); the data stream is drawn "
@@ -196,7 +201,7 @@ def _inconclusive_full_only(rule: Rule, statement: str) -> CheckResult:
 
 
 def _unit_history(before: str, change: str) -> HistoryEntry:
-    """The history entry of a claim converted to a decision over units (issue 26)."""
+    """The history entry of a claim converted to a decision over units (2026-12-02)."""
     return HistoryEntry(
         date="2026-12-02",
         change=change,
@@ -208,7 +213,7 @@ def _unit_history(before: str, change: str) -> HistoryEntry:
     )
 
 
-# ------------------------------------------------------------------------------------- K0
+# ------------------------------------------------------------------------------------- geometry
 OVERLAP_WIDTHS = (4, 8, 16, 32, 64)
 #: z bound of each of the six Monte Carlo identities (5 overlap means, eq. 8): two-sided
 #: P(|z| > 4) = 6.3e-5 each, so a correct theory FAILs with probability ≈ 4e-4 per root seed
@@ -221,7 +226,8 @@ Z_MAX = 4.0
     paper=PAPER,
     statement="Squared overlaps of random unit vectors in R^m have mean 1/m and the Beta(1/2, "
     "(m−1)/2) variance; the simplex ETF attains the Welch bound; the trainer's gradient is exact.",
-    source="§2 / App. A (strong superposition geometry), spec §5 K0",
+    source="Liu, Liu & Gore (2025, arXiv 2505.10465) §2, App. A (strong-superposition geometry) "
+    "and eq. 8; the finite-n weak-ideal exponents are computed here",
     rule="Exact identities (the simplex ETF, the gradient, the weak-ideal exponents) and Monte "
     "Carlo identities, tested family-wise. PASS when, at every m, the sampled mean squared "
     "overlap is within 4 s.e. of 1/m and its variance within 10% of 2(m−1)/(m²(m+2)), the simplex "
@@ -237,7 +243,7 @@ Z_MAX = 4.0
             date="2026-12-02",
             change="the overlap means' z bound 3 → 4 s.e. (as eq. 8's), and the family-wise "
             "false-FAIL rate stated; stays an exact check (any root seed's FAIL FAILs)",
-            reason="issue 26: a Monte Carlo identity keeps a family-wise test with its false-FAIL "
+            reason="a Monte Carlo identity keeps a family-wise test with its false-FAIL "
             "rate stated; at 3 s.e. over five widths a correct theory FAILed 1.35% of root seeds, "
             "6.6% of five-root-seed runs",
             before="quick PASS (worst_tolerance_ratio = 0.950: z = 2.85 of 3; PASS 5 of 5 root "
@@ -286,7 +292,7 @@ def geometry(
     eq8 = _eq8_monte_carlo(ctx.rng("eq8"), ctx.pick(quick=200_000, full=2_000_000))
     eq8_ok = abs(eq8["z"]) <= 4.0
 
-    ideal = {1.25: 0.43, 1.5: 0.61, 1.75: 0.80, 2.0: 1.02}  # spec §5 K0 [pilot ±0.01]
+    ideal = {1.25: 0.43, 1.5: 0.61, 1.75: 0.80, 2.0: 1.02}  # a pilot computation, ±0.01
     widths = np.array(REFERENCE_WIDTHS)
     ideal_measured = {
         a: -fit_power_law(
@@ -425,8 +431,8 @@ def _eq8_monte_carlo(rng: np.random.Generator, samples: int) -> dict[str, float]
     return {"exact": exact, "mc": mc, "z": (mc - exact) / se}
 
 
-# ------------------------------------------------------------------------------------- Q1
-Q1_WINDOW = (6.0, 40.0)  # all six widths, fixed in advance (spec §5 Q1)
+# ----------------------------------------------------------------------------- strong_inverse_m
+Q1_WINDOW = (6.0, 40.0)  # all six widths, fixed in advance
 Q1_BAND = 0.2  # α_m ∈ [0.8, 1.2]
 OVERLAP_TOL = 0.15
 OVERLAP_MIN_M = 14
@@ -526,7 +532,8 @@ def _unit_lists(rows: list[dict[str, Any]], rule: Rule) -> dict[str, list[float]
     paper=PAPER,
     statement="Under strong superposition (γ = −1) every feature is represented and the loss "
     "falls as 1/m, with the strongly represented rows overlapping like random vectors, (Ŵ_i·Ŵ_j)² ≈ 1/m.",
-    source="Figs. 1, 5, 17; spec §5 Q1",
+    source="Liu, Liu & Gore (2025, arXiv 2505.10465) Figs. 1, 5, 17 (strong superposition: L ∝ "
+    "1/m, overlaps ≈ 1/m)",
     stochastic=True,
     statistic="alpha_m",
     decision=STRONG_RULE,
@@ -625,7 +632,7 @@ def _plot_overlaps(ax: Any, rows: list[dict[str, Any]]) -> None:
     ax.legend(fontsize=6)
 
 
-# ------------------------------------------------------------------------------------- Q2
+# ------------------------------------------------------------------------ weak_tracks_unlearned
 WEAK_ALPHAS = (1.5, 2.0)
 WEAK_BAND = (-0.05, 0.20)
 WEAK_OVER_STRONG = 1.5
@@ -655,7 +662,7 @@ WEAK_RULE = Rule(
     paper=PAPER,
     statement="Under weak superposition (γ > 0) the loss is the summed variance of the features "
     "the model does not represent, and at α = 1.5 it is well above the strong-superposition loss.",
-    source="§3 (weak superposition), Fig. 4; spec §5 Q2",
+    source="Liu, Liu & Gore (2025, arXiv 2505.10465) §3 (weak superposition), Fig. 4",
     stochastic=True,
     statistic="gap_max",
     decision=WEAK_RULE,
@@ -786,7 +793,7 @@ def weak_tracks_unlearned(
     )
 
 
-# ------------------------------------------------------------------------------------- Q3
+# ---------------------------------------------------------------------------------- regime_knob
 KNOB_GAMMAS = (-1.0, -0.5, 0.0, 0.5)
 KNOB_M = 20
 #: Units (training runs of the four γ models) per root seed, at every scale: 15 CPU-s each.
@@ -834,7 +841,7 @@ KNOB_RULE = Rule(
     paper=PAPER,
     statement="Weight decay is the knob between regimes: the fraction of represented features "
     "φ_1/2 falls monotonically as γ goes from growth (−1) to decay (+0.5).",
-    source="Figs. 3, 13; spec §5 Q3",
+    source="Liu, Liu & Gore (2025, arXiv 2505.10465) Figs. 3, 13 (φ_1/2 against γ)",
     rule="Statistical, not exact: φ_1/2 is a noisy outcome of training, and the claim is about "
     "its mean over training runs.",
     stochastic=True,
@@ -909,14 +916,14 @@ def regime_knob(ctx: Context, *, band: Callable = phi_half_band) -> CheckResult:
     )
 
 
-# ------------------------------------------------------------------------------------- F1
+# ----------------------------------------------------------------------- strong_robust_to_alpha
 ROBUST_ALPHAS = (0.0, 0.5, 1.0, 1.5, 2.0)
 #: Units (training seeds of the whole five-ladder sweep) per root seed at full: 225 CPU-s each.
 ROBUST_SEEDS = 3
 
 
 def strong_exponent_by_alpha(alpha: float) -> float:
-    """The strong-regime exponent at n = 400, m ≤ 40 (spec §5 F1, from Fig. 5): ≈ 0.8 for
+    """The strong-regime exponent at n = 400, m ≤ 40 (read from the paper's Fig. 5): ≈ 0.8 for
     α ≤ 0.5, 1.0 at α = 1 and ≈ 1.2 for α ≥ 1.5 (the 2(α − 1) branch needs m²/2 ≪ n)."""
     if alpha <= 0.5:
         return 0.8
@@ -946,7 +953,7 @@ ROBUST_RULE = Rule(
     paper=PAPER,
     statement="Under strong superposition the width exponent stays near 1 whatever the "
     "frequency exponent α: ≈ 0.8 for α ≤ 0.5, 1 at α = 1, ≈ 1.2 for α = 1.5–2 (at m²/2 ≳ n).",
-    source="Fig. 5 (α_m vs α, strong), spec §5 F1",
+    source="Liu, Liu & Gore (2025, arXiv 2505.10465) Fig. 5 (α_m against α, strong superposition)",
     rule=FULL_ONLY_RULE,
     stochastic=True,
     decision=ROBUST_RULE,
@@ -967,9 +974,9 @@ ROBUST_RULE = Rule(
 def strong_robust_to_alpha(
     ctx: Context, *, predicted: Callable[[float], float] = strong_exponent_by_alpha
 ) -> CheckResult:
-    """Full scale: Q1's ladder at α ∈ {0, .5, 1, 1.5, 2} per unit; the unit's max over α of
-    |α_m (OLS on m = 6..40) − ``predicted(α)``| below 0.2. Quick scale: INCONCLUSIVE (full scale
-    only)."""
+    """Full scale: ``strong_inverse_m``'s ladder at α ∈ {0, .5, 1, 1.5, 2} per unit; the unit's max
+    over α of |α_m (OLS on m = 6..40) − ``predicted(α)``| below 0.2. Quick scale: INCONCLUSIVE (full
+    scale only)."""
     if ctx.scale == "quick":
         return _inconclusive_full_only(ROBUST_RULE, "15 ladders of 6 widths (about 11 CPU-minutes)")
     params = []
@@ -1024,9 +1031,9 @@ def strong_robust_to_alpha(
     )
 
 
-# ------------------------------------------------------------------------------------- F2
+# ------------------------------------------------------------------------------ reference_sweep
 F2_WINDOW = (10.0, 100.0)
-PAPER_LOSS = {10: 0.7, 100: 0.07}  # Fig. 14/15 at E = 1 (spec §3); reported, not gated
+PAPER_LOSS = {10: 0.7, 100: 0.07}  # the paper's Figs. 14/15 at E = 1; reported, not gated
 #: Units (training seeds of the n = 1000 ladder) per root seed at full: 205 CPU-s each.
 REFERENCE_UNITS = 3
 
@@ -1051,7 +1058,7 @@ REFERENCE_RULE = Rule(
     paper=PAPER,
     statement="At the paper's small-sweep sizes (n = 1000, m = 10..100, α = 1, γ = −1) the loss "
     "falls as 1/m and the strongly represented fraction φ_1 rises with m.",
-    source="Figs. 14–16; spec §5 F2",
+    source="Liu, Liu & Gore (2025, arXiv 2505.10465) Figs. 14–16 (n = 1000, m = 10..100)",
     rule="The losses are reported beside the paper's, not gated. " + FULL_ONLY_RULE,
     stochastic=True,
     statistic="alpha_m",
@@ -1074,7 +1081,7 @@ def reference_sweep(ctx: Context, *, predicted_exponent: float = 1.0) -> CheckRe
     """Full scale: n = 1000, B = 512, 6000 steps, m ∈ {10, 15, 25, 39, 63, 100}, per unit: α_m
     (OLS on all six) − ``predicted_exponent`` within ±0.2; φ_1 higher at m = 100 than at m = 10;
     min φ_1/2 > 0.99. L(10), L(100) are reported beside the paper's 0.7 and 0.07 (not gated:
-    20–40× fewer samples than the reference, spec §7)."""
+    20–40× fewer samples than the reference, so our losses read high)."""
     if ctx.scale == "quick":
         return _inconclusive_full_only(REFERENCE_RULE, "n = 1000 ladder, 6000 steps")
     units = _strong_units(ctx, REFERENCE_WIDTHS, 50, FULL_N1000, REFERENCE_UNITS)
@@ -1131,7 +1138,7 @@ def reference_sweep(ctx: Context, *, predicted_exponent: float = 1.0) -> CheckRe
     )
 
 
-# ------------------------------------------------------------------------------------- F3
+# ------------------------------------------------------------------------------------- weak_law
 F3_GAMMAS = (0.33, 0.56)
 F3_BAND = 0.2
 F3_LOSS_TOL = 0.15
@@ -1167,7 +1174,8 @@ WEAK_LAW_RULE = Rule(
     paper=PAPER,
     statement="Under weak superposition the loss follows the unlearned-frequency sum, so its width "
     "exponent is that of the finite-n ideal Σ_{i>m}(4/3 p_i − p_i²) (→ α − 1 as n → ∞).",
-    source="Fig. 4; spec §5 F3 and §7 (finite-n exponent)",
+    source="Liu, Liu & Gore (2025, arXiv 2505.10465) Fig. 4; the finite-n exponent is computed "
+    "here (docs/superposition.md#weak-and-strong-superposition)",
     rule=FULL_ONLY_RULE,
     stochastic=True,
     decision=WEAK_LAW_RULE,
@@ -1276,7 +1284,7 @@ def weak_law(ctx: Context, *, ideal_loss: Callable = theory.weak_ideal_loss) -> 
     )
 
 
-# ------------------------------------------------------------------------------------- F4
+# ------------------------------------------------------------------------------ density_scaling
 DENSITIES = (1.0, 3.0, 6.0)  # E ≤ H_400 ≈ 6.57 keeps p_1 ≤ 1 at n = 400
 DENSITY_SLOPE = (0.7, 1.5)
 DENSITY_SHIFT = 0.2
@@ -1317,7 +1325,8 @@ DENSITY_RULE = Rule(
     paper=PAPER,
     statement="Under strong superposition the loss grows about linearly with the activation density "
     "E = Σ p_i while the width exponent barely moves.",
-    source="Figs. 14, 15 (L ∝ E, α_m = 1.1 ± 0.2 across E); spec §5 F4",
+    source="Liu, Liu & Gore (2025, arXiv 2505.10465) Figs. 14, 15 (L ∝ E, α_m = 1.1 ± 0.2 across "
+    "E)",
     rule=FULL_ONLY_RULE,
     stochastic=True,
     decision=DENSITY_RULE,
@@ -1337,9 +1346,9 @@ DENSITY_RULE = Rule(
     ],
 )
 def density_scaling(ctx: Context, *, predicted_slope: float = 1.0) -> CheckResult:
-    """Full scale: Q1's ladder (n = 400, α = 1, γ = −1) at E ∈ {1, 3, 6}, per unit: at every m
-    the log-log slope of L against E, ÷ ``predicted_slope`` (= 1; the paper's m = 63 numbers give
-    1.3), lies in [0.7, 1.5], and α_m moves by < 0.2 from its E = 1 value."""
+    """Full scale: ``strong_inverse_m``'s ladder (n = 400, α = 1, γ = −1) at E ∈ {1, 3, 6}, per
+    unit: at every m the log-log slope of L against E, ÷ ``predicted_slope`` (= 1; the paper's m =
+    63 numbers give 1.3), lies in [0.7, 1.5], and α_m moves by < 0.2 from its E = 1 value."""
     if ctx.scale == "quick":
         return _inconclusive_full_only(DENSITY_RULE, "three ladders of 6 widths")
     params = []
@@ -1429,7 +1438,7 @@ PAPER_LLM = {
     paper=PAPER,
     statement="The LLM width exponent fitted on 27 open models, α_m = 0.91 ± 0.04, agrees with the "
     "one implied by Chinchilla, N ∝ m^2.52 and α_N = 0.35, i.e. α_m = 0.88 ± 0.06.",
-    source="§5, Fig. 6",
+    source="Liu, Liu & Gore (2025, arXiv 2505.10465) §5, Fig. 6",
     rule="PASS when 2.52 × 0.35 is within 0.005 of the paper's 0.88, its linearly summed error "
     "within 0.005 of 0.06, and |0.91 − α_m| ≤ the combined σ in quadrature; FAIL when any of "
     "these fails. Deterministic (closed form): never INCONCLUSIVE.",

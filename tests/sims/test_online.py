@@ -1,6 +1,6 @@
-"""The paper's algorithms (online.md §3–4): CONSTRUCTSEQUENCE's claims, the adversary's guarantee
-against exact values, the labelling rule's potential, the danger-zone learner's invariants, and
-graph export."""
+"""The paper's algorithms (Chase et al. 2025, Alg. 1–2 and 5–7): CONSTRUCTSEQUENCE's claims, the
+adversary's guarantee against exact values, the labelling rule's potential, the danger-zone
+learner's invariants, and graph export."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def _cols(H: ConceptClass) -> list[int]:
 
 
 def local_value(H: ConceptClass, seq) -> int:
-    """BKM's v(H, x): c(a, b) = a + 1 if a = b else max(a, b), memoised on (t, V) (§1)."""
+    """BKM's v(H, x): c(a, b) = a + 1 if a = b else max(a, b), memoised on (t, V) (BKM97)."""
     cols, seq, memo = _cols(H), [int(x) for x in seq], {}
 
     def v(vs: int, t: int) -> int:
@@ -145,7 +145,8 @@ def test_minimal_tree_class_pop_order_and_value(d, eps, M):
 
 
 def test_spec_pilot_ldim6():
-    """§3 step 4 [pilot]: Ldim 6, (ε, M) = (.05, 4): n = 47, g = v = 5; BFS order gives 6."""
+    """The pilot computed before the claim: Ldim 6, (ε, M) = (.05, 4): n = 47, g = v = 5; BFS
+    order gives 6."""
     H = tree_class(6)
     s = construct_sequence(H, 0.05, 4)
     assert s.n == 47
@@ -169,7 +170,8 @@ def test_guarantee_below_exact_value(d, q):
 
 
 def test_reduce_to_tree_from_a_littlestone_tree():
-    """§3 step 0: one witness per leaf of a shattered tree, points renamed as tree nodes."""
+    """The reduction of the paper's App. B: one witness per leaf of a shattered tree, points renamed
+    as tree nodes."""
     dims = pytest.importorskip("theory.online.dims")
     big = product(tree_class(3, 0.3, rng=2), gadget_w())  # Ldim 6
     tree = dims.littlestone_tree(big)

@@ -55,7 +55,7 @@ def test_plus_minus_plus_is_a_zero_mass_feasible_three_block_perturbation(seed, 
 @settings(max_examples=50)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_plus_minus_plus_perturbations_cross_at_most_once(seed):
-    """The variation-diminishing property of (1 − p)^k (rlvr.md §3), one random case at a time."""
+    """The variation-diminishing property of (1 − p)^k (docs/rlvr.md), one random case at a time."""
     rng = np.random.default_rng(seed)
     p = np.sort(rng.uniform(1e-4, 1 - 1e-4, size=16))
     d = plus_minus_plus(p, rng.dirichlet(np.ones(16)), rng)

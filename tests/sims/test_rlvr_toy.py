@@ -157,8 +157,8 @@ def test_arms_task_is_deterministic_and_complete():
 
 
 def test_world_fixes_the_problems_while_seeds_vary_training():
-    """With ``world`` the seeds share train and test problems (rlvr.md §4: one problem set,
-    RL seeds) and only training differs; without it each seed draws its own problems."""
+    """With ``world`` the seeds share train and test problems (one problem set, several RL seeds,
+    as designed) and only training differs; without it each seed draws its own problems."""
     params = {"snr": 0.0, "n_train": 80, "n_test": 60, "arms": ["grpo"]}
     fixed = [
         toy.toy_arms_task({**params, "world": [0, 1]}, np.random.default_rng(s)) for s in (11, 12)

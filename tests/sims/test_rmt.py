@@ -1,6 +1,6 @@
 """Sampled spectra of the random-feature U (sims/rmt.py): the Gram trick against dense eigvalsh,
-the spec's group counts, and the true nonlinear U (Mehler and Monte Carlo) against a per-entry
-double integral (spec ``diffusion.md`` §1, §3, §6)."""
+the group counts of docs/diffusion.md#the-spectrum-of-u-theorem-31, and the true nonlinear U
+(Mehler and Monte Carlo) against a per-entry double integral."""
 
 from __future__ import annotations
 
@@ -46,9 +46,9 @@ def test_gram_trick_equals_dense_eigvalsh(d, psi_p, psi_n, t, spectrum):
 
 
 def test_group_counts_at_psi_p_64_psi_n_8():
-    """Spec §3 [V]: ψ_p = 64, ψ_n = 8, d = 50 (p = 3200, n = 400): p − n − d = 2750 eigenvalues at
-    s_t², then d = 50 in the low bulk, n − d = 350 in ρ1 and d = 50 in ρ2, the groups separated
-    by the two widest gaps in log λ."""
+    """Computed beforehand: ψ_p = 64, ψ_n = 8, d = 50 (p = 3200, n = 400): p − n − d = 2750
+    eigenvalues at s_t², then d = 50 in the low bulk, n − d = 350 in ρ1 and d = 50 in ρ2, the groups
+    separated by the two widest gaps in log λ."""
     sample = sample_ge(50, 64, 8, 0.01, rng=np.random.default_rng(0))
     values, at_floor = ge_eigenvalues(sample)
     assert at_floor == 2750

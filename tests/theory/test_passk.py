@@ -1,4 +1,5 @@
-"""theory.passk: estimator vs exact oracles, closed forms vs quadrature, rlvr.md §3 numbers."""
+"""theory.passk: estimator vs exact oracles, closed forms vs quadrature, and the numbers of
+docs/rlvr.md#sharpening-models-our-analysis."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ from theory.passk import (
 MAX_N = 300  # oracle sizes for hypothesis (exact Fractions stay fast)
 LARGE_N = 100_000
 POW2_KS = 2 ** np.arange(17)  # k = 1 .. 2^16
-# rlvr.md §3 logit-affine check: p ~ Beta(0.3, 1.5), α = 2, β = 2
+# the logit-affine check of docs/rlvr.md: p ~ Beta(0.3, 1.5), α = 2, β = 2
 A, B, ALPHA, BETA = 0.3, 1.5, 2.0, 2.0
 
 
@@ -472,9 +473,10 @@ def test_failure_asymptotes_at_large_k() -> None:
 
 
 def test_rlvr_spec_logit_affine_numbers() -> None:
-    # rlvr.md §3: "pass@1 .168→.248, cross at k=4–8, pass@1024 .869→.716; slopes −0.299/−0.147".
+    # docs/rlvr.md: pass@1 .168 → .248, cross at k = 4–8, pass@1024 .869 → .716;
+    # slopes −0.299/−0.147.
     # pass@1 is exact here: base a/(a+b) = .1667 and RL E[q] = .2462, so we allow 0.002 (the
-    # spec's toy numbers were read from a sampled run).
+    # numbers computed before the claim were read from a sampled run).
     base = beta_pass_at_k(A, B, POW2_KS)
     rl = beta_logit_affine_pass_at_k(A, B, ALPHA, BETA, POW2_KS)
     assert base[0] == pytest.approx(0.168, abs=0.002)
@@ -505,7 +507,7 @@ def test_failure_slopes_approach_prediction() -> None:
 
 
 def test_rlvr_spec_two_type_numbers() -> None:
-    # rlvr.md §3: a=.5, p_e=.3, q_e=.9, b=.2, ε=.02: pass@1 .154 vs .45, k*≈8, pass@256 .70 vs .50
+    # docs/rlvr.md: a=.5, p_e=.3, q_e=.9, b=.2, ε=.02: pass@1 .154 vs .45, k*≈8, pass@256 .70 vs .50
     params = {"frac_improved": 0.5, "p_e": 0.3, "q_e": 0.9, "frac_lost": 0.2, "eps": 0.02}
     base, rl = two_type_pass_at_k([1, 256], **params)
     np.testing.assert_allclose(base, [0.154, 0.70], atol=0.002)

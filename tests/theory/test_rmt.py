@@ -1,6 +1,6 @@
 """Deterministic equivalents of theory/rmt.py: the random-feature constants, Marchenko–Pastur and
-Silverstein, and the random-feature solver of Theorem 3.1 (spec ``diffusion.md`` §1, §2, §6, §8),
-against the slow oracles of tests/naive.py and the spec's numbers."""
+Silverstein, and the random-feature solver of Theorem 3.1 of Bonnaire et al. (arXiv 2505.17638),
+against the slow oracles of tests/naive.py and the numbers of docs/diffusion.md."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from tests import naive
 from theory import rmt
 
 CONSTANT_FIELDS = ("a", "b", "v2", "s2")
-#: spec §1 table (tanh, σ_x = 1, Gauss–Hermite [V]), as printed: (a_t, b_t, v_t², s_t²)
+#: The table of docs/diffusion.md#gaussian-equivalence-and-its-constants (tanh, σ_x = 1, computed
+#: by Gauss–Hermite quadrature), as printed: (a_t, b_t, v_t², s_t²)
 SPEC_TABLE = {
     0.01: ("0.60571", "0.08523", "0.025542", "0.0018735"),
     0.1: ("0.60571", "0.2579", "0.01384", "0.01357"),
@@ -36,7 +37,7 @@ def _half_unit(printed: str) -> float:
     return 0.5 * 10.0 ** (int(exponent or 0) - decimals)
 
 
-# ---- constants (spec §1) -------------------------------------------------------------------
+# ---- constants --------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("t", sorted(SPEC_TABLE))
@@ -49,7 +50,7 @@ def test_constants_match_the_spec_table_within_rounding(t):
 @pytest.mark.parametrize(("t", "sigma_x2"), [(0.01, 1.0), (0.3, 1.5)])
 def test_constants_match_their_definitions_by_adaptive_quadrature(t, sigma_x2):
     """Every constant against its literal definition (nested scipy quad, no Gauss–Hermite, no
-    Stein shortcut); σ_x² = 1.5 also checks that σ_x² enters as a variance (spec §8)."""
+    Stein shortcut); σ_x² = 1.5 also checks that σ_x² enters as a variance."""
     ref = naive.rf_constants_naive(t, sigma_x2=sigma_x2)
     k = rmt.rf_constants(t, sigma_x2=sigma_x2)
     for field in CONSTANT_FIELDS:
@@ -63,11 +64,11 @@ def test_constants_match_their_definitions_by_adaptive_quadrature(t, sigma_x2):
 
 
 def test_the_reference_scripts_readings_against_ours():
-    """docs/diffusion.md, "The reference spectrum script": its default Σ has eigenvalues (1, 2)
-    (mean 1.5 = Tr Σ/d, a variance) and t = 0.01. Read as a variance (ours), c² = 1.5e^{−2t} and
-    a_t = 0.533; used as a standard deviation (the script), c² = 1.5²e^{−2t} and a_t = 0.461.
-    Its 500k-sample Monte Carlo constants are off by +39% in s_t² at t = 0.01 (Σ = I) and give
-    v_t² < 0 at t = 1, where the quadrature gives 5e-5."""
+    """docs/diffusion.md#the-reference-spectrum-scripts-constants-and-ours: its default Σ has
+    eigenvalues (1, 2) (mean 1.5 = Tr Σ/d, a variance) and t = 0.01. Read as a variance (ours), c² =
+    1.5e^{−2t} and a_t = 0.533; used as a standard deviation (the script), c² = 1.5²e^{−2t} and a_t
+    = 0.461. Its 500k-sample Monte Carlo constants are off by +39% in s_t² at t = 0.01 (Σ = I) and
+    give v_t² < 0 at t = 1, where the quadrature gives 5e-5."""
     assert rmt.rf_constants(0.01, sigma_x2=1.5).a == pytest.approx(0.5329, abs=5e-5)
     assert rmt.rf_constants(0.01, sigma_x2=1.5**2).a == pytest.approx(0.4613, abs=5e-5)
     mc = naive.rf_constants_monte_carlo(0.01, sigma_x2=1.5**2)
@@ -107,7 +108,7 @@ def test_constants_converge_in_the_number_of_quadrature_nodes(t):
         for m in (10, 20, 40, 60, 96)
     ]
     assert all(later < earlier / 5 for earlier, later in itertools.pairwise(errors))
-    assert errors[2] < 1e-6  # spec §5 C1: ≥ 40 nodes reproduce the table to 1e-6
+    assert errors[2] < 1e-6  # ≥ 40 nodes reproduce the table to 1e-6
     assert errors[-1] < 1e-10
 
 
@@ -227,12 +228,12 @@ def test_find_bulks_on_two_semicircles():
 
 @pytest.fixture(scope="module")
 def spec_4096():
-    """The spec's C2 case: ψ_p = 4096, ψ_n = 16, Σ = I, t = 0.01."""
+    """The solver_sanity case: ψ_p = 4096, ψ_n = 16, Σ = I, t = 0.01."""
     return rmt.rf_spectrum(psi_p=4096.0, psi_n=16.0, t=0.01)
 
 
 def test_bulk_masses_at_large_psi_p(spec_4096):
-    """Masses 1/ψ_p (low bulk), (ψ_n − 1)/ψ_p (ρ1), 1/ψ_p (ρ2), delta 1 − (1+ψ_n)/ψ_p (§3)."""
+    """Masses 1/ψ_p (low bulk), (ψ_n − 1)/ψ_p (ρ1), 1/ψ_p (ρ2), delta 1 − (1+ψ_n)/ψ_p."""
     masses = [b.mass * 4096 for b in spec_4096.bulks]
     assert masses == pytest.approx([1.0, 15.0, 1.0], rel=1e-3)
     assert spec_4096.delta_mass == pytest.approx(1 - 17 / 4096, abs=1e-15)
@@ -282,9 +283,11 @@ def _log_uniform(lo: float, hi: float) -> st.SearchStrategy[float]:
     psi_n=_log_uniform(*rmt.DOMAIN_PSI),
     t=_log_uniform(*rmt.DOMAIN_T),
 )
-@example(psi_p=232.4, psi_n=825.2, t=2.151)  # issue 27: 0.475 (ρ1 at v_t² ~ 5e-8 unconverged)
-@example(psi_p=1.133, psi_n=81.04, t=0.0016)  # issue 27: 0.9989 (a gap inside one bulk)
-@example(psi_p=1.0983, psi_n=54.598, t=0.1353)  # issue 27: 1.00198 (the same)
+# total masses before the fix: 0.475 (ρ1 at v_t² ~ 5e-8 unconverged), 0.9989 (a gap inside one
+# bulk), 1.00198 (the same)
+@example(psi_p=232.4, psi_n=825.2, t=2.151)
+@example(psi_p=1.133, psi_n=81.04, t=0.0016)
+@example(psi_p=1.0983, psi_n=54.598, t=0.1353)
 @example(psi_p=10.302, psi_n=56.583, t=2.5712)  # the former hard corners (strict xfail)
 @example(psi_p=1292.01, psi_n=1466.789, t=0.0437)
 def test_spectrum_passes_its_self_check_on_the_whole_domain(psi_p, psi_n, t):
@@ -303,7 +306,7 @@ def test_spectrum_passes_its_self_check_on_the_whole_domain(psi_p, psi_n, t):
 
 def test_a_spectrum_failing_its_self_check_warns_or_raises():
     """The pre-fix single tanh-sinh mass estimate (mass_levels=0) overshoots the mass by 2e-3 at
-    an issue-27 point: the spectrum says so, warns, and raises under strict."""
+    one of the pinned points above: the spectrum says so, warns, and raises under strict."""
     kw = {"psi_p": 1.0983, "psi_n": 54.598, "t": 0.1353, "mass_levels": 0}
     with pytest.warns(rmt.SpectrumSelfCheckWarning, match=r"total mass 1\.00"):
         spec = rmt.rf_spectrum(**kw)
@@ -336,7 +339,7 @@ def test_adaptive_mass_resolves_a_gap_inside_one_interval():
     log_t=st.floats(math.log(1e-3), math.log(3.0)),
 )
 def test_density_is_finite_and_nonnegative_on_the_whole_domain(log_psi_p, log_psi_n, log_t):
-    """The issue's requirement on the full domain ψ_p, ψ_n ∈ [1, 4096], t ∈ [1e-3, 3]: no NaN and
+    """On the whole domain solve rmt accepts, ψ_p, ψ_n ∈ [1, 4096], t ∈ [1e-3, 3]: no NaN and
     no negative density anywhere on the grid (the masses are checked where they are reliable,
     above)."""
     spec = rmt.rf_spectrum(
@@ -360,7 +363,7 @@ def test_grid_newton_agrees_with_the_per_point_levenberg_marquardt():
 def test_delta_free_part_matches_a_sampled_ge_spectrum():
     """d = 60, ψ_p = 4, ψ_n = 2, t = 0.1: the eigenvalues of a dense GE sample (naive eigvalsh)
     above s_t² + 1e-3 against the theory CDF conditioned on the same cut. Eigenvalues of a
-    random matrix fluctuate by O(1/k) in CDF (spec §5 C3: KS ≈ 3/k, k the count); 10/k bounds it."""
+    random matrix fluctuate by O(1/k) in CDF (a pilot: KS ≈ 3/k, k the count); 10/k bounds it."""
     sample = sample_ge(60, 4.0, 2.0, 0.1, rng=np.random.default_rng(11))
     eigs = np.linalg.eigvalsh(naive.ge_matrix_naive(sample))
     spec = rmt.rf_spectrum(psi_p=4.0, psi_n=2.0, t=0.1, points=400)
@@ -397,7 +400,7 @@ def test_bad_solver_inputs_name_the_argument():
 
 def test_the_committed_domain_scan_covers_the_box_and_passes():
     """tests/data/rf_domain_scan.json is rf_spectrum over 1000 log-uniform points of the box
-    solve rmt advertises (issue 27 item 6: ≥ 99.9% must pass); its points are domain_sample's."""
+    solve rmt advertises (≥ 99.9% must pass its self-check); its points are domain_sample's."""
     data = json.loads((Path(__file__).parents[1] / "data" / "rf_domain_scan.json").read_text())
     rows = data["rows"]
     points = np.array([[r["psi_p"], r["psi_n"], r["t"]] for r in rows])

@@ -2,11 +2,11 @@
 
 Version spaces are bitsets over the hypotheses (rows), as in ``ConceptClass.point_bits``: bit i of
 word i // 64 is hypothesis i. Two families of kernels compute the Littlestone dimension by the
-memoised recursion of online.md §1,
+memoised recursion of docs/online.md#the-game-and-its-value,
 
     L(∅) = −1,  L({h}) = 0,  L(V) = max_{x splits V} 1 + min(L(V_x^0), L(V_x^1))  (0 if none),
 
-pruned with L(V) ≤ ⌊log2 |V|⌋ (online.md §6):
+pruned with L(V) ≤ ⌊log2 |V|⌋ (docs/online.md#how-the-solvers-compute):
 
 * ``*_word``: |H| ≤ 64, a version space is one uint64 and the memo a ``Dict[uint64, int64]``;
 * ``*_words``: any |H|, a version space is a (n_words,) uint64 array and the memo is a hash table
@@ -19,7 +19,7 @@ DP (``threshold_chain``).
 
 Recursive kernels must be called with one argument signature only (no literal ints from other
 kernels): with ``cache=True``, a second specialisation of a recursive function segfaults when it
-is loaded from the cache (numba issues #6061, #6713).
+is loaded from the cache (numba/numba#6061, numba/numba#6713).
 """
 
 from __future__ import annotations
@@ -348,7 +348,7 @@ def largest_shattered_set(bits, full, cap):
     bounds = np.array([0, cap], dtype=np.int64)
     candidates = np.arange(bits.shape[0], dtype=np.int64)
     # depth from an array, not the literal 0: a recursive kernel must keep one signature, or
-    # loading it from the cache segfaults (numba issues #6061, #6713)
+    # loading it from the cache segfaults (numba/numba#6061, numba/numba#6713)
     _vc_search(cells, bounds[0], candidates, bits, path, best, bounds)
     return best[: bounds[0]].copy()
 

@@ -1,6 +1,7 @@
 """Numba kernel for :mod:`theory.online.transductive` (private; numpy arrays only).
 
-BKM97's value of the transductive game on a fixed sequence x_1..x_n (online.md §1):
+BKM97's value of the transductive game on a fixed sequence x_1..x_n
+(docs/online.md#the-game-and-its-value):
 
     v(V, t) = 0                                  if t > n or |V| ≤ 1,
     v(V, t) = v(V_{x_t}^b, t + 1)                if only the label b is realizable at x_t,

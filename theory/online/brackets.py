@@ -1,6 +1,6 @@
 """Certified brackets on M_tr beyond the DP's reach, by the exact "perfect halving" test.
 
-Fact (online.md §1, Halving): v(V) ≤ ⌊log2 |V|⌋ for every version space V, because
+Fact (the Halving bound, the paper's Fact E.1): v(V) ≤ ⌊log2 |V|⌋ for every version space V, because
 c(a, b) = a + 1 only when a = b, so a value-k node needs two children of value k − 1 and hence
 2^k hypotheses below it. Consequently, when |H| = 2^k:
 

@@ -1,4 +1,5 @@
-"""Exhaustive census of every concept class on a tiny domain (online.md §5).
+"""Exhaustive census of every concept class on a tiny domain
+(docs/online.md#exact-values-the-checks-compare-with).
 
 On n ≤ 4 points there are 2^n functions and 2^(2^n) − 1 nonempty classes (65,535 for n = 4). A
 class is a bitmask over the functions, so version spaces are bitmasks too and both quantities can be
@@ -8,7 +9,8 @@ tabulated for *all* classes at once, bottom-up:
   (Littlestone 1987), filled in order of |V|.
 * M_tr: for every order σ of the n points, v(V, σ_t..σ_n) is one vectorised pass per position
   (BKM97: pass-through when x splits nothing, else c(v0, v1), c(a, b) = a + 1 if a = b else
-  max(a, b)); M_tr(V) = max over the n! orders (online.md §1: orders of X suffice).
+  max(a, b)); M_tr(V) = max over the n! orders (orders of X suffice:
+  docs/online.md#the-game-and-its-value).
 
 This is independent of the general solvers (bitset recursion, suffix-set DP), so it cross-checks
 them.
@@ -105,8 +107,8 @@ def order_values(n_points: int) -> np.ndarray:
     ``itertools.permutations(range(n_points))``) and every class V (columns, by bitmask).
 
     Filled from the last point of σ backwards: v = 0 after the last point and on |V| ≤ 1; at point
-    x, v = c(v(V ∩ [x=0]), v(V ∩ [x=1])) when x splits V, else v(V) passes through (BKM97,
-    online.md §1)."""
+    x, v = c(v(V ∩ [x=0]), v(V ∩ [x=1])) when x splits V, else v(V) passes through (BKM97;
+    docs/online.md#the-game-and-its-value)."""
     classes, ones, size = _domain(n_points)
     full = (1 << (1 << n_points)) - 1
     orders = list(permutations(range(n_points)))
@@ -164,8 +166,8 @@ def census5_values(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Ldim(H_x^b) = L4[π_x H_x^b] and v(H_x^b, σ) = V4_σ[π_x H_x^b] for every order σ of the other
     four points (relabelled 0..3 in increasing order; the same relabelling on both sides, so as σ
     runs over the 24 orders, x·σ runs over the orders of X that start with x). With one order's
-    recursion at its first point (online.md §1) and M_tr = max over the 5! orders x·σ (orders of X
-    suffice):
+    recursion at its first point and M_tr = max over the 5! orders x·σ (orders of X suffice,
+    docs/online.md#the-game-and-its-value):
 
       Ldim(H) = max over x splitting H of 1 + min(L4[π_x H_x^0], L4[π_x H_x^1])  (0 if |H| = 1)
       M_tr(H) = max over x and the 24 orders σ of v(H, x·σ), where
@@ -265,7 +267,8 @@ def census5(chunks: Iterable[int] | None = None, n_chunks: int = FIVE_POINT_CHUN
 def relabel(mask: int, n_points: int, perm: Iterable[int], flip: int) -> int:
     """The class ``mask`` on ``n_points`` points with its columns flipped by the bits of ``flip``
     and then moved by ``perm`` (point x becomes point perm[x]): h ↦ h' with h'(perm[x]) =
-    h(x) XOR flip_x. Ldim and M_tr are invariant under it (online.md §7)."""
+    h(x) XOR flip_x. Ldim and M_tr are invariant under it (renaming points and swapping the two
+    labels of one point change neither the trees nor the game)."""
     perm = list(perm)
     if sorted(perm) != list(range(n_points)):
         raise ValueError(f"perm must be a permutation of 0..{n_points - 1} (got {perm!r})")

@@ -1,8 +1,9 @@
 """Certified lower bounds on M_tr: a sequence together with its exact transductive value.
 
 "M_tr ≥ k" has a short certificate, a sequence x with v(H, x) ≥ k, checked in O(n·|H|) by
-:func:`theory.online.transductive.transductive_value` (online.md §6). This module searches for
-good sequences; "M_tr ≤ k" has no such certificate (use Ldim, Halving or products instead).
+:func:`theory.online.transductive.transductive_value` (docs/online.md#how-the-solvers-compute). This
+module searches for good sequences; "M_tr ≤ k" has no such certificate (use Ldim, Halving or
+products instead).
 """
 
 from __future__ import annotations
@@ -49,9 +50,9 @@ def _count(value: object, name: str) -> int:
 def _tree_orders(C: ConceptClass, tree: LittlestoneTree) -> list[tuple[str, np.ndarray]]:
     """BFS and DFS (pre-order) orders of a Littlestone-tree witness, completed to permutations.
 
-    Querying the tree's nodes top-down lets the adversary follow the tree (online.md §3, §5:
-    BFS order forces d on minimal tree classes). A point repeated at several nodes is kept at its
-    first occurrence (a repeat is a pass-through), and the points off the tree are appended
+    Querying the tree's nodes top-down lets the adversary follow the tree (as the paper's Alg. 1
+    does; the BFS order forces d on minimal tree classes). A point repeated at several nodes is
+    kept at its first occurrence (a repeat is a pass-through), and the points off the tree are appended
     (appending never lowers v).
     """
     nodes = tree.nodes
@@ -88,19 +89,19 @@ def mtr_lower_bound(
 ) -> Certificate:
     r"""A certified lower bound on M_tr(H): the best sequence found and its exact value.
 
-    M_tr(H) = max over orders π of X of v(H, π) (online.md §1), so any order's value is a lower
-    bound. The search (online.md §6) runs on the canonical class (constant columns dropped,
-    identical or complementary columns merged, which keeps v) and scores every candidate with
-    the exact kernel of :func:`~theory.online.transductive.transductive_value`:
+    M_tr(H) = max over orders π of X of v(H, π) (docs/online.md#the-game-and-its-value), so any
+    order's value is a lower bound. The search runs on the canonical class (constant columns
+    dropped, identical or complementary columns merged, which keeps v) and scores every candidate
+    with the exact kernel of :func:`~theory.online.transductive.transductive_value`:
 
-    1. the BFS and DFS orders of a Littlestone-tree witness (online.md §3, §5), each completed
+    1. the BFS and DFS orders of a Littlestone-tree witness, each completed
        with the points off the tree (appending points never lowers v);
     2. ``restarts`` hill climbs, the first two from those orders and the others from random
        permutations; each tries ``swaps`` moves (swap two positions, or move one point) and
        keeps a move when it does not lower the value (sideways moves cross plateaus).
 
     Hence ``value ≥ min(Ldim, 2)``: the tree's root and its two children come first in BFS
-    order (online.md §5). ``value ≥ VC`` is not guaranteed (no VC search here: it can cost
+    order. ``value ≥ VC`` is not guaranteed (no VC search here: it can cost
     |X|^{O(log |H|)}); put a shattered set first yourself if you need it.
 
     It stops as soon as the value reaches the upper bound min(Ldim, ⌊log2 |H|⌋) (Fact E.1),

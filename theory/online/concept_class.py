@@ -3,7 +3,7 @@
 A class H ⊆ {0,1}^X is an (|H| × |X|) 0/1 matrix: row h is a hypothesis, column x a point. Version
 spaces (subsets of H) are bitsets over the rows, packed into uint64 words: bit i of word i // 64 is
 hypothesis i. ``point_bits[x]`` is the version space {h : h(x) = 1}, so restricting V to the label b
-at x is one AND per word (spec §6).
+at x is one AND per word (docs/online.md#how-the-solvers-compute).
 """
 
 from __future__ import annotations
@@ -140,7 +140,8 @@ class ConceptClass:
 
     def canonical(self) -> tuple[ConceptClass, np.ndarray]:
         """Lossless canonical form for M_tr and Ldim: constant columns dropped, identical or
-        complementary columns merged, duplicate hypotheses removed (spec §6).
+        complementary columns merged, duplicate hypotheses removed (a relabelling of points or
+        of one point's labels, and repeated rows, change neither Ldim nor the game).
 
         Returns ``(C, keep)`` where column j of C is the user's point ``keep[j]``.
         """

@@ -1,7 +1,7 @@
 """Named concept classes from the transductive-online-learning paper and its test oracles.
 
 Every function returns a :class:`~theory.online.concept_class.ConceptClass` with readable point
-labels. Expected values (online.md §5):
+labels. Expected values (docs/online.md#exact-values-the-checks-compare-with):
 
 ===================  =======================  ==========================
 class                Ldim                     M_tr
@@ -15,7 +15,7 @@ class                Ldim                     M_tr
 ``product(A, B)``    Ldim(A) + Ldim(B)        M_tr(A) + M_tr(B)
 ===================  =======================  ==========================
 
-Tree convention (online.md §8, pitfall 1): ``tree_class(d)`` lives on the nodes of T_{d−1}, the
+Tree convention (docs/online.md#conventions): ``tree_class(d)`` lives on the nodes of T_{d−1}, the
 perfect binary tree with d levels of internal nodes, so |X| = 2^d − 1, |H| = 2^d and Ldim = d.
 Nodes are bit strings ("" is the root, then "0", "1", "00", ...) in breadth-first order, which is
 heap order: node j has children 2j+1 (edge label 0) and 2j+2 (edge label 1).
@@ -78,7 +78,7 @@ def _points(k: int, prefix: str = "x") -> tuple[str, ...]:
 def singletons(k: int, with_zero: bool = False) -> ConceptClass:
     """The k indicator functions h_i(x_j) = [i = j] on k points, optionally with the all-0 function.
 
-    Ldim = M_tr = 1 either way (online.md §5), except for the one-hypothesis class
+    Ldim = M_tr = 1 either way, except for the one-hypothesis class
     ``singletons(1)`` (Ldim 0). Rows: h_0..h_{k−1}, then the zero function.
     """
     k = _check_int("k", k, 1)
@@ -92,7 +92,7 @@ def thresholds(k: int) -> ConceptClass:
     """Thresholds on k ordered points: the k+1 hypotheses h_i(x_j) = [j < i], i = 0..k.
 
     Ldim = M_tr = ⌊log2(k+1)⌋, and the shortest sequence forcing M = M_tr mistakes has length
-    2^M − 1 (online.md §5, Thm C.2 tightness).
+    2^M − 1 (the paper's Thm C.2 is tight on thresholds).
     """
     k = _check_int("k", k, 1)
     i = np.arange(k + 1)[:, None]  # (k+1, 1)
@@ -102,21 +102,21 @@ def thresholds(k: int) -> ConceptClass:
 
 def all_functions(k: int) -> ConceptClass:
     """All 2^k functions on k points (row i is the binary expansion of i, point 0 the most
-    significant bit). Ldim = M_tr = VC = k (online.md §5). Refuses k > 16."""
+    significant bit). Ldim = M_tr = VC = k. Refuses k > 16."""
     k = _check_int("k", k, 1, MAX_ALL_FUNCTIONS_POINTS)
     i = np.arange(2**k)[:, None]
     shifts = np.arange(k - 1, -1, -1)[None, :]
     return ConceptClass(((i >> shifts) & 1).astype(np.uint8), _points(k))
 
 
-#: The rows of the gadget W on points x0..x3 (online.md §5).
+#: The rows of the gadget W on points x0..x3 (docs/online.md#exact-values-the-checks-compare-with).
 GADGET_W_ROWS = ("0000", "1000", "0100", "0001", "1101", "0011", "1011", "1111")
 
 
 def gadget_w() -> ConceptClass:
     """The 4-point gadget W with rows 0000, 1000, 0100, 0001, 1101, 0011, 1011, 1111.
 
-    Ldim(W) = 3 and M_tr(W) = 2: the only Ldim/M_tr gap on ≤ 4 points (online.md §5).
+    Ldim(W) = 3 and M_tr(W) = 2: the only Ldim/M_tr gap on ≤ 4 points (the exhaustive census).
     """
     return ConceptClass.from_strings(list(GADGET_W_ROWS), _points(4))
 
@@ -132,7 +132,7 @@ def product(*classes: ConceptClass) -> ConceptClass:
 
     |H| = ∏ |H_i|, |X| = Σ |X_i|; rows are in lexicographic order (the first factor varies
     slowest). Point labels are prefixed by the factor: ``"a:x0"``, ``"b:x0"``, ... Ldim and M_tr
-    add over factors (online.md §5). Refuses products with more than 2^18 hypotheses.
+    add over factors. Refuses products with more than 2^18 hypotheses.
     """
     if not classes:
         raise ValueError("classes: product needs at least one class")
@@ -156,7 +156,7 @@ def product(*classes: ConceptClass) -> ConceptClass:
 
 def gadget_power(k: int) -> ConceptClass:
     """W^k, the product of k copies of :func:`gadget_w`: 8^k hypotheses on 4k points, Ldim 3k and
-    M_tr 2k (BKM's 2/3 ratio, exact for every k; online.md §5). Refuses k > 6."""
+    M_tr 2k (BKM97's 2/3 ratio, exact for every k). Refuses k > 6."""
     k = _check_int("k", k, 1, 6)
     return product(*([gadget_w()] * k))
 
@@ -204,13 +204,14 @@ def tree_paths(d: int) -> np.ndarray:
 
 def paper_q(d: int) -> float:
     """The paper's off-path bias q = 2^{−√(d−1)} for the random class with Ldim d (Lemma D.2
-    applied with d' = d − 1; online.md §4)."""
+    applied with d' = d − 1; the paper's §2.3)."""
     d = _check_int("d", d, 1)
     return 2.0 ** (-math.sqrt(d - 1))
 
 
 def tree_class(d: int, q: float | str = 0.0, rng: Any = None) -> ConceptClass:
-    """The tree class on the nodes of T_{d−1} (online.md §4, "Class"; §5 "minimal tree class").
+    """The tree class on the nodes of T_{d−1} (the paper's §2.3 and Lemma D.2; q = 0 gives the
+    minimal tree class).
 
     For each b ∈ {0,1}^d the hypothesis h_b labels each proper prefix b_{<k} of b (k = 0..d−1,
     the nodes on its path) with the next bit b_k. Every other node is labelled 0 when q = 0 (the

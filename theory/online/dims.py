@@ -1,4 +1,5 @@
-"""Combinatorial dimensions of a finite class and the standard-model learners (online.md §1, §2, §6).
+"""Combinatorial dimensions of a finite class and the standard-model learners
+(docs/online.md#the-game-and-its-value, docs/online.md#how-the-solvers-compute).
 
 * :func:`littlestone_dim`, :func:`littlestone_tree`: Ldim = M_std (Littlestone 1987) by the memoised
   recursion on bitset version spaces (Numba, ``_dims_numba``), with a shattered-tree witness.
@@ -94,7 +95,7 @@ def _mask_to_bitset(mask: np.ndarray, n_words: int) -> np.ndarray:
 
 
 class _LdimOracle:
-    """L(V) for subsets V of one class, with a memo kept across calls (online.md §1, §6)."""
+    """L(V) for subsets V of one class, with a memo kept across calls."""
 
     def __init__(self, H: ConceptClass) -> None:
         self.single = H.n_words == 1
@@ -149,14 +150,14 @@ class LittlestoneTree:
 
 
 def littlestone_dim(H: ConceptClass) -> int:
-    r"""The Littlestone dimension Ldim(H) = M_std(H) (online.md §1; Littlestone 1987).
+    r"""The Littlestone dimension Ldim(H) = M_std(H) (Littlestone 1987).
 
     .. math:: L(\emptyset) = -1,\quad L(\{h\}) = 0,\quad
               L(V) = \max_{x \text{ splits } V} 1 + \min(L(V_x^0), L(V_x^1))
               \ (0 \text{ if no } x \text{ splits } V)
 
     Memoised on bitset version spaces (one AND per split), trying the most balanced splits
-    first and pruning with L(V) ≤ ⌊log2 |V|⌋ (online.md §6): splits whose smaller side has
+    first and pruning with L(V) ≤ ⌊log2 |V|⌋: splits whose smaller side has
     ⌊log2 s⌋ + 1 ≤ the best so far are skipped, and the search stops once the bound is met.
     Worst case (2|X|)^Ldim; fine for |H| up to a few thousand and |X| in the hundreds.
 
@@ -179,7 +180,7 @@ def littlestone_tree(H: ConceptClass) -> LittlestoneTree:
 
     Built top-down: at a node with version space V and remaining depth k, the first point x
     (lowest column) with min(L(V_x^0), L(V_x^1)) ≥ k − 1 labels the node; its children get
-    V_x^0 and V_x^1. Leaves get the lowest row of their version space (online.md §1).
+    V_x^0 and V_x^1. Leaves get the lowest row of their version space.
 
     Parameters
     ----------
@@ -218,7 +219,7 @@ def vc_witness(H: ConceptClass) -> tuple[int, ...]:
     superset S ∪ T only if |T| ≤ 1 + ⌊log2 m_x⌋, m_x the smallest half of a cell split by x, so
     at most the h-index of these ranks can be added; the search stops at ⌊log2 |H|⌋. It runs on :meth:`ConceptClass.canonical` (constant columns dropped, identical
     or complementary columns merged, rows distinct). Worst case about C(|X|, VC) sets, i.e.
-    |X|^{O(log |H|)} (online.md §6): dense random classes with |H| in the thousands are slow.
+    |X|^{O(log |H|)}: dense random classes with |H| in the thousands are slow.
 
     Parameters
     ----------
@@ -249,9 +250,9 @@ def threshold_witness(H: ConceptClass) -> tuple[tuple[int, ...], tuple[int, ...]
     """Points x_1..x_k and hypotheses h_0..h_k with h_i(x_j) = [j ≤ i], for the largest k.
 
     Definition used here (the one matching thresholds on k points, which have k + 1 hypotheses,
-    threshold dimension k and Ldim = M_tr = ⌊log2(k + 1)⌋, online.md §5): the threshold dimension
-    is the largest k such that the labels of h_0..h_k on x_1..x_k are 0^k, 10^{k−1}, ...,
-    1^k. Then M_tr ≥ ⌊log2(k + 1)⌋ (online.md §7). k = 0 always holds (any h_0, no points).
+    threshold dimension k and Ldim = M_tr = ⌊log2(k + 1)⌋): the threshold dimension is the largest k
+    such that the labels of h_0..h_k on x_1..x_k are 0^k, 10^{k−1}, ..., 1^k. Then M_tr ≥ ⌊log2(k +
+    1)⌋ (the thresholds are a subclass). k = 0 always holds (any h_0, no points).
 
     Only distinct non-constant columns can occur (points of a witness are distinct, and h_0,
     h_k see every x_j as 0, 1). With n ≤ 20 such columns, a subset DP (Numba): {x_1..x_k} = s
@@ -332,7 +333,7 @@ def threshold_dim(H: ConceptClass) -> int:
 
 # ---------------------------------------------------------------------------------- learners
 def soa_predict(H: ConceptClass, version_space_rows: object, x: int) -> int:
-    """The Standard Optimal Algorithm's prediction at x: argmax_b Ldim(V_x^b) (online.md §1).
+    """The Standard Optimal Algorithm's prediction at x: argmax_b Ldim(V_x^b) (Littlestone 1987).
 
     Ties (including Ldim(V_x^0) = Ldim(V_x^1)) predict 1; an empty side has Ldim −1, so when
     only one label is realizable it is predicted. Each SOA mistake lowers Ldim(V) by ≥ 1.
@@ -400,7 +401,7 @@ class _OnlineLearner:
 
 
 class SOALearner(_OnlineLearner):
-    """Littlestone's Standard Optimal Algorithm: at most Ldim(H) mistakes (online.md §1).
+    """Littlestone's Standard Optimal Algorithm: at most Ldim(H) mistakes (Littlestone 1987).
 
     Predicts argmax_b Ldim(V_x^b) (ties → 1) and keeps the Ldim memo across rounds.
     """

@@ -1,9 +1,10 @@
 """The exact transductive mistake bound M_tr(H) by the suffix-set Pareto DP.
 
-In the transductive game (online.md §1) the adversary fixes a sequence, the learner sees it, and the
-value of a fixed sequence is BKM97's tree rank v(H, x). Repeated points pass through and appending
-points never lowers v, so M_tr(H) = max over orders π of X of v(H, π). Enumerating the |X|! orders is
-the brute force (tests/naive.py); the DP below shares work between orders (online.md §6 (B)):
+In the transductive game (docs/online.md#the-game-and-its-value) the adversary fixes a sequence, the
+learner sees it, and the value of a fixed sequence is BKM97's tree rank v(H, x). Repeated points
+pass through and appending points never lowers v, so M_tr(H) = max over orders π of X of v(H, π).
+Enumerating the |X|! orders is the brute force (tests/naive.py); the DP below shares work between
+orders (docs/online.md#how-the-solvers-compute, (B)):
 
 * For a suffix set S ⊆ X, the version spaces reachable after the points outside S have been
   queried are the *cells*: the fibers of H over labelings of X ∖ S. They do not depend on the order
@@ -95,13 +96,13 @@ def _solve_canonical(
 def transductive_mistake_bound(
     H: ConceptClass, n: int | None = None, *, progress: Callable[[int, int], None] | None = None
 ) -> TransductiveBound:
-    """Exact M_tr(H, n) = max over sequences of length n of the transductive value (online.md §1),
+    """Exact M_tr(H, n) = max over sequences of length n of the transductive value (BKM97),
     with an optimal sequence; ``n=None`` gives M_tr(H) = sup_n M_tr(H, n).
 
     The class is first canonicalised losslessly (constant columns dropped, identical or
     complementary columns merged, duplicate hypotheses removed). For n shorter than the canonical
     domain, M_tr(H, n) = max over n-point subsets S of M_tr(H restricted to S) (injective sequences
-    suffice; online.md §1).
+    suffice: docs/online.md#the-game-and-its-value).
 
     Raises ValueError if the canonical class has more than :data:`MAX_POINTS` points (use
     :func:`theory.online.certificates.mtr_lower_bound` for a certified lower bound instead).
@@ -131,7 +132,8 @@ def transductive_mistake_bound(
 
 def mtr_by_permutations(H: ConceptClass) -> TransductiveBound:
     """M_tr(H) by enumerating every order of the canonical points and scoring each with
-    :func:`theory.online.transductive.transductive_value` (online.md §6 (A)). Exponential
+    :func:`theory.online.transductive.transductive_value` (method (A) of
+    docs/online.md#how-the-solvers-compute). Exponential
     (|X|!): the baseline the DP is benchmarked and tested against."""
     from itertools import permutations
 

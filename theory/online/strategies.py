@@ -203,7 +203,8 @@ def products(
 ) -> st.SearchStrategy[tuple[ConceptClass, ConceptClass, ConceptClass]]:
     """Triples ``(A, B, A × B)`` with A drawn from ``left`` and B from ``right`` (default: classes
     on 1–3 points with at most 8 hypotheses), for checking that Ldim and M_tr add over products
-    (online.md §5). The product's points are A's followed by B's."""
+    (docs/online.md#exact-values-the-checks-compare-with). The product's points are A's followed by
+    B's."""
     small = concept_classes(max_points=3, max_hypotheses=8)
     left = small if left is None else left
     right = small if right is None else right
@@ -217,7 +218,8 @@ def classes_with_planted_gap(
 
     C is drawn by :func:`concept_classes` on 1..``max_extra_points`` points with at most
     ``max_extra_hypotheses`` hypotheses. Since Ldim and M_tr add over products and W has
-    (Ldim, M_tr) = (3, 2) (online.md §5), the drawn class H has
+    (Ldim, M_tr) = (3, 2) (docs/online.md#exact-values-the-checks-compare-with), the drawn class
+    H has
 
     * Ldim(H) = 3 + Ldim(C) ≥ 3 and M_tr(H) = 2 + M_tr(C) ≥ 2,
     * Ldim(H) − M_tr(H) = 1 + (Ldim(C) − M_tr(C)) ≥ 1.

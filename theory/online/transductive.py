@@ -1,15 +1,16 @@
 """The transductive online game on a fixed sequence: its exact value and an optimal learner.
 
-Model (online.md §1, BKM97's "worst-sequence off-line" model): the adversary fixes x_1..x_n
-(repeats allowed) and shows it to the learner; for t = 1..n the learner predicts ŷ_t and the
-adversary then picks y_t, keeping y_1..y_t realizable by some h ∈ H. The value of the game on the
-sequence is BKM97's tree rank v(H, 1), computed by the Numba kernel in ``_transductive_numba``:
+Model (BKM97's "worst-sequence off-line" model; docs/online.md#the-game-and-its-value): the
+adversary fixes x_1..x_n (repeats allowed) and shows it to the learner; for t = 1..n the learner
+predicts ŷ_t and the adversary then picks y_t, keeping y_1..y_t realizable by some h ∈ H. The value
+of the game on the sequence is BKM97's tree rank v(H, 1), computed by the Numba kernel in
+``_transductive_numba``:
 
     v(V, t) = 0                                  if t > n or |V| ≤ 1,
     v(V, t) = v(V_{x_t}^b, t + 1)                if only the label b is realizable at x_t,
     v(V, t) = c(v(V^0, t + 1), v(V^1, t + 1))    otherwise,  c(a, b) = a + 1 if a = b else max(a, b).
 
-M_tr(H) is the maximum of v over the orders of X (online.md §1); that maximum is another module's
+M_tr(H) is the maximum of v over the orders of X; that maximum is another module's
 job (``mtr``). Sequences are column indices of the class matrix; positions are 0-based here.
 """
 
@@ -49,7 +50,7 @@ def _columns(H: ConceptClass) -> np.ndarray:
 
 
 def transductive_value(H: ConceptClass, sequence: object) -> int:
-    r"""The value v(H, x_1..x_n) of the transductive game on a fixed sequence (online.md §1; BKM97).
+    r"""The value v(H, x_1..x_n) of the transductive game on a fixed sequence (BKM97).
 
     .. math:: v(V, t) = \begin{cases}
                   0 & t > n \text{ or } |V| \le 1 \\
@@ -92,7 +93,7 @@ class _SequenceScorer:
 
 
 class OptimalTransductiveLearner:
-    """The optimal learner for a fixed sequence: predict the branch of larger value (online.md §1).
+    """The optimal learner for a fixed sequence: predict the branch of larger value (BKM97).
 
     At position t with version space V, if both labels are realizable at x_t it predicts the b
     with the larger v(V_{x_t}^b, t + 1) (ties → 1: a tie means the adversary can force a mistake

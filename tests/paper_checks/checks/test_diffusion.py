@@ -1,6 +1,7 @@
-"""The spectrum claims C1–C5 of the diffusion paper pass with our theory and FAIL when handed a
-wrong one (spec ``diffusion.md`` §5 C1–C5, §8). Each claim runs once with the default theory
-(module-scoped, shared by several assertions) and once with a wrong theory."""
+"""The spectrum claims of the diffusion paper (constants, solver_sanity, spectrum_matches_theory,
+nonlinear_matches_theory, two_bulks_scaling) pass with our theory and FAIL when handed a wrong one,
+among them the authors' script's own readings (docs/diffusion.md). Each claim runs once with the
+default theory (module-scoped, shared by several assertions) and once with a wrong theory."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def default_run(tmp_path_factory):
 
 
 def monte_carlo_constants(t, activation=np.tanh, *, sigma_x2=1.0, samples=20_000):
-    """The reference script's constants (spec §2, §8): plain Monte Carlo averages of the
+    """The reference script's constants (plot_spectrum_U.py): plain Monte Carlo averages of the
     definitions, here with 2·10⁴ samples (the script uses 5·10⁵; s_t² is a small difference of
     O(1) numbers, so the noise swamps the table's digits)."""
     rng = np.random.default_rng(0)
@@ -73,8 +74,8 @@ def wrong_time_spectrum(*, t, **kw):
 
 
 def ge_task_with_double_division(params, rng):
-    """The reference script's empirical GE matrix (spec §8): b_t² (W Wᵀ)/d with W already scaled by
-    1/√d, i.e. b_t² W Wᵀ/d² for unit-variance W. Same draws as ``ge_spectrum_task``; only b_t is
+    """The reference script's empirical GE matrix (plot_spectrum_U.py): b_t² (W Wᵀ)/d with W scaled
+    by 1/√d, i.e. b_t² W Wᵀ/d² for unit-variance W. Same draws as ``ge_spectrum_task``; only b_t is
     divided by √d."""
     sample = sample_ge(
         int(params["d"]),
@@ -97,7 +98,7 @@ def _u_tilde_edges(psi_p, t):
 def inverted_ratio_spectrum(*, psi_p, psi_n, t, **_):
     """A wrong edge law: ρ1 as Marchenko–Pastur in ψ_n/ψ_p (instead of ψ_p/ψ_n), with edges
     s_t² + v_t²(1 ± √(ψ_n/ψ_p))², and ρ2 frozen at its n → ∞ limit (the Ũ edges); masses as in
-    §3. Bulks only (the claim reads nothing else)."""
+    docs/diffusion.md#the-spectrum-of-u-theorem-31. Bulks only (the claim reads nothing else)."""
     k = rmt.rf_constants(t)
     root = math.sqrt(psi_n / psi_p)
     rho1 = rmt.Bulk(
@@ -114,7 +115,7 @@ def inverted_ratio_spectrum(*, psi_p, psi_n, t, **_):
     )
 
 
-# ---- C1 constants ----------------------------------------------------------------------------
+# ---- constants -------------------------------------------------------------------------------
 
 
 def test_constants_passes(default_run):
@@ -142,8 +143,9 @@ def test_constants_fail_with_monte_carlo_constants(monte_carlo_constants_run):
 
 @pytest.mark.claim_fails("diffusion.constants")
 def test_constants_fail_with_the_specs_minimum_of_forty_nodes(tmp_path_factory):
-    """Gauss–Hermite with 40 nodes (spec §5 C1: "≥ 40 nodes ... to 1e-6") misses the table by a
-    few half-units of its last digit (s_t² off by ~3e-7): near the rounding rule, and FAIL."""
+    """Gauss–Hermite with 40 nodes (the minimum the pilot suggested, "≥ 40 nodes ... to 1e-6")
+    misses the table by a few half-units of its last digit (s_t² off by ~3e-7): near the rounding
+    rule, and FAIL."""
     _, result = _run(
         diffusion.constants,
         tmp_path_factory,
@@ -158,7 +160,7 @@ def test_constants_fail_summary_does_not_claim_agreement(monte_carlo_constants_r
     assert " of 12 table entries within rounding" in monte_carlo_constants_run.summary
 
 
-# ---- C2 solver sanity ------------------------------------------------------------------------
+# ---- solver sanity ---------------------------------------------------------------------------
 
 
 def test_solver_sanity_passes(default_run):
@@ -215,15 +217,15 @@ def test_solver_sanity_passes_just_inside_the_mass_tolerance(tmp_path_factory):
     assert result.measured["bulk_masses_times_psi_p"][1] == pytest.approx(15.0048, rel=1e-4)
 
 
-# ---- C3 GE spectrum vs theory ----------------------------------------------------------------
+# ---- GE spectrum vs theory -------------------------------------------------------------------
 
 
 def test_spectrum_matches_theory_passes(default_run):
     _, result = default_run(diffusion.spectrum_matches_theory)
     assert result.verdict is Verdict.PASS, result.summary
-    assert result.measured["ks"] < 0.03  # spec: pilot 0.0099
+    assert result.measured["ks"] < 0.03  # a pilot run: 0.0099
     counts = result.measured["group_counts"]
-    # Σ = {0.5, 1.5}: delta, low bulk (two sub-bulks), ρ1, ρ2 (two sub-bulks); spec §3
+    # Σ = {0.5, 1.5}: delta, low bulk (two sub-bulks), ρ1, ρ2 (two sub-bulks)
     assert counts[0] == 2750
     assert sum(counts[1:3]) == 50
     assert counts[3] == 350
@@ -255,7 +257,7 @@ def test_spectrum_matches_theory_fails_at_a_slightly_later_time(tmp_path_factory
     assert result.verdict is Verdict.FAIL
 
 
-# ---- C4 nonlinear U vs theory ----------------------------------------------------------------
+# ---- nonlinear U vs theory -------------------------------------------------------------------
 
 
 def test_nonlinear_matches_theory_passes(default_run):
@@ -287,15 +289,15 @@ def test_nonlinear_matches_theory_fails_at_a_time_half_again_as_late(tmp_path_fa
     assert result.verdict is Verdict.FAIL
 
 
-# ---- C5 two bulks scaling --------------------------------------------------------------------
+# ---- two bulks scaling -----------------------------------------------------------------------
 
 
 def test_two_bulks_scaling_passes(default_run):
     _, result = default_run(diffusion.two_bulks_scaling)
     assert result.verdict is Verdict.PASS, result.summary
     m = result.measured
-    assert 0.9 <= m["exponent_lower_edge"] <= 1.2  # spec: 1.10
-    assert 0.9 <= m["exponent_upper_edge"] <= 1.2  # spec: 0.92
+    assert 0.9 <= m["exponent_lower_edge"] <= 1.2  # a pilot solve: 1.10
+    assert 0.9 <= m["exponent_upper_edge"] <= 1.2  # a pilot solve: 0.92
     assert m["mp_edge_max_relative_error"] <= 0.01
     assert np.all(np.diff(m["rho2_distance_to_u_tilde"]) < 0)
     edges_16 = m["rho1_edges"][2]  # ψ_n = 16, ψ_p/ψ_n = 256: s_t² + v_t²(1 ± 16)²

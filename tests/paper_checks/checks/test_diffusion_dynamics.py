@@ -1,6 +1,7 @@
-"""The diffusion training-dynamics claims (C6–C8) pass or fail as measured, and FAIL when handed
-a wrong theory. Each context carries the claim's own id, so the draws are those of
-``paper-checks run diffusion --scale quick --seed 0``; the sweeps are cached per module."""
+"""The diffusion training-dynamics claims (timescales, threshold, GD vs flow) pass or fail as
+measured, and FAIL when handed a wrong theory. Each context carries the claim's own id, so the draws
+are those of ``paper-checks run diffusion --scale quick --seed 0``; the sweeps are cached per
+module."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def _ctx(out_dir, name: str) -> Context:
     return Context(scale="quick", seed=0, out_dir=out_dir, claim_id=f"diffusion.{name}")
 
 
-# ------------------------------------------------------------------ C6 timescales
+# ------------------------------------------------------------------ timescales
 def _parts(result) -> dict[str, str]:
     return result.measured["part_verdicts"]
 
@@ -108,11 +109,11 @@ def test_unit_exponents_fit_each_unit_alone():
     np.testing.assert_allclose(got["score_min_exponent"], [-0.5, -0.5], atol=1e-12)
 
 
-# ------------------------------------------------------------------ C7 threshold
+# ------------------------------------------------------------------ threshold
 @pytest.mark.claim_fails("diffusion.memorization_threshold")
 def test_memorization_threshold_fails_at_twice_p_as_the_spec_states_it(out_dir):
-    """The gap is monotone and reproduces the spec's numbers, but at ψ_n = 2ψ_p it is still
-    ≈ 3.5 Δ_t in every draw (the spec's own 0.068 > Δ_t = 0.0198 too): FAIL over the units,
+    """The gap is monotone and reproduces the pilot's numbers, but at ψ_n = 2ψ_p it is still
+    ≈ 3.5 Δ_t in every draw (the pilot's own 0.068 > Δ_t = 0.0198 too): FAIL over the units,
     reported as measured."""
     ctx = _ctx(out_dir, "memorization_threshold")
     result = diffusion.memorization_threshold(ctx)
@@ -167,7 +168,7 @@ def test_memorization_threshold_passes_for_a_tail_within_reach(out_dir):
     assert result.verdict is Verdict.PASS, result.summary
 
 
-# ------------------------------------------------------------------ C8 GD vs flow
+# ------------------------------------------------------------------ GD vs flow
 def _plateau_errors(result, unit: int = 0):
     return {
         (x, name, which): err
@@ -211,7 +212,7 @@ def test_gd_matches_flow_fails_with_a_factor_two_in_the_time_axis(out_dir):
 
 
 def test_gd_matches_flow_fails_with_the_scripts_raw_time_axis(out_dir):
-    """Spec §8: the script logs k·lr, which misses the factor p of τ = kη/d²."""
+    """The authors' training script logs k·lr, which misses the factor p of τ = kη/d²."""
     ctx = _ctx(out_dir, "gd_matches_flow")
     result = diffusion.gd_matches_flow(ctx, tau_per_step=lambda lr_ref, d, p: lr_ref / d**2)
     assert result.verdict is Verdict.FAIL

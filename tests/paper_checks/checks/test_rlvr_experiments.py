@@ -2,7 +2,7 @@
 or theory, and sample files that ``paper-checks solve passk`` replays.
 
 All tests share one run directory and claim id, so the SNR = 0 sweep (10 problem sets) runs once
-for the whole module. Where a claim's default arm sits near the spec's margin (the pass@1
+for the whole module. Where a claim's default arm sits near its margin (the pass@1
 gain, the crossing; see the README's rlvr rows) its PASS test hands it an arm that clears the
 margin by far; the rule itself is tested on both sides of each margin by near-boundary tests
 that hand the claims records of a stand-in world (``task=``) with a known effect: the FAIL side
@@ -93,8 +93,8 @@ def test_toy_world_is_shared_by_claims():
 
 
 def test_pass1_gain_passes(ctx):
-    """Distillation followed by GRPO gains ≈ .1 at pass@1 (spec pilot: .227 → .343); the
-    default arm (GRPO 400 steps) gains ≈ .056, near the 0.04 margin."""
+    """Distillation followed by GRPO gains ≈ .1 at pass@1 (the pilot before the claims: .227 →
+    .343); the default arm (GRPO 400 steps) gains ≈ .056, near the 0.04 margin."""
     result = exp.toy_pass1_gain(ctx, rl_arm="distill_grpo")
     assert result.verdict is Verdict.PASS, result.summary
     assert result.decision["verdict"] == "PASS"
@@ -179,8 +179,8 @@ def test_crossing_passes_at_snr_1_after_800_steps(quiet):
 
 
 def _crossing_world(params, rng, beta):
-    """§3's sharpening on p ~ Beta(0.3, 1.5): logit q = 2·logit p + β_s, β_s ~ N(beta, 0.03)
-    per RL seed; one crossing, at a k* set by beta; pass@256 loss ≈ 0.2."""
+    """The logit-affine sharpening on p ~ Beta(0.3, 1.5): logit q = 2·logit p + β_s, β_s ~ N(beta,
+    0.03) per RL seed; one crossing, at a k* set by beta; pass@256 loss ≈ 0.2."""
     p = _world_problems(params, rng, a=0.3, b=1.5)
     q = passk.logit_affine(p, 2.0, beta + 0.03 * rng.standard_normal())
     return _record({"base": p, exp.RL_ARM: q})
@@ -209,7 +209,7 @@ def test_crossing_fails_for_a_sharpening_without_a_pass_at_1_gain(quiet):
 
 
 def test_crossing_is_inconclusive_for_a_crossing_just_below_the_window(quiet):
-    """k* ≈ 1.8: below the spec's window [2, 64] but above k = 1, the indifference zone."""
+    """k* ≈ 1.8: below the asserted window [2, 64] but above k = 1, the indifference zone."""
     result = exp.toy_crossing(quiet, task=crossing_just_below_window)
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
     m = result.measured
@@ -443,8 +443,8 @@ def test_slope_prediction_fails_on_the_toy(quiet):
 
 
 def beta_world(params, rng):
-    """A stand-in for ``toy_arms_task`` that follows §3's model exactly: base p ~ Beta(0.5, 2)
-    on 400 test problems, RL logit q = 2·logit p + 2."""
+    """A stand-in for ``toy_arms_task`` that follows the logit-affine model exactly: base p ~
+    Beta(0.5, 2) on 400 test problems, RL logit q = 2·logit p + 2."""
     p = rng.beta(0.5, 2.0, size=400)
     q = passk.logit_affine(p, 2.0, 2.0)
     return {"test": {"base": p, exp.RL_ARM: q}, "train": {}, "hard_test": np.zeros(p.size, bool)}
@@ -460,9 +460,9 @@ def test_slope_prediction_passes_on_a_world_that_follows_the_model(quiet):
 
 
 def _mixture_world(params, rng, rare_share):
-    """base p: a Beta(2, 4) bulk and a share ``rare_share`` of rare-skill problems from
-    Beta(0.3, 3), each on its quantile grid (400 problems, no sampling noise); RL follows §3's
-    map logit q = 2·logit p + 2 exactly. One Beta fitted to the mixture misses its low-p tail."""
+    """base p: a Beta(2, 4) bulk and a share ``rare_share`` of rare-skill problems from Beta(0.3,
+    3), each on its quantile grid (400 problems, no sampling noise); RL follows the logit-affine map
+    logit q = 2·logit p + 2 exactly. One Beta fitted to the mixture misses its low-p tail."""
     m = round(400 * rare_share)
     grid = [(np.arange(size) + 0.5) / size for size in (400 - m, m)]
     p = np.concatenate([stats.beta(2.0, 4.0).ppf(grid[0]), stats.beta(0.3, 3.0).ppf(grid[1])])

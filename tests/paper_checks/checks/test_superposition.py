@@ -1,11 +1,12 @@
 """The superposition claims pass with our theory and FAIL when handed a wrong one.
 
-The statistical claims decide over units (training seeds of a whole sweep). The real quick
-sweeps (Q1–Q3) run once per module on two single-threaded worker processes (Q1 and Q2 train one
-unit per root seed there, so they are INCONCLUSIVE by declaration); the verdicts on both sides of
-each rule are pinned on hand-made records with per-unit spread. The full-scale claims (F1–F4)
-also run at full scale with their sizes shrunk (module constants patched) only to see a wrong
-theory FAIL: their PASS needs the real sizes (``paper-checks run superposition --scale full``)."""
+The statistical claims decide over units (training seeds of a whole sweep). The real quick sweeps
+(strong_inverse_m, weak_tracks_unlearned, regime_knob) run once per module on two single-threaded
+worker processes (the first two train one unit per root seed there, so they are INCONCLUSIVE by
+declaration); the verdicts on both sides of each rule are pinned on hand-made records with per-unit
+spread. The full-scale claims (strong_robust_to_alpha, reference_sweep, weak_law, density_scaling)
+also run at full scale with their sizes shrunk (module constants patched) only to see a wrong theory
+FAIL: their PASS needs the real sizes (``paper-checks run superposition --scale full``)."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def _ctx(base: Context, claim_id: str) -> Context:
     return replace(base, claim_id=claim_id)
 
 
-# ------------------------------------------------------------------------------------- K0
+# ------------------------------------------------------------------------------------- geometry
 def test_geometry_passes(quick):
     ctx = _ctx(quick, "superposition.geometry")
     result = checks.geometry(ctx)
@@ -66,7 +67,7 @@ def test_geometry_fails_with_a_wrong_gradient(quick):
     assert "gradient" in result.summary
 
 
-# ------------------------------------------------------------------------------------- Q1
+# ----------------------------------------------------------------------------- strong_inverse_m
 #: α_m of the committed quick reference's five root seeds (2026-12-01, one ladder each).
 QUICK_ALPHA_M = (0.881, 0.913, 0.967, 0.924, 0.966)
 
@@ -133,7 +134,7 @@ def test_strong_inverse_m_fails_when_the_loss_rises(full, monkeypatch, five_unit
     assert result.measured["local_slope_min"] < 0
 
 
-# ------------------------------------------------------------------------------------- Q2
+# ------------------------------------------------------------------------ weak_tracks_unlearned
 @pytest.mark.slow
 def test_weak_tracks_unlearned_real_quick_sweep_is_one_unit(quick):
     # one training run per root seed at quick: INCONCLUSIVE by declaration, decided when pooled
@@ -195,7 +196,7 @@ def test_weak_tracks_unlearned_fails_without_the_variance_correction(full, monke
     assert result.measured["gap_min"] < -0.05
 
 
-# ------------------------------------------------------------------------------------- Q3
+# ---------------------------------------------------------------------------------- regime_knob
 @pytest.mark.slow
 def test_regime_knob_passes(quick):
     result = checks.regime_knob(_ctx(quick, "superposition.regime_knob"))

@@ -46,7 +46,7 @@ def test_perfect_halving_agrees_with_the_dp_on_tree_classes(d, q):
 
 
 def test_the_gadget_w_has_no_perfect_halving_order():
-    # |W| = 8 = 2^3 but M_tr(W) = 2 (online.md §5)
+    # |W| = 8 = 2^3 but M_tr(W) = 2 (docs/online.md#exact-values-the-checks-compare-with)
     result = perfect_halving_order(constructions.gadget_w())
     assert result.decided
     assert result.order is None

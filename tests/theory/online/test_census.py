@@ -1,4 +1,5 @@
-"""The exhaustive census of classes on up to 4 points (online.md §5)."""
+"""The exhaustive census of classes on up to 4 points
+(docs/online.md#exact-values-the-checks-compare-with)."""
 
 from __future__ import annotations
 

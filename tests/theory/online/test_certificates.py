@@ -1,5 +1,6 @@
 """theory.online.certificates: the certified lower bound on M_tr is exact for its sequence, below
-Ldim, and equal to the brute force on the spec's classes (online.md §5, §6)."""
+Ldim, and equal to the brute force on the classes of known value
+(docs/online.md#exact-values-the-checks-compare-with)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def test_certificate_is_exact_and_between_the_known_bounds(matrix):
     assert_certified(H, cert)
     assert cert.value == transductive_value_naive(matrix, cert.sequence)
     assert cert.value <= mtr_bruteforce(matrix)
-    assert cert.value >= min(littlestone_dim(H), 2)  # online.md §5
+    assert cert.value >= min(littlestone_dim(H), 2)  # Ldim ≥ 2 ⇒ M_tr ≥ 2
 
 
 @settings(deadline=None, max_examples=40)
@@ -64,7 +65,7 @@ def test_spec_oracles_gadget_all_functions_trees():
     assert_certified(W, cert)
     assert cert.value == mtr_bruteforce(W.matrix) == 2
     WW = product(W, W)
-    assert mtr_lower_bound(WW, rng=0).value == 4  # = M_tr(W × W), online.md §5
+    assert mtr_lower_bound(WW, rng=0).value == 4  # = M_tr(W × W): products add
     for k in range(1, 6):
         assert mtr_lower_bound(all_functions(k), rng=0).value == k
         assert mtr_lower_bound(singletons(k, with_zero=True), rng=0).value == 1

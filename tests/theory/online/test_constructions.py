@@ -1,5 +1,6 @@
-"""Named classes and hypothesis strategies (online.md §5): sizes, structure, and the spec's
-(Ldim, M_tr) oracles checked by a local brute force at small sizes."""
+"""Named classes and hypothesis strategies: sizes, structure, and the known (Ldim, M_tr) values
+(docs/online.md#exact-values-the-checks-compare-with), checked by a local brute force at small
+sizes."""
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ def _cols(H: ConceptClass) -> list[int]:
 
 
 def ldim(H: ConceptClass) -> int:
-    """L(∅) = −1, L({h}) = 0, L(V) = max over splitting x of 1 + min(L(V⁰), L(V¹)) (§1)."""
+    """L(∅) = −1, L({h}) = 0, L(V) = max over splitting x of 1 + min(L(V⁰), L(V¹)) (Littlestone
+    1987)."""
     cols = _cols(H)
 
     @cache
@@ -60,7 +62,7 @@ def ldim(H: ConceptClass) -> int:
 
 
 def value(H: ConceptClass, seq) -> int:
-    """BKM's v(H, x) with c(a, b) = a + 1 if a = b else max(a, b) (§1)."""
+    """BKM's v(H, x) with c(a, b) = a + 1 if a = b else max(a, b) (BKM97)."""
     cols = _cols(H)
 
     def v(vs: int, t: int) -> int:
@@ -77,7 +79,7 @@ def value(H: ConceptClass, seq) -> int:
 
 
 def mtr(H: ConceptClass) -> int:
-    """M_tr = max over orders of X of v (§1); only for a handful of points."""
+    """M_tr = max over orders of X of v (orders suffice); only for a handful of points."""
     assert H.n_points <= 7
     return max(value(H, p) for p in itertools.permutations(range(H.n_points)))
 
@@ -107,7 +109,7 @@ def test_thresholds(k):
 
 
 def test_thresholds_min_length():
-    """Thm C.2 tightness (§5): at k = 3 forcing M = 2 needs length 3 = 2^M − 1."""
+    """Thm C.2 tightness: at k = 3 forcing M = 2 needs length 3 = 2^M − 1."""
     H = thresholds(3)
     assert max(value(H, p) for p in itertools.permutations(range(3), 2)) == 1
     assert mtr(H) == 2
@@ -216,7 +218,7 @@ def test_minimal_tree_class_oracle(d):
     assert ldim(H) == d
     if d <= 2:
         assert mtr(H) == d
-    assert value(H, range(H.n_points)) == d  # BFS order forces d (§5)
+    assert value(H, range(H.n_points)) == d  # BFS order forces d
 
 
 def test_random_tree_class_is_seeded():

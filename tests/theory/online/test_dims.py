@@ -1,5 +1,6 @@
-"""theory.online.dims: Ldim / VC / threshold dimension against the naive oracles and the spec's
-exact values (online.md §5), tree witnesses, and the SOA and Halving mistake bounds."""
+"""theory.online.dims: Ldim / VC / threshold dimension against the naive oracles and the known exact
+values (docs/online.md#exact-values-the-checks-compare-with), tree witnesses, and the SOA and
+Halving mistake bounds."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from theory.online.dims import (
     vc_witness,
 )
 
-W_ROWS = ["0000", "1000", "0100", "0001", "1101", "0011", "1011", "1111"]  # online.md §5
+W_ROWS = ["0000", "1000", "0100", "0001", "1101", "0011", "1011", "1111"]  # the gadget W
 
 
 # ------------------------------------------------------------------------- classes for the tests
@@ -59,7 +60,7 @@ def singletons(k: int, with_zero: bool = False) -> ConceptClass:
 
 def minimal_tree_class(d: int) -> ConceptClass:
     """Points: the nodes of T_{d−1} (bit strings of length < d); h_b labels each prefix of b
-    with b's next bit and every other node 0 (online.md §5)."""
+    with b's next bit and every other node 0 (the minimal tree class)."""
     nodes = [format(i, f"0{n}b") if n else "" for n in range(d) for i in range(2**n)]
     col = {s: j for j, s in enumerate(nodes)}
     matrix = np.zeros((2**d, len(nodes)), dtype=np.uint8)
@@ -170,7 +171,7 @@ def test_vc_and_threshold_dims_equal_the_naive_search(matrix):
     assert len(hyps) == k + 1
     for i, h in enumerate(hyps):
         assert [int(matrix[h, x]) for x in points] == [int(j < i) for j in range(k)]
-    # the dimensions bound each other and Ldim (online.md §2, §7)
+    # the dimensions bound each other and Ldim (docs/online.md#bounds-from-the-paper-and-before-it)
     ldim = littlestone_dim(H)
     assert vc_dim(H) <= ldim
     assert int(np.floor(np.log2(k + 1))) <= ldim

@@ -1,5 +1,6 @@
 """theory.online.transductive: BKM97's value on a fixed sequence against the naive recursion, the
-spec's exact values (online.md §1, §5) and the optimal learner's guarantees."""
+known exact values (docs/online.md#exact-values-the-checks-compare-with) and the optimal learner's
+guarantees."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def sequences(draw: st.DrawFn, max_points: int = 7, max_hypotheses: int = 40, ma
 
 
 def mtr_by_orders(H: ConceptClass) -> int:
-    """M_tr = max over orders of X of v (online.md §1), with the fast kernel."""
+    """M_tr = max over orders of X of v, with the fast kernel
+    (docs/online.md#the-game-and-its-value)."""
     return max(transductive_value(H, order) for order in itertools.permutations(range(H.n_points)))
 
 
@@ -61,7 +63,7 @@ def test_value_bounds_and_sequence_edits(case, data):
     v = transductive_value(H, seq)
     n_distinct = len({tuple(r) for r in matrix})
     assert v <= min(len(set(seq)), littlestone_dim(H), int(np.floor(np.log2(n_distinct))))
-    # appending never lowers v (online.md §1)
+    # appending never lowers v (c is monotone)
     extra = data.draw(st.lists(st.integers(0, matrix.shape[1] - 1), max_size=4))
     assert transductive_value(H, seq + extra) >= v
     # a repeat of an earlier point is a pass-through, wherever it goes after the first copy
@@ -78,7 +80,8 @@ def test_max_over_orders_equals_the_brute_force(matrix):
 
 
 def test_inserting_a_point_can_lower_the_value():
-    # X = (p, z1, z2); all labelings of (z1, z2); h(p) = h(z1) AND h(z2)  (online.md §1)
+    # X = (p, z1, z2); all labelings of (z1, z2); h(p) = h(z1) AND h(z2)
+    # (docs/online.md#the-game-and-its-value)
     H = ConceptClass.from_array([[a & b, a, b] for a in (0, 1) for b in (0, 1)])
     assert transductive_value(H, [1, 2]) == 2
     assert transductive_value(H, [1, 2, 0]) == 2
@@ -97,7 +100,7 @@ def test_spec_oracles():
     for k in range(1, 6):
         assert mtr_by_orders(all_functions(k)) == k
         assert mtr_by_orders(singletons(k, with_zero=True)) == 1
-    # BFS order of the minimal tree class forces d (online.md §5)
+    # BFS order of the minimal tree class forces d
     for d in range(1, 7):
         assert transductive_value(minimal_tree_class(d), range(2**d - 1)) == d
 
