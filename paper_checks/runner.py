@@ -268,7 +268,7 @@ def headline_summary(
                     new = decision.summary() if render is Decision.summary else text
                     text = own.replace(found, new)
                     break
-    return f"{text}; {note}" if note else text
+    return f"{text}; {note}" if note and not text.endswith(note) else text
 
 
 def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:

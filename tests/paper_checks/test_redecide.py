@@ -187,6 +187,20 @@ def test_a_merged_run_is_redecided_with_its_planned_looks(decided, tmp_path, mon
         "planned look 2 of 2 at quick (root seeds 1, 3; α/2 per look)"
     )
     assert all(r["n_units"] == UNITS_PER_SEED for r in record["replication"]["replicates"])
+    assert not redecide_run(ref)[0].changed  # the look's note is not appended twice
+
+
+def test_one_root_seed_with_planned_looks_is_redecided_once(decided, tmp_path, monkeypatch):
+    from paper_checks import looks
+
+    _run(tmp_path / "r", 1)
+    monkeypatch.setitem(looks.PLANNED_LOOKS, (CLAIM_ID, "quick"), (1, 3))
+    assert redecide_run(tmp_path / "r")[0].changed
+    record = _record(_payload(tmp_path / "r"))
+    assert record["summary"].startswith("draws: ")  # the check's own words kept
+    assert record["summary"].count("planned look 1 of 2") == 1
+    assert record["decision"]["parts"][0]["level"] == pytest.approx(0.025 / 2)
+    assert not redecide_run(tmp_path / "r")[0].changed
 
 
 def test_the_command_line_redecides_and_reports(decided, tmp_path, capsys):
