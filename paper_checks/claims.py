@@ -129,12 +129,16 @@ def claim(
     """Register the decorated function as the check of claim ``claim_id`` (``<paper>.<name>``).
 
     ``rule`` must say what PASSes and what FAILs; with a ``decision`` it may be left out (its
-    text is generated from the decision's parts and margins) or give only a preamble. A
+    text is generated from the decision's parts and margins, and from the claim's planned looks
+    in :mod:`paper_checks.looks`) or give only a preamble. A
     ``stochastic`` claim must name its deciding ``statistic``; without a ``decision`` it is an
     exact check over random instances (:attr:`Claim.exact`).
     """
     if decision is not None:
-        rule = f"{rule.strip()} {decision.text()}" if rule else decision.text()
+        from paper_checks.looks import planned
+
+        text = decision.text(looks=planned(claim_id))
+        rule = f"{rule.strip()} {text}" if rule else text
         if not stochastic:
             raise ValueError(f"claim {claim_id!r}: a decision over units needs stochastic=True")
         statistic = statistic or decision.statistics[0]

@@ -389,8 +389,32 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 0
     if not str(args.run_dir).strip():
         raise ValueError("RUN_DIR: the path is empty")
+    if args.redecide:
+        return _redecide(args)
     md, page = write_reports(args.run_dir)
     print(f"wrote {md} and {page}")
+    return 0
+
+
+def _redecide(args: argparse.Namespace) -> int:
+    """``report --redecide RUN_DIR``: the run's stored units decided again under today's rules
+    (:mod:`paper_checks.redecide`), one line per decided claim; its reports rebuilt if it has
+    them."""
+    from paper_checks.redecide import redecide_run
+
+    run_dir = Path(args.run_dir)
+    load_results(run_dir, "RUN_DIR")  # a run to re-decide, before its lock is taken
+    with RunLock(run_dir):
+        outcomes = redecide_run(run_dir, list(args.argv))
+        if (run_dir / "report.md").is_file():
+            write_reports(run_dir)
+    for o in outcomes:
+        verdict = o.after if o.before == o.after else f"{o.before} -> {o.after}"
+        state = "re-decided" if o.changed else "unchanged"
+        notes = f" ({'; '.join(o.notes)})" if o.notes else ""
+        print(f"{o.claim_id:<44} {verdict:<26} {state}{notes}")
+    changed = sum(o.changed for o in outcomes)
+    print(f"{changed} of {len(outcomes)} decided claims re-decided in {run_dir / 'results.json'}")
     return 0
 
 
@@ -679,6 +703,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="instead, rebuild the generated blocks of README.md and docs/<paper>.md from the "
         "committed reference runs in docs/results/",
+    )
+    p.add_argument(
+        "--redecide",
+        action="store_true",
+        help="first decide RUN_DIR's stored units again under today's rules and planned looks "
+        "(verdicts, bounds, summaries, per-root-seed verdicts; no claim is rerun) and write them "
+        "back",
     )
     p.set_defaults(func=cmd_report)
 

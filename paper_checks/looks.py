@@ -16,7 +16,7 @@ measured mean and spread), within about 30 CPU-minutes on 2 cores.
 
 from __future__ import annotations
 
-__all__ = ["PLANNED_LOOKS", "looks"]
+__all__ = ["PLANNED_LOOKS", "look_count", "looks", "planned"]
 
 #: (claim id, scale) -> the root-seed counts of its looks, in order.
 PLANNED_LOOKS: dict[tuple[str, str], tuple[int, ...]] = {
@@ -41,3 +41,13 @@ def looks(claim_id: str, scale: str) -> tuple[int, ...]:
     """The planned root-seed counts of ``claim_id``'s looks at ``scale`` (one look when none
     is planned: an empty tuple)."""
     return PLANNED_LOOKS.get((claim_id, scale), ())
+
+
+def planned(claim_id: str) -> dict[str, tuple[int, ...]]:
+    """Every scale at which ``claim_id`` has planned looks -> their root-seed counts."""
+    return {scale: counts for (cid, scale), counts in PLANNED_LOOKS.items() if cid == claim_id}
+
+
+def look_count(claim_id: str, scale: str | None) -> int:
+    """K, the number of looks α is spent over: the planned count, 1 when none is planned."""
+    return max(1, len(looks(claim_id, scale or "")))

@@ -92,7 +92,7 @@ def render_decision(decision: Mapping[str, Any] | None, scale: str) -> list[str]
             row += f"; about {part['units_needed']} units would decide it"
         if (oc := part_characteristics(part)) is not None:
             row += (
-                f". Error rates at this sd and n: false FAIL {_rate(oc['false_fail'])}, false "
+                f". Error rates for normal units at this sd and n: false FAIL {_rate(oc['false_fail'])}, false "
                 f"PASS {_rate(oc['false_pass'])}; another {part['n']} units at this mean: PASS "
                 f"{_rate(oc['p_pass_at_mean'])}, FAIL {_rate(oc['p_fail_at_mean'])}"
             )

@@ -159,49 +159,145 @@ def _replicate_context(claim: Claim, ctx: Context, r: int) -> Context:
 def replicate_claim(claim: Claim, ctx: Context, runs: list[CheckResult]) -> dict[str, Any]:
     """The replication record of ``claim`` from its ``runs`` under root seeds 0, 1, ..., R − 1
     (``runs[0]`` is the primary): each root seed's own verdict and deciding statistic (a
-    diagnostic: the headline verdict is :func:`pooled_result`'s), their counts, ``agree`` and
+    diagnostic: the headline verdict is :func:`pooled_verdict`'s), their counts, ``agree`` and
     ``rate``, the root seeds whose own verdict equals the pooled one, and ``fragile``, whether
-    one root seed PASSes where another FAILs. Deterministic claims are not rerun."""
+    one root seed PASSes where another FAILs. A claim decided over units has each root seed's
+    verdict from the same rule application as the headline (:func:`decide_units`) and its unit
+    count in ``n_units``, so that the pooled units can be split back by root seed.
+    Deterministic claims are not rerun."""
     if not claim.stochastic:
         return {"deterministic": True}
     pooled = pooled_verdict(claim, runs)
-    rows = [
-        {
+    rows = []
+    for r, run in enumerate(runs):
+        row = {
             "replicate": r,
             "root_entropy": replace(ctx, replicate=r).root_entropy(),
             "verdict": run.verdict.value,
             "statistic": _statistic(claim, run),
         }
-        for r, run in enumerate(runs)
-    ]
+        if claim.decision is not None and run.verdict is not Verdict.ERROR:
+            units = (run.decision or {}).get("units", {})
+            own = decide_units(claim, units, ctx.scale)
+            row["verdict"] = own.verdict.value
+            row["n_units"] = unit_counts(own.units)
+        rows.append(row)
+    return replication_summary(claim, rows, pooled.verdict)
+
+
+def unit_counts(units: Mapping[str, list[float]]) -> int | dict[str, int]:
+    """The number of units: one count when every statistic has as many, else per statistic."""
+    counts = {name: len(values) for name, values in units.items()}
+    return next(iter(counts.values())) if len(set(counts.values())) == 1 else counts
+
+
+def replication_summary(
+    claim: Claim, rows: list[dict[str, Any]], verdict: Verdict
+) -> dict[str, Any]:
+    """The replication record around its per-root-seed ``rows``, against the headline
+    ``verdict``: counts, agreement, fragility and the statistic's mean and sd over root
+    seeds."""
     values = np.array([row["statistic"] for row in rows if row["statistic"] is not None])
-    agree = sum(run.verdict is pooled.verdict for run in runs)
-    verdicts = {run.verdict for run in runs}
+    verdicts = [Verdict(row["verdict"]) for row in rows]
+    agree = sum(v is verdict for v in verdicts)
     return {
         "deterministic": False,
         "statistic": claim.statistic,
         "replicates": rows,
-        "counts": {v.value: sum(run.verdict is v for run in runs) for v in Verdict},
-        "n": len(runs),
+        "counts": {v.value: sum(w is v for w in verdicts) for v in Verdict},
+        "n": len(rows),
         "agree": agree,
-        "rate": agree / len(runs),
+        "rate": agree / len(rows),
         "statistic_mean": float(values.mean()) if values.size else None,
         "statistic_sd": float(values.std(ddof=1)) if values.size > 1 else None,
-        "fragile": {Verdict.PASS, Verdict.FAIL} <= verdicts,
+        "fragile": {Verdict.PASS, Verdict.FAIL} <= set(verdicts),
     }
 
 
+def decide_units(claim: Claim, units: Mapping[str, list[float]], scale: str | None) -> Any:
+    """The :class:`~paper_checks.decision.Decision` of ``claim``'s rule over ``units`` at
+    ``scale``: α spent over the claim's planned looks there (:mod:`paper_checks.looks`). Every
+    verdict of a decided claim comes from here: the headline (:func:`pooled_verdict`, one root
+    seed or several), each root seed's diagnostic and a re-decision of stored units
+    (:mod:`paper_checks.redecide`)."""
+    from paper_checks.looks import look_count
+
+    assert claim.decision is not None
+    rule = claim.decision
+    return rule.decide(
+        {s: units.get(s, []) for s in rule.statistics}, looks=look_count(claim.id, scale)
+    )
+
+
+def look_note(claim: Claim, scale: str | None, root_seeds: int) -> str:
+    """ "" for a claim with one look at ``scale``; else which planned look ``root_seeds`` is, or
+    that it is an unplanned one (its error rates are then not the rule's)."""
+    from paper_checks.looks import looks
+
+    planned = looks(claim.id, scale or "")
+    if len(planned) < 2:
+        return ""
+    counts = ", ".join(map(str, planned))
+    if root_seeds in planned:
+        return (
+            f"planned look {planned.index(root_seeds) + 1} of {len(planned)} at {scale} "
+            f"(root seeds {counts}; α/{len(planned)} per look)"
+        )
+    return (
+        f"UNPLANNED LOOK: {root_seeds} root seed(s), not one of the {len(planned)} looks planned "
+        f"at {scale} ({counts} root seeds), so the rule's error rates do not hold"
+    )
+
+
+def headline_summary(
+    decision: Any, root_seeds: int, note: str, own: str, own_decision: Mapping[str, Any] | None
+) -> str:
+    """The summary of a decided claim's headline: over several root seeds "R root seeds pooled:
+    " and the decision; over one, the check's own summary ``own`` with the text of its own
+    decision ``own_decision`` replaced by the new one (kept whole when the decision is the
+    same), or the new decision's text when the old cannot be found in it. ``note``
+    (:func:`look_note`) is appended."""
+    from paper_checks.decision import Decision
+
+    if root_seeds > 1:
+        text = f"{root_seeds} root seeds pooled: {_short_summary(decision)}"
+    elif own_decision is not None and _same(own_decision, decision.to_json()):
+        text = own
+    else:
+        text = _short_summary(decision)
+        if own_decision is not None:
+            old = Decision.from_json(own_decision)
+            for render in (Decision.summary, _short_summary):
+                if (found := render(old)) and found in own:
+                    new = decision.summary() if render is Decision.summary else text
+                    text = own.replace(found, new)
+                    break
+    return f"{text}; {note}" if note and not text.endswith(note) else text
+
+
+def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two stored decisions are equal (as JSON: a NaN stored as null)."""
+    from sims._jsonio import to_jsonable
+
+    return to_jsonable(a) == to_jsonable(b)
+
+
 def pooled_verdict(claim: Claim, runs: list[CheckResult]) -> CheckResult:
-    """The headline result of a stochastic claim checked under several root seeds: the primary
-    run's record with the verdict (and summary) of all root seeds together.
+    """The headline result of a stochastic claim checked under one or several root seeds: the
+    primary run's record with the verdict (and summary) of all root seeds together.
 
     A claim with a ``decision`` applies its rule to the units of every root seed pooled
-    (:func:`paper_checks.decision.pool_units`); an ``exact`` claim (a counterexample is a proof)
-    FAILs when any root seed FAILs and PASSes when every one PASSes. A root seed that crashed
-    makes the headline ERROR. A claim of neither kind keeps the primary verdict."""
+    (:func:`paper_checks.decision.pool_units`), at the level its planned looks at the run's
+    scale leave (:func:`decide_units`), a single root seed included, so that the headline does
+    not depend on the number of root seeds run; a look at a root-seed count that is not planned
+    is flagged in the summary. An ``exact`` claim (a counterexample is a proof) FAILs when any
+    root seed FAILs and PASSes when every one PASSes. A root seed that crashed makes the
+    headline ERROR. A claim of neither kind keeps the primary verdict."""
     primary = runs[0]
     crashed = [r for r, run in enumerate(runs) if run.verdict is Verdict.ERROR]
     if crashed:
+        if len(runs) == 1:
+            return primary
         return replace(
             primary,
             verdict=Verdict.ERROR,
@@ -211,14 +307,17 @@ def pooled_verdict(claim: Claim, runs: list[CheckResult]) -> CheckResult:
     if claim.decision is not None:
         from paper_checks.decision import pool_units
 
+        scale = primary.provenance.get("scale")
         units = pool_units((run.decision or {}).get("units", {}) for run in runs)
-        decision = claim.decision.decide({s: units.get(s, []) for s in claim.decision.statistics})
-        return replace(
-            primary,
-            verdict=decision.verdict,
-            summary=f"{n} root seeds pooled: {_short_summary(decision)}",
-            decision=decision.to_json(),
+        decision = decide_units(claim, units, scale)
+        summary = headline_summary(
+            decision, n, look_note(claim, scale, n), primary.summary, primary.decision
         )
+        return replace(
+            primary, verdict=decision.verdict, summary=summary, decision=decision.to_json()
+        )
+    if n == 1:
+        return primary
     if claim.exact:
         verdicts = [run.verdict for run in runs]
         if Verdict.FAIL in verdicts:
@@ -242,7 +341,7 @@ SUMMARY_PARTS = 4
 
 def _short_summary(decision: Any) -> str:
     """:meth:`Decision.summary`, or for many parts: the verdict, the counts of PASS and FAIL
-    parts, and the parts that FAIL or are undecided."""
+    parts, the parts that FAIL or are undecided, and the units that would decide it."""
     if len(decision.parts) <= SUMMARY_PARTS:
         return decision.summary()
     by = {v: [p.part.statistic for p in decision.parts if p.verdict is v] for v in Verdict}
@@ -251,11 +350,10 @@ def _short_summary(decision: Any) -> str:
         f"{decision.verdict.value} over {n} units: {len(by[Verdict.PASS])} of "
         f"{len(decision.parts)} parts PASS, {len(by[Verdict.FAIL])} FAIL"
     )
-    if by[Verdict.FAIL]:
-        text += f" ({', '.join(dict.fromkeys(by[Verdict.FAIL]))})"
-    if by[Verdict.INCONCLUSIVE]:
-        text += f"; undecided: {', '.join(dict.fromkeys(by[Verdict.INCONCLUSIVE]))}"
-    if decision.units_needed:
+    for v in (Verdict.FAIL, Verdict.INCONCLUSIVE):
+        if by[v]:
+            text += f"; {v.value}: {', '.join(dict.fromkeys(by[v]))}"
+    if decision.verdict is Verdict.INCONCLUSIVE and decision.units_needed is not None:
         text += f"; about {decision.units_needed} units would decide it"
     return text + (f"; {decision.reason}" if decision.reason else "")
 
@@ -402,6 +500,13 @@ def run_claims(
                 headline = pooled_verdict(claim, ordered) if claim.stochastic else result
                 result = replace(headline, replication=replicate_claim(claim, ctx, ordered))
                 write_claim(ctx.out_dir, result)
+            elif claim.decision is not None:  # one root seed: the same rule application
+                headline = pooled_verdict(claim, [result])
+                if (headline.verdict, headline.summary) != (result.verdict, result.summary) or (
+                    not _same(headline.decision or {}, result.decision or {})
+                ):
+                    result = headline
+                    write_claim(ctx.out_dir, result)
             logger.info("%s: %s (%s)", claim.id, result.verdict.value, result.summary)
             results[i] = result
             bar.set_postfix_str(claim.id)

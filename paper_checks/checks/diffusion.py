@@ -635,6 +635,19 @@ def unit_exponents(
             before="quick R=5: headline PASS, per root seed PASS 3, FAIL 1, INCONCLUSIVE 1 "
             "(τ_mem exponent 0.87, 0.34, 0.83, 1.05, 1.29); full R=3: PASS 3 (1.14, 1.09, 0.93)",
         ),
+        HistoryEntry(
+            date="2026-12-02",
+            change="bounds over units widened for skewed unit values: c = t·(1 + 1.5·(2z² + 1)/(6z√n)) "
+            "in place of Student's t, for unit values of skewness within ±1 whose tails are at "
+            "least as heavy as a gamma's (paper_checks.decision); the stored units re-decided, "
+            "nothing rerun",
+            reason="Student's t let right-skewed units FAIL a 'greater' part (and left-skewed units PASS "
+            "one) falsely at 0.042–0.058 instead of 0.025 at skewness 1, 3 to 30 units (issue 26 "
+            "item 4)",
+            before="full R=3: PASS over 15 units (tau_mem_exponent 1.068, upper bound 1.172 < 1.2); "
+            "widened 1.209: INCONCLUSIVE, about 17 units would decide it; quick unchanged "
+            "(INCONCLUSIVE)",
+        ),
     ],
 )
 def tau_gen_constant_tau_mem_linear(

@@ -686,6 +686,19 @@ def sink_units(f_base: np.ndarray, f_gated: np.ndarray, uniform: float) -> np.nd
             "PASS 3 (0.161, 0.092, 0.156), INCONCLUSIVE 2 (no sink); full: max 0.378 over the 4 "
             "seeds with a sink: 0.161, 0.213, 0.235, 0.378)",
         ),
+        HistoryEntry(
+            date="2026-12-02",
+            change="bounds over units widened for skewed unit values: c = t·(1 + 1.5·(2z² + 1)/(6z√n)) "
+            "in place of Student's t, for unit values of skewness within ±1 whose tails are at "
+            "least as heavy as a gamma's (paper_checks.decision); the stored units re-decided, "
+            "nothing rerun",
+            reason="Student's t let right-skewed units FAIL a 'greater' part (and left-skewed units PASS "
+            "one) falsely at 0.042–0.058 instead of 0.025 at skewness 1, 3 to 30 units (issue 26 "
+            "item 4)",
+            before="full: PASS over 4 units (f_attn_log_ratio -1.814, upper bound -0.702 < ln 0.5 = "
+            "-0.693); widened -0.085: INCONCLUSIVE, about 6 units would decide it; quick "
+            "unchanged (PASS over 3 units)",
+        ),
     ],
 )
 def sink_removed(

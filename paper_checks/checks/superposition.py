@@ -548,6 +548,19 @@ def _unit_lists(rows: list[dict[str, Any]], rule: Rule) -> dict[str, list[float]
             "within 1 ± 0.2 as two one-sided tests, the worst overlap error < 0.15, min φ_1/2 > "
             "0.99 and the smallest local slope > 0",
         ),
+        HistoryEntry(
+            date="2026-12-02",
+            change="bounds over units widened for skewed unit values: c = t·(1 + 1.5·(2z² + 1)/(6z√n)) "
+            "in place of Student's t, for unit values of skewness within ±1 whose tails are at "
+            "least as heavy as a gamma's (paper_checks.decision); the stored units re-decided, "
+            "nothing rerun",
+            reason="Student's t let right-skewed units FAIL a 'greater' part (and left-skewed units PASS "
+            "one) falsely at 0.042–0.058 instead of 0.025 at skewness 1, 3 to 30 units (issue 26 "
+            "item 4)",
+            before="quick R=5: PASS over 5 units (overlap_error 0.066, upper bound 0.149 < 0.15; "
+            "local_slope_min 0.44, lower bound 0.152 > 0); widened 0.200 and -0.026: "
+            "INCONCLUSIVE, about 8 units would decide it; full unchanged (INCONCLUSIVE)",
+        ),
     ],
 )
 def strong_inverse_m(
@@ -1342,6 +1355,19 @@ DENSITY_RULE = Rule(
             "every slope in [0.7, 1.5] and the α_m shift < 0.2 of one training run became parts "
             "over units (one training seed of the three ladders each, 3 per root seed at full): "
             "per-unit min slope ratio > 0.7, max < 1.5, and max α_m shift < 0.2",
+        ),
+        HistoryEntry(
+            date="2026-12-02",
+            change="bounds over units widened for skewed unit values: c = t·(1 + 1.5·(2z² + 1)/(6z√n)) "
+            "in place of Student's t, for unit values of skewness within ±1 whose tails are at "
+            "least as heavy as a gamma's (paper_checks.decision); the stored units re-decided, "
+            "nothing rerun",
+            reason="Student's t let right-skewed units FAIL a 'greater' part (and left-skewed units PASS "
+            "one) falsely at 0.042–0.058 instead of 0.025 at skewness 1, 3 to 30 units (issue 26 "
+            "item 4)",
+            before="full: PASS over 3 units (slope_ratio_max 1.17, upper bound 1.422 < 1.5); widened "
+            "1.612: INCONCLUSIVE, about 4 units would decide it; quick unchanged "
+            "(INCONCLUSIVE, full scale only)",
         ),
     ],
 )

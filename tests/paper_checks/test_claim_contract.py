@@ -130,7 +130,11 @@ def test_every_stochastic_claim_is_decided_over_units_or_exact_over_instances():
 @pytest.mark.parametrize("claim", [c for c in CLAIMS if c.decision], ids=lambda c: c.id)
 def test_reference_verdicts_recompute_from_their_committed_units(claim, scale):
     """A reader can recompute every decided verdict from the repository: the rule applied to the
-    per-unit values stored in the record gives the record's verdict."""
+    per-unit values stored in the record, at the level its planned looks at that scale leave
+    (paper_checks.looks), gives the record's verdict and bounds; a record is a planned look."""
+    from paper_checks.looks import looks
+    from paper_checks.runner import decide_units
+
     if scale not in REFERENCE_RUNS:
         pytest.skip(f"no committed {scale} reference run")
     run, records = load_reference(scale)
@@ -138,5 +142,25 @@ def test_reference_verdicts_recompute_from_their_committed_units(claim, scale):
     if record is None or (scale == "full" and superseded_by(record, run)):
         pytest.skip(f"no current {scale} record of {claim.id}")
     assert record.decision is not None, f"{claim.id}: the {scale} record holds no decision"
-    decision = claim.decision.decide(record.decision["units"])
+    decision = decide_units(claim, record.decision["units"], scale)
     assert record.verdict is decision.verdict or record.verdict is Verdict.ERROR
+    if record.verdict is not Verdict.ERROR:
+        for stored, part in zip(record.decision["parts"], decision.parts, strict=True):
+            assert stored["level"] == pytest.approx(part.level), stored["statistic"]
+            assert (stored["lower"], stored["upper"]) == pytest.approx(
+                (_finite(part.lower), _finite(part.upper))
+            ), stored["statistic"]
+    rep = record.replication or {}
+    root_seeds = rep.get("n", 1) if not rep.get("deterministic", True) else 1
+    planned = looks(claim.id, scale)
+    assert not planned or root_seeds in planned, (
+        f"{claim.id}: a look at {root_seeds} root seeds, not one of those planned at {scale} "
+        f"({planned})"
+    )
+
+
+def _finite(x: float) -> float | None:
+    """A bound as the record stores it (a non-finite one as null)."""
+    import math
+
+    return x if math.isfinite(x) else None

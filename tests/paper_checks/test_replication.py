@@ -147,6 +147,61 @@ def test_the_headline_of_a_decided_claim_pools_the_units_of_every_root_seed(tmp_
     assert read_json(tmp_path / "rlvr.test_gain.json")["verdict"] == pooled.verdict.value
 
 
+def test_each_root_seed_is_decided_by_the_same_rule_and_counts_its_units(tmp_path):
+    result = run_claim(_decided(_gain(1.5, 4)), Context(out_dir=tmp_path), replicates=3)
+    rows = result.replication["replicates"]
+    for r, row in enumerate(rows):
+        own = Context(claim_id="rlvr.test_gain", replicate=r).rng("x").normal(size=4) + 1.5
+        assert row["n_units"] == 4
+        assert row["verdict"] == GAIN_RULE.decide({"x": own}).verdict.value
+        assert row["statistic"] == pytest.approx(own.mean())
+
+
+@pytest.fixture
+def planned(monkeypatch):
+    """rlvr.test_gain with two planned looks at quick, at 2 and 4 root seeds."""
+    from paper_checks import looks
+
+    monkeypatch.setitem(looks.PLANNED_LOOKS, ("rlvr.test_gain", "quick"), (2, 4))
+
+
+def test_planned_looks_spend_alpha_over_the_looks(tmp_path, planned):
+    result = run_claim(_decided(_gain(1.0, 3)), Context(out_dir=tmp_path), replicates=4)
+    units = result.decision["units"]
+    assert result.decision["parts"][0]["level"] == pytest.approx(0.025 / 2)
+    assert result.verdict is GAIN_RULE.decide(units, looks=2).verdict
+    assert "planned look 2 of 2 at quick" in result.summary
+    assert all(row["n_units"] == 3 for row in result.replication["replicates"])
+
+
+def test_a_look_not_in_the_plan_is_flagged(tmp_path, planned):
+    result = run_claim(_decided(_gain(1.0, 3)), Context(out_dir=tmp_path), replicates=3)
+    assert "UNPLANNED LOOK: 3 root seed(s)" in result.summary
+    assert result.decision["parts"][0]["level"] == pytest.approx(0.025 / 2)
+
+
+def test_one_root_seed_gets_its_headline_from_the_same_rule_application(tmp_path, planned):
+    # the check decides at α; with two looks planned the headline is decided at α/2, from the
+    # same units, and the check's own decision text in its summary is replaced
+    check = _gain(1.0, 12)
+    own = check(Context(claim_id="rlvr.test_gain"))
+    result = run_claim(_decided(check), Context(out_dir=tmp_path), replicates=1)
+    again = GAIN_RULE.decide(own.decision["units"], looks=2)
+    assert result.decision == json.loads(json.dumps(again.to_json()))
+    assert result.verdict is again.verdict
+    assert result.summary.startswith(again.summary())
+    assert "UNPLANNED LOOK: 1 root seed(s)" in result.summary
+    assert read_json(tmp_path / "rlvr.test_gain.json")["decision"] == result.decision
+
+
+def test_one_root_seed_without_planned_looks_keeps_the_checks_summary(tmp_path):
+    check = _gain(1.0, 12)
+    own = check(Context(claim_id="rlvr.test_gain"))
+    result = run_claim(_decided(check), Context(out_dir=tmp_path), replicates=1)
+    assert (result.verdict, result.summary) == (own.verdict, own.summary)
+    assert result.decision == own.decision
+
+
 def test_root_seeds_at_a_true_margin_rarely_contradict(tmp_path):
     """Two independent seed sets give PASS and FAIL with probability at most 2α: at a true mean
     between the margins, 40 five-seed pools decide PASS or FAIL rarely (≈ 2.5% each side)."""

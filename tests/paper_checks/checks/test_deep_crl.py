@@ -206,8 +206,9 @@ def test_critic_learns_geodesic_passes_for_a_gain_below_the_measured_one(out_dir
 @pytest.mark.parametrize(
     ("deep", "shallow", "verdict"),
     [
-        ([0.9, 0.8, 1.0], [0.3, 0.4, 0.2], Verdict.PASS),  # paired gain 0.6, 0.4, 0.8
-        ([0.2, 0.3, 0.1], [0.6, 0.7, 0.8], Verdict.FAIL),  # gain −0.4, −0.4, −0.7
+        # four seeds: three leave gains this spread open under the skew-robust bounds
+        ([0.9, 0.8, 1.0, 0.85], [0.3, 0.4, 0.2, 0.3], Verdict.PASS),  # gain .6, .4, .8, .55
+        ([0.2, 0.3, 0.1, 0.2], [0.6, 0.7, 0.8, 0.7], Verdict.FAIL),  # −.4, −.4, −.7, −.5
         ([0.6, 0.1, 0.9], [0.4, 0.5, 0.3], Verdict.INCONCLUSIVE),  # +0.2, −0.4, +0.6: noise
         ([0.36, 0.36, 0.36], [0.33, 0.33, 0.33], Verdict.FAIL),  # gain 0.03 exactly, sd 0
         ([1.0, 1.0, 1.0], [0.0, 0.0, 0.0], Verdict.PASS),  # sd 0, gain 1

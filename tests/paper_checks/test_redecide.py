@@ -1,0 +1,217 @@
+"""Re-deciding a run's stored units under today's rules (paper_checks.redecide,
+``paper-checks report --redecide``): only decision outputs change, and they become what a fresh
+run decides; legacy rows are split back by root seed; stale and merged runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from paper_checks.claims import _REGISTRY, HistoryEntry, claim
+from paper_checks.cli import main
+from paper_checks.context import Context
+from paper_checks.decision import Part, Rule
+from paper_checks.redecide import redecide_run, split_units
+from paper_checks.results import CheckResult
+
+CLAIM_ID = "rlvr.test_redecide"
+RULE = Rule("one draw", (Part("x", "a draw", "greater", 0.0, -0.5),))
+UNITS_PER_SEED = 4
+
+
+def _check(ctx: Context) -> CheckResult:
+    x = 1.2 + ctx.rng("x").normal(size=UNITS_PER_SEED)
+    d = RULE.decide({"x": x})
+    return CheckResult(
+        d.verdict, f"draws: {d.summary()}", {"n": len(x)}, {}, "", decision=d.to_json()
+    )
+
+
+@pytest.fixture
+def decided():
+    claim(
+        CLAIM_ID,
+        paper="rlvr",
+        statement="A gain <for tests>.",
+        source="tests",
+        stochastic=True,
+        decision=RULE,
+        history=[HistoryEntry("2026-11-30", "a change", "a test", "PASS")],
+    )(_check)
+    yield CLAIM_ID
+    _REGISTRY.pop(CLAIM_ID, None)
+
+
+def _run(out: Path, replicates: int) -> dict:
+    assert main(["run", CLAIM_ID, "--replicates", str(replicates), "--out", str(out)]) in (0, 1)
+    return _payload(out)
+
+
+def _payload(out: Path) -> dict:
+    return json.loads((out / "results.json").read_text(encoding="utf-8"))
+
+
+def _record(payload: dict) -> dict:
+    return next(r for r in payload["claims"] if r["claim_id"] == CLAIM_ID)
+
+
+def _write(out: Path, payload: dict) -> None:
+    from sims._jsonio import dumps
+
+    (out / "results.json").write_text(dumps(payload), encoding="utf-8")
+    (out / f"{CLAIM_ID}.json").write_text(dumps(_record(payload)), encoding="utf-8")
+
+
+def _old(record: dict) -> None:
+    """Make ``record`` look decided by another rule: other bounds, verdicts and words."""
+    record["verdict"] = "FAIL"
+    record["summary"] = "3 root seeds pooled: an old decision"
+    record["decision"]["verdict"] = "FAIL"
+    record["decision"]["parts"][0].update(lower=-9.0, upper=-8.0, verdict="FAIL")
+    for row in record["replication"]["replicates"]:
+        row["verdict"] = "FAIL"
+    record["replication"]["counts"]["FAIL"] = 3
+    record["rule"] = "an older rule: PASS or FAIL"
+    record["history"] = []
+
+
+def test_a_fresh_run_is_left_as_it_is(decided, tmp_path):
+    _run(tmp_path / "r", 3)
+    before = (tmp_path / "r" / "results.json").read_bytes()
+    (outcome,) = redecide_run(tmp_path / "r")
+    assert (outcome.claim_id, outcome.changed) == (CLAIM_ID, False)
+    assert (tmp_path / "r" / "results.json").read_bytes() == before
+
+
+def test_only_decision_outputs_change_and_they_become_a_fresh_runs(decided, tmp_path):
+    out = tmp_path / "r"
+    fresh = _run(out, 3)
+    old = json.loads(json.dumps(fresh))
+    _old(_record(old))
+    old["counts"] = {"ERROR": 0, "FAIL": 1, "INCONCLUSIVE": 0, "PASS": 0}
+    _write(out, old)
+    (outcome,) = redecide_run(out, ["report", "--redecide", "r"])
+    assert outcome.changed
+    assert (outcome.before, outcome.after) == ("FAIL", _record(fresh)["verdict"])
+    now = _payload(out)
+    assert _record(now) == _record(fresh)  # measured, units, provenance untouched
+    assert json.loads((out / f"{CLAIM_ID}.json").read_text(encoding="utf-8")) == _record(fresh)
+    assert now["counts"] == fresh["counts"]
+    update = now["run"]["updates"][-1]
+    assert update["argv"] == ["report", "--redecide", "r"]
+    assert (update["claims"], update["redecided"]) == ([], [CLAIM_ID])
+    # a second pass finds nothing to change and writes nothing
+    text = (out / "results.json").read_text(encoding="utf-8")
+    assert not redecide_run(out)[0].changed
+    assert (out / "results.json").read_text(encoding="utf-8") == text
+
+
+def test_legacy_rows_are_split_back_by_root_seed(decided, tmp_path):
+    out = tmp_path / "r"
+    fresh = _run(out, 3)
+    old = json.loads(json.dumps(fresh))
+    record = _record(old)
+    units = record["decision"]["units"]["x"]
+    _old(record)
+    # made before rows had n_units, by Student's t: each row's verdict that rule's on its units
+    for r, row in enumerate(record["replication"]["replicates"]):
+        del row["n_units"]
+        row["statistic"] = None
+        own = [units[r * UNITS_PER_SEED : (r + 1) * UNITS_PER_SEED]]
+        row["verdict"] = RULE.verdicts({"x": own}, skew=0.0)[0].value
+    _write(out, old)
+    (outcome,) = redecide_run(out)
+    now = _record(_payload(out))
+    rows, fresh_rows = now["replication"]["replicates"], _record(fresh)["replication"]["replicates"]
+    assert [r["verdict"] for r in rows] == [r["verdict"] for r in fresh_rows]
+    assert [r["statistic"] for r in rows] == pytest.approx([r["statistic"] for r in fresh_rows])
+    assert now["replication"]["statistic_mean"] == pytest.approx(
+        _record(fresh)["replication"]["statistic_mean"]
+    )
+    assert not outcome.notes
+
+
+def test_an_unknown_split_leaves_the_rows_and_says_why(decided):
+    units = {"x": [1.0, 2.0, 3.0, 4.0, 5.0]}
+    rows = [{"replicate": r, "verdict": "INCONCLUSIVE", "statistic": None} for r in range(2)]
+    shares, why = split_units(_REGISTRY[CLAIM_ID], units, rows)
+    assert shares is None
+    assert "do not split evenly" in why
+    rows = [{**row, "n_units": n} for row, n in zip(rows, (2, 3), strict=True)]
+    shares, _ = split_units(_REGISTRY[CLAIM_ID], units, rows)
+    assert shares == [{"x": [1.0, 2.0]}, {"x": [3.0, 4.0, 5.0]}]
+    # an equal split is refused when it contradicts the rows' stored statistics and verdicts
+    rows = [
+        {"replicate": 0, "verdict": "FAIL", "statistic": 9.0},
+        {"replicate": 1, "verdict": "FAIL", "statistic": 9.0},
+    ]
+    shares, why = split_units(_REGISTRY[CLAIM_ID], {"x": [1.0, 2.0, 3.0, 4.0]}, rows)
+    assert shares is None
+    assert "matches neither" in why
+
+
+def test_a_stale_record_is_left_whole(decided, tmp_path):
+    out = tmp_path / "r"
+    fresh = _run(out, 3)
+    old = json.loads(json.dumps(fresh))
+    record = _record(old)
+    _old(record)
+    record["provenance"]["code"] = "0" * 64
+    _write(out, old)
+    before = (out / "results.json").read_bytes()
+    (outcome,) = redecide_run(out)
+    assert not outcome.changed
+    assert "stale" in outcome.notes[0]
+    assert (out / "results.json").read_bytes() == before
+
+
+def test_a_merged_run_is_redecided_with_its_planned_looks(decided, tmp_path, monkeypatch):
+    # the reference holds one root seed; a later look at 3 is made elsewhere and merged in; the
+    # plan (1, 3) was declared after the runs, so both decide at α/2 only once re-decided
+    ref, extra = tmp_path / "ref", tmp_path / "extra"
+    _run(ref, 1)
+    _run(extra, 3)
+    assert main(["merge", str(extra), str(ref)]) == 0
+    from paper_checks import looks
+
+    monkeypatch.setitem(looks.PLANNED_LOOKS, (CLAIM_ID, "quick"), (1, 3))
+    (outcome,) = redecide_run(ref)
+    record = _record(_payload(ref))
+    assert outcome.changed
+    assert record["decision"]["parts"][0]["level"] == pytest.approx(0.025 / 2)
+    assert len(record["decision"]["units"]["x"]) == 3 * UNITS_PER_SEED
+    assert record["verdict"] == RULE.decide(record["decision"]["units"], looks=2).verdict.value
+    assert record["summary"].endswith(
+        "planned look 2 of 2 at quick (root seeds 1, 3; α/2 per look)"
+    )
+    assert all(r["n_units"] == UNITS_PER_SEED for r in record["replication"]["replicates"])
+    assert not redecide_run(ref)[0].changed  # the look's note is not appended twice
+
+
+def test_one_root_seed_with_planned_looks_is_redecided_once(decided, tmp_path, monkeypatch):
+    from paper_checks import looks
+
+    _run(tmp_path / "r", 1)
+    monkeypatch.setitem(looks.PLANNED_LOOKS, (CLAIM_ID, "quick"), (1, 3))
+    assert redecide_run(tmp_path / "r")[0].changed
+    record = _record(_payload(tmp_path / "r"))
+    assert record["summary"].startswith("draws: ")  # the check's own words kept
+    assert record["summary"].count("planned look 1 of 2") == 1
+    assert record["decision"]["parts"][0]["level"] == pytest.approx(0.025 / 2)
+    assert not redecide_run(tmp_path / "r")[0].changed
+
+
+def test_the_command_line_redecides_and_reports(decided, tmp_path, capsys):
+    out = tmp_path / "r"
+    old = _run(out, 3)
+    _old(_record(old))
+    _write(out, old)
+    capsys.readouterr()
+    assert main(["report", "--redecide", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"{CLAIM_ID}" in printed
+    assert "1 of 1 decided claims re-decided" in printed
+    assert "an old decision" not in (out / "report.md").read_text(encoding="utf-8")
+    assert main(["report", "--redecide", str(tmp_path / "missing")]) == 2
