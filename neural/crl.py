@@ -52,6 +52,20 @@ from neural.deep_crl import (
 )
 from sims.mazes import U_SMALL, GridMaze, PointMassMaze
 
+__all__ = [
+    "VARIANTS",
+    "Actor",
+    "Agent",
+    "EpisodeBuffer",
+    "cell_centres",
+    "evaluate",
+    "far_goals",
+    "q_map",
+    "rollout",
+    "train_online_crl",
+    "truncated_geometric_offsets",
+]
+
 #: log σ of the actor is squashed into [LOG_STD_MIN, LOG_STD_MAX] (spec §1).
 LOG_STD_MIN, LOG_STD_MAX = -5.0, 2.0
 ACTION_DIM = 2

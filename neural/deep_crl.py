@@ -28,6 +28,33 @@ from torch import nn
 from sims.mazes import GridMaze, sample_future_pairs, serpentine_layout, successor_measure
 from sims.sweep import task_checkpoint_dir
 
+__all__ = [
+    "CONFIGS",
+    "LSE_PENALTY",
+    "SQRT_EPS",
+    "VARIANTS",
+    "Config",
+    "Critic",
+    "CriticRun",
+    "Encoder",
+    "Variant",
+    "checkpoint_path",
+    "configured",
+    "critic_loss",
+    "energy_matrix",
+    "get_config",
+    "infonce_terms",
+    "load_checkpoint",
+    "paired_energy",
+    "run_key",
+    "save_checkpoint",
+    "signal_at_init",
+    "signal_task",
+    "spearman_rows",
+    "train_maze_critic",
+    "with_constant_feature",
+]
+
 #: The paper's logsumexp penalty weight λ (spec §1).
 LSE_PENALTY = 0.1
 #: ε inside the square root of ‖φ − ψ‖ (spec §7).

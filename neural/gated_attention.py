@@ -39,6 +39,25 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+__all__ = [
+    "GATES",
+    "INIT_STD",
+    "Block",
+    "GatedLM",
+    "GatedSelfAttention",
+    "LayerTrace",
+    "ModelConfig",
+    "RMSNorm",
+    "SwiGLU",
+    "apply_rope",
+    "attention_with_weights",
+    "count_parameters",
+    "gate_parameters_per_layer",
+    "init_shared",
+    "matched_config",
+    "rope_tables",
+]
+
 #: Gate variants: ``none`` is the baseline; G1 ``elementwise`` and ``headwise`` are the paper's
 #: gates; the rest are the weak controls of Table 1.
 GATES = (

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+__all__ = ["TASKS", "RunSettings", "build_model", "evaluate", "gated_lm_task", "lr_at", "train_run"]
+
 TASKS = ("text", "backcopy")
 
 

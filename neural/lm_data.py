@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+__all__ = ["BYTE_BOS", "TEXT_VOCAB", "BigramBackcopy", "text_batch", "text_split"]
+
 BYTE_BOS = 256
 TEXT_VOCAB = 257
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["random_boxes"]
+
 
 def random_boxes(
     n: int,

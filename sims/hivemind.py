@@ -15,6 +15,8 @@ import numpy as np
 
 from theory.hivemind import spearman
 
+__all__ = ["bootstrap_over_queries", "cross_query_similarities"]
+
 
 def cross_query_similarities(
     per_query: Sequence[np.ndarray], n_pairs: int, rng: np.random.Generator | int | None = None

@@ -15,6 +15,16 @@ from functools import cached_property
 
 import numpy as np
 
+__all__ = [
+    "U4",
+    "U_SMALL",
+    "GridMaze",
+    "PointMassMaze",
+    "sample_future_pairs",
+    "serpentine_layout",
+    "successor_measure",
+]
+
 #: scaling-crl's U4 maze (spec §3.1): the far goals lie behind the wall below the start.
 U4 = "#####/#GGG#/#R#G#/###G#/#G#G#/#GGG#/#####"
 #: The smaller U-maze of spec §4C.

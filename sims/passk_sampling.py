@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+__all__ = ["count_histogram_task", "count_histograms", "crossing_search_task", "plus_minus_plus"]
+
 
 def count_histograms(p: np.ndarray, n: int, reps: int, rng: Any = None) -> np.ndarray:
     """Histogram of the number of correct samples ``c ~ Binomial(n, p_i)`` over ``reps``

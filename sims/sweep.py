@@ -50,6 +50,7 @@ from tqdm.auto import tqdm
 from sims._jsonio import dumps, read_json, to_jsonable, write_json_atomic
 
 __all__ = [
+    "CpuMeter",
     "DaskExecutor",
     "Executor",
     "ProcessExecutor",

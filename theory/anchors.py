@@ -19,6 +19,33 @@ from dataclasses import dataclass
 
 import numpy as np
 
+__all__ = [
+    "ANCHOR_RATIOS",
+    "ANCHOR_SCALES",
+    "DECODE_CONVENTIONS",
+    "STRIDE",
+    "TIE_ORDERS",
+    "AnchorCount",
+    "anchor_count",
+    "anchor_grid",
+    "best_anchor_iou",
+    "box_iou",
+    "clip_boxes",
+    "conv_params",
+    "decode_boxes",
+    "descending",
+    "encode_boxes",
+    "feature_map_size",
+    "generate_anchors",
+    "inside_image",
+    "label_anchors",
+    "multibox_output_params",
+    "nms",
+    "rpn_head_params",
+    "rpn_output_params",
+    "select_proposals",
+]
+
 #: Feature stride of the conv5 map (VGG-16 / ZF): 4 poolings of 2.
 STRIDE = 16
 #: Anchor sizes (√area) and aspect ratios h/w of the paper (§3.1.1): 3 scales × 3 ratios, k = 9.

@@ -20,6 +20,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "DOMAIN_PSI",
+    "DOMAIN_T",
     "SELF_CHECK_MASS_TOL",
     "Bulk",
     "DataSpectrum",
@@ -28,6 +30,8 @@ __all__ = [
     "Spectrum",
     "SpectrumSelfCheckError",
     "SpectrumSelfCheckWarning",
+    "domain_sample",
+    "domain_scan",
     "find_bulks",
     "gaussian_expectation",
     "hermite_rule",

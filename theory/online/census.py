@@ -29,6 +29,21 @@ from itertools import permutations
 
 import numpy as np
 
+__all__ = [
+    "FIVE_POINT_CHUNKS",
+    "FIVE_POINT_CLASSES",
+    "MAX_CENSUS_POINTS",
+    "Census",
+    "CensusCounts",
+    "census",
+    "census5",
+    "census5_chunk",
+    "census5_values",
+    "class_rows",
+    "order_values",
+    "relabel",
+]
+
 MAX_CENSUS_POINTS = 4
 
 

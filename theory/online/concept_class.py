@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+__all__ = ["MAX_FILE_BYTES", "ConceptClass"]
+
 WORD = 64
 
 

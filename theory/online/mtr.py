@@ -35,6 +35,8 @@ import numpy as np
 from theory.online._mtr_numba import collisions, dp_layer
 from theory.online.concept_class import ConceptClass
 
+__all__ = ["MAX_POINTS", "TransductiveBound", "mtr_by_permutations", "transductive_mistake_bound"]
+
 #: Largest number of canonical points the exact DP accepts (memory ~ 2^n · 12 bytes per layer).
 MAX_POINTS = 26
 
