@@ -183,13 +183,21 @@ class Agent:
     """Actor, critic, log α and their Adam optimisers (spec §1: lr 3e-4; α₀, α lr, α-loss, LN ε
     and the constant input from ``config``)."""
 
+    #: The policy network.
     actor: Actor
+    #: The contrastive critic (state-action and goal encoders).
     critic: Critic
+    #: log of the entropy coefficient α (trained).
     log_alpha: torch.Tensor
+    #: H̄ = −0.5·|A|, SAC's target entropy.
     target_entropy: float
+    #: Adam on the actor.
     opt_actor: torch.optim.Optimizer
+    #: Adam on the critic.
     opt_critic: torch.optim.Optimizer
+    #: Adam on log α.
     opt_alpha: torch.optim.Optimizer
+    #: The CPU/reference settings (:data:`neural.deep_crl.CONFIGS`).
     config: Config
 
     @classmethod

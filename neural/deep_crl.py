@@ -66,10 +66,15 @@ class Variant:
     """An architecture switch set: residual connections, LayerNorm, activation, and whether the
     output embedding is L2-normalised."""
 
+    #: Residual connections around each block of 4 layers.
     residual: bool = True
+    #: LayerNorm after each Dense.
     layer_norm: bool = True
+    #: ``"swish"`` or ``"relu"``.
     activation: str = "swish"
+    #: L2-normalise the output embedding.
     normalize_embedding: bool = False
+    #: ε of LayerNorm.
     layer_norm_eps: float = 1e-5
 
 
@@ -100,10 +105,15 @@ class Config:
     The α fields matter only online (:mod:`neural.crl`).
     """
 
+    #: ε in LayerNorm's √(var + ε).
     layer_norm_eps: float
+    #: Initial entropy coefficient α.
     alpha0: float
+    #: Adam learning rate of log α.
     alpha_lr: float
+    #: ``"log"`` or ``"alpha"``: the α loss (see above).
     alpha_loss: str
+    #: Append a constant 1 to every network input.
     constant_feature: bool
 
 
@@ -317,11 +327,17 @@ class CriticRun:
     of the same run (same ``key``), so a run killed at any step and started again continues
     bit-identically from its last save."""
 
+    #: The critic being trained.
     critic: Critic
+    #: Its Adam optimiser.
     opt: torch.optim.Optimizer
+    #: The torch generator that draws the batches.
     gen: torch.Generator
+    #: Identifies the run; a saved state resumes only into the same key.
     key: str
+    #: SGD steps done.
     step: int = 0
+    #: Training loss at each step done.
     curve: list[float] = field(default_factory=list)
 
     def save(self, path: Path) -> None:

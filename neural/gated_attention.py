@@ -79,15 +79,25 @@ class ModelConfig:
     ``head_dim`` decouples d_k from d_model / n_heads (default: coupled); ``qk_norm`` normalises q
     and k per head before RoPE (Qwen3's convention, the default; False is the pre-issue-19 model)."""
 
+    #: Vocabulary size (embedding and output rows).
     vocab: int
+    #: Width d of the residual stream.
     d_model: int = 64
+    #: Decoder blocks.
     n_layers: int = 2
+    #: Attention heads per block.
     n_heads: int = 4
+    #: SwiGLU hidden width.
     d_ffn: int = 176
+    #: Longest sequence (RoPE table length).
     max_len: int = 256
+    #: Gate variant, one of :data:`GATES`.
     gate: str = "none"
+    #: RoPE frequency base.
     rope_base: float = 10_000.0
+    #: d_k per head (None: d_model / n_heads).
     head_dim: int | None = None
+    #: RMS-normalise q and k per head before RoPE.
     qk_norm: bool = True
 
     def __post_init__(self) -> None:
@@ -191,9 +201,13 @@ class LayerTrace(NamedTuple):
     or None; ``ungated``: the SDPA output before the gate (B, T, h, d_k); ``residual``: the
     residual stream the layer outputs (B, T, d)."""
 
+    #: Attention weights (B, h, T, T).
     attn: torch.Tensor
+    #: Gate values σ(·) (B, T, h, d_k or 1), or None without a gate.
     gate: torch.Tensor | None
+    #: The SDPA output before the gate (B, T, h, d_k).
     ungated: torch.Tensor
+    #: The residual stream the layer outputs (B, T, d).
     residual: torch.Tensor
 
 

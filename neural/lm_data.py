@@ -58,7 +58,9 @@ class BigramBackcopy:
     """A Bigram-Backcopy source: ``transition`` (V, V) row-stochastic, ``triggers`` the token ids
     after which the next token copies the one before the trigger. Tokens are 0..V−1, BOS = V."""
 
+    #: (V, V) row-stochastic bigram transition matrix.
     transition: np.ndarray
+    #: Token ids after which the next token copies the one before the trigger.
     triggers: np.ndarray
 
     @classmethod

@@ -139,11 +139,17 @@ def inside_image(
 class AnchorCount:
     """Anchors of one image size: the conv5 map, the total H'·W'·k and those fully inside."""
 
+    #: Image height in pixels.
     height: int
+    #: Image width in pixels.
     width: int
+    #: Rows H' of the conv5 feature map (one anchor position per row and column).
     feature_height: int
+    #: Columns W' of the conv5 feature map.
     feature_width: int
+    #: All anchors, H'·W'·k.
     total: int
+    #: Anchors lying wholly inside the image (within ``allowed_border``).
     inside: int
 
 

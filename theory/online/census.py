@@ -52,6 +52,7 @@ class Census:
     """Ldim and M_tr of every class on ``n_points`` points; index = class bitmask over the 2^n
     functions (bit f set: function f, whose label at point x is bit x of f, is in the class)."""
 
+    #: Points n of the domain (2^n functions, 2^(2^n) classes).
     n_points: int
     ldim: np.ndarray  # (2^(2^n),) int8, −1 for the empty class
     mtr: np.ndarray  # (2^(2^n),) int8
@@ -202,7 +203,9 @@ class CensusCounts:
     (fewest hypotheses, then smallest mask)."""
 
     classes: int  # the number of classes counted
+    #: (Ldim, M_tr) -> the number of classes with that pair.
     counts: dict[tuple[int, int], int]
+    #: (Ldim, M_tr) -> its smallest class (fewest hypotheses, then smallest mask), as a mask.
     smallest: dict[tuple[int, int], int]
 
     def gaps(self) -> dict[tuple[int, int], int]:
