@@ -525,6 +525,34 @@ def dp_seconds_estimate(n_points: int, n_hypotheses: int) -> float:
     return _DP_SECONDS_AT_25_64 * 2.0 ** (n_points - 25) * (max(n_hypotheses, 2) / 64) ** 2
 
 
+def dp_memory_floor(n_points: int, n_hypotheses: int) -> int:
+    """Bytes the exact M_tr DP (:func:`theory.online.mtr.transductive_mistake_bound`) holds at
+    least at its peak on ``n_points`` canonical points and ``n_hypotheses`` hypotheses, counted
+    from its tables: two (start, count) int64 index rows and one collision byte per point set
+    (33·2^n), a parent point and row (9 bytes) per stored vector of every layer so far, and the
+    vectors of two consecutive layers (|H| bytes each). Every point set's Pareto front holds at
+    least one vector, so this is a floor; a class whose fronts hold several vectors needs a
+    multiple of the vector part (measured on random classes of 18 points: ×1 at 64 hypotheses,
+    ×1.7 at 128, ×9 at 256, ×66 at 512)."""
+    n, h = n_points, n_hypotheses
+    if n == 0 or h <= 1:
+        return 0
+    peak, parents = 0, 0
+    for k in range(1, n + 1):
+        layer = math.comb(n, k)
+        parents += 9 * layer
+        peak = max(peak, parents + (math.comb(n, k - 1) + layer) * h)
+    return 33 * 2**n + peak
+
+
+def _dp_sizes(n_points: int, max_n: int | None) -> tuple[int, int]:
+    """(points of each DP, number of DPs): M_tr(H, n) for n below the canonical points solves
+    one DP per n-point subset."""
+    if max_n is None or max_n >= n_points:
+        return n_points, 1
+    return max_n, math.comb(n_points, max_n)
+
+
 def _online_work(H: Any, max_n: int | None, put: Any) -> None:
     """Ldim, VC, then M_tr (the exact DP, or a certified lower bound beyond
     :data:`EXACT_POINTS_CLI` points); each result is handed to ``put(kind, value)`` as soon as it
@@ -695,6 +723,42 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
 
 
+def _announce_dp(
+    path: Path, n_points: int, n_hypotheses: int, max_n: int | None, time_limit: float | None
+) -> None:
+    """Log the exact DP's time and memory estimates before it starts (when it takes over 5 s or
+    256 MiB), and refuse it (ValueError naming ``--class``) when its memory floor
+    (:func:`dp_memory_floor`) exceeds the memory available now."""
+    from paper_checks._inputs import _size, available_memory
+
+    points, solves = _dp_sizes(n_points, max_n)
+    seconds = solves * dp_seconds_estimate(points, n_hypotheses)
+    memory = dp_memory_floor(points, n_hypotheses)
+    free = available_memory()
+    size = f"{points} points and {n_hypotheses} hypotheses" + (
+        f" (each of the {solves} subsets that --max-n {max_n} selects)" if solves > 1 else ""
+    )
+    if memory > free:
+        fewer = " or a smaller --max-n" if max_n is not None else ""
+        raise ValueError(
+            f"--class {str(path)!r}: the exact DP on {size} needs at least {_size(memory)} of "
+            f"memory, more than the {_size(free)} available; use a class with fewer points or "
+            f"hypotheses{fewer}"
+        )
+    if seconds > 5 or memory > 256 * 2**20:
+        guard = f"--time-limit {time_limit:g} s" if time_limit else "no --time-limit set"
+        logger.warning(
+            "solve online: the exact DP on %s takes roughly %s on one core and at least %s of "
+            "memory (more when its Pareto fronts hold several vectors, as in random classes of "
+            "over 100 hypotheses; %s available) (%s)",
+            size,
+            _duration(seconds),
+            _size(memory),
+            _size(free),
+            guard,
+        )
+
+
 def solve_online(
     path: Path,
     *,
@@ -720,17 +784,8 @@ def solve_online(
         H = load_class(path)
         canon, _ = H.canonical()
     remaining = None if time_limit is None else max(time_limit - (time.monotonic() - start), 1e-3)
-    estimate = dp_seconds_estimate(canon.n_points, H.n_hypotheses)
-    if canon.n_points <= EXACT_POINTS_CLI and estimate > 5:
-        guard = f"--time-limit {time_limit:g} s" if time_limit else "no --time-limit set"
-        logger.warning(
-            "solve online: the exact DP on %d points and %d hypotheses takes roughly %s on one "
-            "core (%s)",
-            canon.n_points,
-            H.n_hypotheses,
-            _duration(estimate),
-            guard,
-        )
+    if canon.n_points <= EXACT_POINTS_CLI:
+        _announce_dp(path, canon.n_points, canon.n_hypotheses, max_n, time_limit)
     res = _run_online(H, max_n, remaining)
     label = "M_tr" if max_n is None else f"M_tr(H, n={max_n})"
     head = (

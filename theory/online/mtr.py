@@ -37,7 +37,8 @@ from theory.online.concept_class import ConceptClass
 
 __all__ = ["MAX_POINTS", "TransductiveBound", "mtr_by_permutations", "transductive_mistake_bound"]
 
-#: Largest number of canonical points the exact DP accepts (memory ~ 2^n · 12 bytes per layer).
+#: Largest number of canonical points the exact DP accepts (its tables take 33·2^n bytes, and
+#: |H| bytes per stored vector: several GiB at 26 points).
 MAX_POINTS = 26
 
 
