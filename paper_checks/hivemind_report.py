@@ -272,6 +272,8 @@ def diversity(
             curves.append(hm.distinct_model_curve(unit[idx], labels, n_top))
             refs.append(hm.interchangeable_curve(np.unique(labels, return_counts=True)[1], n_top))
     per_model = int(np.median([idx.size for idx in cells.values()]))
+    interchangeable = np.mean(refs, axis=0) if refs else np.zeros(0)
+    disjoint = hm.disjoint_curve(per_model, len(curves[0])) if curves else np.zeros(0)
     out: dict[str, Any] = {
         "models": models,
         "cutoffs": list(cutoffs),
@@ -284,9 +286,10 @@ def diversity(
         "topn": {
             "n": list(range(1, len(curves[0]) + 1)) if curves else [],
             "measured": np.mean(curves, axis=0).tolist() if curves else [],
-            "interchangeable": np.mean(refs, axis=0).tolist() if refs else [],
-            "disjoint": hm.disjoint_curve(per_model, len(curves[0])).tolist() if curves else [],
+            "interchangeable": interchangeable.tolist(),
+            "disjoint": disjoint.tolist(),
             "queries": len(curves),
+            "headline_n": headline_n(interchangeable, disjoint),
         },
         "s_bar": [{"model": m, "query": q, "s_bar": v} for (m, q), v in s_bar.items()],
     }
@@ -294,6 +297,18 @@ def diversity(
     out["by_decoding"] = _by_decoding(gens, unit, cutoffs)
     out["paraphrase"] = _paraphrase_gap(gens, unit, s_bar)
     return out
+
+
+def headline_n(interchangeable: np.ndarray, disjoint: np.ndarray) -> int | None:
+    """The N at which the top-N distinct-model count discriminates best: where the
+    interchangeable reference (labels carry no information) exceeds the disjoint one (models
+    share nothing) the most, the smallest such N on ties; None when they never differ (then no
+    N tells a hivemind from distinct models). At the largest N every neighbour is counted, so
+    every model set gives the same value there (all models); at N = 1 both references are 1."""
+    gap = np.asarray(interchangeable, dtype=float) - np.asarray(disjoint, dtype=float)
+    if gap.size == 0 or not np.max(gap) > 1e-9:
+        return None
+    return int(np.argmax(gap)) + 1
 
 
 def _tag_rows(values: dict[str, list[float]], cutoffs: Sequence[float]) -> list[dict[str, Any]]:
@@ -493,6 +508,8 @@ def plot_diversity(div: dict[str, Any], out_dir: Path) -> list[Path]:
         )
         ax.plot(topn["n"], topn["disjoint"], "--", color=THEORY, label="disjoint (theory)")
         ax.plot(topn["n"], topn["measured"], "o", ms=3.5, mfc="none", label="measured")
+        if topn.get("headline_n"):
+            ax.axvline(topn["headline_n"], color="0.6", lw=0.6, ls=":", label="headline N")
         ax.set_xlabel("N nearest neighbours")
         ax.set_ylabel("distinct models")
         ax.legend(fontsize="small")

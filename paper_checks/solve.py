@@ -970,13 +970,8 @@ def solve_hivemind(
             f"inter-model similarity (off-diagonal): {np.nanmin(off):.3f} to {np.nanmax(off):.3f}"
             + ("; diagonal includes self-pairs" if include_self_pairs else "")
         )
-    topn = div["topn"]
-    if topn["n"]:
-        lines.append(
-            f"distinct models among the top {topn['n'][-1]} neighbours: {topn['measured'][-1]:.2f} "
-            f"(interchangeable {topn['interchangeable'][-1]:.2f}, disjoint "
-            f"{topn['disjoint'][-1]:.0f})"
-        )
+    if div["topn"]["n"]:
+        lines.append(_topn_line(div["topn"]))
     lines.extend(
         f"{key.replace('_', ' ')}: "
         + "; ".join(f"{r['name']} {r['mean']:.3f} ({r['cells']} cells)" for r in div[key])
@@ -1011,6 +1006,27 @@ def solve_hivemind(
     write_json(out_dir / "report.json", to_jsonable(out), out_dir)
     lines.append(f"wrote {out_dir}/report.json, CSV tables and {len(figures) // 2} figures")
     return out, lines
+
+
+def _topn_line(topn: dict[str, Any]) -> str:
+    """The top-N distinct-model headline at ``topn["headline_n"]``, the N where the disjoint and
+    interchangeable references differ most (at the largest N every model set counts every model),
+    with where the measured count lies between them (0: as distinct as disjoint models, 1: as
+    mixed as interchangeable ones)."""
+    n = topn["headline_n"]
+    if n is None:
+        return (
+            f"distinct models among the top N neighbours: undefined (up to N = {topn['n'][-1]} "
+            "every set of models gives the same count; give each query more responses)"
+        )
+    measured, mixed, apart = (
+        topn[key][n - 1] for key in ("measured", "interchangeable", "disjoint")
+    )
+    return (
+        f"distinct models among the top {n} neighbours: {measured:.2f} (disjoint {apart:.0f}, "
+        f"interchangeable {mixed:.2f}: {(measured - apart) / (mixed - apart):.2f} of the way; "
+        f"N = {n} is where the two differ most, of N = 1..{topn['n'][-1]})"
+    )
 
 
 def _check_hivemind_targets(out_dir: Path, stems: list[str]) -> None:

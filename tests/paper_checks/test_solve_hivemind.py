@@ -254,3 +254,49 @@ def test_single_response_cells_are_rejected(tmp_path):
     rows = [{"query": f"q{i}", "model": "m", "response": f"r{i}"} for i in range(3)]
     with pytest.raises(ValueError, match="no \\(model, query\\) has 2 or more responses"):
         solve_hivemind(write(tmp_path / "g.jsonl", rows), out_dir=tmp_path / "o")
+
+
+def test_the_top_n_headline_is_where_the_references_differ_most(report):
+    """At the largest N every model set counts every model (3.00 for interchangeable and
+    disjoint alike on the example), so the headline is at the N of the widest gap between the
+    references, with the measured count's position between them."""
+    _, data, lines = report
+    topn = data["diversity"]["topn"]
+    gap = np.subtract(topn["interchangeable"], topn["disjoint"])
+    assert gap[-1] == pytest.approx(0.0)  # the old headline's N discriminates nothing
+    n = topn["headline_n"]
+    assert n == int(np.argmax(gap)) + 1 == 3
+    assert gap[n - 1] == pytest.approx(gap.max())
+    assert gap.max() > 1
+    measured, mixed, apart = topn["measured"][n - 1], topn["interchangeable"][n - 1], 1.0
+    (line,) = [x for x in lines if x.startswith("distinct models")]
+    assert line == (
+        f"distinct models among the top 3 neighbours: {measured:.2f} (disjoint 1, interchangeable "
+        f"{mixed:.2f}: {(measured - apart) / (mixed - apart):.2f} of the way; N = 3 is where the "
+        "two differ most, of N = 1..11)"
+    )
+
+
+def test_headline_n_ties_take_the_smallest_n_and_no_gap_is_undefined():
+    assert hr.headline_n(np.array([1.0, 2.0, 2.5, 3.0]), np.array([1.0, 1.0, 1.5, 3.0])) == 2
+    assert hr.headline_n(np.array([1.0]), np.array([1.0])) is None
+    assert hr.headline_n(np.zeros(0), np.zeros(0)) is None
+    # the paper's 25 models x 50 responses: disjoint stays 1 below N = 50, so N = 49
+    mixed = hm.interchangeable_curve([50] * 25, 49)
+    assert hr.headline_n(mixed, hm.disjoint_curve(50, 49)) == 49
+
+
+def test_one_response_per_model_and_query_gives_an_undefined_headline(tmp_path, capsys):
+    rows = [
+        {"query": f"q{q}", "model": m, "response": f"answer {m} {q} {i}"}
+        for q in range(3)
+        for m in ("a", "b")
+        for i in range(2 if m == "a" else 1)
+    ]
+    gens = write(tmp_path / "gens.jsonl", rows)
+    assert main(["solve", "hivemind", "--gens", str(gens), "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "distinct models among the top N neighbours: undefined (up to N = 2 every set of models "
+        "gives the same count; give each query more responses)"
+    ) in out
