@@ -1,5 +1,6 @@
-"""Measurements of attention sinks, massive activations and gate sparsity (spec
-``gated_attention.md`` §3; Qiu et al. 2025 Table 4, Fig. 2, §4.3 and appendix A.3-A.4).
+"""Measurements of attention sinks, massive activations and gate sparsity (Qiu et al. 2025,
+arXiv 2505.06708: Table 4, Fig. 2, §4.3 and appendix A.3-A.4; our exact definitions are in
+docs/gated_attention.md).
 
 All functions take numpy arrays (use :func:`traces_to_numpy` on the model's traces).
 
@@ -74,7 +75,8 @@ def sink_summary(first_token: np.ndarray, seq_len: int) -> dict[str, Any]:
 
 def massive_activation_summary(residuals: Sequence[np.ndarray]) -> dict[str, Any]:
     """M-Act from each layer's output residual stream (B, T, d): max |x| per layer and their mean
-    (Table 4), and max/median |x| per layer (more telling at tiny scale, spec §3)."""
+    (Table 4), and max/median |x| per layer (more telling at tiny scale, where no activation is
+    truly massive)."""
     maxima = np.array([np.abs(r).max() for r in residuals], dtype=float)
     medians = np.array([np.median(np.abs(r)) for r in residuals], dtype=float)
     return {
@@ -94,7 +96,7 @@ def gate_summary(
     SDPA output Y (B, T, h, d_k). Returns the mean gate (per layer and over layers), the histogram
     of gate values on :data:`GATE_BINS` (densities summing to 1) and the share below 0.1; with
     ``ungated`` (G1 gates only) also the share of |Y ⊙ g| < 1e-2 beside the share of
-    |Y · mean(g)| < 1e-2 (the scalar control of spec §3: the real gate is sparser when the first
+    |Y · mean(g)| < 1e-2 (a scalar control of ours: the real gate is sparser when the first
     exceeds the second) and the mean |Y| before and after the gate (A.3: 0.71 → 0.05)."""
     per_layer = np.array([g.mean() for g in gates], dtype=float)
     values = np.concatenate([g.ravel() for g in gates])

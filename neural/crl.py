@@ -1,5 +1,6 @@
 """Online contrastive RL (CRL) on the continuous point-mass maze, as in "1000 Layer Networks for
-Self-Supervised RL" (Wang et al., NeurIPS 2025; spec ``shared/papers/deep_crl.md`` §1, §4C, §7).
+Self-Supervised RL" (Wang et al., NeurIPS 2025; arXiv 2503.14858), following the authors' code
+(scaling-crl); the model and the CPU substitutes are set out in docs/deep_crl.md.
 
 - **Critic**: f(s, a, g) = −‖φ(s, a) − ψ(g)‖ (:class:`neural.deep_crl.Critic`), loss InfoNCE +
   λ·mean_i(LSE_j F_ij)² (:func:`neural.deep_crl.critic_loss`), positives = (s_t, a_t) with a future
@@ -7,9 +8,11 @@ Self-Supervised RL" (Wang et al., NeurIPS 2025; spec ``shared/papers/deep_crl.md
 - **Actor**: tanh-Gaussian π(a | s, g) with log σ squashed into [−5, 2]; SAC-style loss
   E[α log π(a|s,g) − f(s, a, g)], a ~ π, on the *relabeled* goals g; the entropy coefficient α is
   learned toward the target entropy −0.5|A|, by default by minimising −log α·(log π + H_target)
-  from α₀ = 0.05 (spec §7); ``config="reference"`` uses the reference's α·(−log π − H_target)
+  from α₀ = 0.05 (from α = 1 it barely moves in a few thousand steps at this scale, as a pilot
+  run showed); ``config="reference"`` uses the reference's α·(−log π − H_target)
   from α₀ = 1 (:class:`neural.deep_crl.Config`). Per SGD step the actor and α update first,
-  then the critic on the same batch (spec §1). No target networks, no TD, no reward.
+  then the critic on the same batch, as in the authors' code. No target networks, no TD, no
+  reward.
 - **Relabeling** (:class:`EpisodeBuffer`): episodes are stored whole (FIFO over episodes), so a
   goal can only come from the same episode; for a transition at step t of an episode of T steps the
   goal is the state s_{t+k}, k ∈ {1, …, T − t}, with P(k) ∝ γ^{k−1} (a truncated geometric: the
@@ -17,10 +20,10 @@ Self-Supervised RL" (Wang et al., NeurIPS 2025; spec ``shared/papers/deep_crl.md
 - **Evaluation**: deterministic actions tanh(mean) toward the FAR goals only (cells at least
   ``far_moves`` moves from the start, behind the wall), reporting the success rate (the goal
   reached at any step) and the time at goal (fraction of the T steps within the goal radius)
-  separately (spec §6 evaluator, §7).
+  separately (the authors' evaluator reports time at goal under the name episode_success).
 
-All networks share the depth D (spec §1: D = Dense layers inside the residual blocks, D + 2 in
-all). With the default ``config="cpu"`` inputs carry a constant feature 1 (see
+All networks share the depth D (the paper's convention: D = Dense layers inside the residual
+blocks, D + 2 in all). With the default ``config="cpu"`` inputs carry a constant feature 1 (see
 :func:`neural.deep_crl.with_constant_feature`); the reference feeds raw observations.
 """
 
@@ -66,7 +69,7 @@ __all__ = [
     "truncated_geometric_offsets",
 ]
 
-#: log σ of the actor is squashed into [LOG_STD_MIN, LOG_STD_MAX] (spec §1).
+#: log σ of the actor is squashed into [LOG_STD_MIN, LOG_STD_MAX] (as in the authors' code).
 LOG_STD_MIN, LOG_STD_MAX = -5.0, 2.0
 ACTION_DIM = 2
 
@@ -180,7 +183,7 @@ def _inputs(*parts: torch.Tensor, constant_feature: bool = True) -> torch.Tensor
 
 @dataclass
 class Agent:
-    """Actor, critic, log α and their Adam optimisers (spec §1: lr 3e-4; α₀, α lr, α-loss, LN ε
+    """Actor, critic, log α and their Adam optimisers (the paper's lr 3e-4; α₀, α lr, α-loss, LN ε
     and the constant input from ``config``)."""
 
     #: The policy network.
@@ -254,7 +257,8 @@ class Agent:
         return -(self.log_alpha * gap).mean()
 
     def update(self, batch: dict[str, np.ndarray], generator: torch.Generator) -> dict[str, float]:
-        """One SGD step (spec §1): actor and α on the relabeled goals, then the critic."""
+        """One SGD step, in the authors' order: actor and α on the relabeled goals, then the
+        critic."""
         s, a, g = (
             torch.as_tensor(batch[k], dtype=torch.float32) for k in ("state", "action", "goal")
         )
@@ -357,7 +361,7 @@ def q_map(agent: Agent, env: PointMassMaze, resolution: int = 4) -> np.ndarray:
 
 # --------------------------------------------------------------------------------- training
 def train_online_crl(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    """Sweep task (spec §4C): online CRL on a point-mass maze.
+    """Sweep task: online CRL on a point-mass maze (the CPU substitute of docs/deep_crl.md).
 
     ``params``: depth, epochs; optional layout (default the small U-maze), width 64, n_envs 32,
     horizon T 100, grad_steps (SGD steps per epoch of n_envs episodes) 32, batch 256, gamma 0.99,

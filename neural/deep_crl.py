@@ -1,9 +1,9 @@
 """The networks and critic of "1000 Layer Networks for Self-Supervised RL" (Wang et al., NeurIPS
-2025), with the ablation switches, signal-propagation probes and fixed-data critic training
-(spec ``shared/papers/deep_crl.md`` §1, §4A–B, §5).
+2025; arXiv 2503.14858), with the ablation switches, signal-propagation probes and fixed-data
+critic training (the model and the conventions are set out in docs/deep_crl.md).
 
-Depth convention (spec §1): D counts the Dense layers inside the residual blocks only; an encoder
-of depth D has an input layer Dense→LN→Swish, D/4 blocks of 4×(Dense→LN→Swish) with
+Depth convention (the paper's): D counts the Dense layers inside the residual blocks only; an
+encoder of depth D has an input layer Dense→LN→Swish, D/4 blocks of 4×(Dense→LN→Swish) with
 h ← h + F(h) after the 4th activation, and a plain output Dense: D + 2 Dense layers in all.
 D = 0 is the one-hidden-layer network. Weights U(±1/√fan_in) (PyTorch's default ``nn.Linear``
 weight init, the same law as the reference's variance_scaling(1/3, fan_in, uniform)), biases zero
@@ -55,9 +55,9 @@ __all__ = [
     "with_constant_feature",
 ]
 
-#: The paper's logsumexp penalty weight λ (spec §1).
+#: The paper's logsumexp penalty weight λ (as in the authors' code).
 LSE_PENALTY = 0.1
-#: ε inside the square root of ‖φ − ψ‖ (spec §7).
+#: ε inside the square root of ‖φ − ψ‖ (JaxGCRL's value; the scaling-crl critic has none).
 SQRT_EPS = 1e-6
 
 
@@ -78,7 +78,8 @@ class Variant:
     layer_norm_eps: float = 1e-5
 
 
-#: The ablations of spec §2/§5, by name.
+#: The paper's ablations (no LN, ReLU, no residual connections; Fig. 5 and the OpenReview
+#: rebuttal) and our signal-propagation variants, by name.
 VARIANTS = {
     "paper": Variant(),
     "relu": Variant(activation="relu"),
@@ -165,7 +166,7 @@ class _Layer(nn.Module):
 
 
 class Encoder(nn.Module):
-    """The paper's encoder (spec §1): input layer, D/4 residual blocks of four layers, output
+    """The paper's encoder: input layer, D/4 residual blocks of four layers, output
     Dense. ``trunk(x)`` returns (input-layer output, trunk output) for signal probes."""
 
     def __init__(self, n_in: int, n_out: int, depth: int, width: int, variant: Variant) -> None:
@@ -194,7 +195,8 @@ class Encoder(nn.Module):
 
 
 def energy_matrix(phi: torch.Tensor, psi: torch.Tensor) -> torch.Tensor:
-    """F_ij = −‖φ_i − ψ_j‖₂ with ε inside the root (spec §1, §7)."""
+    """F_ij = −‖φ_i − ψ_j‖₂ with ε inside the root (the paper prints the norm without the minus
+    sign; the authors' code has it)."""
     sq = phi.pow(2).sum(1)[:, None] + psi.pow(2).sum(1)[None, :] - 2 * phi @ psi.T  # (B, B)
     return -torch.sqrt(sq.clamp_min(0) + SQRT_EPS)
 
@@ -206,7 +208,8 @@ def paired_energy(phi: torch.Tensor, psi: torch.Tensor) -> torch.Tensor:
 
 def infonce_terms(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(forward InfoNCE, logsumexp penalty) of a batch of logits F (B, B) with positives on the
-    diagonal: InfoNCE = mean_i[LSE_j F_ij − F_ii], penalty = mean_i (LSE_j F_ij)² (spec §1)."""
+    diagonal: InfoNCE = mean_i[LSE_j F_ij − F_ii], penalty = mean_i (LSE_j F_ij)² (the paper's
+    critic loss)."""
     lse = torch.logsumexp(logits, dim=1)  # (B,)
     return (lse - logits.diagonal()).mean(), lse.pow(2).mean()
 
@@ -244,7 +247,8 @@ def _seed_torch(rng: np.random.Generator) -> None:
 def signal_at_init(
     variant: Variant, depth: int, width: int, rng: np.random.Generator, batch: int = 256
 ) -> dict[str, float]:
-    """Signal-propagation probes of a freshly initialised critic on Gaussian inputs (spec §5):
+    """Signal-propagation probes of a freshly initialised critic on Gaussian inputs (ours; the
+    paper reports only trained ablations):
 
     - ``grad_ratio`` = ‖∇W_first‖/‖∇W_last‖ of φ's input and output Dense under the critic loss;
     - ``trunk_gain`` = mean_i ‖h_out,i‖/‖h_in,i‖ (trunk output vs input-layer output);
@@ -375,9 +379,10 @@ def spearman_rows(f: np.ndarray, target: np.ndarray, mask: np.ndarray) -> float:
 
 
 def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    """Sweep task (spec §4A–B): train a state-only critic f(s, g) = −‖φ(s) − ψ(g)‖ on a fixed
-    data set of (state, future) pairs sampled once from the exact successor measure of the
-    random walk on a serpentine maze (or on ``params["layout"]``), then score it on all cell pairs.
+    """Sweep task (trainability and geodesic checks): train a state-only critic
+    f(s, g) = −‖φ(s) − ψ(g)‖ on a fixed data set of (state, future) pairs sampled once from the
+    exact successor measure of the random walk on a serpentine maze (or on ``params["layout"]``),
+    then score it on all cell pairs.
 
     ``params``: variant, depth, width, steps, and optional layout, corridors, length, gamma, n_pairs,
     batch, lr, horizon, return_f, config (:data:`CONFIGS`, default "cpu": LayerNorm ε and whether

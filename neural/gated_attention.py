@@ -7,18 +7,20 @@ heads are concatenated and projected by W_O::
 
     Y' = Y ⊙ σ(x W_θ)        elementwise: W_θ ∈ R^{d × h·d_k};  headwise: W_θ ∈ R^{d × h}
 
-Controls of Table 1 / Table 4 (spec ``gated_attention.md`` §1):
+Controls of Table 1 / Table 4 of the paper:
 
 * ``ns_sigmoid``: Y ⊙ (0.5 + 0.5·σ(x W_θ)), which keeps the non-linearity but cannot go below 0.5;
 * ``input_independent``: Y ⊙ σ(b), one learned bias per channel, the same for every token;
 * ``g2_value``: position G2, V ⊙ σ(x W_θ) on the values (gated by the *key* token's state);
 * ``g5_output``: position G5, (Y W_O) ⊙ σ(x W_θ) after the output projection;
 * ``head_shared``: one score per token shared by every head, Y_h ⊙ σ(x w_θ) with w_θ ∈ R^d
-  (Table 1's "head-shared" row, in the one-score-per-token reading of issue 19).
+  (Table 1's "head-shared" row, read as one score per token; the table's +201M parameters
+  suggest the authors may share a d_k-wide vector instead, see docs/gated_attention.md).
 
 QK-norm (``qk_norm``, on by default): q and k are RMS-normalised per head over d_k, each with its
 own learnable weight (initialised to 1), after the projections and before RoPE, as in Qwen3 and
-Qwen3-Next and in the authors' configuration (spec §1: "QK-norm is on by default")::
+Qwen3-Next and in the authors' released configuration (qiuzh20/gated_attention), which enables it
+by default::
 
     q_h ← q_h / sqrt(mean(q_h²) + ε) · w_q,   k_h ← k_h / sqrt(mean(k_h²) + ε) · w_k
 
@@ -77,7 +79,8 @@ INIT_STD = 0.02
 class ModelConfig:
     """Sizes of the decoder. ``d_ffn`` is the SwiGLU hidden width (three d × d_ffn matrices);
     ``head_dim`` decouples d_k from d_model / n_heads (default: coupled); ``qk_norm`` normalises q
-    and k per head before RoPE (Qwen3's convention, the default; False is the pre-issue-19 model)."""
+    and k per head before RoPE (Qwen3's convention, the default; False is the model of the
+    reference runs before 2026-12-01)."""
 
     #: Vocabulary size (embedding and output rows).
     vocab: int
@@ -141,8 +144,9 @@ def gate_parameters_per_layer(config: ModelConfig) -> int:
 
 def matched_config(base: ModelConfig, gate: str) -> ModelConfig:
     """``base`` with ``gate``, its FFN narrowed by round(gate parameters / 3d) per layer so that
-    the total parameter count matches the baseline's to within 1.5·d per layer (spec §4b:
-    "FFN narrowed by about d² per layer")."""
+    the total parameter count matches the baseline's to within 1.5·d per layer (the paper
+    narrows the FFN of its dense models to match parameters; an elementwise gate costs about d²
+    per layer)."""
     gated = replace(base, gate=gate)
     shrink = round(gate_parameters_per_layer(gated) / (3 * base.d_model))
     if shrink >= base.d_ffn:

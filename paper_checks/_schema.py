@@ -293,3 +293,10 @@ def duplicates(ids: Iterable[str]) -> str | None:
             return claim_id
         seen.add(claim_id)
     return None
+
+
+#: A sweep cache's manifest, ``sweeps/<claim>/<name>/<fingerprint>/sweep.json``
+#: (:func:`sims.sweep.run_sweep`).
+SWEEP_MANIFEST = obj({"fingerprint": STR, "sweep": STR, "key": STR})
+#: One finished task of a sweep cache, ``task-<index>.json``.
+SWEEP_TASK = obj({"index": INT, "params": map_of(ANY), "seed_index": INT, "result": ANY})

@@ -167,7 +167,7 @@ def _bench_bootstrap_pass_at_k(quick: bool) -> Comparison:
     problems, n_boot, n = (2_000, 2_000, 256) if quick else (10_000, 10_000, 256)
     ks = 2 ** np.arange(9)  # 1 .. 256
     rng = np.random.default_rng(0)
-    p = rng.beta(0.3, 1.5, size=problems)  # rlvr.md §3: base p, RL q = logit-affine(p; 2, 2)
+    p = rng.beta(0.3, 1.5, size=problems)  # base p, RL q = logit-affine(p; 2, 2) (docs/rlvr.md)
     c = [rng.binomial(n, p), rng.binomial(n, logit_affine(p, 2.0, 2.0))]
     n_arr = np.full(problems, n)
 

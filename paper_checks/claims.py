@@ -4,7 +4,7 @@ A claim is a function ``(ctx) -> CheckResult`` registered with :func:`claim`::
 
     @claim("rlvr.tilt_never_crosses", paper="rlvr",
            statement="The KL-regularised optimum never falls below the base model at any k.",
-           source="rlvr.md §3 (exact tilt)",
+           source="Yue et al. 2025 (arXiv 2504.13837), the KL-regularised optimum",
            rule="PASS when min_k pass@k(tilt) − pass@k(base) ≥ −1e-12; FAIL otherwise.",
            stochastic=False)
     def tilt_never_crosses(ctx, *, tilt=passk.tilt) -> CheckResult:
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 CheckFn = Callable[["Context"], "CheckResult"]
 
-#: Paper keys, in the order of DESIGN.md.
+#: Paper keys, in the order the README lists the papers.
 PAPERS = {
     "online": "Optimal Mistake Bounds for Transductive Online Learning",
     "diffusion": "Why Diffusion Models Don't Memorize",

@@ -387,7 +387,8 @@ def render_census(references: Mapping[str, tuple[Mapping[str, Any], Records]]) -
     return "\n".join(lines)
 
 
-#: The committed timing runs of the main job, before and after the speed-ups of issue 17.
+#: The committed timing runs of the main job, before and after the speed-ups that docs/running.md
+#: describes (section "Timing of the main job, claim by claim").
 TIMING_RUNS = {when: DOCS / "results" / f"timing-{when}" for when in ("before", "after")}
 RUNNING = DOCS / "running.md"
 
@@ -431,6 +432,9 @@ def render_timing(
 #: The committed ``paper-checks bench`` run that docs/benchmarks.md is generated from.
 BENCH_RUN = DOCS / "results" / "bench.json"
 BENCHMARKS = DOCS / "benchmarks.md"
+#: The shape of the house: today's measurement beside a committed earlier one.
+ADDING = DOCS / "adding-a-claim.md"
+HOUSE_BEFORE = DOCS / "results" / "house-before.json"
 
 
 def render_bench(payload: Mapping[str, Any]) -> str:
@@ -514,6 +518,11 @@ def generated_files(
         out[BENCHMARKS] = render_blocks(
             BENCHMARKS.read_text(encoding="utf-8"), bench, "benchmarks.md"
         )
+    if HOUSE_BEFORE.is_file():
+        from paper_checks.house import measure, render_house
+
+        house = {"house": render_house(read_json(HOUSE_BEFORE), measure())}
+        out[ADDING] = render_blocks(ADDING.read_text(encoding="utf-8"), house, ADDING.name)
     from paper_checks.api_docs import api_pages
 
     out.update(api_pages())

@@ -1,5 +1,6 @@
 """``paper-checks solve hivemind``: the Hivemind diversity and calibration metrics on the user's own
-generations and ratings (spec ``shared/papers/hivemind_faster_rcnn.md`` §1.5).
+generations and ratings (Jiang et al. 2025, arXiv 2510.22954; the metrics, their formulas and the
+authors' conventions are set out in docs/hivemind.md).
 
 Input files are JSON lines:
 

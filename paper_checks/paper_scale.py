@@ -131,7 +131,7 @@ _DIFFUSION_FLOW = Refused(
     "(1.1 TB, ~10¹⁷ flops): out of reach (`--scale full` is our largest)"
 )
 _DIFFUSION_GAP = PaperSizes(
-    sizes="the reference scripts' d = 2000 on the spec's grid: ψ_p = 16 (p = 32,000), ψ_n = 2-64 "
+    sizes="the reference scripts' d = 2000 on our grid: ψ_p = 16 (p = 32,000), ψ_n = 2-64 "
     "(n = 4,000-128,000), 3 draws as at full; each flow streamed in 4,000-row/column blocks, "
     "~45 GB peak for the ψ_n = 64 task (a 32,000² eigh; ~110 GB with the factor held whole), "
     "~4.6 h for it on one core",

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from paper_checks.claims import Claim
+from paper_checks._caches import set_aside_unreadable
+from paper_checks.claims import PAPERS, Claim
 from paper_checks.context import Context
 from paper_checks.results import CheckResult, Verdict, write_claim
 
@@ -107,6 +108,9 @@ PRESENTATION_MODULES = frozenset(
         "paper_checks.results",
         "paper_checks.plotting",
         "paper_checks._inputs",
+        # one figure module per paper: figures draw what a check measured, they compute none of it
+        "paper_checks.figures",
+        *(f"paper_checks.figures.{paper}" for paper in PAPERS),
     }
 )
 
@@ -356,6 +360,8 @@ def run_claims(
     n_units = len(units)
     # fingerprints first, in this thread: ast.parse is not safe in concurrent threads (3.11)
     codes = [claim_fingerprint(claim) for claim in claims]
+    for note in set_aside_unreadable(ctx.out_dir):
+        logger.warning("%s: it is computed again", note)
     runs: dict[int, dict[int, CheckResult]] = {i: {} for i in range(len(claims))}
     results: dict[int, CheckResult] = {}
     taking, stop, done = threading.Lock(), threading.Event(), queue.SimpleQueue()

@@ -122,7 +122,8 @@ def read_sample_counts(path: str | Path, *, seed: str | None = None) -> SampleCo
     """Read per-problem ``n,c`` rows or per-sample ``problem,correct`` rows from CSV or JSONL.
 
     An optional ``problem`` (or ``problem_id`` / ``id``) column names problems; several rows of
-    the same problem (e.g. one per seed) are pooled, not averaged (rlvr.md §1). With ``seed``,
+    the same problem (e.g. one per seed) are pooled, not averaged, as Yue et al. 2025 (arXiv
+    2504.13837) pool the samples of separate sampling runs. With ``seed``,
     only the rows whose ``seed`` (or ``run``) column holds that value are read.
     """
     path = Path(path)
@@ -883,7 +884,8 @@ def _online_bounds(
 
 
 def _construct_sequences(H: Any, tree: Any) -> list[list[int]]:
-    """The paper's CONSTRUCTSEQUENCE(ε, M) on the Littlestone tree witness (online.md §3), for a
+    """The paper's CONSTRUCTSEQUENCE(ε, M) (its Alg. 1–2; docs/online.md) on the Littlestone tree
+    witness, for a
     few (ε, M): candidate certificates for the lower-bound search."""
     from sims.online import construct_sequence
 

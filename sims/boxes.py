@@ -1,4 +1,4 @@
-"""Random object boxes for the Faster R-CNN anchor-coverage check (spec §2, check 6)."""
+"""Random object boxes for the Faster R-CNN anchor-coverage check (``faster_rcnn.coverage``)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """The two random procedures of the Hivemind metrics: the cross-query similarity baseline that turns
 an embedder's raw cosines into cut-offs, and bootstrap confidence intervals over queries.
 
-Spec: ``shared/papers/hivemind_faster_rcnn.md`` §1.3 (random cross-query pairs: 0.1–0.2 with the
-paper's embedder), §1.5 (bootstrap over queries) and §1.6 (the cut-offs do not transfer between
-embedders). Both take ``rng`` and are reproducible for a fixed seed (the authors' subsampling was
-not seeded).
+With the paper's embedder, random cross-query pairs fall in 0.1–0.2 (Jiang et al. 2025, arXiv
+2510.22954); other embedders put them elsewhere, so the paper's cut-offs do not transfer between
+embedders (docs/hivemind.md, similarity scales). Both take ``rng`` and are reproducible for a
+fixed seed (the authors' subsampling was not seeded).
 """
 
 from __future__ import annotations

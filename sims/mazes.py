@@ -1,4 +1,5 @@
-"""Grid mazes for the deep-CRL checks (spec ``shared/papers/deep_crl.md`` §3): ASCII layouts as a
+"""Grid mazes for the deep-CRL checks (CPU substitutes for the paper's Brax mazes, set out in
+docs/deep_crl.md): ASCII layouts as a
 discrete random-walk grid with its exact successor measure and BFS geodesics, and as a continuous
 point-mass maze with wall collisions.
 
@@ -25,9 +26,10 @@ __all__ = [
     "successor_measure",
 ]
 
-#: scaling-crl's U4 maze (spec §3.1): the far goals lie behind the wall below the start.
+#: scaling-crl's U4 maze (the paper's Ant U4 layout): the far goals lie behind the wall below the
+#: start.
 U4 = "#####/#GGG#/#R#G#/###G#/#G#G#/#GGG#/#####"
-#: The smaller U-maze of spec §4C.
+#: A smaller U-maze of ours, for the online check at CPU scale.
 U_SMALL = "#####/#RGG#/###G#/#GGG#/#####"
 
 _MOVES = np.array([(-1, 0), (1, 0), (0, -1), (0, 1)])  # up, down, left, right as (dr, dc)
@@ -35,7 +37,7 @@ _MOVES = np.array([(-1, 0), (1, 0), (0, -1), (0, 1)])  # up, down, left, right a
 
 def serpentine_layout(n_corridors: int, length: int) -> str:
     """k horizontal corridors of ``length`` cells joined alternately at the right and left ends,
-    so geodesic distance is a sawtooth in the coordinates (spec §3.2). The start is the left end
+    so geodesic distance is a sawtooth in the coordinates. The start is the left end
     of the top corridor; every free cell is a goal. 7 corridors × 13 cells give 97 free cells."""
     if n_corridors < 1 or length < 2:
         raise ValueError(f"need n_corridors >= 1 and length >= 2 (got {n_corridors}, {length})")
@@ -140,7 +142,8 @@ class GridMaze:
 
 def successor_measure(p: np.ndarray, gamma: float) -> np.ndarray:
     """M = (1−γ)·P·(I−γP)^{-1} = Σ_{k≥1} (1−γ)γ^{k−1} P^k: the law of the state reached after a
-    Geometric(1−γ) number k ≥ 1 of steps (the CRL positives, spec §1). Rows sum to 1."""
+    Geometric(1−γ) number k ≥ 1 of steps (the CRL positives: the discounted future-state
+    density the paper's critic learns). Rows sum to 1."""
     if not 0 <= gamma < 1:
         raise ValueError(f"gamma must lie in [0, 1) (got {gamma})")
     n = len(p)
@@ -162,7 +165,8 @@ def sample_future_pairs(
 # ------------------------------------------------------------------------- continuous point mass
 @dataclass(frozen=True)
 class PointMassMaze:
-    """A continuous point mass in a grid maze (spec §3.1): position (x, y) in cell units, action
+    """A continuous point mass in a grid maze (like the simple_maze environment of the authors'
+    code): position (x, y) in cell units, action
     a ∈ [−1, 1]², step ``step``·a with per-axis wall collision (a move along one axis is undone
     when it lands in a wall cell). A goal is reached within ``radius`` cells of its centre."""
 

@@ -335,7 +335,8 @@ def first_crossing_naive(tau, values, level: float, *, start: int = 0, up: bool)
 
 
 # Artificial Hivemind ---------------------------------------------------------------------------
-# Definitions from shared/papers/hivemind_faster_rcnn.md §1.3–1.4, as plain loops over pairs.
+# Definitions of docs/hivemind.md (the metrics as the authors' code computes them), as plain loops
+# over pairs.
 
 
 def inter_model_naive(groups, include_self_pairs: bool = False):
@@ -672,7 +673,8 @@ def path_kl_k3_naive(logp, ref_logp, valid) -> list[float]:
 
 
 # gated attention --------------------------------------------------------------------------------
-# Definitions from shared/papers/gated_attention.md §3, written with plain loops.
+# Definitions of docs/gated_attention.md (F-Attn, M-Act, gate statistics), written with plain
+# loops.
 
 
 def causal_attention_naive(q, k, v):

@@ -1,11 +1,12 @@
-"""Region-proposal geometry of Faster R-CNN (Ren, He, Girshick and Sun, NeurIPS 2015; TPAMI 2017):
+"""Region-proposal geometry of Faster R-CNN (Ren, He, Girshick and Sun, NeurIPS 2015, arXiv
+1506.01497; TPAMI 2017):
 reference anchors, the anchor grid, IoU, box encoding, NMS, proposal selection and the parameter
 counts of the proposal layers.
 
 Boxes are ``(..., 4)`` arrays ``[x1, y1, x2, y2]``. Two conventions coexist in the literature and must
 never be mixed: ``legacy=True`` is the 0-based inclusive pixel convention of the released Caffe code
-(width = x2 − x1 + 1), ``legacy=False`` the continuous one (width = x2 − x1). Spec:
-``shared/papers/hivemind_faster_rcnn.md`` §2.
+(width = x2 − x1 + 1), ``legacy=False`` the continuous one (width = x2 − x1). Section numbers
+below (§3.1.1 …) are the paper's; docs/faster_rcnn.md sets out the conventions.
 
 Decoding and the score order follow the released code (py-faster-rcnn, ``bbox_transform_inv`` and
 ``py_cpu_nms`` / the proposal layer) by default; :data:`DECODE_CONVENTIONS` and :data:`TIE_ORDERS`
@@ -73,7 +74,7 @@ def generate_anchors(
     rounding); multiply w and h by each scale; centre at ((b−1)/2, (b−1)/2).
 
     Rounding makes the shapes inexact: √area is 132.9, 128 and 124.5 (×2, ×4) and the low ratio is
-    12/23 = 0.522, not 0.5 (spec §2, check 1). Rows are ordered ratio-major, scale-minor.
+    12/23 = 0.522, not 0.5. Rows are ordered ratio-major, scale-minor.
     """
     centre = (base_size - 1) / 2.0
     area = float(base_size * base_size)
@@ -268,7 +269,7 @@ def nms(
     of :func:`descending`) and keep one unless its IoU with an already kept box exceeds
     ``threshold`` (a box at IoU ≤ threshold is kept, as in ``py_cpu_nms``). Returns the kept
     indices in visiting order. A = [0,0,100,100] (.9) and B = [10,10,110,110] (.8), IoU 0.681:
-    both kept at 0.7, B removed at 0.5 (spec §2, check 7)."""
+    both kept at 0.7, B removed at 0.5."""
     boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
     order = descending(scores, ties)
     keep: list[int] = []

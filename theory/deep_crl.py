@@ -1,4 +1,5 @@
-"""Closed forms for the deep-CRL signal-propagation checks (spec ``shared/papers/deep_crl.md`` §5).
+"""Closed forms for the deep-CRL signal-propagation checks (our derivation, not the paper's; see
+docs/deep_crl.md).
 
 Without residual connections each layer Dense → LN → φ maps pre-activations z ~ N(0, 1) (after
 LayerNorm) to φ(z); a small perturbation is multiplied by φ′(z) while the next LayerNorm divides
@@ -32,7 +33,7 @@ def gaussian_mean(f, n_nodes: int = 80) -> float:
 
 def no_residual_log_gain_per_layer() -> float:
     """rate = ½·log(E[φ′(z)²]/E[φ(z)²]) for Swish and z ~ N(0, 1): the per-layer growth of
-    log ‖J v‖ in a deep Dense → LN → Swish stack without residuals (spec §5)."""
+    log ‖J v‖ in a deep Dense → LN → Swish stack without residuals (the module docstring)."""
     return 0.5 * np.log(
         gaussian_mean(lambda z: swish_prime(z) ** 2) / gaussian_mean(lambda z: swish(z) ** 2)
     )

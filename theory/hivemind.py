@@ -1,6 +1,7 @@
 """Diversity and calibration metrics of "Artificial Hivemind: The Open-Ended Homogeneity of Language
-Models (and Beyond)" (Jiang et al., NeurIPS 2025 D&B), as the authors' code computes them, with
-its quirks made explicit options. Spec: ``shared/papers/hivemind_faster_rcnn.md`` §1.3–1.5.
+Models (and Beyond)" (Jiang et al., NeurIPS 2025 Datasets and Benchmarks; arXiv 2510.22954), as
+the authors' code computes them, with its quirks made explicit options (docs/hivemind.md lists
+the formulas and the quirks).
 
 Everything here is deterministic numpy/scipy (no torch; the random cross-query baseline and the
 bootstrap live in :mod:`sims.hivemind`). Embeddings are rows of unit vectors; similarities are
@@ -44,7 +45,8 @@ __all__ = [
 
 #: Cut-offs of the paper's Figure 4/5 heatmaps (defined on OpenAI text-embedding-3-small cosines).
 PAPER_CUTOFFS = (0.7, 0.8, 0.9)
-#: Absolute ratings are 1..5; pairwise labels −2..2 (0 = tie), each a fixed label set (§1.4).
+#: Absolute ratings are 1..5; pairwise labels −2..2 (0 = tie), each a fixed label set (the
+#: paper's human annotations, §5).
 ABSOLUTE_LABELS = (1, 2, 3, 4, 5)
 PAIRWISE_LABELS = (-2, -1, 0, 1, 2)
 #: Subset grids of the paper's calibration tables (Tables 14–20).
@@ -63,7 +65,8 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------- intra-model
 def mean_pairwise_similarity(unit: np.ndarray) -> float:
     """s̄ = mean of cos(e_i, e_j) over i < j for N unit vectors, in O(N·d):
-    Σ_{i≠j} e_i·e_j = ‖Σ e_i‖² − N, so s̄ = (N‖ē‖² − 1)/(N − 1) (§1.3, intra-model)."""
+    Σ_{i≠j} e_i·e_j = ‖Σ e_i‖² − N, so s̄ = (N‖ē‖² − 1)/(N − 1) (the paper's intra-model
+    score, Fig. 4)."""
     e = np.asarray(unit, dtype=float)
     n = e.shape[0]
     if n < 2:
@@ -81,7 +84,7 @@ def shares_above(values: np.ndarray, cutoffs: Sequence[float]) -> np.ndarray:
 def similarity_histogram(values: np.ndarray, bins: int = 10) -> np.ndarray:
     """Percentage of ``values`` in ``bins`` equal bins on [0, 1] (Figure 4's rows). Values are
     clipped to [0, 1] first: ``np.histogram(range=(0, 1))`` would drop identical texts whose
-    cosine rounds to 1 + 1e-16 (a quirk of the authors' code, §3)."""
+    cosine rounds to 1 + 1e-16 (a quirk of the authors' code)."""
     v = np.clip(np.asarray(values, dtype=float), 0.0, 1.0)
     counts, _ = np.histogram(v, bins=bins, range=(0.0, 1.0))
     return 100.0 * counts / max(v.size, 1)
@@ -149,7 +152,8 @@ def interchangeable_curve(per_model: Sequence[int], n_max: int) -> np.ndarray:
     For a response of model m the N neighbours are a uniform draw without replacement from the
     T = Σn − 1 others, which hold n_m − 1 of its own model and n_m' of each other model, so
     E = Σ_m' [1 − C(T − c_m', N)/C(T, N)] (hypergeometric), averaged over responses. At 25 models
-    × 50 responses: 8.4 at N = 10 and 21.9 at N = 50 (spec §1.3)."""
+    × 50 responses: 8.4 at N = 10 and 21.9 at N = 50 (our computation; the paper's Fig. 8
+    shows about 8 distinct models among the top 50)."""
     counts = [int(c) for c in per_model]
     total = sum(counts) - 1
     if not 1 <= n_max <= total:
@@ -183,7 +187,7 @@ def label_counts(labels: Sequence[int], label_set: Sequence[int]) -> np.ndarray:
 
 def entropy_bits(counts: np.ndarray) -> np.ndarray:
     """Shannon entropy H = −Σ p log2 p over the fixed labels (last axis); at most log2 5 = 2.3219.
-    (5,5,5,5,5) → 2.3219, (13,12) → 0.99885, unanimous → 0 (§1.4)."""
+    (5,5,5,5,5) → 2.3219, (13,12) → 0.99885, unanimous → 0."""
     c = np.asarray(counts, dtype=float)
     p = c / c.sum(axis=-1, keepdims=True)
     logs = np.log2(p, out=np.zeros_like(p), where=p > 0)
@@ -200,7 +204,7 @@ def gini_impurity(counts: np.ndarray) -> np.ndarray:
 def p_disagree(counts: np.ndarray) -> np.ndarray:
     """Pairwise disagreement P_dis = 1 − (max(C1, C2) + ½·C_tie)/C_total, with C1 the labels
     preferring response 1 (+1, +2), C2 those preferring response 2 and C_tie the zeros; counts
-    are over (−2, −1, 0, 1, 2). In [0, ½]; 12/12/1 → 0.5 (§1.4)."""
+    are over (−2, −1, 0, 1, 2). In [0, ½]; 12/12/1 → 0.5."""
     c = np.asarray(counts, dtype=float)
     c2, tie, c1 = c[..., :2].sum(axis=-1), c[..., 2], c[..., 3:].sum(axis=-1)
     return 1.0 - (np.maximum(c1, c2) + 0.5 * tie) / c.sum(axis=-1)
@@ -262,8 +266,8 @@ def top_fraction_subset(values: np.ndarray, fraction: float, *, ties: str = "cut
 
     ``ties="cut"`` (default) keeps exactly n_top items: sort by decreasing value and keep the
     first n_top, the rule of the authors' pairwise analysis (top 95 … 60% of 500 items gives
-    N = 475 … 300, spec §1.5). Items tied at the cut are taken in their input order (a stable
-    sort: the earlier item first), so the subset is deterministic.
+    N = 475 … 300, the N the paper reports). Items tied at the cut are taken in their input
+    order (a stable sort: the earlier item first), so the subset is deterministic.
     ``ties="keep"`` keeps every item at least as large as the value at rank n_top, so ties at the
     cut inflate N; the paper's absolute entropy subsets report N this way (top 16% of 750 gives
     123 > int(0.16·750) = 120).

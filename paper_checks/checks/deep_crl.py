@@ -1,10 +1,11 @@
 """Claims of "1000 Layer Networks for Self-Supervised RL: Scaling Depth Can Enable New Goal-Reaching
-Capabilities" (Wang, Javali, Bortkiewicz, Trzciński, Eysenbach; NeurIPS 2025).
+Capabilities" (Wang, Javali, Bortkiewicz, Trzciński, Eysenbach; NeurIPS 2025; arXiv 2503.14858).
 
-Spec: ``shared/papers/deep_crl.md``. The checks run the paper's encoder (residual blocks of
-4×(Dense→LN→Swish), :mod:`neural.deep_crl`) and its ablations at CPU scale: signal propagation at
-initialisation (§5), trainability of the InfoNCE critic on fixed maze data (§4A), and whether
-depth moves the critic from Euclidean to geodesic distance on a serpentine maze (§4B, Fig. 9).
+The model, the conventions and the paper's numbers are in docs/deep_crl.md. The checks run the
+paper's encoder (residual blocks of 4×(Dense→LN→Swish), :mod:`neural.deep_crl`) and its
+ablations at CPU scale: signal propagation at initialisation, trainability of the InfoNCE critic
+on fixed maze data (the paper's Fig. 5 ablations), whether depth moves the critic from Euclidean
+to geodesic distance on a serpentine maze (Fig. 9), and online CRL on a small point-mass maze.
 Depth D counts the Dense layers inside the residual blocks (D + 2 in all; D = 0 is one hidden
 layer); every figure says so. Torch is imported only inside the checks.
 """
@@ -35,8 +36,9 @@ CPU_CONFIG_ONLINE = (
     "α lr 3e-4, α·(−log π − H̄))"
 )
 
-#: The spec's signal-propagation table (§5: paper init, width 128, InfoNCE, 3 seeds), per variant
-#: and metric, at depths 4/16/64/256 (pilot numbers, not the paper's).
+#: Our reference table of signal propagation at initialisation (the paper's init, width 128,
+#: InfoNCE, 3 seeds), per variant and metric, at depths 4/16/64/256: numbers from a pilot run made
+#: while planning these checks, not the paper's (the paper prints no such table).
 SPEC_SIGNAL_TABLE: dict[str, dict[str, dict[int, float]]] = {
     "paper": {
         "grad_ratio": {4: 0.22, 16: 0.20, 64: 0.19, 256: 0.24},
@@ -72,7 +74,7 @@ RATE_TOL = 0.25
 #: The table's width, and seeds per (variant, depth) by scale (tests use fewer).
 SIGNAL_WIDTH = 128
 SIGNAL_SEEDS = {"quick": 3, "full": 5, "paper": 5}
-#: ``--scale paper``: the paper's width (spec §1), and the paper block also at the paper's deepest
+#: ``--scale paper``: the paper's width 256, and the paper block also at the paper's deepest
 #: depth, 1024, where its gradient ratio joins the band bound (the table stops at 256).
 PAPER_WIDTH = 256
 PAPER_SIGNAL_DEPTHS = (1024,)
@@ -203,7 +205,8 @@ def _decision_counts(decision: Decision) -> str:
     "gradient ratio in a bounded band up to depth 256; without LN the blocks are near-identity "
     "(flat input-Jacobian gain); without residuals gradients grow exponentially; without both "
     "the signal vanishes.",
-    source="§4 architecture, ablations Fig. 5 / rebuttal table; spec §5 signal-propagation table",
+    source="Wang et al. 2025 (arXiv 2503.14858), §4 architecture, Fig. 5 and the OpenReview "
+    "rebuttal's ablation table; reference values: our own width-128 pilot (docs/deep_crl.md)",
     rule="An equivalence test per tabled entry (factor ×2.5; ×10 for no-res at D ≥ 64; ×1000 for "
     "the vanishing no-res-no-LN outputs), the no-res log-gain rate within 25% of theory, and the "
     "five shape bounds, each on per-seed values. At --scale paper (width 256) the paper "
@@ -226,15 +229,14 @@ def _decision_counts(decision: Decision) -> str:
             date="2026-12-01",
             change="the six no-residual entries at D ≥ 64 are checked within ×10 (the factor "
             "the docstring stated) instead of an infinite factor",
-            reason="issue 15: the docstring said ×10 but the code used ∞, so 6 table entries "
-            "went unchecked",
+            reason="the docstring said ×10 but the code used ∞, so 6 table entries went unchecked",
             before="PASS (45/45 checked entries within their factor; 6 shown only)",
         ),
         HistoryEntry(
             date="2026-12-01",
             change="--scale paper defined: width 256 and the paper block at D = 1024 in the "
             "gradient-ratio band (quick and full unchanged)",
-            reason="issue 19: --scale paper refused every deep-CRL claim",
+            reason="--scale paper refused every deep-CRL claim",
             before="--scale paper refused; quick and full numbers unchanged",
         ),
         HistoryEntry(
@@ -244,7 +246,7 @@ def _decision_counts(decision: Decision) -> str:
             "FAIL' to a three-way decision over seed indices (units): two one-sided tests per "
             "entry on the per-seed ln(measured/table) within ± ln(factor), one on the per-seed "
             "rate over theory within ± 25%, one-sided parts on the per-seed shape statistics, "
-            "Bonferroni over all 109 parts, pooled over root seeds (issue 26)",
+            "Bonferroni over all 109 parts, pooled over root seeds (the rule of docs/verdicts.md)",
             reason="these are Monte Carlo measurements of random initialisations against a "
             "tolerance, not an identity: a point estimate against a factor has no stated error "
             "rate, and the chaotic no-res entries at D ≥ 64 (ln sd 1–1.7 over seeds) can flip it",
@@ -408,8 +410,8 @@ def signal_propagation(
 #: Training state saved every this many SGD steps at ``--scale paper`` (≈ 2.2 CPU-min at
 #: D = 64, width 256), so a killed task resumes (:class:`neural.deep_crl.CriticRun`).
 PAPER_CHECKPOINT_EVERY = 500
-#: Sizes of the fixed-data critic runs per scale (tests shrink these). ``paper``: width 256 (spec
-#: §1) at the depths of the paper's LN/residual ablations (rebuttal table: 4/16/32/64), full's
+#: Sizes of the fixed-data critic runs per scale (tests shrink these). ``paper``: the paper's
+#: width 256 at the depths of its LN/residual ablations (rebuttal table: 4/16/32/64), full's
 #: steps, batch and seeds.
 TRAIN_SIZES: dict[str, dict[str, Any]] = {
     "quick": {"width": 32, "steps": 600, "batch": 256, "depths": (4, 16), "n_seeds": 3},
@@ -478,7 +480,8 @@ def _task_sizes(size: Mapping[str, Any]) -> dict[str, Any]:
 @claim(
     "deep_crl.trainability",
     paper="deep_crl",
-    source="Fig. 5 (residuals), rebuttal ablation table (no LN flat at 6.6/13/12/13); spec §4A",
+    source="Wang et al. 2025 (arXiv 2503.14858), Fig. 5 (residuals) and the OpenReview rebuttal's "
+    "ablation table (no LN flat at 6.6/13/12/13)",
     statement="With the same data, the paper block at depth 16 reaches a lower InfoNCE loss than "
     "the no-LN and no-residual blocks at depth 16, and deeper paper blocks do not train worse "
     "than depth 4 (by more than 0.02 nats).",
@@ -490,7 +493,7 @@ def _task_sizes(size: Mapping[str, Any]) -> dict[str, Any]:
             date="2026-12-01",
             change="--scale paper defined: width 256, depths 4/16/32/64, checkpointed every 500 steps "
             "(quick and full unchanged)",
-            reason="issue 19: --scale paper refused every deep-CRL claim",
+            reason="--scale paper refused every deep-CRL claim",
             before="--scale paper refused; quick and full numbers unchanged",
         ),
         HistoryEntry(
@@ -500,7 +503,7 @@ def _task_sizes(size: Mapping[str, Any]) -> dict[str, Any]:
             "three-way decision over paired seeds (units): Student-t bounds on the mean paired "
             "differences no-LN − paper and no-res − paper at D = 16 (> 0) and on the worst "
             "deeper-minus-D4 increase per seed (< 0.02), Bonferroni over the parts, pooled over "
-            "root seeds; 'in every seed' left the statement (issue 26)",
+            "root seeds; 'in every seed' left the statement (the rule of docs/verdicts.md)",
             reason="'every seed' decides at the noise level: at full the claim FAILed because one "
             "seed of the paper block lost to no-res (means 3.472 vs 3.474)",
             before="PASS at quick (n_violations 0 under 5/5 root seeds); FAIL at full (the paper "
@@ -601,8 +604,8 @@ GEODESIC_SIZES: dict[str, dict[str, Any]] = {
         "checkpoint_every": PAPER_CHECKPOINT_EVERY,
     },
 }
-#: Pre-registered (spec §4 Statistics): ρ_geo(D = 4) − ρ_geo(one hidden layer) ≥ 0.03, and the
-#: shortcut index ρ_euc − ρ_geo falls.
+#: Pre-registered in our plan, before any run: ρ_geo(D = 4) − ρ_geo(one hidden layer) ≥ 0.03, and
+#: the shortcut index ρ_euc − ρ_geo falls.
 MIN_RHO_GAIN = 0.03
 
 
@@ -620,7 +623,10 @@ def geodesic_rule(min_gain: float = MIN_RHO_GAIN) -> Rule:
     )  # fmt: skip
 
 
-SERPENTINE = (7, 13)  # 7 corridors of 13 cells: 97 free cells (spec §4B)
+SERPENTINE = (
+    7,
+    13,
+)  # 7 corridors of 13 cells: 97 free cells (docs/deep_crl.md, "Networks and mazes")
 
 
 @claim(
@@ -629,8 +635,8 @@ SERPENTINE = (7, 13)  # 7 corridors of 13 cells: 97 free cells (spec §4B)
     statement="On a serpentine maze with fixed random-walk data, a deeper critic ranks goals by "
     "geodesic rather than Euclidean distance: ρ(f, −geodesic) rises from one hidden layer to "
     "depth 4 by ≥ 0.03 and the Euclidean shortcut index falls.",
-    source="Fig. 9 (U4 Q-map: depth 4 follows Euclidean distance through the wall, depth 64 the "
-    "corridor); spec §4B",
+    source="Wang et al. 2025 (arXiv 2503.14858), Fig. 9 (U4 Q-map: depth 4 follows Euclidean "
+    "distance through the wall, depth 64 the corridor)",
     rule="Per-state Spearman ρ over goals within 20 moves, averaged over states.",
     stochastic=True,
     statistic="rho_gain_d4_minus_d0",
@@ -640,7 +646,7 @@ SERPENTINE = (7, 13)  # 7 corridors of 13 cells: 97 free cells (spec §4B)
             date="2026-12-01",
             change="--scale paper defined: width 256, depths 0/4/16/64, checkpointed every 500 steps "
             "(quick and full unchanged)",
-            reason="issue 19: --scale paper refused every deep-CRL claim",
+            reason="--scale paper refused every deep-CRL claim",
             before="--scale paper refused; quick and full numbers unchanged",
         ),
         HistoryEntry(
@@ -648,7 +654,8 @@ SERPENTINE = (7, 13)  # 7 corridors of 13 cells: 97 free cells (spec §4B)
             change="rule: from 'mean gain ≥ 0.03 with a 90% percentile bootstrap CI over seeds "
             "above 0, and the mean shortcut index falls' to a three-way decision over paired "
             "seeds (units): Student-t bounds on the mean gain against 0.03 and on the mean "
-            "shortcut change against 0, Bonferroni over the two, pooled over root seeds (issue 26)",
+            "shortcut change against 0, Bonferroni over the two, pooled over root seeds "
+            "(the rule of docs/verdicts.md)",
             reason="a percentile bootstrap over 3 seeds under-covers (75% for a nominal 95%): its "
             "half-width was 0.0025 where the gain's sd over root seeds is 0.008",
             before="PASS (quick: gain +0.223, 90% CI [+0.221, +0.226]; PASS under 5/5 root seeds, "
@@ -770,7 +777,7 @@ ONLINE_SIZES: dict[str, Any] = {
     "task": {"epochs": 100, "grad_steps": 64, "eval_every": 10},
 }
 #: Configurations also trained at both depths and reported beside the verdict, never deciding it
-#: (issue 19: the reference's settings, :data:`neural.deep_crl.CONFIGS`).
+#: (the settings of the authors' code, :data:`neural.deep_crl.CONFIGS`).
 ONLINE_REPORTED_CONFIGS = ("reference",)
 #: ``--scale paper``: Table 1's depths 4 and 64 at the paper's width 256, full's schedule and seeds,
 #: the whole training state saved every 10 epochs (640 SGD steps, ≈ 7 CPU-min at D = 64).
@@ -849,8 +856,8 @@ def online_decision(deep: Sequence[float], shallow: Sequence[float]) -> Decision
     paper="deep_crl",
     statement="Online CRL on the small point-mass U-maze reaches the goals behind the wall more "
     "often with depth-16 (depth-64 at --scale paper) than with depth-4 actor and critic encoders.",
-    source="Table 1 (Ant U4 time at goal 11.4 → 286 from depth 4 to 64), Fig. 9 (depth 4 stuck "
-    "at the wall); spec §4C",
+    source="Wang et al. 2025 (arXiv 2503.14858), Table 1 (Ant U4 time at goal 11.4 → 286 from "
+    "depth 4 to 64), Fig. 9 (depth 4 stuck at the wall)",
     rule="Far-goal success rate (3 goals behind the wall) under the deterministic policy, mean "
     "of the last 3 evaluations.",
     stochastic=True,
@@ -870,7 +877,7 @@ def online_decision(deep: Sequence[float], shallow: Sequence[float]) -> Decision
             date="2026-12-01",
             change="FAIL when Δ + 2 s.e. < +0.05 (the interval excludes a 0.05 benefit of depth); "
             "was: FAIL only when Δ < −2 s.e.",
-            reason="issue 15: with 3 seeds the old FAIL needed Δ below about −0.46, so a "
+            reason="with 3 seeds the old FAIL needed Δ below about −0.46, so a "
             "difference against the claim read INCONCLUSIVE",
             before="INCONCLUSIVE at full (Δ = −0.12 ± 0.23); the new rule on the same numbers: "
             "interval [−0.59, +0.33] holds +0.05, INCONCLUSIVE",
@@ -880,7 +887,8 @@ def online_decision(deep: Sequence[float], shallow: Sequence[float]) -> Decision
             change="at full scale both depths are also trained with config 'reference' (flax "
             "LayerNorm ε, α₀ 1, α lr 3e-4, α-weighted α-loss, no constant input) and reported "
             "beside the verdict; the rule, sizes and seeds of the deciding 'cpu' arm are unchanged",
-            reason="issue 19: report the reference's settings beside the CPU configuration",
+            reason="the CPU configuration departs from the authors' code; their settings, "
+            "reported beside it, show how much that choice matters",
             before="INCONCLUSIVE at full (Δ = −0.12 ± 0.23, 2026-11-30); no 'reference' run yet",
         ),
         HistoryEntry(
@@ -888,7 +896,7 @@ def online_decision(deep: Sequence[float], shallow: Sequence[float]) -> Decision
             change="--scale paper defined: depths 4 and 64 (Table 1) at width 256, full's "
             "schedule and seeds, checkpointed every 10 epochs; the reported 'reference' config "
             "trains at the same sizes (quick and full unchanged)",
-            reason="issue 19: --scale paper refused every deep-CRL claim",
+            reason="--scale paper refused every deep-CRL claim",
             before="--scale paper refused; quick and full numbers unchanged",
         ),
         HistoryEntry(
@@ -896,7 +904,7 @@ def online_decision(deep: Sequence[float], shallow: Sequence[float]) -> Decision
             change="rule: from Δ ± 2 s.e. over independent seeds (PASS when above 0 with Δ ≥ 0.05, "
             "FAIL when below +0.05) to a three-way decision over paired seeds (units; both depths "
             "now share each seed's stream): Student-t bounds on the mean paired gain against "
-            "0.05, pooled over root seeds (issue 26)",
+            "0.05, pooled over root seeds (the rule of docs/verdicts.md)",
             reason="z = 2 over 3 seeds is not a 95% interval (t_{0.975,2} = 4.3), and a paired "
             "unit removes the seed-to-seed variance both depths share",
             before="INCONCLUSIVE (quick: full scale only; full: Δ −0.21 ± 0.19, interval [−0.59, "

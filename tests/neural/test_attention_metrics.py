@@ -24,8 +24,8 @@ def _uniform_causal(b: int, h: int, t: int) -> np.ndarray:
 
 
 def test_uniform_reference_values_of_the_spec():
-    """(H_T − 1)/(T − 1) = 0.059 at T = 64 (spec §3); at T = 256 it is 0.0201 (the spec's
-    "0.021" is a rounding slip: H_256 = 6.1243)."""
+    """(H_T − 1)/(T − 1) = 0.059 at T = 64 (docs/gated_attention.md); at T = 256 it is 0.0201,
+    not 0.021 (H_256 = 6.1243)."""
     assert round(uniform_first_token_weight(64), 3) == 0.059
     assert round(uniform_first_token_weight(256), 4) == 0.0201
     with pytest.raises(ValueError, match="seq_len"):

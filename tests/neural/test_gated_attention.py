@@ -262,8 +262,8 @@ def test_qk_norm_comes_before_rope():
     ],
 )
 def test_qk_norm_off_reproduces_the_model_before_issue_19(gate, last_logits, abs_sum):
-    """qk_norm=False is the pre-issue-19 model exactly: same parameters, same logits (values
-    recorded from commit 815e2a2 for init_seed 7)."""
+    """qk_norm=False is the model of the reference runs before 2026-12-01 exactly: same
+    parameters, same logits (values recorded from commit 815e2a2 for init_seed 7)."""
     config = replace(BASE, gate=gate, qk_norm=False)
     model = GatedLM(config, init_seed=7)
     assert not any("q_norm" in n or "k_norm" in n for n, _ in model.named_parameters())

@@ -1,8 +1,8 @@
-"""Hostile input for every reader and writer of the command line (issue 16).
+"""Hostile input for every reader and writer of the command line.
 
 Each case runs ``main([...])`` in-process and asserts the README's contract for bad input: exit
 code 2, exactly one line on stderr (``paper-checks...: error: ...``), no traceback, and nothing
-written under the output path. Every reproduction of the issue is an explicit case; the hypothesis
+written under the output path. Every bad input found so far is an explicit case; the hypothesis
 tests generate small malformed inputs per reader (200 each under the CI profile).
 """
 
@@ -62,7 +62,7 @@ def workdir() -> Iterator[Path]:
         yield Path(tmp)
 
 
-# ------------------------------------------------------------------------- the issue's cases
+# ------------------------------------------------------------------------ the recorded cases
 @pytest.mark.parametrize("kind", ["file", "directory", "absolute-link", "sibling-link"])
 def test_run_leaves_a_foreign_latest_alone_with_a_warning(tmp_path, kind):
     """A `latest` paper-checks did not make (a file, a directory, a link elsewhere or to a user's

@@ -1,4 +1,4 @@
-"""Classes of failure of the command line's reading and writing (issue 27), each checked over
+"""Classes of failure of the command line's reading and writing, each checked over
 generated inputs and file-system states rather than a list of cases:
 
 - one writer (:mod:`paper_checks._files`): whatever stands at a target (missing, a regular file,
@@ -296,7 +296,7 @@ def make_result(claim_id: str, verdict: Verdict = Verdict.PASS) -> CheckResult:
         claim_id=claim_id,
         paper=claim_id.split(".", maxsplit=1)[0],
         statement="A statement.",
-        source="spec §1",
+        source="Smith et al. 2025, Theorem 1",
         rule="x ≤ 2",
         stochastic=True,
         history=[{"date": "2025-01-01", "change": "c", "reason": "r", "before": "PASS"}],

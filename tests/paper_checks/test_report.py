@@ -82,7 +82,7 @@ def _result(claim_id: str, verdict: Verdict, figures: list[str], **kw) -> CheckR
         claim_id=claim_id,
         paper="rlvr",
         statement=kw.pop("statement", f"statement of {claim_id}"),
-        source="rlvr.md §1",
+        source="Yue et al. 2025 (arXiv 2504.13837), Fig. 1",
         provenance={"seed": 0, "wall_time_s": 2.25},
         **kw,
     )

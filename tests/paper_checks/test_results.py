@@ -70,7 +70,7 @@ def make_result(
         "claim_id": claim_id,
         "paper": "rlvr",
         "statement": "A statement.",
-        "source": "rlvr.md §1",
+        "source": "Yue et al. 2025 (arXiv 2504.13837), Fig. 1",
         "provenance": {"seed": 0, "wall_time_s": 0.25, "versions": {"numpy": np.__version__}},
     }
     return CheckResult(**(fields | kw))

@@ -42,7 +42,7 @@ def test_json_output_has_the_documented_keys(tmp_path, capsys):
 def test_max_n_limits_the_sequence(tmp_path, capsys):
     path = tmp_path / "thresholds.txt"
     path.write_text("\n".join("1" * i + "0" * (7 - i) for i in range(8)) + "\n")
-    # thresholds: a sequence of n points forces floor(log2(n + 1)) mistakes (online.md §2)
+    # thresholds: a sequence of n points forces floor(log2(n + 1)) mistakes (binary search)
     for n, expected in ((2, 1), (3, 2), (7, 3)):
         assert main(["solve", "online", "--class", str(path), "--max-n", str(n), "--json"]) == 0
         out = json.loads(capsys.readouterr().out)

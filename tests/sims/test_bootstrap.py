@@ -128,7 +128,7 @@ def test_bootstrap_pass_at_k_rejects_unpaired_input():
 
 
 # ------------------------------------------------- coverage on problem sets from a known p law
-# p ~ Beta(0.5, 1.5) per problem, RL's q = logit-affine(p; α = 2, β = 1.5) (rlvr.md §3); the true
+# p ~ Beta(0.5, 1.5) per problem, RL's q = logit-affine(p; α = 2, β = 1.5) (docs/rlvr.md); the true
 # dataset pass@k is E[1 - (1 - p)^k] (closed form / quadrature). SETS problem sets of PROBLEMS
 # problems with n samples each; each 95% interval should cover the truth in 95% of the sets. The
 # Monte-Carlo SD of a coverage rate over SETS sets is sqrt(.95·.05/SETS) = 0.0154 at 200 sets;

@@ -1,4 +1,4 @@
-"""Faster R-CNN geometry: the spec's expected outputs and brute-force oracles."""
+"""Faster R-CNN geometry: the expected outputs of docs/faster_rcnn.md and brute-force oracles."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The no-residual growth rate of spec §5 from Gauss–Hermite quadrature."""
+"""The no-residual growth rate of docs/deep_crl.md (our derivation) from Gauss–Hermite
+quadrature."""
 
 from __future__ import annotations
 

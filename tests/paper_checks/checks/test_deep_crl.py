@@ -1,4 +1,4 @@
-"""The deep-CRL claims at tiny sizes: PASS with the paper's block and the spec's table, FAIL when
+"""The deep-CRL claims at tiny sizes: PASS with the paper's block and our reference table, FAIL when
 handed a wrong table, a wrong ordering of variants or the wrong distance. Tests sharing a claim
 share its sweep cache (same context), so each sweep trains once."""
 
