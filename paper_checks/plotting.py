@@ -5,6 +5,7 @@ Helpers take ``ax=None`` and return the artists they draw; nothing here calls ``
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -51,8 +52,25 @@ def new_figure(ncols: int = 1, nrows: int = 1, **kwargs: Any) -> tuple[Figure, A
     return fig, axes
 
 
-def save_figure(fig: Figure, directory: Path, stem: str) -> list[Path]:
-    """Write ``fig`` to ``directory/stem.png`` and ``.pdf``; return both paths (PNG first).
+def save_figure(
+    fig: Figure, directory: Path, stem: str, root: str | os.PathLike[str] | None = None
+) -> list[Path]:
+    """Write ``fig`` to ``directory/stem.png`` and ``.pdf`` through the one writer
+    (:func:`paper_checks._files.save_figure`: rendered into a temporary folder beside the targets,
+    each file fsynced and renamed into place, never through a symlink or onto anything but a
+    regular file); return both paths (PNG first). ``root`` is the directory the user named,
+    which both files must resolve inside: by default ``directory``'s parent, the run directory
+    of a check's ``figures/`` (:meth:`paper_checks.context.Context.save_figure`), so a
+    ``figures`` symlink leading out of the run is refused."""
+    from paper_checks._files import save_figure as publish
+
+    directory = Path(directory)
+    return publish(fig, directory, stem, directory.parent if root is None else root)
+
+
+def render_figure(fig: Figure, directory: Path, stem: str) -> list[Path]:
+    """Render ``fig`` to ``directory/stem.png`` and ``.pdf`` directly (no temporary file, no
+    checks: the writer renders into its own temporary folder with this); return both paths.
 
     The figure's constrained layout (which keeps every label inside the canvas, so no tight
     bounding box is needed) is solved once, in the PNG's draw, and kept for the PDF: the layout
