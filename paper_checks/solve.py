@@ -614,9 +614,12 @@ class _TimeUp(BaseException):
 
 
 @contextlib.contextmanager
-def _within(seconds: float | None, what: str) -> Iterator[None]:
+def _within(
+    seconds: float | None, what: str, lost: str = "nothing is known of the class yet"
+) -> Iterator[None]:
     """Stop the body after ``seconds`` (SIGALRM; only where signals reach it: the main thread of
-    a POSIX process) with a ValueError saying that the time limit was reached during ``what``."""
+    a POSIX process) with a ValueError saying that the time limit was reached during ``what``
+    and what is ``lost``."""
     import signal
     import threading
 
@@ -634,8 +637,7 @@ def _within(seconds: float | None, what: str) -> Iterator[None]:
         yield
     except _TimeUp:
         raise ValueError(
-            f"--time-limit {seconds:g} s was reached while {what}; nothing is known of the "
-            "class yet: allow more time"
+            f"--time-limit {seconds:g} s was reached while {what}; {lost}: allow more time"
         ) from None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -718,7 +720,10 @@ def _run_online(H: Any, max_n: int | None, time_limit: float | None) -> dict[str
 
 
 def _duration(seconds: float) -> str:
-    """ "40 s", "12 min", "3.1 h"."""
+    """ "0.4 s", "40 s", "12 min", "3.1 h"."""
+    seconds = max(seconds, 0.0)
+    if seconds < 10:
+        return f"{seconds:.2g} s"
     if seconds < 120:
         return f"{seconds:.0f} s"
     return f"{seconds / 60:.0f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
@@ -907,16 +912,59 @@ def solve_hivemind(
     n_boot: int = 1000,
     seed: int = 0,
     pairwise_ties: str = "cut",
+    time_limit: float | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The Hivemind report on the user's generations (and ratings): tables as JSON and CSV and the
     figures in ``out_dir`` (see :mod:`paper_checks.hivemind_report` for the formats).
     ``pairwise_ties`` is the tie rule of the pairwise top-fraction subsets ("cut": exactly
-    int(f·n) items, the authors' rule; "keep": every item tied at the cut)."""
+    int(f·n) items, the authors' rule; "keep": every item tied at the cut).
+
+    The calibration bootstrap's time (:func:`paper_checks.hivemind_report.calibration_seconds`)
+    is logged before it starts when over 5 s. With ``time_limit`` (seconds) the whole command,
+    reading included, stops there with a ValueError, and a bootstrap estimated to need more than
+    the time left is refused before it starts; report.json is written last, so a stopped run
+    leaves none."""
+    if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
+        raise ValueError(f"--time-limit must be a positive number of seconds (got {time_limit})")
+    with _within(time_limit, "computing the Hivemind report", "no report.json was written"):
+        return _solve_hivemind(
+            gens_path,
+            ratings=ratings,
+            embedder=embedder,
+            out_dir=out_dir,
+            cache_dir=cache_dir,
+            include_self_pairs=include_self_pairs,
+            cutoffs=cutoffs,
+            n_boot=n_boot,
+            seed=seed,
+            pairwise_ties=pairwise_ties,
+            time_limit=time_limit,
+        )
+
+
+def _solve_hivemind(
+    gens_path: Path,
+    *,
+    ratings: list[Path] | None,
+    embedder: str,
+    out_dir: Path,
+    cache_dir: Path | None,
+    include_self_pairs: bool,
+    cutoffs: Sequence[float],
+    n_boot: int,
+    seed: int,
+    pairwise_ties: str,
+    time_limit: float | None,
+) -> tuple[dict[str, Any], list[str]]:
+    """:func:`solve_hivemind` inside its time limit."""
+    import time
+
     from neural.hivemind import VectorEmbedder, make_embedder
     from paper_checks import hivemind_report as hr
     from paper_checks._files import write_json
     from sims._jsonio import to_jsonable
 
+    start = time.monotonic()
     gens = hr.read_generations(gens_path)
     rated = [(path, hr.read_ratings(path)) for path in ratings or []]  # all read before writing
     stems = [path.stem for path, _ in rated]
@@ -924,6 +972,7 @@ def solve_hivemind(
         dup = next(stem for stem in stems if stems.count(stem) > 1)
         raise ValueError(f"--ratings: two files share the name stem {dup!r}; rename one")
     _check_hivemind_targets(out_dir, stems)
+    _announce_bootstrap(rated, n_boot, pairwise_ties, time_limit, time.monotonic() - start)
     if embedder == "vectors":
         if gens.embeddings is None:
             raise ValueError("--embedder vectors needs an 'embedding' on every line of --gens")
@@ -1008,6 +1057,37 @@ def solve_hivemind(
     write_json(out_dir / "report.json", to_jsonable(out), out_dir)
     lines.append(f"wrote {out_dir}/report.json, CSV tables and {len(figures) // 2} figures")
     return out, lines
+
+
+def _announce_bootstrap(
+    rated: list[tuple[Path, Any]],
+    n_boot: int,
+    pairwise_ties: str,
+    time_limit: float | None,
+    spent: float,
+) -> None:
+    """Log the calibration bootstrap's estimated time before it starts (when over 5 s), and
+    refuse it (ValueError naming --n-boot and --time-limit) when it would not fit in the time
+    left of ``time_limit`` after ``spent`` seconds."""
+    from paper_checks import hivemind_report as hr
+
+    seconds = sum(hr.calibration_seconds(items, n_boot, pairwise_ties) for _, items in rated)
+    guard = f"--time-limit {time_limit:g} s" if time_limit else "no --time-limit set"
+    if time_limit is not None and seconds > time_limit - spent:
+        raise ValueError(
+            f"--n-boot {n_boot}: the calibration bootstrap of {len(rated)} ratings file(s) takes "
+            f"roughly {_duration(seconds)} on one core, more than the {_duration(time_limit - spent)}"
+            f" left of --time-limit {time_limit:g} s; lower --n-boot or raise --time-limit"
+        )
+    if seconds > 5:
+        logger.warning(
+            "solve hivemind: the calibration bootstrap (--n-boot %d, %d ratings file(s)) takes "
+            "roughly %s on one core (%s)",
+            n_boot,
+            len(rated),
+            _duration(seconds),
+            guard,
+        )
 
 
 def _topn_line(topn: dict[str, Any]) -> str:

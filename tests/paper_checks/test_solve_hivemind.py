@@ -300,3 +300,83 @@ def test_one_response_per_model_and_query_gives_an_undefined_headline(tmp_path, 
         "distinct models among the top N neighbours: undefined (up to N = 2 every set of models "
         "gives the same count; give each query more responses)"
     ) in out
+
+
+def test_the_bootstrap_estimate_counts_every_scorer_subset_and_resample():
+    items = hr.read_ratings(ABS)
+    table = hr.item_table(items)
+    sizes = [int(m.sum()) for _, _, m in hr._subsets(items, table, "cut")]
+    per = sum(hr.BOOT_SECONDS_FIXED + hr.BOOT_SECONDS_PER_ITEM * n for n in sizes if n >= 3)
+    assert hr.calibration_seconds(items, 1000) == pytest.approx(len(items.scores) * 1000 * per)
+    assert hr.calibration_seconds(items, 2000) == pytest.approx(
+        2 * hr.calibration_seconds(items, 1000)
+    )
+    # the subsets are the ones calibration resamples: one row per scorer and subset
+    rows = hr.calibration(items, n_boot=5, rng=0)
+    assert len(rows) == len(items.scores) * len(sizes)
+
+
+def test_the_bootstrap_estimate_is_logged_before_it_starts(caplog):
+    import logging
+
+    from paper_checks.solve import _announce_bootstrap
+
+    rated = [(ABS, hr.read_ratings(ABS)), (PAIR, hr.read_ratings(PAIR))]
+    with caplog.at_level(logging.WARNING, logger="paper_checks.solve"):
+        _announce_bootstrap(rated, 10_000, "cut", None, 0.0)
+    (record,) = caplog.records
+    assert record.getMessage().startswith(
+        "solve hivemind: the calibration bootstrap (--n-boot 10000, 2 ratings file(s)) takes "
+        "roughly "
+    )
+    assert record.getMessage().endswith("on one core (no --time-limit set)")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="paper_checks.solve"):
+        _announce_bootstrap(rated, 50, "cut", None, 0.0)  # well under 5 s: quiet
+    assert not caplog.records
+
+
+def test_a_bootstrap_beyond_the_time_limit_is_refused_before_it_starts(tmp_path, capsys):
+    import time
+
+    out = tmp_path / "o"
+    argv = ["solve", "hivemind", "--gens", str(GENS), "--ratings", str(ABS), "--out", str(out)]
+    start = time.monotonic()
+    assert main([*argv, "--n-boot", "100000", "--time-limit", "20"]) == 2
+    assert time.monotonic() - start < 20
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "--n-boot 100000: the calibration bootstrap of 1 ratings file(s) takes roughly" in err[0]
+    assert "lower --n-boot or raise --time-limit" in err[0]
+    assert not out.exists()  # refused before anything was written
+
+
+def test_the_time_limit_covers_reading_and_the_metrics(tmp_path, capsys):
+    rows = [
+        {"query": f"q{q}", "model": f"m{m}", "response": f"answer {q} {m} {i} " * 20}
+        for q in range(200)
+        for m in range(5)
+        for i in range(10)
+    ]
+    gens = write(tmp_path / "gens.jsonl", rows)  # 10,000 lines: seconds of work
+    out = tmp_path / "o"
+    code = main(
+        ["solve", "hivemind", "--gens", str(gens), "--out", str(out), "--time-limit", "0.05"]
+    )
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert (
+        "--time-limit 0.05 s was reached while computing the Hivemind report; no report.json was "
+        "written: allow more time"
+    ) in err[0]
+    assert not (out / "report.json").exists()
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "x"])
+def test_a_bad_time_limit_is_one_line_naming_it(tmp_path, capsys, value):
+    argv = ["solve", "hivemind", "--gens", str(GENS), "--out", str(tmp_path / "o")]
+    assert main([*argv, "--time-limit", value]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "--time-limit" in err[0]
