@@ -1,10 +1,25 @@
-"""Random object boxes for the Faster R-CNN anchor-coverage check (``faster_rcnn.coverage``)."""
+"""Random object boxes for the Faster R-CNN checks, and the experiments run on them: the best
+anchor IoU of random boxes per size band (``faster_rcnn.coverage``) and the response of the
+anchor labels to shifted objects (``faster_rcnn.translation_equivariance``); Ren et al. 2015
+(arXiv 1506.01497), §3.1.1."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
 import numpy as np
 
-__all__ = ["random_boxes"]
+from theory.anchors import STRIDE, best_anchor_iou, label_anchors
+
+__all__ = [
+    "ShiftResponse",
+    "best_iou_per_band",
+    "percent_reaching",
+    "random_boxes",
+    "shift_response",
+    "shift_violations",
+]
 
 
 def random_boxes(
@@ -28,3 +43,106 @@ def random_boxes(
     x = rng.uniform(0, width - w)
     y = rng.uniform(0, height - h)
     return np.stack([x, y, x + w, y + h], axis=1)  # (n, 4)
+
+
+def best_iou_per_band(
+    anchors: np.ndarray,
+    bands: Sequence[tuple[float, float]],
+    n: int,
+    *,
+    rng: Mapping[tuple[float, float], np.random.Generator],
+) -> dict[tuple[float, float], np.ndarray]:
+    """For each side band (lo, hi), the best IoU with any of ``anchors`` (continuous coordinates)
+    of ``n`` :func:`random_boxes` with sides in the band, drawn from that band's own generator
+    ``rng[band]`` in a 600 × 1000 image (§3.1.1, multi-scale anchors)."""
+    return {
+        b: best_anchor_iou(random_boxes(n, b, rng=rng[b]), anchors, legacy=False) for b in bands
+    }
+
+
+def percent_reaching(
+    best: Mapping[tuple[float, float], np.ndarray], thresholds: Sequence[float]
+) -> np.ndarray:
+    """``(bands, thresholds)``: the percentage of each band's boxes whose best anchor IoU is at
+    least the threshold, 100 · mean(best ≥ t) (the coverage table of ``faster_rcnn.coverage``)."""
+    return np.array([[100.0 * np.mean(best[b] >= t) for t in thresholds] for b in best])
+
+
+@dataclass(frozen=True)
+class ShiftResponse:
+    """What shifting the objects by each of ``shift_px`` (both axes) changes, per shift: the
+    fraction of anchor labels that differ from the originals rolled by round(s / stride) cells,
+    the largest |grid rolled by those cells − (grid + s)| in px, and the largest change of an
+    object's best IoU with the anchor grid and with a fixed (MultiBox-like) anchor set."""
+
+    #: The shifts s, in pixels (along both axes).
+    shift_px: np.ndarray
+    #: Per shift: the fraction of anchor labels that differ from the originals rolled by round(s /
+    #: stride) cells.
+    label_mismatch: np.ndarray
+    #: Per shift: the largest |grid rolled by round(s / stride) cells − (grid + s)|, in pixels.
+    grid_error_px: np.ndarray
+    #: Per shift: the largest change of an object's best IoU with the anchor grid.
+    best_iou_change: np.ndarray
+    #: Per shift: the same with the fixed (MultiBox-like) anchor set.
+    multibox_best_iou_change: np.ndarray
+
+
+def shift_response(
+    anchors: np.ndarray,
+    objects: np.ndarray,
+    multibox: np.ndarray,
+    shifts: np.ndarray,
+    stride: int = STRIDE,
+) -> ShiftResponse:
+    """Shift ``objects`` by s px along both axes for each s in ``shifts`` and compare with s = 0:
+    anchors are translation invariant (§3.1.1), so at s = j·stride the grid ``anchors``
+    (H', W', k, 4) rolled by j cells equals the grid plus s, the labels of
+    :func:`theory.anchors.label_anchors` equal the originals rolled by j cells, and every
+    object's best IoU is unchanged; ``multibox``, a fixed anchor set, has no such symmetry."""
+    base_labels = label_anchors(anchors, objects)
+    base_best = best_anchor_iou(objects, anchors)
+    mb_best = best_anchor_iou(objects, multibox)
+    label_mismatch, best_change, mb_change, grid_error = [], [], [], []
+    for s in shifts:
+        j = round(int(s) / stride)
+        moved = objects + float(s)
+        labels = label_anchors(anchors, moved)
+        h, w = anchors.shape[0] - j, anchors.shape[1] - j
+        label_mismatch.append(float(np.mean(labels[j:, j:] != base_labels[:h, :w])))
+        grid_error.append(float(np.max(np.abs(anchors[j:, j:] - (anchors[:h, :w] + s)))))
+        best_change.append(float(np.max(np.abs(best_anchor_iou(moved, anchors) - base_best))))
+        mb_change.append(float(np.max(np.abs(best_anchor_iou(moved, multibox) - mb_best))))
+    return ShiftResponse(
+        np.asarray(shifts),
+        np.array(label_mismatch),
+        np.array(grid_error),
+        np.array(best_change),
+        np.array(mb_change),
+    )
+
+
+def shift_violations(r: ShiftResponse, stride: int = STRIDE) -> tuple[bool, int]:
+    """(holds, violations): whether every shift by a multiple of ``stride`` leaves 0 labels
+    changed, grid error ≤ 1e-9 px and best-IoU change ≤ 1e-12, every other shift changes > 0
+    labels and the fixed anchors' best IoU changes at s = 16; and how many of these conditions
+    fail (0 ⟺ holds, except that a NaN fails ``holds`` without being counted)."""
+    on = r.shift_px % stride == 0
+    mismatch, grid, best, mb16 = (
+        r.label_mismatch,
+        r.grid_error_px,
+        r.best_iou_change,
+        r.multibox_best_iou_change[r.shift_px == 16][0],
+    )
+    equivariant = (
+        np.all(mismatch[on] == 0) and np.all(grid[on] <= 1e-9) and np.all(best[on] <= 1e-12)
+    )
+    sensitive = bool(np.all(mismatch[~on] > 0)) and mb16 > 0
+    violations = (
+        int(np.sum(mismatch[on] != 0))
+        + int(np.sum(grid[on] > 1e-9))
+        + int(np.sum(best[on] > 1e-12))
+        + int(np.sum(mismatch[~on] <= 0))
+        + int(mb16 <= 0)
+    )
+    return bool(equivariant and sensitive), violations

@@ -1,21 +1,42 @@
-"""The two random procedures of the Hivemind metrics: the cross-query similarity baseline that turns
-an embedder's raw cosines into cut-offs, and bootstrap confidence intervals over queries.
+"""The random procedures of the Hivemind metrics: the cross-query similarity baseline that turns
+an embedder's raw cosines into cut-offs, bootstrap confidence intervals over queries, and the
+constructions whose metric values are known exactly (planted cosines, models in orthogonal
+subspaces, interchangeable models, every split of the raters) with the metrics measured on them.
 
 With the paper's embedder, random cross-query pairs fall in 0.1–0.2 (Jiang et al. 2025, arXiv
 2510.22954); other embedders put them elsewhere, so the paper's cut-offs do not transfer between
-embedders (docs/hivemind.md, similarity scales). Both take ``rng`` and are reproducible for a
+embedders (docs/hivemind.md, similarity scales). The random ones take ``rng`` and are reproducible for a
 fixed seed (the authors' subsampling was not seeded).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 
-from theory.hivemind import spearman
+from theory.hivemind import (
+    distinct_model_curve,
+    inter_model_matrix,
+    mean_similarity_over_pairs,
+    normalize_rows,
+    spearman,
+)
 
-__all__ = ["bootstrap_over_queries", "cross_query_similarities"]
+__all__ = [
+    "OrthogonalModelsMetrics",
+    "PlantedMeans",
+    "bootstrap_over_queries",
+    "compositions",
+    "cross_query_similarities",
+    "interchangeable_curves",
+    "orthogonal_models",
+    "orthogonal_models_metrics",
+    "planted_and_random_means",
+    "planted_similarity",
+]
 
 
 def cross_query_similarities(
@@ -63,3 +84,146 @@ def bootstrap_over_queries(
         return float("nan"), float("nan")
     lo, hi = np.percentile(values, [50 * (1 - level), 50 * (1 + level)])
     return float(lo), float(hi)
+
+
+# ------------------------------------------------------------------ constructions of known value
+def planted_similarity(
+    c: float, n: int, rng: np.random.Generator, dim: int | None = None
+) -> np.ndarray:
+    """N unit vectors with every pairwise cosine exactly c: e_i = √c·u + √(1−c)·v_i, with u and the
+    v_i orthonormal (a random orthonormal frame of R^dim, dim ≥ N + 1), since u·u = 1 and
+    v_i·v_j = 0 for i ≠ j give e_i·e_j = c."""
+    dim = n + 1 if dim is None else dim
+    frame, _ = np.linalg.qr(rng.standard_normal((dim, n + 1)))  # (dim, N+1) orthonormal columns
+    u, v = frame[:, 0], frame[:, 1:].T  # (dim,), (N, dim)
+    return np.sqrt(c) * u + np.sqrt(1 - c) * v  # (N, dim)
+
+
+def orthogonal_models(
+    n_models: int, per_model: int, c: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Models in mutually orthogonal subspaces, each with planted within-model cosine c: unit
+    embeddings (M·n, M·(n+1)) and their model labels."""
+    dim = per_model + 1
+    blocks = np.zeros((n_models * per_model, n_models * dim))
+    for m in range(n_models):
+        blocks[m * per_model : (m + 1) * per_model, m * dim : (m + 1) * dim] = planted_similarity(
+            c, per_model, rng
+        )
+    return blocks, np.repeat(np.arange(n_models), per_model)
+
+
+def compositions(total: int, parts: int) -> np.ndarray:
+    """Every vector of ``parts`` non-negative integers summing to ``total``: stars and bars, one
+    row per choice of the ``parts − 1`` bar positions among ``total + parts − 1`` slots (every
+    way ``total`` raters can split over ``parts`` labels)."""
+    bars = np.array(list(combinations(range(total + parts - 1), parts - 1)), dtype=np.int64)
+    bars = bars.reshape(-1, parts - 1)
+    edges = np.hstack(
+        [np.full((len(bars), 1), -1), bars, np.full((len(bars), 1), total + parts - 1)]
+    )
+    return np.diff(edges, axis=1) - 1  # (C(total+parts−1, parts−1), parts)
+
+
+@dataclass(frozen=True)
+class PlantedMeans:
+    """The intra-model score s̄ measured on constructions of known value."""
+
+    #: (len(cs), len(ns)): s̄ of N planted vectors with every pairwise cosine c.
+    s_bar: np.ndarray
+    #: max |e_i·e_j − c| over the pairs of planted sets of 20 vectors, for every c.
+    max_pair_error: float
+    #: s̄ of random unit sets (``repeats`` per N, in R^dim), by the function under test.
+    fast: np.ndarray
+    #: the same sets' mean cosine by the loop over pairs.
+    brute: np.ndarray
+
+
+def planted_and_random_means(
+    mean_similarity: Callable[[np.ndarray], float],
+    cs: np.ndarray,
+    ns: Sequence[int],
+    *,
+    rng: np.random.Generator,
+    repeats: int = 5,
+    dim: int = 16,
+) -> PlantedMeans:
+    """s̄ = ``mean_similarity`` of :func:`planted_similarity` sets for every c in ``cs`` and N in
+    ``ns`` (it must return c), the pairwise cosines of planted sets of 20, and s̄ of
+    random unit sets beside the mean over pairs by
+    :func:`theory.hivemind.mean_similarity_over_pairs`, all drawn from ``rng`` in that order."""
+    planted = np.array([[mean_similarity(planted_similarity(c, n, rng)) for n in ns] for c in cs])
+    pair_error = max(
+        float(np.max(np.abs((e @ e.T)[np.triu_indices(len(e), 1)] - c)))
+        for c in cs
+        for e in [planted_similarity(c, 20, rng)]
+    )
+    random_sets = [
+        normalize_rows(rng.standard_normal((n, dim))) for n in ns for _ in range(repeats)
+    ]
+    fast = np.array([mean_similarity(e) for e in random_sets])
+    brute = np.array([mean_similarity_over_pairs(e) for e in random_sets])
+    return PlantedMeans(planted, pair_error, fast, brute)
+
+
+# ----------------------------------------------------------------------- models, disjoint or not
+@dataclass(frozen=True)
+class OrthogonalModelsMetrics:
+    """The inter-model scores and the top-N curve of :func:`orthogonal_models`' embeddings."""
+
+    #: max |inter-model score| between different models.
+    inter_offdiag_max_abs: float
+    #: (M,): each model's score with itself, self-pairs excluded.
+    inter_diag: np.ndarray
+    #: (M,): the same with self-pairs included.
+    inter_diag_with_self_pairs: np.ndarray
+    #: (n,): distinct models among N = 1..n nearest neighbours.
+    disjoint_curve: np.ndarray
+
+    def matches(self, exact: dict[str, float], curve: np.ndarray, tolerance: float) -> bool:
+        """Whether every inter-model score lies within ``tolerance`` of its ``exact`` value
+        (:func:`theory.hivemind.orthogonal_models_exact`) and the top-N curve equals ``curve``."""
+        errors = [float(np.max(np.abs(getattr(self, k) - v))) for k, v in exact.items()]
+        return all(e <= tolerance for e in errors) and np.array_equal(self.disjoint_curve, curve)
+
+
+def orthogonal_models_metrics(
+    n_models: int, per_model: int, c: float, *, rng: np.random.Generator
+) -> OrthogonalModelsMetrics:
+    """Build :func:`orthogonal_models` (M models × n responses, within-model cosine c) and
+    measure the inter-model matrix (Fig. 6, with and without self-pairs) and the top-N
+    distinct-model curve (Fig. 8) on them; :func:`theory.hivemind.orthogonal_models_exact`
+    and :func:`theory.hivemind.disjoint_curve` give their exact values."""
+    unit, labels = orthogonal_models(n_models, per_model, c, rng)
+    groups = [[unit[labels == m] for m in range(n_models)]]
+    inter = inter_model_matrix(groups)
+    inter_self = inter_model_matrix(groups, include_self_pairs=True)
+    off = inter[~np.eye(n_models, dtype=bool)]
+    curve = distinct_model_curve(unit, labels, per_model)
+    return OrthogonalModelsMetrics(
+        float(np.max(np.abs(off))), np.diag(inter), np.diag(inter_self), curve
+    )
+
+
+def interchangeable_curves(
+    n_models: int,
+    per_model: int,
+    n_max: int,
+    n_queries: int,
+    *,
+    rng: np.random.Generator,
+    dim: int = 64,
+) -> np.ndarray:
+    """(queries, n_max): the top-N distinct-model curve (Fig. 8) of ``n_queries`` independent
+    queries whose ``n_models × per_model`` responses are i.i.d. random unit vectors in R^dim, so
+    that model labels carry no information (:func:`theory.hivemind.interchangeable_curve` is
+    their expectation: 21.9 at N = 50 for 25 models × 50 responses)."""
+    labels = np.repeat(np.arange(n_models), per_model)
+    return np.array(
+        [
+            distinct_model_curve(
+                normalize_rows(rng.standard_normal((n_models * per_model, dim))), labels, n_max
+            )
+            for _ in range(n_queries)
+        ]
+    )

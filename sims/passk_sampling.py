@@ -7,11 +7,23 @@ the estimators and theories under test are applied afterwards, in the driver.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["count_histogram_task", "count_histograms", "crossing_search_task", "plus_minus_plus"]
+__all__ = [
+    "count_histogram_task",
+    "count_histograms",
+    "crossing_search_draws",
+    "crossing_search_task",
+    "estimator_exact_bias",
+    "estimator_mean_and_se",
+    "estimator_z",
+    "histogram_tasks",
+    "plus_minus_plus",
+    "summed_histograms",
+]
 
 
 def count_histograms(p: np.ndarray, n: int, reps: int, rng: Any = None) -> np.ndarray:
@@ -37,6 +49,66 @@ def count_histograms(p: np.ndarray, n: int, reps: int, rng: Any = None) -> np.nd
 def count_histogram_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """Sweep task: ``params = {"p": [...], "n": int, "reps": int}`` -> ``{"hist": (P, n+1)}``."""
     return {"hist": count_histograms(np.asarray(params["p"]), params["n"], params["reps"], rng)}
+
+
+def histogram_tasks(p: np.ndarray, n: int, reps: int, chunks: int) -> list[dict[str, Any]]:
+    """The parameters of a sweep of :func:`count_histogram_task` that draws ``reps`` evaluations
+    of n samples for each problem of ``p``, in ``chunks`` tasks of reps // chunks each."""
+    return [{"p": p, "n": n, "reps": reps // chunks, "chunk": j} for j in range(chunks)]
+
+
+def summed_histograms(records: Sequence[dict[str, Any]]) -> np.ndarray:
+    """The count histogram (P, n + 1) of a sweep of :func:`count_histogram_task`: the sum of its
+    tasks' histograms (each a disjoint chunk of the evaluations)."""
+    return sum(np.asarray(r["result"]["hist"], dtype=np.int64) for r in records)
+
+
+def estimator_mean_and_se(
+    hist: np.ndarray, estimator: Callable[..., Any], n: int, ks: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Monte Carlo mean over problems of ``estimator(n, c, k)`` and its standard error, at every
+    k of ``ks``, from the count histogram ``hist`` (P, n + 1) of R evaluations per problem: per
+    problem, mean_i = Σ_c h_ic·est(c) / R and var_i = Σ_c h_ic·est(c)² / R − mean_i²; the mean
+    is the average of the mean_i, its s.e. √(Σ_i var_i · R/(R − 1)) / P / √R (problems are
+    independent)."""
+    n_problems = hist.shape[0]
+    n_reps = int(hist[0].sum())
+    c = np.arange(n + 1)
+    means, ses = [], []
+    for k in ks:
+        values = np.asarray(estimator(np.full(n + 1, n), c, int(k)), dtype=float)  # (n+1,)
+        mean_i = hist @ values / n_reps  # (P,)
+        var_i = hist @ values**2 / n_reps - mean_i**2  # per-problem variance
+        means.append(mean_i.mean())
+        ses.append(np.sqrt(var_i.sum() * n_reps / (n_reps - 1)) / n_problems / np.sqrt(n_reps))
+    return np.array(means), np.array(ses)
+
+
+def estimator_z(
+    hist: np.ndarray,
+    estimator: Callable[..., Any],
+    n: int,
+    ks: Sequence[int],
+    truth: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(Monte Carlo mean of the estimate, z = (mean − truth) / s.e.) at every k of ``ks``, from
+    the count histogram ``hist`` (:func:`estimator_mean_and_se`); ``truth`` (K,) is the mean
+    pass@k of the problems, 1 − (1 − p)^k averaged over them."""
+    mean, se = estimator_mean_and_se(hist, estimator, n, ks)
+    return mean, (mean - truth) / se
+
+
+def estimator_exact_bias(
+    estimator: Callable[..., Any], p: np.ndarray, n: int, ks: Sequence[int], truth: np.ndarray
+) -> np.ndarray:
+    """The exact bias of ``estimator`` at every k of ``ks``, without sampling: the mean over
+    problems of Σ_c Binom(c; n, p_i)·estimator(n, c, k)
+    (:func:`theory.passk.estimator_expectation`) minus ``truth`` (K,); 0 for an unbiased
+    estimator (Chen et al. 2021, arXiv 2107.03374, eq. 1)."""
+    from theory.passk import estimator_expectation
+
+    exact = np.array([np.mean(estimator_expectation(estimator, p, n, int(k))) for k in ks])
+    return exact - truth
 
 
 def plus_minus_plus(
@@ -90,3 +162,14 @@ def crossing_search_task(params: dict[str, Any], rng: np.random.Generator) -> di
         delta_end.append(delta[-1])
         first_k.append(int(ks[changes[0]]) if len(changes) else 0)
     return {"n_changes": n_changes, "delta_1": delta_1, "delta_end": delta_end, "first_k": first_k}
+
+
+def crossing_search_draws(records: Sequence[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """The draws of a sweep of :func:`crossing_search_task`, its tasks concatenated in order:
+    ``n_changes`` (int), ``delta_1``, ``delta_end`` and ``first_k`` per draw."""
+    cat = {
+        key: np.concatenate([r["result"][key] for r in records])
+        for key in ("n_changes", "delta_1", "delta_end", "first_k")
+    }
+    cat["n_changes"] = cat["n_changes"].astype(int)
+    return cat

@@ -38,6 +38,7 @@ __all__ = [
     "encode_boxes",
     "feature_map_size",
     "generate_anchors",
+    "half_stride_iou",
     "inside_image",
     "label_anchors",
     "multibox_output_params",
@@ -45,6 +46,8 @@ __all__ = [
     "rpn_head_params",
     "rpn_output_params",
     "select_proposals",
+    "sqrt_areas_and_ratios",
+    "square_iou_interval",
 ]
 
 #: Feature stride of the conv5 map (VGG-16 / ZF): 4 poolings of 2.
@@ -358,3 +361,30 @@ def rpn_head_params(channels: int = 512, k: int = 9) -> int:
 def multibox_output_params(features: int = 1536, n_anchors: int = 800) -> int:
     """MultiBox's fully connected output: features·(4 + 1)·800 = 6,144,000 (§3.1.1)."""
     return features * (4 + 1) * n_anchors
+
+
+# ------------------------------------------------------------------------------ anchor geometry
+def sqrt_areas_and_ratios(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Size √(w·h) and aspect ratio h/w of each box in the code's 0-based inclusive pixels
+    (w = x2 − x1 + 1): 132.9, 128, 124.5 (×2, ×4) and 0.522, 1, 2 for the 9 reference anchors
+    of §3.1.1 (the rounding of ``generate_anchors``)."""
+    w = boxes[:, 2] - boxes[:, 0] + 1
+    h = boxes[:, 3] - boxes[:, 1] + 1
+    return np.sqrt(w * h), h / w
+
+
+def square_iou_interval(side: float, threshold: float) -> tuple[float, float]:
+    """Sides s of a square concentric with a square anchor of side a that reach IoU ≥ t:
+    IoU = (min(s, a)/max(s, a))², so s ∈ [a√t, a/√t] (continuous coordinates; §3.1.1
+    multi-scale anchors: [107, 153] px around the 128-px anchor at t = 0.7)."""
+    return side * np.sqrt(threshold), side / np.sqrt(threshold)
+
+
+def half_stride_iou(sides: Sequence[float], offset: float = 8) -> list[float]:
+    """IoU of two equal a × a squares offset by ``offset`` px along both axes (continuous
+    coordinates): (a − o)² / (2a² − (a − o)²); half the 16-px stride gives .784, .884, .940 for
+    a = 128, 256, 512, the worst an object centred between two anchor positions can do."""
+    return [
+        float(box_iou([[0, 0, a, a]], [[offset, offset, a + offset, a + offset]])[0, 0])
+        for a in sides
+    ]

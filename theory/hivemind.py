@@ -11,6 +11,7 @@ cosines (dot products of unit vectors).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import combinations
 from math import comb
 
 import numpy as np
@@ -33,8 +34,11 @@ __all__ = [
     "item_kappa",
     "label_counts",
     "mean_pairwise_similarity",
+    "mean_similarity_over_pairs",
     "normalize_rows",
+    "orthogonal_models_exact",
     "p_disagree",
+    "paraphrase_split",
     "pearson",
     "shares_above",
     "similarity_histogram",
@@ -73,6 +77,13 @@ def mean_pairwise_similarity(unit: np.ndarray) -> float:
         raise ValueError(f"mean pairwise similarity needs at least 2 vectors (got {n})")
     total = e.sum(axis=0)
     return float((total @ total - np.einsum("ij,ij->", e, e)) / (n * (n - 1)))
+
+
+def mean_similarity_over_pairs(unit: np.ndarray) -> float:
+    """s̄ by its definition: the mean of e_i·e_j over the N(N − 1)/2 pairs i < j, by an explicit
+    loop over pairs (O(N²·d)), the brute force that :func:`mean_pairwise_similarity`'s O(N·d)
+    identity must reproduce (§1.5)."""
+    return float(np.mean([unit[i] @ unit[j] for i, j in combinations(range(len(unit)), 2)]))
 
 
 def shares_above(values: np.ndarray, cutoffs: Sequence[float]) -> np.ndarray:
@@ -173,6 +184,30 @@ def disjoint_curve(per_model: int, n_max: int) -> np.ndarray:
     """Distinct models among N neighbours when models share nothing: 1 for N < n, then a new
     model every n neighbours: 1 + ⌊N/n⌋ (2 at N = n: self is excluded, so not 1)."""
     return 1.0 + np.arange(1, n_max + 1) // per_model
+
+
+def orthogonal_models_exact(c: float, per_model: int) -> dict[str, float]:
+    """The inter-model scores of models in mutually orthogonal subspaces, each with every
+    within-model cosine c and n responses (:func:`sims.hivemind.orthogonal_models`): 0 between
+    models, c on the diagonal without self-pairs and c + (1 − c)/n with them (the n self-pairs
+    of cosine 1 join the n(n − 1) pairs of cosine c)."""
+    return {
+        "inter_offdiag_max_abs": 0.0,
+        "inter_diag": c,
+        "inter_diag_with_self_pairs": c + (1 - c) / per_model,
+    }
+
+
+def paraphrase_split(
+    unit: np.ndarray, topic: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cosine matrix (N, N) of the unit embeddings ``unit`` (N, d) whose topics are
+    ``topic`` (N,), the cosines of its pairs i < j of the same topic (paraphrases), and those of
+    its pairs of different topics (unrelated texts)."""
+    sim = unit @ unit.T
+    iu = np.triu_indices(len(unit), 1)
+    same = topic[iu[0]] == topic[iu[1]]
+    return sim, sim[iu][same], sim[iu][~same]
 
 
 # --------------------------------------------------------------------------- rating disagreement

@@ -3,9 +3,20 @@ once (a curve over N, a table of entries) keeps its stated error rate as a whole
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
-__all__ = ["family_wise_t_critical"]
+__all__ = [
+    "CurveZTest",
+    "binomial_se_percent",
+    "curve_z_test",
+    "family_wise_t_critical",
+    "worst_tolerance_ratio",
+]
 
 
 def family_wise_t_critical(dof: int, n_tests: int, alpha: float = 0.0027) -> float:
@@ -17,3 +28,56 @@ def family_wise_t_critical(dof: int, n_tests: int, alpha: float = 0.0027) -> flo
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1) (got {alpha})")
     return float(stats.t.ppf(1 - alpha / (2 * n_tests), dof))
+
+
+def binomial_se_percent(percent: ArrayLike, n: int) -> np.ndarray:
+    """Standard error, in percentage points, of a share measured on ``n`` independent draws
+    whose true value is ``percent``: 100 · √(p (1 − p) / n) with p = percent / 100."""
+    percent = np.asarray(percent, dtype=float)
+    return 100.0 * np.sqrt(percent / 100 * (1 - percent / 100) / n)
+
+
+def worst_tolerance_ratio(*gates: Sequence[ArrayLike]) -> float:
+    """The largest |measured − expected| / tolerance over every entry of every gate
+    ``(measured, expected, tolerance)``: at most 1 exactly when each gated quantity lies within
+    its own tolerance, so one number decides a claim gated on several quantities."""
+    return max(
+        float(np.max(np.abs(np.asarray(measured, dtype=float) - expected) / tolerance))
+        for measured, expected, tolerance in gates
+    )
+
+
+@dataclass(frozen=True)
+class CurveZTest:
+    """A measured curve (the mean of independent sampled curves) against a theory curve, point by
+    point, judged as one family."""
+
+    #: (points,): the mean of the sampled curves.
+    mean: np.ndarray
+    #: (points,): its standard error, sd (ddof 1) / √samples.
+    se: np.ndarray
+    #: (points,): (mean − theory) / s.e. (s.e. floored at 1e-12).
+    z: np.ndarray
+    #: the family-wise critical |t| over the points (:func:`family_wise_t_critical`).
+    critical: float
+
+    @property
+    def max_abs_z(self) -> float:
+        """The largest |z| over the points."""
+        return float(np.max(np.abs(self.z)))
+
+    @property
+    def passed(self) -> bool:
+        """Every |z| at most the critical value."""
+        return bool(np.all(np.abs(self.z) <= self.critical))
+
+
+def curve_z_test(samples: np.ndarray, theory: ArrayLike, alpha: float = 0.0027) -> CurveZTest:
+    """Compare the mean of ``samples`` (samples, points) with ``theory`` (points,) at every point:
+    z = (mean − theory) / s.e. over the samples, against the Bonferroni critical value of the
+    Student t with samples − 1 degrees of freedom over the points, family-wise α."""
+    n, points = samples.shape
+    mean = samples.mean(axis=0)
+    se = samples.std(axis=0, ddof=1) / np.sqrt(n)
+    z = (mean - theory) / np.maximum(se, 1e-12)
+    return CurveZTest(mean, se, z, family_wise_t_critical(n - 1, points, alpha))

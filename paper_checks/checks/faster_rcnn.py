@@ -2,26 +2,40 @@
 He, Girshick and Sun; NeurIPS 2015, test-of-time award 2025) that are checkable without training:
 anchors, anchor counts, parameter counts, translation equivariance and anchor coverage.
 
-arXiv 1506.01497. The expected values come from the paper and from the authors' released code,
-``rbgirshick/py-faster-rcnn``, run once to tabulate them; docs/faster_rcnn.md sets out the
-conventions and which number comes from where.
+Spec: ``shared/papers/hivemind_faster_rcnn.md`` §2 (facts and expected outputs, from the paper and
+``rbgirshick/py-faster-rcnn``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import asdict
 
 import numpy as np
 
+from neural.rpn import rpn_numel_counts
 from paper_checks.claims import claim
 from paper_checks.context import Context
-from paper_checks.plotting import THEORY, new_figure
+from paper_checks.figures.faster_rcnn import (
+    anchor_count_figure,
+    anchors_figure,
+    coverage_figure,
+    param_ratio_figure,
+    translation_figure,
+)
 from paper_checks.results import CheckResult, Verdict
-from sims.boxes import random_boxes
+from sims.boxes import (
+    ShiftResponse,
+    best_iou_per_band,
+    percent_reaching,
+    random_boxes,
+    shift_response,
+    shift_violations,
+)
 from theory import anchors as an
+from theory.significance import binomial_se_percent, worst_tolerance_ratio
 
-#: generate_anchors() of the released code (0-based inclusive), ratio-major: our reference table,
-#: tabulated by running it.
+#: Spec §2 check 1: generate_anchors() of the released code (0-based inclusive), ratio-major.
 SPEC_ANCHORS = np.array(
     [
         [-84, -40, 99, 55], [-176, -88, 191, 103], [-360, -184, 375, 199],
@@ -30,77 +44,62 @@ SPEC_ANCHORS = np.array(
     ],
     dtype=float,
 )  # fmt: skip
-#: (height, width) -> (total anchors, fully inside), allowed_border = 0: our reference counts,
-#: computed with the released code's rounding (the paper gives only ≈20k / ≈6k for 1000×600).
+#: Spec §2 check 2: (height, width) -> (total anchors, fully inside), allowed_border = 0.
 SPEC_COUNTS = {
     (600, 1000): (21_546, 8_151),
     (600, 800): (17_100, 5_944),
     (600, 600): (12_996, 3_938),
 }
-#: Output layers, and with the 3×3 layer (MultiBox's total as the paper gives it, §3.1.1).
+#: Spec §2 Parameters: output layers, and with the 3×3 layer (MultiBox's total as the paper gives it).
 SPEC_PARAMS = {
     "rpn_output": 27_648,
     "multibox_output": 6_144_000,
     "rpn_head": 2_386_944,
     "multibox_head": 27_820_032,
 }
-#: Our seed-0 pilot Monte Carlo, run while planning the check (not the paper's numbers): % of
-#: boxes whose best anchor IoU reaches .7 / .5 / .3.
+#: Spec §2 check 6 (seed 0 pilot): % of boxes whose best anchor IoU reaches .7 / .5 / .3.
 SPEC_COVERAGE = {(128, 256): (49, 100, 100), (64, 128): (23, 53, 90), (32, 64): (0, 0, 0)}
 SPEC_SMALL_MEDIAN = 0.13
-#: IoU of equal squares offset by half a stride (8, 8), a = 128, 256, 512 (computed by hand).
+#: Spec §2 check 4: IoU of equal squares offset by half a stride (8, 8), a = 128, 256, 512.
 SPEC_HALF_STRIDE = (0.784, 0.884, 0.940)
 
 
-def _sqrt_areas_and_ratios(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    w = boxes[:, 2] - boxes[:, 0] + 1
-    h = boxes[:, 3] - boxes[:, 1] + 1
-    return np.sqrt(w * h), h / w
-
-
 # ---------------------------------------------------------------------------------- anchors_exact
+def _anchors_summary(
+    got: np.ndarray, max_diff: float, root_area: np.ndarray, ratio: np.ndarray
+) -> str:
+    if got.shape != SPEC_ANCHORS.shape:
+        return f"generated {got.shape} anchors, expected {SPEC_ANCHORS.shape}"
+    return (
+        f"max |generated − spec| = {max_diff:g} px over 9 × 4 coordinates; √area "
+        + ", ".join(f"{v:.1f}" for v in root_area[::3])
+        + f" (×2, ×4); ratio h/w {ratio[0]:.3f}, {ratio[3]:g}, {ratio[6]:g}"
+    )
+
+
 @claim(
     "faster_rcnn.anchors_exact",
     paper="faster_rcnn",
     statement="The 9 reference anchors (scales 128², 256², 512² × ratios 1:2, 1:1, 2:1 on a 16-px "
-    "base) are, with the code's rounding, exactly the released code's boxes; their √area is "
-    "132.9/128/124.5 "
+    "base) are, with the code's rounding, exactly the spec's boxes; their √area is 132.9/128/124.5 "
     "(×2, ×4) and the low ratio 0.522.",
-    source="Ren et al. 2015 (NeurIPS 2015; arXiv 1506.01497), §3.1.1 Anchors; generate_anchors.py "
-    "of the released py-faster-rcnn",
-    rule="PASS when all 9 × 4 generated coordinates equal the table of the released code's "
-    "generate_anchors() exactly (0 px); FAIL "
+    source="§3.1.1 Anchors; py-faster-rcnn generate_anchors.py (spec §2 check 1)",
+    rule="PASS when all 9 × 4 generated coordinates equal the spec's table exactly (0 px); FAIL "
     "when any coordinate differs or the shape is not 9 × 4. Deterministic: never INCONCLUSIVE.",
     stochastic=False,
 )
 def anchors_exact(
     ctx: Context, *, generate: Callable[[], np.ndarray] = an.generate_anchors
 ) -> CheckResult:
-    """Every coordinate equals the released code's table (0-based inclusive pixels)."""
+    """Every coordinate equals the spec's table (0-based inclusive pixels)."""
     got = np.asarray(generate(), dtype=float)
     same_shape = got.shape == SPEC_ANCHORS.shape
     max_diff = float(np.max(np.abs(got - SPEC_ANCHORS))) if same_shape else float("inf")
-    root_area, ratio = _sqrt_areas_and_ratios(got) if same_shape else (np.array([]), np.array([]))
-
-    fig, ax = new_figure(figsize=(4.6, 4.6))
-    for box in SPEC_ANCHORS:
-        ax.add_patch(_rect(box, edgecolor=THEORY, ls="--", lw=1.2))
-    for i, box in enumerate(got):
-        ax.add_patch(_rect(box, edgecolor=f"C{i // 3}", lw=0.8))
-    ax.plot([], [], "--", color=THEORY, label="spec table (theory)")
-    ax.plot([], [], "-", color="C0", label="generated (measured)")
-    ax.set_xlim(-400, 420)
-    ax.set_ylim(400, -400)
-    ax.set_aspect("equal")
-    ax.set_title(f"max |generated − spec| = {max_diff:g} px", fontsize="small")
-    ax.legend(fontsize="small", loc="lower right")
+    root_area, ratio = an.sqrt_areas_and_ratios(got) if same_shape else (np.array([]), np.array([]))
+    fig = anchors_figure(got, SPEC_ANCHORS, max_diff)
     return CheckResult(
         verdict=Verdict.of(max_diff == 0.0),
-        summary=f"max |generated − spec| = {max_diff:g} px over 9 × 4 coordinates; √area "
-        + ", ".join(f"{v:.1f}" for v in root_area[::3])
-        + f" (×2, ×4); ratio h/w {ratio[0]:.3f}, {ratio[3]:g}, {ratio[6]:g}"
-        if same_shape
-        else f"generated {got.shape} anchors, expected {SPEC_ANCHORS.shape}",
+        summary=_anchors_summary(got, max_diff, root_area, ratio),
         measured={"anchors": got, "sqrt_area": root_area, "ratio": ratio, "max_abs_diff": max_diff},
         expected={
             "anchors": SPEC_ANCHORS,
@@ -114,23 +113,14 @@ def anchors_exact(
     )
 
 
-def _rect(box: np.ndarray, **kwargs):
-    from matplotlib.patches import Rectangle
-
-    return Rectangle(
-        (box[0], box[1]), box[2] - box[0] + 1, box[3] - box[1] + 1, fill=False, **kwargs
-    )
-
-
 # ---------------------------------------------------------------------------------- anchor_count
 @claim(
     "faster_rcnn.anchor_count",
     paper="faster_rcnn",
     statement="A 1000×600 image has about 20,000 anchors (≈ 60×40×9), about 6,000 of them fully "
     "inside the image (exactly 21,546 and 8,151 with the code's rounding).",
-    source="Ren et al. 2015 (NeurIPS 2015; arXiv 1506.01497), §3.3 Implementation Details",
-    rule="PASS when the total and the fully-inside anchor counts equal our reference counts (the "
-    "released code's rounding) for 600×1000, "
+    source="§3.3 Implementation Details (spec §2 check 2)",
+    rule="PASS when the total and the fully-inside anchor counts equal the spec's for 600×1000, "
     "600×800 and 600×600; FAIL when any of the six counts differs. Deterministic: never "
     "INCONCLUSIVE.",
     stochastic=False,
@@ -139,24 +129,13 @@ def anchor_count(
     ctx: Context, *, count: Callable[[int, int], an.AnchorCount] = an.anchor_count
 ) -> CheckResult:
     """Total H'·W'·9 anchors (conv5 side = ⌈·/2⌉ four times) and those fully inside
-    (allowed_border 0), for 600×1000, 600×800 and 600×600: each equals the reference count."""
+    (allowed_border 0), for 600×1000, 600×800 and 600×600: each equals the spec's count."""
     sizes = list(SPEC_COUNTS)
     got = [count(h, w) for h, w in sizes]
     measured = np.array([[c.total, c.inside] for c in got])
     expected = np.array([SPEC_COUNTS[s] for s in sizes])
     passed = bool(np.array_equal(measured, expected))
-
-    fig, ax = new_figure()
-    x = np.arange(len(sizes))
-    ax.bar(x - 0.2, measured[:, 0], 0.4, label="all anchors (measured)")
-    ax.bar(x + 0.2, measured[:, 1], 0.4, label="fully inside (measured)")
-    ax.plot(x - 0.2, expected[:, 0], "_", color=THEORY, ms=18, mew=2, label="spec (theory)")
-    ax.plot(x + 0.2, expected[:, 1], "_", color=THEORY, ms=18, mew=2)
-    ax.axhline(20_000, color="0.5", ls=":", lw=1, label="paper: ≈20k / ≈6k")
-    ax.axhline(6_000, color="0.5", ls=":", lw=1)
-    ax.set_xticks(x, [f"{h}×{w}" for h, w in sizes])
-    ax.set_ylabel("anchors")
-    ax.legend(fontsize="small")
+    fig = anchor_count_figure(sizes, measured, expected)
     c0 = got[0]
     return CheckResult(
         verdict=Verdict.of(passed),
@@ -172,18 +151,15 @@ def anchor_count(
 
 
 # ---------------------------------------------------------------------------------- param_ratio
-def _numel_counts(channels: int = 512, k: int = 9) -> dict[str, int] | None:
-    """The same counts from ``numel`` of torch convolutions (bias-free, as the paper counts),
-    or None without torch."""
-    try:
-        from torch import nn
-    except ImportError:
-        return None
-    conv3 = nn.Conv2d(channels, channels, 3, bias=False)
-    cls = nn.Conv2d(channels, 2 * k, 1, bias=False)
-    reg = nn.Conv2d(channels, 4 * k, 1, bias=False)
-    out = cls.weight.numel() + reg.weight.numel()
-    return {"rpn_output": out, "rpn_head": out + conv3.weight.numel()}
+def _param_summary(
+    measured: dict[str, int], ratio_out: float, ratio_head: float, numel: object, agree: bool
+) -> str:
+    torch = "not checked (no torch)" if numel is None else "agrees" if agree else "DISAGREES"
+    return (
+        f"RPN output {measured['rpn_output']:,} vs MultiBox {measured['multibox_output']:,} "
+        f"({ratio_out:.0f}×); with the 3×3 layer {measured['rpn_head']:,} vs 27,820,032 "
+        f"({ratio_head:.1f}×); torch numel " + torch
+    )
 
 
 @claim(
@@ -191,8 +167,7 @@ def _numel_counts(channels: int = 512, k: int = 9) -> dict[str, int] | None:
     paper="faster_rcnn",
     statement="The RPN's output layer has 2.8×10⁴ parameters (512×(4+2)×9 for VGG-16), two orders "
     "of magnitude fewer than MultiBox's 6.1×10⁶ (1536×(4+1)×800).",
-    source="Ren et al. 2015 (NeurIPS 2015; arXiv 1506.01497), §3.1.1 Translation-Invariant "
-    "Anchors (parameter counts)",
+    source="§3.1.1 Translation-Invariant Anchors (spec §2 Parameters and check 9)",
     rule="PASS when the RPN output, MultiBox output and RPN head (with the 3×3 layer) counts equal "
     "27,648, 6,144,000 and 2,386,944 and, where torch is installed, the layers' numel agrees; FAIL "
     "when any count differs. Deterministic: never INCONCLUSIVE.",
@@ -212,52 +187,15 @@ def param_ratio(
         "multibox_output": int(multibox_output()),
         "rpn_head": int(rpn_head()),
     }
-    numel = _numel_counts()
+    numel = rpn_numel_counts()
     agree_numel = numel is None or all(numel[k] == measured[k] for k in numel)
     passed = all(measured[k] == SPEC_PARAMS[k] for k in measured) and agree_numel
     ratio_out = measured["multibox_output"] / measured["rpn_output"]
     ratio_head = SPEC_PARAMS["multibox_head"] / measured["rpn_head"]
-
-    fig, ax = new_figure()
-    names = ["rpn_output", "multibox_output", "rpn_head", "multibox_head"]
-    values = [measured.get(k, SPEC_PARAMS[k]) for k in names]
-    ax.bar(
-        range(4),
-        values,
-        0.6,
-        color=["C0", "C1", "C0", "C1"],
-        label="measured (MultiBox head: paper)",
-    )
-    ax.plot(
-        range(4),
-        [SPEC_PARAMS[k] for k in names],
-        "_",
-        color=THEORY,
-        ms=22,
-        mew=2,
-        label="spec (theory)",
-    )
-    ax.set_yscale("log")
-    ax.set_xticks(
-        range(4), ["RPN out", "MultiBox out", "RPN + 3×3", "MultiBox + proj."], fontsize="small"
-    )
-    ax.set_ylabel("parameters")
-    ax.set_title(
-        f"output layers: {ratio_out:.0f}×; with the 3×3 layer: {ratio_head:.1f}×", fontsize="small"
-    )
-    ax.legend(fontsize="small")
+    fig = param_ratio_figure(measured, SPEC_PARAMS, ratio_out, ratio_head)
     return CheckResult(
         verdict=Verdict.of(passed),
-        summary=f"RPN output {measured['rpn_output']:,} vs MultiBox {measured['multibox_output']:,} "
-        f"({ratio_out:.0f}×); with the 3×3 layer {measured['rpn_head']:,} vs 27,820,032 "
-        f"({ratio_head:.1f}×); torch numel "
-        + (
-            "agrees"
-            if numel is not None and agree_numel
-            else "not checked (no torch)"
-            if numel is None
-            else "DISAGREES"
-        ),
+        summary=_param_summary(measured, ratio_out, ratio_head, numel, agree_numel),
         measured={**measured, "numel": numel, "ratio_output": ratio_out, "ratio_head": ratio_head},
         expected={**SPEC_PARAMS, "ratio_output": 222.2, "ratio_head": 11.7},
         tolerance="exact parameter counts; numel of the torch layers equals the shape formula",
@@ -266,8 +204,15 @@ def param_ratio(
 
 
 # ------------------------------------------------------------------------ translation_equivariance
-def _shift(boxes: np.ndarray, s: float) -> np.ndarray:
-    return boxes + s
+def _translation_summary(r: ShiftResponse) -> str:
+    i16 = int(np.flatnonzero(r.shift_px == 16)[0])
+    off = r.label_mismatch[r.shift_px % an.STRIDE != 0]
+    return (
+        f"shift 16 px: {r.label_mismatch[i16]:.0%} of labels differ from the one-cell roll, "
+        f"grid error {r.grid_error_px[i16]:g} px, best-IoU change {r.best_iou_change[i16]:.0e} "
+        f"(MultiBox-like {r.multibox_best_iou_change[i16]:.3f}); off-stride shifts change "
+        f"{off.min():.2%}–{off.max():.2%} of labels"
+    )
 
 
 @claim(
@@ -276,7 +221,7 @@ def _shift(boxes: np.ndarray, s: float) -> np.ndarray:
     statement="Anchors are translation invariant: shifting an image by the stride (16 px) shifts "
     "the anchor set, and so every anchor's label, by exactly one feature cell; MultiBox's fixed "
     "anchors are not.",
-    source="Ren et al. 2015 (NeurIPS 2015; arXiv 1506.01497), §3.1.1 Translation-Invariant Anchors",
+    source="§3.1.1 Translation-Invariant Anchors (spec §2 check 8)",
     rule="PASS when, for the random objects, every shift by a multiple of 16 px changes 0 labels "
     "against the one-cell roll with grid error ≤ 1e-9 px and best-IoU change ≤ 1e-12, every other "
     "shift changes > 0 labels, and 800 fixed MultiBox-like anchors change the best IoU at 16 px; "
@@ -293,68 +238,20 @@ def translation_equivariance(
     cells, and each object's best anchor IoU is unchanged; at other s some labels change. A fixed
     set of 800 anchors (MultiBox-like) changes best IoUs even at s = 16."""
     height, width = 600, 1000
-    rng = ctx.rng("objects")
     n_obj = ctx.pick(quick=12, full=40)
-    objects = random_boxes(n_obj, (64, 256), image=(height - 200, width - 200), rng=rng) + 64
-    anchors = np.asarray(grid(height, width), dtype=float)  # (H', W', k, 4)
-    base_labels = an.label_anchors(anchors, objects)
-    base_best = an.best_anchor_iou(objects, anchors)
-    multibox = random_boxes(800, (32, 400), image=(height, width), rng=ctx.rng("multibox"))
-    mb_best = an.best_anchor_iou(objects, multibox)
-    shifts = np.arange(0, 33, 4)
-    label_mismatch, best_change, mb_change, grid_error = [], [], [], []
-    for s in shifts:
-        j = round(int(s) / an.STRIDE)
-        moved = _shift(objects, float(s))
-        labels = an.label_anchors(anchors, moved)
-        h, w = anchors.shape[0] - j, anchors.shape[1] - j
-        label_mismatch.append(float(np.mean(labels[j:, j:] != base_labels[:h, :w])))
-        grid_error.append(float(np.max(np.abs(anchors[j:, j:] - (anchors[:h, :w] + s)))))
-        best_change.append(float(np.max(np.abs(an.best_anchor_iou(moved, anchors) - base_best))))
-        mb_change.append(float(np.max(np.abs(an.best_anchor_iou(moved, multibox) - mb_best))))
-    label_mismatch, best_change = np.array(label_mismatch), np.array(best_change)
-    grid_error, mb_change = np.array(grid_error), np.array(mb_change)
-    on_stride = shifts % an.STRIDE == 0
-    equivariant = (
-        np.all(label_mismatch[on_stride] == 0)
-        and np.all(grid_error[on_stride] <= 1e-9)
-        and np.all(best_change[on_stride] <= 1e-12)
+    objects = (
+        random_boxes(n_obj, (64, 256), image=(height - 200, width - 200), rng=ctx.rng("objects"))
+        + 64
     )
-    sensitive = bool(np.all(label_mismatch[~on_stride] > 0)) and mb_change[shifts == 16][0] > 0
-    passed = bool(equivariant and sensitive)
-    violations = (
-        int(np.sum(label_mismatch[on_stride] != 0))
-        + int(np.sum(grid_error[on_stride] > 1e-9))
-        + int(np.sum(best_change[on_stride] > 1e-12))
-        + int(np.sum(label_mismatch[~on_stride] <= 0))
-        + int(mb_change[shifts == 16][0] <= 0)
-    )  # 0 ⟺ PASS
-
-    fig, ax = new_figure()
-    ax.plot(shifts, label_mismatch, "o-", mfc="none", label="anchor labels changed (measured)")
-    ax.plot(shifts, mb_change, "s:", mfc="none", label="MultiBox-like: max |Δ best IoU|")
-    ax.plot(shifts, best_change, "^", mfc="none", label="RPN anchors: max |Δ best IoU|")
-    for s in shifts[on_stride]:
-        ax.axvline(s, color=THEORY, lw=0.8, ls="--")
-    ax.plot([], [], "--", color=THEORY, label="theory: 0 at multiples of 16 px")
-    ax.set_xlabel("shift of the objects (px, both axes)")
-    ax.set_ylabel("fraction / IoU change")
-    ax.legend(fontsize="small")
-    i16 = int(np.flatnonzero(shifts == 16)[0])
+    multibox = random_boxes(800, (32, 400), image=(height, width), rng=ctx.rng("multibox"))
+    anchors = np.asarray(grid(height, width), dtype=float)  # (H', W', k, 4)
+    response = shift_response(anchors, objects, multibox, np.arange(0, 33, 4))
+    passed, violations = shift_violations(response)  # violations: 0 ⟺ PASS
+    fig = translation_figure(response, an.STRIDE)
     return CheckResult(
         verdict=Verdict.of(passed),
-        summary=f"shift 16 px: {label_mismatch[i16]:.0%} of labels differ from the one-cell roll, "
-        f"grid error {grid_error[i16]:g} px, best-IoU change {best_change[i16]:.0e} (MultiBox-like "
-        f"{mb_change[i16]:.3f}); off-stride shifts change {label_mismatch[~on_stride].min():.2%}–"
-        f"{label_mismatch[~on_stride].max():.2%} of labels",
-        measured={
-            "shift_px": shifts,
-            "label_mismatch": label_mismatch,
-            "grid_error_px": grid_error,
-            "best_iou_change": best_change,
-            "multibox_best_iou_change": mb_change,
-            "violations": violations,
-        },
+        summary=_translation_summary(response),
+        measured={**asdict(response), "violations": violations},
         expected={
             "violations": 0,
             "label_mismatch_at_stride_multiples": 0.0,
@@ -364,15 +261,33 @@ def translation_equivariance(
         tolerance="exactly 0 changed labels, grid error ≤ 1e-9 px and best-IoU change ≤ 1e-12 at "
         "multiples of 16 px; > 0 changed labels at the other shifts",
         figures=ctx.save_figure(fig),
-        arrays={"objects": objects, "label_mismatch": label_mismatch},
+        arrays={"objects": objects, "label_mismatch": response.label_mismatch},
     )
 
 
 # --------------------------------------------------------------------------------------- coverage
-def square_iou_interval(side: float, threshold: float) -> tuple[float, float]:
-    """Sides s of a square concentric with a square anchor of side a that reach IoU ≥ t:
-    IoU = (min(s, a)/max(s, a))², so s ∈ [a√t, a/√t] (continuous coordinates)."""
-    return side * np.sqrt(threshold), side / np.sqrt(threshold)
+#: The expected values of the coverage claim besides the reference table of shares.
+COVERAGE_EXPECTED = {
+    "median_best_iou_32_64": SPEC_SMALL_MEDIAN,
+    "half_stride_iou": list(SPEC_HALF_STRIDE),
+    "square_iou_07_interval": [[107, 153], [214, 306], [428, 612]],
+    "square_iou_05_from_to": [90.5, 724],
+    "worst_tolerance_ratio": 1.0,
+}
+
+
+def _coverage_summary(
+    bands: list[tuple[int, int]], measured: np.ndarray, median_small: float, half: list[float]
+) -> str:
+    return (
+        "best IoU ≥ .7/.5/.3: "
+        + "; ".join(
+            f"{lo}–{hi} px {m[0]:.0f}/{m[1]:.0f}/{m[2]:.0f}%"
+            for (lo, hi), m in zip(bands, measured, strict=True)
+        )
+        + f" (spec 49/100/100, 23/53/90, 0/0/0); median best IoU at 32–64 px {median_small:.3f} "
+        f"(spec .13); half-stride IoU {', '.join(f'{v:.3f}' for v in half)}"
+    )
 
 
 @claim(
@@ -381,12 +296,10 @@ def square_iou_interval(side: float, threshold: float) -> tuple[float, float]:
     statement="The 3 scales × 3 ratios cover objects of 128–512 px well but leave small objects "
     "without positive anchors by IoU: 49% / 23% / 0% of boxes with sides 128–256 / 64–128 / 32–64 "
     "reach IoU ≥ 0.7 with some anchor.",
-    source="Ren et al. 2015 (NeurIPS 2015; arXiv 1506.01497), §3.1.1 Multi-Scale Anchors; the "
-    "shares are our Monte Carlo, not the paper's",
-    rule="PASS when every band × IoU-threshold share is within 3 binomial s.e. + 1 point of our "
-    "seed-0 pilot (docs/faster_rcnn.md), the median best IoU of 32–64 px boxes within 0.02 of "
-    "0.13 and the half-stride IoUs within 5e-4 of .784/.884/.940, i.e. worst |measured − "
-    "reference| / tolerance ≤ 1; FAIL when "
+    source="§3.1.1 multi-scale anchors (spec §2 checks 4–6)",
+    rule="PASS when every band × IoU-threshold share is within 3 binomial s.e. + 1 point of the "
+    "spec's pilot, the median best IoU of 32–64 px boxes within 0.02 of 0.13 and the half-stride "
+    "IoUs within 5e-4 of .784/.884/.940, i.e. worst |measured − spec| / tolerance ≤ 1; FAIL when "
     "that worst ratio exceeds 1. Never INCONCLUSIVE.",
     stochastic=True,
     statistic="worst_tolerance_ratio",
@@ -394,86 +307,38 @@ def square_iou_interval(side: float, threshold: float) -> tuple[float, float]:
 def coverage(ctx: Context, *, base_anchors: np.ndarray | None = None) -> CheckResult:
     """Monte Carlo (sides log-uniform in each band, aspect log-uniform in [0.5, 2], positions
     uniform in 600×1000; continuous IoU against all 21,546 anchors): the share of boxes whose best
-    IoU reaches .7/.5/.3 is within 3 s.e. + 1 point (the reference is rounded to whole %) of our
-    seed-0 pilot, and the median best IoU of 32–64 px boxes within 0.02 of 0.13. Exact side remarks:
+    IoU reaches .7/.5/.3 is within 3 s.e. + 1 point (the spec rounds to whole %) of the spec's
+    pilot, and the median best IoU of 32–64 px boxes within 0.02 of 0.13. Exact side remarks:
     half-stride offsets give IoU .784/.884/.940, and centred squares reach 0.7 only for sides
     in [a√.7, a/√.7]."""
     anchors = an.anchor_grid(600, 1000, base_anchors=base_anchors)
     n = ctx.pick(quick=1500, full=10_000)
-    thresholds = np.array([0.7, 0.5, 0.3])
-    bands = list(SPEC_COVERAGE)
-    best = {
-        b: an.best_anchor_iou(random_boxes(n, b, rng=ctx.rng(f"{b}")), anchors, legacy=False)
-        for b in bands
-    }
-    measured = np.array([[100.0 * np.mean(best[b] >= t) for t in thresholds] for b in bands])
+    thresholds, bands, sides = np.array([0.7, 0.5, 0.3]), list(SPEC_COVERAGE), (128, 256, 512)
+    best = best_iou_per_band(anchors, bands, n, rng={b: ctx.rng(f"{b}") for b in bands})
+    measured = percent_reaching(best, thresholds)  # (bands, thresholds), %
     expected = np.array([SPEC_COVERAGE[b] for b in bands], dtype=float)
-    se = 100.0 * np.sqrt(expected / 100 * (1 - expected / 100) / n)
-    allowed = 3 * se + 1.0
-    median_small = float(np.median(best[(32, 64)]))
-    half = [
-        float(an.box_iou([[0, 0, a, a]], [[8, 8, a + 8, a + 8]])[0, 0]) for a in (128, 256, 512)
-    ]
-    # max over every gated quantity of |measured − reference| / tolerance: PASS ⟺ ≤ 1
-    worst_ratio = max(
-        float(np.max(np.abs(measured - expected) / allowed)),
-        abs(median_small - SPEC_SMALL_MEDIAN) / 0.02,
-        float(np.max(np.abs(np.array(half) - SPEC_HALF_STRIDE))) / 5e-4,
+    allowed = 3 * binomial_se_percent(expected, n) + 1.0
+    median_small, half = float(np.median(best[(32, 64)])), an.half_stride_iou(sides)
+    worst_ratio = worst_tolerance_ratio(  # PASS ⟺ every gated quantity within its tolerance
+        (measured, expected, allowed),
+        (median_small, SPEC_SMALL_MEDIAN, 0.02),
+        (half, SPEC_HALF_STRIDE, 5e-4),
     )
-    passed = worst_ratio <= 1.0
-    intervals = {a: [square_iou_interval(a, t) for t in (0.7, 0.5)] for a in (128, 256, 512)}
-
-    fig, (ax, ax_h) = new_figure(ncols=2)
-    x = np.arange(len(bands))
-    for j, t in enumerate(thresholds):
-        ax.bar(x + (j - 1) * 0.27, measured[:, j], 0.27, label=f"IoU ≥ {t:g} (measured)")
-        ax.errorbar(
-            x + (j - 1) * 0.27,
-            expected[:, j],
-            yerr=allowed[:, j],
-            fmt="_",
-            color=THEORY,
-            ms=10,
-            label="spec ± tolerance (theory)" if j == 0 else None,
-        )
-    ax.set_xticks(x, [f"{lo}–{hi}" for lo, hi in bands])
-    ax.set_xlabel("box side √(wh) (px)")
-    ax.set_ylabel("% of boxes")
-    ax.legend(fontsize="x-small")
-    for b in bands:
-        ax_h.hist(best[b], bins=40, range=(0, 1), histtype="step", label=f"{b[0]}–{b[1]} px")
-    for t in thresholds:
-        ax_h.axvline(t, color=THEORY, ls=":", lw=1)
-    ax_h.set_xlabel("best IoU with any anchor")
-    ax_h.set_ylabel("boxes")
-    ax_h.legend(fontsize="small")
+    fig = coverage_figure(bands, thresholds, measured, expected, allowed, best)
     return CheckResult(
-        verdict=Verdict.of(passed),
-        summary="best IoU ≥ .7/.5/.3: "
-        + "; ".join(
-            f"{lo}–{hi} px {m[0]:.0f}/{m[1]:.0f}/{m[2]:.0f}%"
-            for (lo, hi), m in zip(bands, measured, strict=True)
-        )
-        + f" (spec 49/100/100, 23/53/90, 0/0/0); median best IoU at 32–64 px {median_small:.3f} "
-        f"(spec .13); half-stride IoU {', '.join(f'{v:.3f}' for v in half)}",
+        verdict=Verdict.of(worst_ratio <= 1.0),
+        summary=_coverage_summary(bands, measured, median_small, half),
         measured={
             "bands": bands,
             "percent_reaching": measured,
             "median_best_iou_32_64": median_small,
             "half_stride_iou": half,
-            "square_iou_07_interval": [intervals[a][0] for a in intervals],
-            "square_iou_05_interval": [intervals[a][1] for a in intervals],
+            "square_iou_07_interval": [an.square_iou_interval(a, 0.7) for a in sides],
+            "square_iou_05_interval": [an.square_iou_interval(a, 0.5) for a in sides],
             "boxes_per_band": n,
             "worst_tolerance_ratio": worst_ratio,
         },
-        expected={
-            "percent_reaching": expected,
-            "median_best_iou_32_64": SPEC_SMALL_MEDIAN,
-            "half_stride_iou": list(SPEC_HALF_STRIDE),
-            "square_iou_07_interval": [[107, 153], [214, 306], [428, 612]],
-            "square_iou_05_from_to": [90.5, 724],
-            "worst_tolerance_ratio": 1.0,
-        },
+        expected={"percent_reaching": expected, **COVERAGE_EXPECTED},
         tolerance="|measured − spec| ≤ 3 binomial s.e. + 1 point per cell; median within 0.02; "
         f"half-stride IoU within 5e-4 (worst ratio to its tolerance {worst_ratio:.2f} ≤ 1)",
         figures=ctx.save_figure(fig),

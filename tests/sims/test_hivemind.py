@@ -8,8 +8,22 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sims.boxes import random_boxes
-from sims.hivemind import bootstrap_over_queries, cross_query_similarities
-from theory.hivemind import normalize_rows, spearman
+from sims.hivemind import (
+    bootstrap_over_queries,
+    compositions,
+    cross_query_similarities,
+    interchangeable_curves,
+    orthogonal_models_metrics,
+    planted_and_random_means,
+)
+from theory.hivemind import (
+    disjoint_curve,
+    interchangeable_curve,
+    mean_pairwise_similarity,
+    normalize_rows,
+    orthogonal_models_exact,
+    spearman,
+)
 
 
 def test_baseline_pairs_only_different_queries():
@@ -64,3 +78,43 @@ def test_random_boxes_fit_the_image_and_the_band(lo, factor, seed):
 def test_random_boxes_reject_boxes_larger_than_the_image():
     with pytest.raises(ValueError, match="side_range"):
         random_boxes(10, (500, 900), rng=0)
+
+
+def test_compositions_count_every_split():
+    splits = compositions(4, 3)
+    assert len(splits) == 15
+    assert np.all(splits.sum(axis=1) == 4)
+    assert len({tuple(row) for row in splits.tolist()}) == 15
+    assert splits.min() >= 0
+
+
+def test_planted_and_random_means_are_exact_for_the_fast_mean():
+    cs = np.array([0.1, 0.5, 0.9])
+    means = planted_and_random_means(
+        mean_pairwise_similarity, cs, (2, 7), rng=np.random.default_rng(0), repeats=3
+    )
+    assert means.s_bar.shape == (3, 2)
+    assert np.max(np.abs(means.s_bar - cs[:, None])) <= 1e-14
+    assert means.max_pair_error <= 1e-14
+    assert means.fast.shape == means.brute.shape == (6,)
+    assert np.max(np.abs(means.fast - means.brute)) <= 1e-14
+    again = planted_and_random_means(
+        mean_pairwise_similarity, cs, (2, 7), rng=np.random.default_rng(0), repeats=3
+    )
+    assert np.array_equal(again.fast, means.fast)
+
+
+def test_orthogonal_models_metrics_match_their_exact_values():
+    orth = orthogonal_models_metrics(4, 6, 0.3, rng=np.random.default_rng(1))
+    exact = orthogonal_models_exact(0.3, 6)
+    assert orth.matches(exact, disjoint_curve(6, 6), 1e-15)
+    assert not orth.matches(exact, np.ones(6), 1e-15)
+    assert not orth.matches({**exact, "inter_diag": 0.31}, disjoint_curve(6, 6), 1e-15)
+
+
+def test_interchangeable_curves_average_to_the_hypergeometric_curve():
+    curves = interchangeable_curves(5, 8, 10, 200, rng=np.random.default_rng(2), dim=16)
+    assert curves.shape == (200, 10)
+    theory = interchangeable_curve([8] * 5, 10)
+    se = curves.std(axis=0, ddof=1) / np.sqrt(200)
+    assert np.all(np.abs(curves.mean(axis=0) - theory) <= 5 * np.maximum(se, 1e-12))

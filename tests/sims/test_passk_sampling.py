@@ -7,7 +7,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sims.passk_sampling import count_histograms, crossing_search_task, plus_minus_plus
+from sims.passk_sampling import (
+    count_histograms,
+    crossing_search_draws,
+    crossing_search_task,
+    estimator_exact_bias,
+    estimator_mean_and_se,
+    estimator_z,
+    histogram_tasks,
+    plus_minus_plus,
+    summed_histograms,
+)
+from theory import passk
 from theory.passk import sign_changes
 
 
@@ -59,3 +70,68 @@ def test_crossing_search_task_reports_per_draw_statistics():
     assert max(out["n_changes"]) <= 1
     for n, first_k in zip(out["n_changes"], out["first_k"], strict=True):
         assert (first_k > 0) == (n > 0)
+
+
+def test_histogram_tasks_split_the_evaluations_into_chunks():
+    p = np.array([0.2, 0.7])
+    tasks = histogram_tasks(p, 8, 1000, 4)
+    assert [t["chunk"] for t in tasks] == [0, 1, 2, 3]
+    assert all(t["reps"] == 250 and t["n"] == 8 and t["p"] is p for t in tasks)
+
+
+def test_summed_histograms_add_the_tasks_histograms():
+    rng = np.random.default_rng(4)
+    parts = [count_histograms(np.array([0.3, 0.6]), 5, 100, rng) for _ in range(3)]
+    records = [{"result": {"hist": h.tolist()}} for h in parts]
+    total = summed_histograms(records)
+    assert total.dtype == np.int64
+    assert np.array_equal(total, parts[0] + parts[1] + parts[2])
+
+
+def test_estimator_mean_and_se_of_the_count_itself():
+    """est(n, c, k) = c: the mean is Σ_c h_c·c / R per problem, averaged, and the s.e. is the
+    binomial one of that average."""
+    p, n, reps = np.array([0.2, 0.5, 0.9]), 6, 50_000
+    hist = count_histograms(p, n, reps, rng=5)
+    mean, se = estimator_mean_and_se(hist, lambda n_, c, k: c.astype(float), n, [1])
+    c_mean = hist @ np.arange(n + 1) / reps
+    assert mean[0] == pytest.approx(c_mean.mean())
+    assert se[0] == pytest.approx(np.sqrt(np.sum(n * p * (1 - p))) / 3 / np.sqrt(reps), rel=0.02)
+
+
+def test_estimator_z_is_small_for_the_unbiased_estimator_and_large_for_the_plugin():
+    p, n, ks = np.array([0.05, 0.3, 0.8]), 16, [1, 4, 16]
+    hist = count_histograms(p, n, 40_000, rng=6)
+    truth = np.array([np.mean(passk.pass_at_k_exact(p, k)) for k in ks])
+    mean, z = estimator_z(hist, passk.pass_at_k, n, ks, truth)
+    assert np.all(np.abs(z) <= 4)
+    assert mean == pytest.approx(truth, abs=0.01)
+    _, z_plug = estimator_z(hist, passk.pass_at_k_plugin, n, ks, truth)
+    assert np.all(z_plug[1:] < -4)
+
+
+def test_estimator_exact_bias_vanishes_only_for_the_unbiased_estimator():
+    p, n, ks = np.array([0.05, 0.3, 0.8]), 16, [1, 4, 16]
+    truth = np.array([np.mean(passk.pass_at_k_exact(p, k)) for k in ks])
+    assert np.max(np.abs(estimator_exact_bias(passk.pass_at_k, p, n, ks, truth))) < 1e-12
+    plug = estimator_exact_bias(passk.pass_at_k_plugin, p, n, ks, truth)
+    assert abs(plug[0]) < 1e-12
+    assert np.all(plug[1:] < -1e-3)
+
+
+def test_crossing_search_draws_concatenate_the_tasks_in_order():
+    records = [
+        {
+            "result": crossing_search_task(
+                {"grid": 12, "draws": 5, "k_max": 64}, np.random.default_rng(s)
+            )
+        }
+        for s in range(2)
+    ]
+    draws = crossing_search_draws(records)
+    assert draws["n_changes"].dtype.kind == "i"
+    assert (
+        draws["n_changes"].tolist()
+        == records[0]["result"]["n_changes"] + records[1]["result"]["n_changes"]
+    )
+    assert draws["first_k"].shape == draws["delta_1"].shape == draws["delta_end"].shape == (10,)

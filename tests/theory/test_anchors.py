@@ -197,3 +197,36 @@ def test_best_anchor_iou_of_an_anchor_shaped_box_is_one():
     grid = an.anchor_grid(600, 1000)
     box = grid[10, 20, 4]
     assert an.best_anchor_iou(box[None], grid)[0] == pytest.approx(1.0)
+
+
+def test_sqrt_areas_and_ratios_of_the_reference_anchors():
+    root_area, ratio = an.sqrt_areas_and_ratios(an.generate_anchors())
+    assert root_area[::3] == pytest.approx([132.9, 128.0, 124.5], abs=0.05)
+    assert ratio[[0, 3, 6]] == pytest.approx([0.522, 1.0, 2.0], abs=5e-4)
+
+
+def test_square_iou_intervals_of_the_spec():
+    assert an.square_iou_interval(128, 0.7) == pytest.approx((107.1, 153.0), abs=0.05)
+    assert an.square_iou_interval(512, 0.5) == pytest.approx((362.0, 724.1), abs=0.05)
+    lo, hi = an.square_iou_interval(256, 0.7)
+    for side, inside in [
+        (lo + 0.01, True),
+        (hi - 0.01, True),
+        (lo - 0.5, False),
+        (hi + 0.5, False),
+    ]:
+        iou = an.box_iou([[-side / 2, -side / 2, side / 2, side / 2]], [[-128, -128, 128, 128]])[
+            0, 0
+        ]
+        assert bool(iou >= 0.7) is inside
+
+
+@pytest.mark.parametrize("offset", [0, 4, 8, 16])
+def test_half_stride_iou_is_the_closed_form(offset):
+    sides = (128, 256, 512)
+    closed = [(a - offset) ** 2 / (2 * a**2 - (a - offset) ** 2) for a in sides]
+    assert an.half_stride_iou(sides, offset) == pytest.approx(closed, rel=1e-12)
+
+
+def test_half_stride_iou_of_the_spec():
+    assert an.half_stride_iou((128, 256, 512)) == pytest.approx([0.784, 0.884, 0.940], abs=5e-4)

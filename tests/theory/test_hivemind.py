@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from paper_checks.checks.hivemind import orthogonal_models, planted_similarity
+from sims.hivemind import orthogonal_models, planted_similarity
 from tests import naive
 from theory import hivemind as hm
 
@@ -231,3 +231,33 @@ def test_metric_modules_do_not_import_torch():
         "sys.exit('torch' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+@given(n=st.integers(2, 30), d=st.integers(1, 8), seed=st.integers(0, 2**16))
+def test_mean_over_pairs_is_the_fast_mean(n, d, seed):
+    e = unit_vectors(n, d, seed)
+    assert hm.mean_similarity_over_pairs(e) == pytest.approx(
+        hm.mean_pairwise_similarity(e), abs=1e-12
+    )
+
+
+@pytest.mark.parametrize(("c", "n"), [(0.6, 10), (0.3, 4), (0.0, 2)])
+def test_orthogonal_models_exact_values_are_measured(c, n):
+    unit, labels = orthogonal_models(3, n, c, np.random.default_rng(0))
+    groups = [[unit[labels == m] for m in range(3)]]
+    exact = hm.orthogonal_models_exact(c, n)
+    inter = hm.inter_model_matrix(groups)
+    with_self = hm.inter_model_matrix(groups, include_self_pairs=True)
+    assert np.max(np.abs(inter[~np.eye(3, dtype=bool)])) <= exact["inter_offdiag_max_abs"] + 1e-15
+    assert np.allclose(np.diag(inter), exact["inter_diag"], atol=1e-15)
+    assert np.allclose(np.diag(with_self), exact["inter_diag_with_self_pairs"], atol=1e-15)
+
+
+def test_paraphrase_split_separates_same_and_different_topics():
+    unit = hm.normalize_rows(np.array([[1.0, 0.0], [1.0, 0.1], [0.0, 1.0], [0.1, 1.0]]))
+    sim, same, different = hm.paraphrase_split(unit, np.array([0, 0, 1, 1]))
+    assert np.allclose(sim, unit @ unit.T)
+    assert same.tolist() == pytest.approx([sim[0, 1], sim[2, 3]])
+    assert sorted(different.tolist()) == pytest.approx(
+        sorted([sim[0, 2], sim[0, 3], sim[1, 2], sim[1, 3]])
+    )

@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from theory.significance import family_wise_t_critical
+from theory.significance import (
+    binomial_se_percent,
+    curve_z_test,
+    family_wise_t_critical,
+    worst_tolerance_ratio,
+)
 
 
 def test_one_test_with_many_degrees_of_freedom_is_three_sigma():
@@ -35,3 +40,28 @@ def test_family_wise_error_of_independent_null_tests_is_at_most_alpha():
 def test_bad_input_names_the_argument(dof, n, alpha):
     with pytest.raises(ValueError, match=r"dof and n_tests|alpha"):
         family_wise_t_critical(dof, n, alpha)
+
+
+def test_binomial_se_percent_is_the_binomial_standard_error():
+    assert binomial_se_percent([50.0, 0.0, 100.0], 100).tolist() == [5.0, 0.0, 0.0]
+    assert binomial_se_percent(10.0, 400) == pytest.approx(100 * np.sqrt(0.1 * 0.9 / 400))
+
+
+def test_worst_tolerance_ratio_is_the_largest_ratio_over_every_gate():
+    gates = (([1.0, 2.5], [1.0, 2.0], [1.0, 0.25]), (0.13, 0.12, 0.02), ([0.5], 0.5, 1.0))
+    assert worst_tolerance_ratio(*gates) == pytest.approx(2.0)
+    assert worst_tolerance_ratio(gates[1]) == pytest.approx(0.5)
+    assert worst_tolerance_ratio(gates[2]) == 0.0
+
+
+def test_curve_z_test_of_samples_around_the_theory():
+    rng = np.random.default_rng(3)
+    theory = np.linspace(0.0, 1.0, 20)
+    samples = theory + rng.normal(scale=0.1, size=(40, 20))
+    test = curve_z_test(samples, theory)
+    assert np.allclose(test.mean, samples.mean(axis=0))
+    assert np.allclose(test.se, samples.std(axis=0, ddof=1) / np.sqrt(40))
+    assert test.critical == family_wise_t_critical(39, 20)
+    assert test.max_abs_z == pytest.approx(np.max(np.abs(test.z)))
+    assert test.passed
+    assert not curve_z_test(samples, theory + 0.1).passed

@@ -143,19 +143,3 @@ def test_coverage_fails_with_another_ratio_set(ctx, ratios):
 def test_coverage_fails_with_a_single_anchor_scale(ctx):
     result = faster_rcnn.coverage(ctx, base_anchors=an.generate_anchors(scales=(16,)))
     assert result.verdict is Verdict.FAIL
-
-
-def test_square_iou_intervals_of_the_spec():
-    assert faster_rcnn.square_iou_interval(128, 0.7) == pytest.approx((107.1, 153.0), abs=0.05)
-    assert faster_rcnn.square_iou_interval(512, 0.5) == pytest.approx((362.0, 724.1), abs=0.05)
-    lo, hi = faster_rcnn.square_iou_interval(256, 0.7)
-    for side, inside in [
-        (lo + 0.01, True),
-        (hi - 0.01, True),
-        (lo - 0.5, False),
-        (hi + 0.5, False),
-    ]:
-        iou = an.box_iou([[-side / 2, -side / 2, side / 2, side / 2]], [[-128, -128, 128, 128]])[
-            0, 0
-        ]
-        assert bool(iou >= 0.7) is inside

@@ -88,12 +88,6 @@ def test_entropy_values_fails_without_half_credit_for_ties(ctx):
     assert hivemind.entropy_values(ctx, p_dis=no_tie_credit).verdict is Verdict.FAIL
 
 
-def test_compositions_count_every_split():
-    splits = hivemind.compositions(4, 3)
-    assert len(splits) == 15
-    assert np.all(splits.sum(axis=1) == 4)
-
-
 class TopicEmbedder:
     """Each text's vector is its topic's axis, so paraphrases are identical and topics orthogonal."""
 

@@ -1,0 +1,24 @@
+"""The Region Proposal Network's layers of Faster R-CNN (Ren, He, Girshick and Sun, NeurIPS 2015)
+built in torch, so that their parameter counts come from ``numel`` of real layers rather than
+from the shape formulas of :mod:`theory.anchors`. Torch is optional: without it nothing is
+measured."""
+
+from __future__ import annotations
+
+__all__ = ["rpn_numel_counts"]
+
+
+def rpn_numel_counts(channels: int = 512, k: int = 9) -> dict[str, int] | None:
+    """Weights of the RPN built from bias-free torch convolutions (the paper counts no biases,
+    §3.1.1): ``rpn_output``, the 1×1 score (2k) and box (4k) layers on a C-d feature,
+    C·(4 + 2)·k = 27,648 for VGG-16 (C = 512, k = 9), and ``rpn_head``, those plus the 3×3
+    C → C layer, 2,386,944. None when torch is not installed."""
+    try:
+        from torch import nn
+    except ImportError:
+        return None
+    conv3 = nn.Conv2d(channels, channels, 3, bias=False)
+    cls = nn.Conv2d(channels, 2 * k, 1, bias=False)
+    reg = nn.Conv2d(channels, 4 * k, 1, bias=False)
+    out = cls.weight.numel() + reg.weight.numel()
+    return {"rpn_output": out, "rpn_head": out + conv3.weight.numel()}
