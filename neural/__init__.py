@@ -3,3 +3,5 @@
 Install with the ``neural`` extra (``pip install -e ".[neural]"``); nothing here is imported by
 ``theory`` or ``sims``.
 """
+
+__all__: list[str] = []

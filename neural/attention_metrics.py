@@ -20,6 +20,20 @@ from typing import Any
 
 import numpy as np
 
+__all__ = [
+    "GATE_BINS",
+    "SINK_HEAD_THRESHOLD",
+    "SMALL_GATE",
+    "SMALL_OUTPUT",
+    "first_token_attention",
+    "gate_summary",
+    "massive_activation_summary",
+    "measure",
+    "sink_summary",
+    "traces_to_numpy",
+    "uniform_first_token_weight",
+]
+
 SINK_HEAD_THRESHOLD = 0.3  # Gu et al. 2024 (arXiv 2410.10781): a head "has a sink" above this
 GATE_BINS = np.linspace(0.0, 1.0, 21)
 SMALL_GATE = 0.1

@@ -55,6 +55,20 @@ from neural.deep_crl import (
 )
 from sims.mazes import U_SMALL, GridMaze, PointMassMaze
 
+__all__ = [
+    "VARIANTS",
+    "Actor",
+    "Agent",
+    "EpisodeBuffer",
+    "cell_centres",
+    "evaluate",
+    "far_goals",
+    "q_map",
+    "rollout",
+    "train_online_crl",
+    "truncated_geometric_offsets",
+]
+
 #: log σ of the actor is squashed into [LOG_STD_MIN, LOG_STD_MAX] (as in the authors' code).
 LOG_STD_MIN, LOG_STD_MAX = -5.0, 2.0
 ACTION_DIM = 2
@@ -172,13 +186,21 @@ class Agent:
     """Actor, critic, log α and their Adam optimisers (the paper's lr 3e-4; α₀, α lr, α-loss, LN ε
     and the constant input from ``config``)."""
 
+    #: The policy network.
     actor: Actor
+    #: The contrastive critic (state-action and goal encoders).
     critic: Critic
+    #: log of the entropy coefficient α (trained).
     log_alpha: torch.Tensor
+    #: H̄ = −0.5·|A|, SAC's target entropy.
     target_entropy: float
+    #: Adam on the actor.
     opt_actor: torch.optim.Optimizer
+    #: Adam on the critic.
     opt_critic: torch.optim.Optimizer
+    #: Adam on log α.
     opt_alpha: torch.optim.Optimizer
+    #: The CPU/reference settings (:data:`neural.deep_crl.CONFIGS`).
     config: Config
 
     @classmethod

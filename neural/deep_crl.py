@@ -28,6 +28,33 @@ from torch import nn
 from sims.mazes import GridMaze, sample_future_pairs, serpentine_layout, successor_measure
 from sims.sweep import task_checkpoint_dir
 
+__all__ = [
+    "CONFIGS",
+    "LSE_PENALTY",
+    "SQRT_EPS",
+    "VARIANTS",
+    "Config",
+    "Critic",
+    "CriticRun",
+    "Encoder",
+    "Variant",
+    "checkpoint_path",
+    "configured",
+    "critic_loss",
+    "energy_matrix",
+    "get_config",
+    "infonce_terms",
+    "load_checkpoint",
+    "paired_energy",
+    "run_key",
+    "save_checkpoint",
+    "signal_at_init",
+    "signal_task",
+    "spearman_rows",
+    "train_maze_critic",
+    "with_constant_feature",
+]
+
 #: The paper's logsumexp penalty weight λ (as in the authors' code).
 LSE_PENALTY = 0.1
 #: ε inside the square root of ‖φ − ψ‖ (JaxGCRL's value; the scaling-crl critic has none).
@@ -39,10 +66,15 @@ class Variant:
     """An architecture switch set: residual connections, LayerNorm, activation, and whether the
     output embedding is L2-normalised."""
 
+    #: Residual connections around each block of 4 layers.
     residual: bool = True
+    #: LayerNorm after each Dense.
     layer_norm: bool = True
+    #: ``"swish"`` or ``"relu"``.
     activation: str = "swish"
+    #: L2-normalise the output embedding.
     normalize_embedding: bool = False
+    #: ε of LayerNorm.
     layer_norm_eps: float = 1e-5
 
 
@@ -74,10 +106,15 @@ class Config:
     The α fields matter only online (:mod:`neural.crl`).
     """
 
+    #: ε in LayerNorm's √(var + ε).
     layer_norm_eps: float
+    #: Initial entropy coefficient α.
     alpha0: float
+    #: Adam learning rate of log α.
     alpha_lr: float
+    #: ``"log"`` or ``"alpha"``: the α loss (see above).
     alpha_loss: str
+    #: Append a constant 1 to every network input.
     constant_feature: bool
 
 
@@ -294,11 +331,17 @@ class CriticRun:
     of the same run (same ``key``), so a run killed at any step and started again continues
     bit-identically from its last save."""
 
+    #: The critic being trained.
     critic: Critic
+    #: Its Adam optimiser.
     opt: torch.optim.Optimizer
+    #: The torch generator that draws the batches.
     gen: torch.Generator
+    #: Identifies the run; a saved state resumes only into the same key.
     key: str
+    #: SGD steps done.
     step: int = 0
+    #: Training loss at each step done.
     curve: list[float] = field(default_factory=list)
 
     def save(self, path: Path) -> None:

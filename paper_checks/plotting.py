@@ -5,6 +5,7 @@ Helpers take ``ax=None`` and return the artists they draw; nothing here calls ``
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -51,8 +52,25 @@ def new_figure(ncols: int = 1, nrows: int = 1, **kwargs: Any) -> tuple[Figure, A
     return fig, axes
 
 
-def save_figure(fig: Figure, directory: Path, stem: str) -> list[Path]:
-    """Write ``fig`` to ``directory/stem.png`` and ``.pdf``; return both paths (PNG first).
+def save_figure(
+    fig: Figure, directory: Path, stem: str, root: str | os.PathLike[str] | None = None
+) -> list[Path]:
+    """Write ``fig`` to ``directory/stem.png`` and ``.pdf`` through the one writer
+    (:func:`paper_checks._files.save_figure`: rendered into a temporary folder beside the targets,
+    each file fsynced and renamed into place, never through a symlink or onto anything but a
+    regular file); return both paths (PNG first). ``root`` is the directory the user named,
+    which both files must resolve inside: by default ``directory``'s parent, the run directory
+    of a check's ``figures/`` (:meth:`paper_checks.context.Context.save_figure`), so a
+    ``figures`` symlink leading out of the run is refused."""
+    from paper_checks._files import save_figure as publish
+
+    directory = Path(directory)
+    return publish(fig, directory, stem, directory.parent if root is None else root)
+
+
+def render_figure(fig: Figure, directory: Path, stem: str) -> list[Path]:
+    """Render ``fig`` to ``directory/stem.png`` and ``.pdf`` directly (no temporary file, no
+    checks: the writer renders into its own temporary folder with this); return both paths.
 
     The figure's constrained layout (which keeps every label inside the canvas, so no tight
     bounding box is needed) is solved once, in the PNG's draw, and kept for the PDF: the layout
@@ -125,24 +143,62 @@ def plot_bands(
     return lines
 
 
+def log_ticks(lo: float, hi: float, max_ticks: int = 6) -> list[float]:
+    """At most ``max_ticks`` tick positions for a log axis over [lo, hi] (0 < lo < hi), at
+    round values: powers of ten when the range holds two or more, else 1-2-5 multiples, else
+    every 1..9 multiple, else (a range well inside one decade) evenly spaced round numbers.
+    Evenly thinned to ``max_ticks``, so that their labels never crowd one another."""
+    from matplotlib.ticker import MaxNLocator
+
+    decades = range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1)
+    ticks: list[float] = []
+    for mantissas in ((1,), (1, 2, 5), tuple(range(1, 10))):
+        ticks = [m * 10.0**e for e in decades for m in mantissas if lo <= m * 10.0**e <= hi]
+        if len(ticks) >= 2:
+            break
+    if len(ticks) < 2:
+        ticks = [v for v in MaxNLocator(nbins=4).tick_values(lo, hi) if lo <= v <= hi]
+    step = -(-len(ticks) // max_ticks)  # ceil: keep every step-th
+    return [float(v) for v in ticks[::step]]
+
+
+def _tick_label(value: float, _pos: object = None) -> str:
+    """A tick value in at most 3 significant digits, without an exponent where one is not
+    needed (0.02, 5, 300; 1e-05)."""
+    return f"{value:.3g}"
+
+
+def set_log_ticks(ax: Axes, lo: float, hi: float) -> None:
+    """Label the log x axis of ``ax`` over [lo, hi] at :func:`log_ticks` only (minor ticks
+    unlabelled): matplotlib's own log labels overlap on ranges of about one decade."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    ax.xaxis.set_major_locator(FixedLocator(log_ticks(lo, hi)))
+    ax.xaxis.set_major_formatter(FuncFormatter(_tick_label))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def plot_spectrum_panels(
     spec: Spectrum, eigs: Sequence[float], p: int, axes: Sequence[Axes]
 ) -> None:
     """Fig. 4 of the paper: a density histogram of sampled eigenvalues (normalised over all p,
     the delta included) against the theory density; the bulks near s_t² and the top bulk on
-    separate log axes, since one axis cannot resolve both."""
+    separate log axes, since one axis cannot resolve both. Each panel runs from the foot of its
+    lowest bulk to the last λ where its density is visible (above 1e-3 of its peak, the bottom
+    of the y axis), with round, uncrowded tick labels (:func:`set_log_ticks`)."""
     split = (spec.bulks[-2].upper + spec.bulks[-1].lower) / 2 if len(spec.bulks) > 1 else None
     groups = [spec.lam < split, spec.lam >= split] if split is not None else [spec.lam > 0]
     for ax, sel in zip(axes, groups, strict=False):
         lam, rho = spec.lam[sel], spec.density[sel]
-        support = lam[rho > 0]
-        lo, hi = support.min() * 0.9, support.max() * 1.1
+        lo = lam[rho > 0].min() * 0.9  # from the foot of the lowest bulk (s_t² nearby)
+        hi = lam[rho >= rho.max() * 1e-3].max() * 1.1
         bins = np.geomspace(lo, hi, 45)
         counts, _ = np.histogram(np.asarray(eigs), bins=bins)
         ax.stairs(counts / p / np.diff(bins), bins, fill=True, alpha=0.45, label="sampled")
         ax.plot(lam, rho, color=THEORY, lw=1.2, label="theory ρ(λ)")
         ax.set(xscale="log", yscale="log", xlabel="λ", ylabel="ρ(λ)", xlim=(lo, hi))
         ax.set_ylim(rho.max() * 1e-3, rho.max() * 3)
+        set_log_ticks(ax, lo, hi)
     axes[0].legend(fontsize="small")
 
 

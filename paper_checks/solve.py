@@ -526,6 +526,34 @@ def dp_seconds_estimate(n_points: int, n_hypotheses: int) -> float:
     return _DP_SECONDS_AT_25_64 * 2.0 ** (n_points - 25) * (max(n_hypotheses, 2) / 64) ** 2
 
 
+def dp_memory_floor(n_points: int, n_hypotheses: int) -> int:
+    """Bytes the exact M_tr DP (:func:`theory.online.mtr.transductive_mistake_bound`) holds at
+    least at its peak on ``n_points`` canonical points and ``n_hypotheses`` hypotheses, counted
+    from its tables: two (start, count) int64 index rows and one collision byte per point set
+    (33·2^n), a parent point and row (9 bytes) per stored vector of every layer so far, and the
+    vectors of two consecutive layers (|H| bytes each). Every point set's Pareto front holds at
+    least one vector, so this is a floor; a class whose fronts hold several vectors needs a
+    multiple of the vector part (measured on random classes of 18 points: ×1 at 64 hypotheses,
+    ×1.7 at 128, ×9 at 256, ×66 at 512)."""
+    n, h = n_points, n_hypotheses
+    if n == 0 or h <= 1:
+        return 0
+    peak, parents = 0, 0
+    for k in range(1, n + 1):
+        layer = math.comb(n, k)
+        parents += 9 * layer
+        peak = max(peak, parents + (math.comb(n, k - 1) + layer) * h)
+    return 33 * 2**n + peak
+
+
+def _dp_sizes(n_points: int, max_n: int | None) -> tuple[int, int]:
+    """(points of each DP, number of DPs): M_tr(H, n) for n below the canonical points solves
+    one DP per n-point subset."""
+    if max_n is None or max_n >= n_points:
+        return n_points, 1
+    return max_n, math.comb(n_points, max_n)
+
+
 def _online_work(H: Any, max_n: int | None, put: Any) -> None:
     """Ldim, VC, then M_tr (the exact DP, or a certified lower bound beyond
     :data:`EXACT_POINTS_CLI` points); each result is handed to ``put(kind, value)`` as soon as it
@@ -586,9 +614,12 @@ class _TimeUp(BaseException):
 
 
 @contextlib.contextmanager
-def _within(seconds: float | None, what: str) -> Iterator[None]:
+def _within(
+    seconds: float | None, what: str, lost: str = "nothing is known of the class yet"
+) -> Iterator[None]:
     """Stop the body after ``seconds`` (SIGALRM; only where signals reach it: the main thread of
-    a POSIX process) with a ValueError saying that the time limit was reached during ``what``."""
+    a POSIX process) with a ValueError saying that the time limit was reached during ``what``
+    and what is ``lost``."""
     import signal
     import threading
 
@@ -606,8 +637,7 @@ def _within(seconds: float | None, what: str) -> Iterator[None]:
         yield
     except _TimeUp:
         raise ValueError(
-            f"--time-limit {seconds:g} s was reached while {what}; nothing is known of the "
-            "class yet: allow more time"
+            f"--time-limit {seconds:g} s was reached while {what}; {lost}: allow more time"
         ) from None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -690,10 +720,49 @@ def _run_online(H: Any, max_n: int | None, time_limit: float | None) -> dict[str
 
 
 def _duration(seconds: float) -> str:
-    """ "40 s", "12 min", "3.1 h"."""
+    """ "0.4 s", "40 s", "12 min", "3.1 h"."""
+    seconds = max(seconds, 0.0)
+    if seconds < 10:
+        return f"{seconds:.2g} s"
     if seconds < 120:
         return f"{seconds:.0f} s"
     return f"{seconds / 60:.0f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
+
+
+def _announce_dp(
+    path: Path, n_points: int, n_hypotheses: int, max_n: int | None, time_limit: float | None
+) -> None:
+    """Log the exact DP's time and memory estimates before it starts (when it takes over 5 s or
+    256 MiB), and refuse it (ValueError naming ``--class``) when its memory floor
+    (:func:`dp_memory_floor`) exceeds the memory available now."""
+    from paper_checks._inputs import _size, available_memory
+
+    points, solves = _dp_sizes(n_points, max_n)
+    seconds = solves * dp_seconds_estimate(points, n_hypotheses)
+    memory = dp_memory_floor(points, n_hypotheses)
+    free = available_memory()
+    size = f"{points} points and {n_hypotheses} hypotheses" + (
+        f" (each of the {solves} subsets that --max-n {max_n} selects)" if solves > 1 else ""
+    )
+    if memory > free:
+        fewer = " or a smaller --max-n" if max_n is not None else ""
+        raise ValueError(
+            f"--class {str(path)!r}: the exact DP on {size} needs at least {_size(memory)} of "
+            f"memory, more than the {_size(free)} available; use a class with fewer points or "
+            f"hypotheses{fewer}"
+        )
+    if seconds > 5 or memory > 256 * 2**20:
+        guard = f"--time-limit {time_limit:g} s" if time_limit else "no --time-limit set"
+        logger.warning(
+            "solve online: the exact DP on %s takes roughly %s on one core and at least %s of "
+            "memory (more when its Pareto fronts hold several vectors, as in random classes of "
+            "over 100 hypotheses; %s available) (%s)",
+            size,
+            _duration(seconds),
+            _size(memory),
+            _size(free),
+            guard,
+        )
 
 
 def solve_online(
@@ -721,17 +790,8 @@ def solve_online(
         H = load_class(path)
         canon, _ = H.canonical()
     remaining = None if time_limit is None else max(time_limit - (time.monotonic() - start), 1e-3)
-    estimate = dp_seconds_estimate(canon.n_points, H.n_hypotheses)
-    if canon.n_points <= EXACT_POINTS_CLI and estimate > 5:
-        guard = f"--time-limit {time_limit:g} s" if time_limit else "no --time-limit set"
-        logger.warning(
-            "solve online: the exact DP on %d points and %d hypotheses takes roughly %s on one "
-            "core (%s)",
-            canon.n_points,
-            H.n_hypotheses,
-            _duration(estimate),
-            guard,
-        )
+    if canon.n_points <= EXACT_POINTS_CLI:
+        _announce_dp(path, canon.n_points, canon.n_hypotheses, max_n, time_limit)
     res = _run_online(H, max_n, remaining)
     label = "M_tr" if max_n is None else f"M_tr(H, n={max_n})"
     head = (
@@ -852,16 +912,59 @@ def solve_hivemind(
     n_boot: int = 1000,
     seed: int = 0,
     pairwise_ties: str = "cut",
+    time_limit: float | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The Hivemind report on the user's generations (and ratings): tables as JSON and CSV and the
     figures in ``out_dir`` (see :mod:`paper_checks.hivemind_report` for the formats).
     ``pairwise_ties`` is the tie rule of the pairwise top-fraction subsets ("cut": exactly
-    int(f·n) items, the authors' rule; "keep": every item tied at the cut)."""
+    int(f·n) items, the authors' rule; "keep": every item tied at the cut).
+
+    The calibration bootstrap's time (:func:`paper_checks.hivemind_report.calibration_seconds`)
+    is logged before it starts when over 5 s. With ``time_limit`` (seconds) the whole command,
+    reading included, stops there with a ValueError, and a bootstrap estimated to need more than
+    the time left is refused before it starts; report.json is written last, so a stopped run
+    leaves none."""
+    if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
+        raise ValueError(f"--time-limit must be a positive number of seconds (got {time_limit})")
+    with _within(time_limit, "computing the Hivemind report", "no report.json was written"):
+        return _solve_hivemind(
+            gens_path,
+            ratings=ratings,
+            embedder=embedder,
+            out_dir=out_dir,
+            cache_dir=cache_dir,
+            include_self_pairs=include_self_pairs,
+            cutoffs=cutoffs,
+            n_boot=n_boot,
+            seed=seed,
+            pairwise_ties=pairwise_ties,
+            time_limit=time_limit,
+        )
+
+
+def _solve_hivemind(
+    gens_path: Path,
+    *,
+    ratings: list[Path] | None,
+    embedder: str,
+    out_dir: Path,
+    cache_dir: Path | None,
+    include_self_pairs: bool,
+    cutoffs: Sequence[float],
+    n_boot: int,
+    seed: int,
+    pairwise_ties: str,
+    time_limit: float | None,
+) -> tuple[dict[str, Any], list[str]]:
+    """:func:`solve_hivemind` inside its time limit."""
+    import time
+
     from neural.hivemind import VectorEmbedder, make_embedder
     from paper_checks import hivemind_report as hr
     from paper_checks._files import write_json
     from sims._jsonio import to_jsonable
 
+    start = time.monotonic()
     gens = hr.read_generations(gens_path)
     rated = [(path, hr.read_ratings(path)) for path in ratings or []]  # all read before writing
     stems = [path.stem for path, _ in rated]
@@ -869,6 +972,7 @@ def solve_hivemind(
         dup = next(stem for stem in stems if stems.count(stem) > 1)
         raise ValueError(f"--ratings: two files share the name stem {dup!r}; rename one")
     _check_hivemind_targets(out_dir, stems)
+    _announce_bootstrap(rated, n_boot, pairwise_ties, time_limit, time.monotonic() - start)
     if embedder == "vectors":
         if gens.embeddings is None:
             raise ValueError("--embedder vectors needs an 'embedding' on every line of --gens")
@@ -917,13 +1021,8 @@ def solve_hivemind(
             f"inter-model similarity (off-diagonal): {np.nanmin(off):.3f} to {np.nanmax(off):.3f}"
             + ("; diagonal includes self-pairs" if include_self_pairs else "")
         )
-    topn = div["topn"]
-    if topn["n"]:
-        lines.append(
-            f"distinct models among the top {topn['n'][-1]} neighbours: {topn['measured'][-1]:.2f} "
-            f"(interchangeable {topn['interchangeable'][-1]:.2f}, disjoint "
-            f"{topn['disjoint'][-1]:.0f})"
-        )
+    if div["topn"]["n"]:
+        lines.append(_topn_line(div["topn"]))
     lines.extend(
         f"{key.replace('_', ' ')}: "
         + "; ".join(f"{r['name']} {r['mean']:.3f} ({r['cells']} cells)" for r in div[key])
@@ -958,6 +1057,58 @@ def solve_hivemind(
     write_json(out_dir / "report.json", to_jsonable(out), out_dir)
     lines.append(f"wrote {out_dir}/report.json, CSV tables and {len(figures) // 2} figures")
     return out, lines
+
+
+def _announce_bootstrap(
+    rated: list[tuple[Path, Any]],
+    n_boot: int,
+    pairwise_ties: str,
+    time_limit: float | None,
+    spent: float,
+) -> None:
+    """Log the calibration bootstrap's estimated time before it starts (when over 5 s), and
+    refuse it (ValueError naming --n-boot and --time-limit) when it would not fit in the time
+    left of ``time_limit`` after ``spent`` seconds."""
+    from paper_checks import hivemind_report as hr
+
+    seconds = sum(hr.calibration_seconds(items, n_boot, pairwise_ties) for _, items in rated)
+    guard = f"--time-limit {time_limit:g} s" if time_limit else "no --time-limit set"
+    if time_limit is not None and seconds > time_limit - spent:
+        raise ValueError(
+            f"--n-boot {n_boot}: the calibration bootstrap of {len(rated)} ratings file(s) takes "
+            f"roughly {_duration(seconds)} on one core, more than the {_duration(time_limit - spent)}"
+            f" left of --time-limit {time_limit:g} s; lower --n-boot or raise --time-limit"
+        )
+    if seconds > 5:
+        logger.warning(
+            "solve hivemind: the calibration bootstrap (--n-boot %d, %d ratings file(s)) takes "
+            "roughly %s on one core (%s)",
+            n_boot,
+            len(rated),
+            _duration(seconds),
+            guard,
+        )
+
+
+def _topn_line(topn: dict[str, Any]) -> str:
+    """The top-N distinct-model headline at ``topn["headline_n"]``, the N where the disjoint and
+    interchangeable references differ most (at the largest N every model set counts every model),
+    with where the measured count lies between them (0: as distinct as disjoint models, 1: as
+    mixed as interchangeable ones)."""
+    n = topn["headline_n"]
+    if n is None:
+        return (
+            f"distinct models among the top N neighbours: undefined (up to N = {topn['n'][-1]} "
+            "every set of models gives the same count; give each query more responses)"
+        )
+    measured, mixed, apart = (
+        topn[key][n - 1] for key in ("measured", "interchangeable", "disjoint")
+    )
+    return (
+        f"distinct models among the top {n} neighbours: {measured:.2f} (disjoint {apart:.0f}, "
+        f"interchangeable {mixed:.2f}: {(measured - apart) / (mixed - apart):.2f} of the way; "
+        f"N = {n} is where the two differ most, of N = 1..{topn['n'][-1]})"
+    )
 
 
 def _check_hivemind_targets(out_dir: Path, stems: list[str]) -> None:
@@ -1222,7 +1373,8 @@ def solve_superposition(
 ) -> tuple[dict[str, Any], list[str]]:
     """Train the toy model of the superposition paper at the widths ``widths`` ("10,20,40"), one
     batched stack per seed, and return per width the seed-mean loss, φ_{1/2}, φ_1 and the fitted
-    width exponent α_m with its bootstrap CI (needs ≥ 3 widths). ``lr_groups``: ``shared`` peak
+    width exponent α_m (needs ≥ 3 widths): the mean over seeds of each seed's exponent, with a
+    95% Student-t interval over the seeds when there are two or more (:func:`_width_exponent`). ``lr_groups``: ``shared`` peak
     lr 1e-2 for W and b (the authors' n = 1000 sweeps), or ``per-group`` W 0.02·(8/m)^{1/4} and
     b 2/m (their n = 10240 runs; :meth:`sims.superposition.TrainConfig.peak_lrs`)."""
 
@@ -1233,7 +1385,6 @@ def solve_superposition(
         train_task,
     )
     from sims.sweep import run_sweep
-    from theory.fits import fit_power_law
 
     ms = _parse_widths(widths)
     if not math.isfinite(alpha) or alpha < 0:
@@ -1283,7 +1434,9 @@ def solve_superposition(
         "phi_half": phi_half.mean(axis=0).tolist(),
         "phi_one": phi_one.mean(axis=0).tolist(),
         "alpha_m": None,
+        "alpha_m_per_seed": None,
         "alpha_m_ci": None,
+        "alpha_m_ci_method": None,
         "r2": None,
     }
     lines = [
@@ -1294,13 +1447,56 @@ def solve_superposition(
         lines.append(
             f"{m:>6}  {loss[j]:>10.5f}  {out['phi_half'][j]:>7.3f}  {out['phi_one'][j]:>7.3f}"
         )
-    if len(ms) >= 3 and np.all(loss > 0):
-        fit = fit_power_law(ms, loss, n_boot=1000, rng=seed)
-        out |= {"alpha_m": -fit.exponent, "alpha_m_ci": [-fit.ci_high, -fit.ci_low], "r2": fit.r2}
-        lines.append(
-            f"α_m = {-fit.exponent:.3f}, 95% CI [{-fit.ci_high:.3f}, {-fit.ci_low:.3f}], R² = {fit.r2:.3f} "
-            "(L ∝ m^−α_m; strong regime theory: 1)"
-        )
+    if len(ms) >= 3 and np.all(per_seed > 0):
+        out |= _width_exponent(ms, per_seed)
+        lines.append(_width_exponent_line(out))
     else:
         lines.append("α_m: give at least 3 widths to fit L ∝ m^−α_m")
     return out, lines
+
+
+def _width_exponent(ms: list[int], per_seed: np.ndarray) -> dict[str, Any]:
+    """α_m of each seed (−OLS slope of log L on log m over all widths), their mean and, with two
+    or more seeds, its 95% Student-t interval over the seeds: each seed trains every width on its
+    own data and initialisation, so the seeds are the independent units (docs/verdicts.md). A
+    bootstrap over the few (m, L) points of one seed would not be one. ``r2`` is the worst seed's
+    R² of its log-log fit."""
+    from scipy import stats
+
+    from theory.fits import fit_power_law
+
+    fits = [fit_power_law(ms, row, n_boot=0) for row in per_seed]
+    slopes = np.array([-fit.exponent for fit in fits])
+    mean = float(slopes.mean())
+    out: dict[str, Any] = {
+        "alpha_m": mean,
+        "alpha_m_per_seed": slopes.tolist(),
+        "alpha_m_ci": None,
+        "alpha_m_ci_method": None,
+        "r2": float(min(fit.r2 for fit in fits)),
+    }
+    if len(slopes) >= 2:
+        half = float(stats.t.ppf(0.975, len(slopes) - 1) * slopes.std(ddof=1) / len(slopes) ** 0.5)
+        out["alpha_m_ci"] = [mean - half, mean + half]
+        out["alpha_m_ci_method"] = f"Student t over {len(slopes)} seeds"
+    return out
+
+
+def _width_exponent_line(out: dict[str, Any]) -> str:
+    tail = "(L ∝ m^−α_m; strong regime theory: 1)"
+    seeds = len(out["alpha_m_per_seed"])
+    if out["alpha_m_ci"] is None:
+        return (
+            f"α_m = {out['alpha_m']:.3f}, R² = {out['r2']:.3f} {tail}; one seed, so no "
+            "interval: --seeds 2 or more gives a 95% CI over seeds"
+        )
+    low, high = out["alpha_m_ci"]
+    each = (
+        f"; per seed {', '.join(f'{a:.3f}' for a in out['alpha_m_per_seed'])}"
+        if seeds <= 10
+        else ""
+    )
+    return (
+        f"α_m = {out['alpha_m']:.3f}, 95% CI [{low:.3f}, {high:.3f}] over {seeds} seeds "
+        f"(Student t{each}), worst R² = {out['r2']:.3f} {tail}"
+    )

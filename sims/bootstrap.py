@@ -120,25 +120,58 @@ def paired_mean_ci(
 
 @dataclass(frozen=True)
 class PassAtKBootstrap:
-    """pass@k curves of M models on the same P problems, with paired bootstrap intervals.
+    """pass@k curves of M models on the same P problems, with paired bootstrap intervals, as
+    :func:`bootstrap_pass_at_k` returns them.
 
-    Differences and crossings are taken against model 0 (the base). Arrays: ``estimate``,
-    ``low``, ``high`` are (M, K); ``difference*`` are (M - 1, K); the crossing fields are (M - 1,).
+    Conventions. Model 0 is the base; row m − 1 of every difference and crossing field compares
+    model m ≥ 1 with it, as model m − base (positive: model m is better). Shapes: ``estimate``,
+    ``low``, ``high`` are (M, K); ``difference``, ``difference_low``, ``difference_high`` are
+    (M − 1, K); ``crossing`` has M − 1 entries and ``crossing_share``, ``k_star_low``,
+    ``k_star_high`` are (M − 1,); column j of a (·, K) array is k = ``ks[j]``. Intervals are
+    percentile intervals at ``level`` over ``n_boot`` resamples of the problems (the same
+    problems for every model and k). k* is where the base overtakes model m (the difference
+    turns from > 0 to < 0); its interval is taken over the draws that cross, and
+    ``crossing_share`` says how many did (NaN bounds: none did).
+
+    >>> from sims.bootstrap import bootstrap_pass_at_k
+    >>> n = [[8, 8, 8, 8], [8, 8, 8, 8]]  # samples per problem: base, then the other model
+    >>> c = [[1, 0, 4, 8], [6, 0, 8, 8]]  # correct samples per problem
+    >>> boot = bootstrap_pass_at_k(n, c, ks=[1, 2, 4, 8], rng=0, n_boot=1000)
+    >>> boot.estimate.shape, boot.difference.shape
+    ((2, 4), (1, 4))
+    >>> boot.estimate[1].round(3).tolist()  # pass@1, @2, @4, @8 of the second model
+    [0.688, 0.741, 0.75, 0.75]
+    >>> boot.crossing[0].k_star is None, boot.crossing_share.tolist()  # it never falls behind
+    (True, [0.0])
     """
 
+    #: The k values (K,), ascending.
     ks: NDArray[np.int64]
-    estimate: NDArray[np.float64]  # pass@k of each model on all problems
+    #: pass@k of each model on all problems (M, K): the mean of the per-problem estimates.
+    estimate: NDArray[np.float64]
+    #: Lower end of the percentile interval of ``estimate`` at ``level`` (M, K).
     low: NDArray[np.float64]
+    #: Upper end of that interval (M, K).
     high: NDArray[np.float64]
-    difference: NDArray[np.float64]  # mean of per-problem (model m - model 0), m >= 1
+    #: Mean over problems of (model m − base), m ≥ 1 (M − 1, K).
+    difference: NDArray[np.float64]
+    #: Lower end of the interval of ``difference`` (M − 1, K).
     difference_low: NDArray[np.float64]
+    #: Upper end of the interval of ``difference`` (M − 1, K).
     difference_high: NDArray[np.float64]
-    crossing: tuple[passk.Crossing, ...]  # on the full data
-    crossing_share: NDArray[np.float64]  # share of draws in which the base overtakes model m
-    k_star_low: NDArray[np.float64]  # interval of k* among those draws (NaN: none crosses)
+    #: The crossing of each model m ≥ 1 with the base on all problems (no resampling).
+    crossing: tuple[passk.Crossing, ...]
+    #: Share of the draws in which the base overtakes model m (M − 1,).
+    crossing_share: NDArray[np.float64]
+    #: Lower end of the interval of k* over the draws that cross (M − 1,; NaN: none crosses).
+    k_star_low: NDArray[np.float64]
+    #: Upper end of that interval of k* (M − 1,).
     k_star_high: NDArray[np.float64]
-    k_star_draws: NDArray[np.float64]  # (n_boot, M - 1), NaN where a draw does not cross
+    #: Each draw's k* (n_boot, M − 1), NaN where the draw does not cross.
+    k_star_draws: NDArray[np.float64]
+    #: Bootstrap resamples drawn.
     n_boot: int
+    #: Two-sided coverage of every interval (0.95: 2.5% and 97.5% percentiles).
     level: float
 
 

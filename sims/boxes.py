@@ -75,10 +75,16 @@ class ShiftResponse:
     the largest |grid rolled by those cells − (grid + s)| in px, and the largest change of an
     object's best IoU with the anchor grid and with a fixed (MultiBox-like) anchor set."""
 
+    #: The shifts s, in pixels (along both axes).
     shift_px: np.ndarray
+    #: Per shift: the fraction of anchor labels that differ from the originals rolled by round(s /
+    #: stride) cells.
     label_mismatch: np.ndarray
+    #: Per shift: the largest |grid rolled by round(s / stride) cells − (grid + s)|, in pixels.
     grid_error_px: np.ndarray
+    #: Per shift: the largest change of an object's best IoU with the anchor grid.
     best_iou_change: np.ndarray
+    #: Per shift: the same with the fixed (MultiBox-like) anchor set.
     multibox_best_iou_change: np.ndarray
 
 

@@ -50,6 +50,7 @@ __all__ = [
     "gd_fresh_noise",
     "gd_task",
     "ge_flow",
+    "ge_flow_streamed",
     "infinite_time_gap_task",
     "noise_averaged_features",
     "population_features",

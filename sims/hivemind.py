@@ -25,6 +25,19 @@ from theory.hivemind import (
     spearman,
 )
 
+__all__ = [
+    "OrthogonalModelsMetrics",
+    "PlantedMeans",
+    "bootstrap_over_queries",
+    "compositions",
+    "cross_query_similarities",
+    "interchangeable_curves",
+    "orthogonal_models",
+    "orthogonal_models_metrics",
+    "planted_and_random_means",
+    "planted_similarity",
+]
+
 
 def cross_query_similarities(
     per_query: Sequence[np.ndarray], n_pairs: int, rng: np.random.Generator | int | None = None

@@ -16,6 +16,16 @@ from functools import cached_property
 
 import numpy as np
 
+__all__ = [
+    "U4",
+    "U_SMALL",
+    "GridMaze",
+    "PointMassMaze",
+    "sample_future_pairs",
+    "serpentine_layout",
+    "successor_measure",
+]
+
 #: scaling-crl's U4 maze (the paper's Ant U4 layout): the far goals lie behind the wall below the
 #: start.
 U4 = "#####/#GGG#/#R#G#/###G#/#G#G#/#GGG#/#####"
@@ -160,8 +170,11 @@ class PointMassMaze:
     a ∈ [−1, 1]², step ``step``·a with per-axis wall collision (a move along one axis is undone
     when it lands in a wall cell). A goal is reached within ``radius`` cells of its centre."""
 
+    #: The grid maze the point mass moves in.
     maze: GridMaze
+    #: Distance moved per unit action, in cells.
     step: float = 0.3
+    #: A goal counts as reached within this many cells of its centre.
     radius: float = 0.35
 
     def start_position(self) -> np.ndarray:

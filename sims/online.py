@@ -586,6 +586,8 @@ class Expert:
     members : int
         The version space V under the labels and the expert's assumptions, a bitset over rows.
     weight : float
+        The expert's weight in the weighted majority: halved at each of its mistakes and shared
+        equally among the experts it splits into.
     off_path : frozenset of int
         Nodes assumed off the target's path (recorded for reports; V already encodes them).
     mistakes : dict
@@ -819,6 +821,7 @@ class DangerZoneLearner:
 class LearnerRun:
     """One game of :class:`DangerZoneLearner` against the labels of one target hypothesis."""
 
+    #: Mistakes the learner made on the sequence.
     mistakes: int
     true_weight: float  #: weight of the true expert at the end (0 if none is left)
     steps_without_one_true_expert: int  #: Lemma D.4 says 0

@@ -33,6 +33,16 @@ from theory.online.dims import littlestone_dim
 from theory.online.mtr import transductive_mistake_bound
 from theory.online.transductive import _SequenceScorer
 
+__all__ = [
+    "MAX_SEARCH_POINTS",
+    "START_KINDS",
+    "certify",
+    "class_to_codes",
+    "codes_to_class",
+    "gap_search_task",
+    "write_witness",
+]
+
 #: Largest domain the search uses: 10 points (the exact DP's cost grows like 2^|X|, and every
 #: class met is scored exactly).
 MAX_SEARCH_POINTS = 10

@@ -11,6 +11,8 @@ from theory.online.census import census5_chunk
 from theory.online.dims import littlestone_dim, vc_dim
 from theory.online.mtr import mtr_by_permutations, transductive_mistake_bound
 
+__all__ = ["census5_task", "random_class", "random_class_task"]
+
 
 def random_class(
     n_points: int, n_hypotheses: int, density: float, rng: np.random.Generator

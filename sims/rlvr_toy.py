@@ -62,10 +62,13 @@ class ToyConfig:
     new_frac: float = 0.3  #: fraction of non-hard problems the new strategy also solves
     new_success: float = 0.8  #: g of the new strategy where it solves
     snr: float = 0.0  #: context x = snr·1[g > 0] + N(0, I)
+    #: Training problems.
     n_train: int = 400
+    #: Test problems.
     n_test: int = 400
     prompts: int = 64  #: prompts per GRPO / distillation step
     group: int = 8  #: samples per prompt
+    #: Learning rate of the policy's gradient steps.
     lr: float = 0.5
     kl: float = 0.0  #: KL(π ‖ π_base) weight in GRPO (0: none, the paper's setting)
 

@@ -146,8 +146,24 @@ def sample_ge(
 
 
 def ge_eigenvalues(sample: GESample) -> tuple[NDArray[np.float64], int]:
-    """All eigenvalues of U_GE via the Gram trick: (sorted eigenvalues of MᵀM + s_t², count of the
-    remaining p − (n+d) eigenvalues equal to s_t² exactly). Cost O(p(n+d)² + (n+d)³)."""
+    """All eigenvalues of U_GE = M Mᵀ + s_t² I via the Gram trick. Cost O(p(n+d)² + (n+d)³).
+
+    Returns a pair ``(values, at_s2)``: ``values`` the sorted min(p, n+d) eigenvalues of
+    MᵀM + s_t² (at most p of them), and ``at_s2`` the count of the remaining p − (n+d)
+    eigenvalues (0 when n + d ≥ p), each exactly s_t² (``sample.consts.s2``) and never computed.
+    Together they are U's p eigenvalues: ``len(values) + at_s2 == sample.p``. Compare with
+    :func:`theory.rmt.rf_spectrum`'s ``delta_mass`` (the share at s_t²) and ``density`` (the
+    rest).
+
+    >>> import numpy as np
+    >>> from sims.rmt import ge_eigenvalues, sample_ge
+    >>> sample = sample_ge(50, 2.0, 0.5, 0.5, rng=np.random.default_rng(0))  # d, ψ_p, ψ_n, t
+    >>> values, at_s2 = ge_eigenvalues(sample)
+    >>> sample.p, len(values), at_s2  # p = 100 = (n + d = 75) + 25
+    (100, 75, 25)
+    >>> bool(values.min() >= sample.consts.s2)
+    True
+    """
     from sims._backend import to_numpy
 
     xp = _namespace(sample.W)

@@ -48,6 +48,7 @@ __all__ = [
     "lr_schedule",
     "sample_batch",
     "sample_batch_two_draws",
+    "single_threaded_blas",
     "train_models",
     "train_task",
 ]

@@ -50,6 +50,7 @@ from tqdm.auto import tqdm
 from sims._jsonio import dumps, read_json, to_jsonable, write_json_atomic
 
 __all__ = [
+    "CpuMeter",
     "DaskExecutor",
     "Executor",
     "ProcessExecutor",
@@ -94,8 +95,11 @@ def param_grid(**axes: Sequence[Any]) -> list[dict[str, Any]]:
 class SweepTask:
     """One unit of work: a parameter point, its seed index, and its position in the sweep."""
 
+    #: Position in the sweep (the cache file and result order).
     index: int
+    #: The parameter point passed to the task function.
     params: dict[str, Any]
+    #: Which of the point's seeds this task is (child of the root seed).
     seed_index: int
 
     def seed(

@@ -1,1 +1,3 @@
 """Closed forms, exact solvers, bounds and fits. No sampling."""
+
+__all__: list[str] = []

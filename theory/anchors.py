@@ -20,6 +20,36 @@ from dataclasses import dataclass
 
 import numpy as np
 
+__all__ = [
+    "ANCHOR_RATIOS",
+    "ANCHOR_SCALES",
+    "DECODE_CONVENTIONS",
+    "STRIDE",
+    "TIE_ORDERS",
+    "AnchorCount",
+    "anchor_count",
+    "anchor_grid",
+    "best_anchor_iou",
+    "box_iou",
+    "clip_boxes",
+    "conv_params",
+    "decode_boxes",
+    "descending",
+    "encode_boxes",
+    "feature_map_size",
+    "generate_anchors",
+    "half_stride_iou",
+    "inside_image",
+    "label_anchors",
+    "multibox_output_params",
+    "nms",
+    "rpn_head_params",
+    "rpn_output_params",
+    "select_proposals",
+    "sqrt_areas_and_ratios",
+    "square_iou_interval",
+]
+
 #: Feature stride of the conv5 map (VGG-16 / ZF): 4 poolings of 2.
 STRIDE = 16
 #: Anchor sizes (√area) and aspect ratios h/w of the paper (§3.1.1): 3 scales × 3 ratios, k = 9.
@@ -113,11 +143,17 @@ def inside_image(
 class AnchorCount:
     """Anchors of one image size: the conv5 map, the total H'·W'·k and those fully inside."""
 
+    #: Image height in pixels.
     height: int
+    #: Image width in pixels.
     width: int
+    #: Rows H' of the conv5 feature map (one anchor position per row and column).
     feature_height: int
+    #: Columns W' of the conv5 feature map.
     feature_width: int
+    #: All anchors, H'·W'·k.
     total: int
+    #: Anchors lying wholly inside the image (within ``allowed_border``).
     inside: int
 
 

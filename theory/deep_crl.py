@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["gaussian_mean", "no_residual_log_gain_per_layer", "swish", "swish_prime"]
+
 
 def swish(z: np.ndarray) -> np.ndarray:
     """φ(z) = z·σ(z)."""

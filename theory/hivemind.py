@@ -17,6 +17,36 @@ from math import comb
 import numpy as np
 from scipy import stats
 
+__all__ = [
+    "ABSOLUTE_LABELS",
+    "ENTROPY_TOP_FRACTIONS",
+    "PAIRWISE_LABELS",
+    "PAIRWISE_TOP_FRACTIONS",
+    "PAPER_CUTOFFS",
+    "TIE_RULES",
+    "TUKEY_KS",
+    "disjoint_curve",
+    "distinct_model_curve",
+    "entropy_bits",
+    "gini_impurity",
+    "inter_model_matrix",
+    "interchangeable_curve",
+    "item_kappa",
+    "label_counts",
+    "mean_pairwise_similarity",
+    "mean_similarity_over_pairs",
+    "normalize_rows",
+    "orthogonal_models_exact",
+    "p_disagree",
+    "paraphrase_split",
+    "pearson",
+    "shares_above",
+    "similarity_histogram",
+    "spearman",
+    "top_fraction_subset",
+    "tukey_subset",
+]
+
 #: Cut-offs of the paper's Figure 4/5 heatmaps (defined on OpenAI text-embedding-3-small cosines).
 PAPER_CUTOFFS = (0.7, 0.8, 0.9)
 #: Absolute ratings are 1..5; pairwise labels −2..2 (0 = tie), each a fixed label set (the

@@ -21,6 +21,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "DOMAIN_PSI",
+    "DOMAIN_T",
     "SELF_CHECK_MASS_TOL",
     "Bulk",
     "DataSpectrum",
@@ -29,6 +31,8 @@ __all__ = [
     "Spectrum",
     "SpectrumSelfCheckError",
     "SpectrumSelfCheckWarning",
+    "domain_sample",
+    "domain_scan",
     "find_bulks",
     "gaussian_expectation",
     "hermite_rule",
@@ -83,7 +87,9 @@ class DataSpectrum:
     """A discrete population spectrum ρ_Σ = Σ_k w_k δ(λ − λ_k) (the paper uses Σ = I and
     ½δ(λ − 0.5) + ½δ(λ − 1.5))."""
 
+    #: Eigenvalues λ_k of Σ (positive).
     atoms: tuple[float, ...]
+    #: Their weights w_k (normalised to sum to 1).
     weights: tuple[float, ...]
 
     def __post_init__(self) -> None:
@@ -137,11 +143,17 @@ class RFConstants:
     Attributes ``t``, ``sigma_x2`` (σ_x² = Tr Σ / d, a variance) and the four constants.
     """
 
+    #: Diffusion time t.
     t: float
+    #: σ_x² = Tr Σ / d, the data variance.
     sigma_x2: float
+    #: a_t = E σ'(h).
     a: float
+    #: b_t = √Δ_t · a_t.
     b: float
+    #: v_t², the variance of E[σ(h) | u] beyond its linear part a_t·c·u.
     v2: float
+    #: s_t², the location of the delta of U's spectrum.
     s2: float
 
     @property
@@ -579,8 +591,11 @@ MASS_NODES = 256  # tanh-sinh nodes per bulk for its mass
 class Bulk:
     """A connected component of the absolutely continuous spectrum: [lower, upper] and its mass."""
 
+    #: Mass of the bulk (∫ρ over [lower, upper]).
     mass: float
+    #: Lower edge λ₋.
     lower: float
+    #: Upper edge λ₊.
     upper: float
 
 
@@ -806,10 +821,39 @@ def _assemble(
 
 @dataclass(frozen=True)
 class RFSpectrum(Spectrum):
-    """The spectrum of the random-feature U with the model it belongs to."""
+    """The limiting spectrum of the random-feature matrix U (p × p), as :func:`rf_spectrum`
+    returns it, with the model it belongs to.
 
+    Conventions. The model has p = ψ_p·d random features and n = ψ_n·d training samples in
+    dimension d, in the limit d → ∞ at fixed ψ_p, ψ_n. t is the diffusion time of the forward
+    process x_t = e^{−t} x_0 + √Δ_t ξ, with noise variance Δ_t = 1 − e^{−2t}
+    (``consts.delta``). The spectrum is normalised per eigenvalue: it is the limit of the
+    fraction of U's p eigenvalues, a probability distribution. A share ``delta_mass`` of them
+    sits exactly at ``delta_location`` = s_t² (``consts.s2``); ``density`` is the continuous
+    part ρ(λ) on the grid ``lam`` and integrates to 1 − ``delta_mass`` over the ``bulks``.
+    ``total_mass`` is 1 up to quadrature error (``self_check_passed``: within
+    :data:`SELF_CHECK_MASS_TOL`).
+
+    The grid is the field ``lam`` in Python (``lambda`` is a keyword) and the key ``"lambda"`` in
+    :meth:`to_json`, the document that ``paper-checks solve rmt --json`` prints.
+
+    >>> from theory.rmt import rf_spectrum
+    >>> spec = rf_spectrum(psi_p=4.0, psi_n=2.0, t=0.5)
+    >>> spec.self_check_passed, spec.delta_mass  # 1 − (1 + ψ_n)/ψ_p of the eigenvalues at s_t²
+    (True, 0.25)
+    >>> spec.delta_location == spec.consts.s2
+    True
+    >>> [round(b.mass, 3) for b in spec.bulks]  # the rest, in two bulks
+    [0.5, 0.25]
+    >>> sorted(spec.to_json())
+    ['bulks', 'delta_location', 'delta_mass', 'density', 'lambda']
+    """
+
+    #: The Gaussian-equivalence constants at this t (``consts.s2`` is the delta's location).
     consts: RFConstants = field(default=None)  # type: ignore[assignment]
+    #: ψ_p = p/d, features per input dimension.
     psi_p: float = 0.0
+    #: ψ_n = n/d, samples per input dimension.
     psi_n: float = 0.0
     #: Evaluation points (log grid, edge refinement and quadrature nodes, counted once per
     #: evaluation) with no converged solution: Newton stopped above residual 1e-10, or the

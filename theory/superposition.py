@@ -238,8 +238,11 @@ def one_active_loss(W: ArrayLike, b: ArrayLike, p: ArrayLike) -> float:
 class ExponentEstimate:
     """An exponent with its 1-σ uncertainty, by quadrature and by the linear (worst-case) sum."""
 
+    #: The exponent.
     value: float
+    #: Its 1-σ uncertainty, the inputs' errors added in quadrature.
     sigma: float
+    #: Its 1-σ uncertainty, the inputs' errors added linearly (worst case).
     sigma_linear: float
 
 

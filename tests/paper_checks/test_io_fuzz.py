@@ -228,6 +228,74 @@ def test_a_full_disk_leaves_the_old_file_whole(tmp_path, monkeypatch, writer):
     assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
 
 
+def _check_figure(out_dir: Path) -> list[str]:
+    """A check's figure saved as the checks save theirs: ``Context.save_figure``."""
+    from paper_checks.context import Context
+    from paper_checks.plotting import new_figure
+
+    fig, ax = new_figure()
+    ax.plot([1, 2], [1, 4])
+    return Context(out_dir=out_dir, claim_id="demo.figure").save_figure(fig)
+
+
+@SETTINGS
+@given(state=st.sampled_from(STATES), suffix=st.sampled_from([".png", ".pdf"]))
+def test_a_checks_figures_go_through_the_one_writer(state, suffix):
+    """Context.save_figure (the checks' figures, under the run's figures/) writes only a missing
+    path or a regular file, leaves no temporary file, and refuses one line naming the path."""
+    with workdir() as tmp:
+        run, elsewhere = tmp / "run", tmp / "elsewhere"
+        (run / "figures").mkdir(parents=True)
+        elsewhere.mkdir()
+        make_state(run / "figures" / f"demo.figure{suffix}", state, elsewhere)
+        outside = snapshot(elsewhere)
+        if state in ("missing", "regular"):
+            assert _check_figure(run) == ["figures/demo.figure.png", "figures/demo.figure.pdf"]
+            for name in ("demo.figure.png", "demo.figure.pdf"):
+                path = run / "figures" / name
+                assert path.is_file()
+                assert not path.is_symlink()
+                assert path.read_bytes()[:4] in (b"\x89PNG", b"%PDF")
+        else:
+            before = snapshot(run)
+            with pytest.raises(ValueError, match="refusing") as info:
+                _check_figure(run)
+            assert f"demo.figure{suffix}" in str(info.value)
+            assert "\n" not in str(info.value)
+            assert snapshot(run) == before
+        assert snapshot(elsewhere) == outside
+        assert not [p for p in (run / "figures").iterdir() if ".tmp-" in p.name]
+
+
+def test_a_figures_folder_that_links_out_of_the_run_is_refused(tmp_path):
+    run, elsewhere = tmp_path / "run", tmp_path / "elsewhere"
+    run.mkdir()
+    elsewhere.mkdir()
+    (run / "figures").symlink_to(elsewhere)
+    with pytest.raises(ValueError, match="outside") as info:
+        _check_figure(run)
+    assert "demo.figure.png" in str(info.value)
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_figure_on_a_full_disk_leaves_the_old_figure_whole(tmp_path, monkeypatch):
+    import paper_checks.plotting as plotting
+
+    (tmp_path / "figures").mkdir()
+    old = tmp_path / "figures" / "demo.figure.png"
+    old.write_bytes(b"old figure")
+
+    def full(fig, directory, stem):
+        (directory / f"{stem}.png").write_bytes(b"half")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(plotting, "render_figure", full)
+    with pytest.raises(ValueError, match="No space left"):
+        _check_figure(tmp_path)
+    assert old.read_bytes() == b"old figure"
+    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == ["demo.figure.png"]
+
+
 def test_report_on_a_full_disk_keeps_the_old_report(tmp_path):
     """A real write under a file-size limit (RLIMIT_FSIZE) in a subprocess: exit 2, one line
     naming report.md or report.html, the old reports whole."""

@@ -254,3 +254,129 @@ def test_single_response_cells_are_rejected(tmp_path):
     rows = [{"query": f"q{i}", "model": "m", "response": f"r{i}"} for i in range(3)]
     with pytest.raises(ValueError, match="no \\(model, query\\) has 2 or more responses"):
         solve_hivemind(write(tmp_path / "g.jsonl", rows), out_dir=tmp_path / "o")
+
+
+def test_the_top_n_headline_is_where_the_references_differ_most(report):
+    """At the largest N every model set counts every model (3.00 for interchangeable and
+    disjoint alike on the example), so the headline is at the N of the widest gap between the
+    references, with the measured count's position between them."""
+    _, data, lines = report
+    topn = data["diversity"]["topn"]
+    gap = np.subtract(topn["interchangeable"], topn["disjoint"])
+    assert gap[-1] == pytest.approx(0.0)  # the old headline's N discriminates nothing
+    n = topn["headline_n"]
+    assert n == int(np.argmax(gap)) + 1 == 3
+    assert gap[n - 1] == pytest.approx(gap.max())
+    assert gap.max() > 1
+    measured, mixed, apart = topn["measured"][n - 1], topn["interchangeable"][n - 1], 1.0
+    (line,) = [x for x in lines if x.startswith("distinct models")]
+    assert line == (
+        f"distinct models among the top 3 neighbours: {measured:.2f} (disjoint 1, interchangeable "
+        f"{mixed:.2f}: {(measured - apart) / (mixed - apart):.2f} of the way; N = 3 is where the "
+        "two differ most, of N = 1..11)"
+    )
+
+
+def test_headline_n_ties_take_the_smallest_n_and_no_gap_is_undefined():
+    assert hr.headline_n(np.array([1.0, 2.0, 2.5, 3.0]), np.array([1.0, 1.0, 1.5, 3.0])) == 2
+    assert hr.headline_n(np.array([1.0]), np.array([1.0])) is None
+    assert hr.headline_n(np.zeros(0), np.zeros(0)) is None
+    # the paper's 25 models x 50 responses: disjoint stays 1 below N = 50, so N = 49
+    mixed = hm.interchangeable_curve([50] * 25, 49)
+    assert hr.headline_n(mixed, hm.disjoint_curve(50, 49)) == 49
+
+
+def test_one_response_per_model_and_query_gives_an_undefined_headline(tmp_path, capsys):
+    rows = [
+        {"query": f"q{q}", "model": m, "response": f"answer {m} {q} {i}"}
+        for q in range(3)
+        for m in ("a", "b")
+        for i in range(2 if m == "a" else 1)
+    ]
+    gens = write(tmp_path / "gens.jsonl", rows)
+    assert main(["solve", "hivemind", "--gens", str(gens), "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "distinct models among the top N neighbours: undefined (up to N = 2 every set of models "
+        "gives the same count; give each query more responses)"
+    ) in out
+
+
+def test_the_bootstrap_estimate_counts_every_scorer_subset_and_resample():
+    items = hr.read_ratings(ABS)
+    table = hr.item_table(items)
+    sizes = [int(m.sum()) for _, _, m in hr._subsets(items, table, "cut")]
+    per = sum(hr.BOOT_SECONDS_FIXED + hr.BOOT_SECONDS_PER_ITEM * n for n in sizes if n >= 3)
+    assert hr.calibration_seconds(items, 1000) == pytest.approx(len(items.scores) * 1000 * per)
+    assert hr.calibration_seconds(items, 2000) == pytest.approx(
+        2 * hr.calibration_seconds(items, 1000)
+    )
+    # the subsets are the ones calibration resamples: one row per scorer and subset
+    rows = hr.calibration(items, n_boot=5, rng=0)
+    assert len(rows) == len(items.scores) * len(sizes)
+
+
+def test_the_bootstrap_estimate_is_logged_before_it_starts(caplog):
+    import logging
+
+    from paper_checks.solve import _announce_bootstrap
+
+    rated = [(ABS, hr.read_ratings(ABS)), (PAIR, hr.read_ratings(PAIR))]
+    with caplog.at_level(logging.WARNING, logger="paper_checks.solve"):
+        _announce_bootstrap(rated, 10_000, "cut", None, 0.0)
+    (record,) = caplog.records
+    assert record.getMessage().startswith(
+        "solve hivemind: the calibration bootstrap (--n-boot 10000, 2 ratings file(s)) takes "
+        "roughly "
+    )
+    assert record.getMessage().endswith("on one core (no --time-limit set)")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="paper_checks.solve"):
+        _announce_bootstrap(rated, 50, "cut", None, 0.0)  # well under 5 s: quiet
+    assert not caplog.records
+
+
+def test_a_bootstrap_beyond_the_time_limit_is_refused_before_it_starts(tmp_path, capsys):
+    import time
+
+    out = tmp_path / "o"
+    argv = ["solve", "hivemind", "--gens", str(GENS), "--ratings", str(ABS), "--out", str(out)]
+    start = time.monotonic()
+    assert main([*argv, "--n-boot", "100000", "--time-limit", "20"]) == 2
+    assert time.monotonic() - start < 20
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "--n-boot 100000: the calibration bootstrap of 1 ratings file(s) takes roughly" in err[0]
+    assert "lower --n-boot or raise --time-limit" in err[0]
+    assert not out.exists()  # refused before anything was written
+
+
+def test_the_time_limit_covers_reading_and_the_metrics(tmp_path, capsys):
+    rows = [
+        {"query": f"q{q}", "model": f"m{m}", "response": f"answer {q} {m} {i} " * 20}
+        for q in range(200)
+        for m in range(5)
+        for i in range(10)
+    ]
+    gens = write(tmp_path / "gens.jsonl", rows)  # 10,000 lines: seconds of work
+    out = tmp_path / "o"
+    code = main(
+        ["solve", "hivemind", "--gens", str(gens), "--out", str(out), "--time-limit", "0.05"]
+    )
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert (
+        "--time-limit 0.05 s was reached while computing the Hivemind report; no report.json was "
+        "written: allow more time"
+    ) in err[0]
+    assert not (out / "report.json").exists()
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "x"])
+def test_a_bad_time_limit_is_one_line_naming_it(tmp_path, capsys, value):
+    argv = ["solve", "hivemind", "--gens", str(GENS), "--out", str(tmp_path / "o")]
+    assert main([*argv, "--time-limit", value]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "--time-limit" in err[0]

@@ -120,3 +120,80 @@ def test_the_cli_runs_the_exact_dp_up_to_the_library_limit_with_an_estimate():
     assert dp_seconds_estimate(25, 64) == 47.0  # the bench's calibration point
     assert dp_seconds_estimate(21, 256) == 47.0
     assert dp_seconds_estimate(26, 64) == 2 * dp_seconds_estimate(25, 64)
+
+
+def test_the_memory_floor_counts_the_dps_tables_and_stays_below_what_it_uses():
+    """The floor is the DP's tables at one Pareto vector per point set: 33 bytes per point set,
+    9 per stored vector, |H| per vector of two layers. Measured peaks (ru_maxrss over a warm
+    process, random classes of 64 hypotheses) lie above it: 19 MiB at 18 points, 305 MiB at 22."""
+    from math import comb
+
+    from paper_checks.solve import dp_memory_floor
+
+    assert dp_memory_floor(0, 64) == dp_memory_floor(10, 1) == 0
+    # one point: the index and collision tables, and layers 0 and 1 (one vector each)
+    assert dp_memory_floor(1, 5) == 33 * 2 + 9 + 2 * 5
+    n, h = 20, 64
+    assert dp_memory_floor(n, h) >= 33 * 2**n + comb(n + 1, (n + 1) // 2) * h
+    assert dp_memory_floor(18, 64) < 19 * 2**20  # measured: 19.1 MiB
+    assert dp_memory_floor(22, 64) < 305 * 2**20  # measured: 305 MiB
+    assert dp_memory_floor(26, 64) > 3 * 2**30  # the library's limit: several GiB
+    assert dp_memory_floor(26, 128) > dp_memory_floor(26, 64)
+
+
+def _random_class(tmp_path, points: int, hypotheses: int, seed: int = 0):
+    from theory.online import ConceptClass
+
+    rng = np.random.default_rng(seed)
+    rows = np.unique(rng.integers(0, 2, size=(hypotheses, points)), axis=0)
+    assert ConceptClass.from_array(rows).canonical()[0].n_points == points
+    path = tmp_path / "class.txt"
+    path.write_text("\n".join("".join(map(str, r)) for r in rows) + "\n")
+    return path, len(rows)
+
+
+def test_a_dp_too_large_for_the_memory_available_is_refused_before_it_starts(
+    tmp_path, capsys, monkeypatch
+):
+    import paper_checks._inputs as inputs
+
+    path, _ = _random_class(tmp_path, 26, 64)
+    monkeypatch.setattr(inputs, "available_memory", lambda: 2**30)
+    assert main(["solve", "online", "--class", str(path), "--time-limit", "600"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert f"--class {str(path)!r}: the exact DP on 26 points and 64 hypotheses needs at" in err[0]
+    assert "more than the 1 GiB available" in err[0]
+    # M_tr(H, n) solves one DP per n-point subset: a smaller --max-n is the way out
+    assert main(["solve", "online", "--class", str(path), "--max-n", "25"]) == 2
+    err = capsys.readouterr().err
+    assert "each of the 26 subsets that --max-n 25 selects" in err
+    assert "or a smaller --max-n" in err
+
+
+def test_the_time_and_memory_estimates_are_logged_before_the_dp_starts(tmp_path, caplog):
+    import logging
+
+    from paper_checks._inputs import _size
+    from paper_checks.solve import _announce_dp, dp_memory_floor
+
+    with caplog.at_level(logging.WARNING, logger="paper_checks.solve"):
+        _announce_dp(tmp_path / "c.txt", 24, 64, None, 30.0)
+    (record,) = caplog.records
+    text = record.getMessage()
+    assert "the exact DP on 24 points and 64 hypotheses takes roughly 24 s on one core" in text
+    assert f"at least {_size(dp_memory_floor(24, 64))} of memory" in text
+    assert "(--time-limit 30 s)" in text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="paper_checks.solve"):
+        _announce_dp(tmp_path / "c.txt", 12, 64, None, None)  # milliseconds, kilobytes: quiet
+    assert not caplog.records
+
+
+def test_a_small_class_under_a_tight_memory_reading_still_solves(tmp_path, capsys, monkeypatch):
+    import paper_checks._inputs as inputs
+
+    path, _ = _random_class(tmp_path, 8, 16)
+    monkeypatch.setattr(inputs, "available_memory", lambda: 2**20)  # its floor is kilobytes
+    assert main(["solve", "online", "--class", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["mtr_exact"] is True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
@@ -72,3 +73,70 @@ def test_bad_input_is_one_line_naming_the_argument_and_exit_2(extra, argument, c
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert argument in err
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi", "expected"),
+    [
+        (1e-3, 100.0, [1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0]),  # decades
+        (0.25, 4.0, [0.5, 1.0, 2.0]),  # about one decade: 1-2-5
+        (21.0, 60.0, [30.0, 40.0, 50.0, 60.0]),  # inside one decade: every multiple
+        (0.0263, 0.0313, [0.027, 0.0285, 0.03]),  # a sliver: round linear values
+        (1e-9, 1e9, [1e-9, 1e-5, 0.1, 1e3, 1e7]),  # thinned to at most 6
+    ],
+)
+def test_log_ticks_are_few_round_values_inside_the_range(lo, hi, expected):
+    from paper_checks.plotting import log_ticks
+
+    ticks = log_ticks(lo, hi)
+    np.testing.assert_allclose(ticks, expected, rtol=1e-9)
+    assert 2 <= len(ticks) <= 6
+
+
+def _tick_label_boxes(fig):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig).draw()
+    renderer = fig.canvas.get_renderer()
+    return [
+        sorted(
+            (
+                t.get_window_extent(renderer)
+                for minor in (False, True)
+                for t in ax.get_xticklabels(minor=minor)
+                if t.get_visible() and t.get_text()
+            ),
+            key=lambda box: box.x0,
+        )
+        for ax in fig.axes
+    ]
+
+
+@pytest.mark.parametrize(
+    "point",
+    [
+        {"psi_p": 4.0, "psi_n": 2.0, "t": 0.5},  # a top bulk inside one decade
+        {"psi_p": 64.0, "psi_n": 8.0, "t": 0.01, "atoms": (0.5, 1.5)},  # the README's
+        {"psi_p": 16.0, "psi_n": 64.0, "t": 0.1},
+        {"psi_p": 1.5, "psi_n": 1.2, "t": 2.0},
+    ],
+)
+def test_the_spectrum_panels_tick_labels_never_overlap(point):
+    """The top-bulk panel's log labels used to collide (2×10⁻¹, 3×10⁻¹, 4×10⁻¹ ... on a range
+    of about one decade): every panel now has 2 to 6 labels, none overlapping."""
+    from paper_checks.plotting import new_figure, plot_spectrum_panels
+    from theory.rmt import DataSpectrum, rf_spectrum
+
+    spec = rf_spectrum(
+        psi_p=point["psi_p"],
+        psi_n=point["psi_n"],
+        t=point["t"],
+        spectrum=DataSpectrum.of(point.get("atoms", (1.0,))),
+        points=400,
+    )
+    fig, axes = new_figure(ncols=2)
+    plot_spectrum_panels(spec, np.array([]), 1, np.atleast_1d(axes))
+    for boxes in _tick_label_boxes(fig)[: 2 if len(spec.bulks) > 1 else 1]:
+        assert 2 <= len(boxes) <= 6
+        for left, right in itertools.pairwise(boxes):
+            assert left.x1 < right.x0, "tick labels overlap"

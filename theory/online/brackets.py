@@ -44,8 +44,12 @@ class PerfectHalving:
     otherwise ``order`` is a perfect-halving order of H's points (M_tr = log2 |H|) or None (no
     such order exists, so M_tr ≤ log2 |H| − 1). ``nodes`` counts the point sets expanded."""
 
+    #: False when the node budget ran out before the search settled the question.
     decided: bool
+    #: A perfect-halving order of H's points (column indices), or None when none exists or the
+    #: search was not decided.
     order: tuple[int, ...] | None
+    #: Point sets expanded by the search.
     nodes: int
 
 
@@ -133,10 +137,16 @@ class Bracket:
     reaches log2 |H|. ``halving`` records that search (None when it was not needed or |H| is not
     a power of two)."""
 
+    #: Certified lower bound on M_tr(H): ``sequence`` forces this many mistakes.
     lower: int
+    #: Certified upper bound on M_tr(H): min(Ldim, ⌊log2 |H|⌋), one less when no perfect-halving
+    #: order exists.
     upper: int
+    #: Ldim(H).
     ldim: int
+    #: Column indices of H: the witness of ``lower``.
     sequence: tuple[int, ...]
+    #: The perfect-halving search behind ``upper`` (None when it was not run).
     halving: PerfectHalving | None
 
     @property

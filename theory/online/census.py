@@ -31,6 +31,21 @@ from itertools import permutations
 
 import numpy as np
 
+__all__ = [
+    "FIVE_POINT_CHUNKS",
+    "FIVE_POINT_CLASSES",
+    "MAX_CENSUS_POINTS",
+    "Census",
+    "CensusCounts",
+    "census",
+    "census5",
+    "census5_chunk",
+    "census5_values",
+    "class_rows",
+    "order_values",
+    "relabel",
+]
+
 MAX_CENSUS_POINTS = 4
 
 
@@ -39,6 +54,7 @@ class Census:
     """Ldim and M_tr of every class on ``n_points`` points; index = class bitmask over the 2^n
     functions (bit f set: function f, whose label at point x is bit x of f, is in the class)."""
 
+    #: Points n of the domain (2^n functions, 2^(2^n) classes).
     n_points: int
     ldim: np.ndarray  # (2^(2^n),) int8, −1 for the empty class
     mtr: np.ndarray  # (2^(2^n),) int8
@@ -189,7 +205,9 @@ class CensusCounts:
     (fewest hypotheses, then smallest mask)."""
 
     classes: int  # the number of classes counted
+    #: (Ldim, M_tr) -> the number of classes with that pair.
     counts: dict[tuple[int, int], int]
+    #: (Ldim, M_tr) -> its smallest class (fewest hypotheses, then smallest mask), as a mask.
     smallest: dict[tuple[int, int], int]
 
     def gaps(self) -> dict[tuple[int, int], int]:

@@ -30,8 +30,11 @@ class Certificate:
     ``"candidate"``).
     """
 
+    #: The certified bound: M_tr(H) ≥ value, equal to ``transductive_value(H, sequence)``.
     value: int
+    #: Column indices of H whose transductive value is ``value``.
     sequence: tuple[int, ...]
+    #: The search step that found the sequence.
     method: str
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+__all__ = ["MAX_FILE_BYTES", "ConceptClass"]
+
 WORD = 64
 
 
@@ -43,9 +45,13 @@ class ConceptClass:
     into ``points``.
     """
 
+    #: (|H|, |X|) uint8 of 0/1 labels, one row per hypothesis, one column per point.
     matrix: np.ndarray
+    #: The user's label of each point (column); "0", "1", ... when none was given.
     points: tuple[str, ...] = ()
+    #: Packed bitsets: for each point, the hypotheses labelling it 1 (derived, not an argument).
     point_bits: np.ndarray = field(init=False, repr=False, compare=False)
+    #: The packed bitset of every hypothesis: the full version space (derived).
     full: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

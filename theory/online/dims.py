@@ -144,8 +144,11 @@ class LittlestoneTree:
     :func:`littlestone_tree` (for the one-hypothesis class: depth 0, ``witnesses == {"": 0}``).
     """
 
+    #: Levels of internal nodes (Ldim(H) when built by ``littlestone_tree``).
     depth: int
+    #: Node bit string ("" the root, "0"/"1" its children, ...) -> its point (a column of H).
     nodes: dict[str, int]
+    #: Leaf path (bit string of length ``depth``) -> a hypothesis (row of H) realising it.
     witnesses: dict[str, int]
 
 

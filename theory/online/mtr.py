@@ -36,19 +36,42 @@ import numpy as np
 from theory.online._mtr_numba import collisions, dp_layer
 from theory.online.concept_class import ConceptClass
 
-#: Largest number of canonical points the exact DP accepts (memory ~ 2^n · 12 bytes per layer).
+__all__ = ["MAX_POINTS", "TransductiveBound", "mtr_by_permutations", "transductive_mistake_bound"]
+
+#: Largest number of canonical points the exact DP accepts (its tables take 33·2^n bytes, and
+#: |H| bytes per stored vector: several GiB at 26 points).
 MAX_POINTS = 26
 
 
 @dataclass(frozen=True)
 class TransductiveBound:
-    """M_tr with its witness: ``sequence`` (column indices of the user's class) forces ``value``
-    mistakes against every learner. Points not in the sequence are redundant (constant, or a copy
-    or complement of a sequence point) and may be appended anywhere without changing the value."""
+    """M_tr with its witness, as :func:`transductive_mistake_bound` returns it.
 
+    ``sequence`` (column indices of the user's class, the order the adversary plays them) forces
+    ``value`` mistakes against every learner: ``transductive_value(H, list(sequence)) == value``.
+    Points not in the sequence are redundant (constant, or a copy or complement of a sequence
+    point) and may be appended anywhere without changing the value.
+
+    >>> from theory.online.constructions import thresholds
+    >>> from theory.online.mtr import transductive_mistake_bound
+    >>> from theory.online.transductive import transductive_value
+    >>> H = thresholds(4)  # 5 threshold functions on 4 points
+    >>> bound = transductive_mistake_bound(H)
+    >>> bound.value, bound.exact
+    (2, True)
+    >>> transductive_value(H, list(bound.sequence)) == bound.value
+    True
+    """
+
+    #: M_tr(H) (or M_tr(H, n) for a given n): mistakes forced against every learner.
     value: int
+    #: Column indices of the user's class, in the order the adversary plays them;
+    #: ``transductive_value(H, sequence) == value``.
     sequence: tuple[int, ...]
+    #: True: the value is exact, not a bound (every constructor in this module solves exactly).
     exact: bool
+    #: Largest Pareto front the DP kept for one suffix set (a cost diagnostic; 0 from
+    #: ``mtr_by_permutations``).
     pareto_front_max: int
 
 
