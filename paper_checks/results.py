@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Self
@@ -98,6 +99,53 @@ class CheckResult:
         kwargs = {k: v for k, v in record.items() if k in names}
         kwargs["verdict"] = Verdict(record["verdict"])
         return cls(**kwargs)
+
+
+def summary_line(
+    decision: Any,
+    numbers: Mapping[str, Any] | None = None,
+    *,
+    over: str = "",
+    reported: Mapping[str, Any] | None = None,
+) -> str:
+    """A check's one-line summary, generated from its numbers and its decision
+    (:class:`paper_checks.decision.Decision`, or None for a check that decided nothing):
+
+        <name> <value>, ... over <over>: <the decision's summary>; reported: <name> <value>, ...
+
+    ``numbers`` are the headline numbers the decision rests on, ``reported`` what the check
+    reports without deciding on it. A float is written with 4 significant digits, None as
+    "none", a tuple (low, high) as the interval "[low, high]", a list or array as its values
+    joined by " / " and a mapping as "(name value, ...)"; a string stands as it is."""
+    head = _listed(numbers or {})
+    head += f" over {over}" if over else ""
+    body = decision.summary() if decision is not None else ""
+    text = ": ".join(part for part in (head, body) if part)
+    if reported:
+        text += "; reported: " + _listed(reported)
+    return text
+
+
+def _listed(values: Mapping[str, Any]) -> str:
+    """'name value, name value, ...' of :func:`summary_line`."""
+    return ", ".join(f"{name} {_rendered(v)}" for name, v in values.items())
+
+
+def _rendered(value: Any) -> str:
+    """One value of :func:`summary_line` in words."""
+    if value is None:
+        return "none"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        return f"({_listed(value)})"
+    if isinstance(value, tuple) and len(value) == 2:
+        return f"[{_rendered(value[0])}, {_rendered(value[1])}]"
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return " / ".join(_rendered(v) for v in value)
+    if isinstance(value, (bool, np.bool_, int, np.integer)):
+        return str(value)
+    return f"{float(value):.4g}"
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from paper_checks.decision import Part, Rule
 from paper_checks.results import (
     SCHEMA_VERSION,
     TIMING_KEYS,
@@ -20,6 +21,7 @@ from paper_checks.results import (
     Verdict,
     comparable,
     load_results,
+    summary_line,
     update_latest,
     write_claim,
     write_results,
@@ -330,3 +332,17 @@ def test_write_json_atomic_round_trips(tmp_path_factory, payload):
     assert write_json_atomic(path, payload) == path
     assert read_json(path) == payload
     assert [p.name for p in path.parent.iterdir()] == ["x.json"]
+
+
+def test_summary_line_is_generated_from_the_numbers_and_the_decision():
+    rule = Rule(unit="one draw", parts=(Part("x", "the mean", "greater", 0.0, 0.0),))
+    d = rule.decide({"x": [1.0, 1.1, 0.9]})
+    numbers = {"a": 0.123456, "b": [1, np.int64(2)], "k*": None}
+    reported = {"ci": (0.1, -0.25), "fit": {"alpha": 2.0, "beta": float("nan")}, "so": "fine"}
+    text = summary_line(d, numbers, over="3 draws", reported=reported)
+    assert text == (
+        f"a 0.1235, b 1 / 2, k* none over 3 draws: {d.summary()}; "
+        "reported: ci [0.1, -0.25], fit (alpha 2, beta nan), so fine"
+    )
+    assert summary_line(d) == d.summary()
+    assert summary_line(None, {"base pass@1": np.float64(0.5)}) == "base pass@1 0.5"

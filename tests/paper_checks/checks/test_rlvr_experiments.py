@@ -20,8 +20,7 @@ from paper_checks.cli import main
 from paper_checks.context import Context
 from paper_checks.results import Verdict
 from paper_checks.solve import read_sample_counts, solve_passk
-from tests.naive import solved_regions_naive
-from theory import passk
+from theory import passk, passk_stats
 
 
 class _NoFigures(Context):
@@ -58,42 +57,13 @@ def quiet_full(out_dir):
 ARM_B_FULL = 8
 
 
-def test_log2_k_star_is_censored_when_the_curves_never_cross():
-    ks = np.array([1, 2, 4, 8])
-    base = np.array([0.2, 0.3, 0.4, 0.5])
-    assert exp.log2_k_star(ks, base, base + 0.1) == (exp.LOG2_K_NONE_AHEAD, 0)
-    assert exp.log2_k_star(ks, base, base - 0.1) == (exp.LOG2_K_NONE_BEHIND, 0)
-    log_k, changes = exp.log2_k_star(ks, base, base + np.array([0.1, 0.1, -0.1, -0.1]))
-    assert (1.0 < log_k < 2.0, changes) == (True, 1)
-
-
-def test_arms_for_names_the_trainings_an_arm_needs():
-    assert exp.arms_for("grpo400") == ("grpo",)
-    assert exp.arms_for("distill_grpo", "grpo800") == ("grpo", "distill")
-    assert exp.arms_for("tabular") == ("tabular",)
-
-
-def test_accuracy_histogram_bins_zero_tenths_and_one():
-    c = np.array([0, 1, 26, 128, 255, 256])
-    hist = exp.accuracy_histogram(c, 256)
-    assert hist.sum() == 6
-    assert hist[0] == 1
-    assert hist[11] == 1
-    assert hist[1] == 1
-    assert hist[2] == 1
-    assert hist[5] == 1
-    assert hist[10] == 1
-
-
-def test_solved_regions_match_the_naive_tally():
-    rng = np.random.default_rng(3)
-    counts = {arm: rng.integers(0, 3, size=200) for arm in ("base", "rl", "distill")}
-    regions = exp.solved_regions(counts)
-    assert len(regions) == 8
-    assert sum(regions.values()) == 200
-    assert {k: v for k, v in regions.items() if v} == solved_regions_naive(counts)
-    assert next(iter(regions)) == "base+rl+distill"
-    assert list(regions)[-1] == "none"
+def test_the_crossing_rule_censors_where_log2_k_star_does_on_its_grid():
+    """The rule's margins name the censored values that ``passk_stats.log2_k_star`` gives on KS_FINE."""
+    base = np.linspace(0.2, 0.5, exp.KS_FINE.size)
+    ahead = passk_stats.log2_k_star(exp.KS_FINE, base, base + 0.1)
+    assert ahead == (exp.LOG2_K_NONE_AHEAD, 0)
+    assert passk_stats.log2_k_star(exp.KS_FINE, base, base - 0.1) == (exp.LOG2_K_NONE_BEHIND, 0)
+    assert exp.CROSSING_RULE.parts[2].fail_margin == exp.LOG2_K_NONE_AHEAD
 
 
 def test_toy_world_is_shared_by_claims():
@@ -566,15 +536,7 @@ def test_transformer_crossing_passes_on_sharpened_counts(out_dir):
     assert replay["pass_at_k"]  # Arm B's counts replay through solve passk too
 
 
-@pytest.mark.parametrize(
-    ("low", "high", "word"),
-    [(-0.05, -0.01, "lowers"), (0.01, 0.05, "raises"), (-0.01, 0.01, "no resolved")],
-)
-def test_kl_reading_follows_the_confidence_interval(low, high, word):
-    assert word in exp.kl_large_k_reading(low, high)
-
-
-def test_transformer_crossing_uses_the_estimator_for_records_without_exact_p(quiet_full):
+def test_transformer_crossing_uses_the_estimator_for_records_without_exact_p(quiet):
     result = exp.transformer_crossing(
         quiet_full, task=synthetic_arm_b, params={"chance": 0.01, "exact": False}
     )

@@ -1,0 +1,690 @@
+"""The experiments of the RLVR reproduction's claims and their per-unit statistics (rlvr.md §4).
+
+Arm A (``sims.rlvr_toy``): a *unit* is one problem set (400 train and 400 test problems) drawn
+afresh, with the RL seed(s) trained on it; :func:`unit_runs` trains every unit through a sweep,
+and each claim's statistic is one number per unit. Every pass@k here is exact (p_i is known);
+sampled counts c ~ Binomial(n, p) are drawn only to check the estimator, to count solved sets and
+to write the ``problem,n,c`` files that ``paper-checks solve passk`` replays.
+
+Arm B (``neural.rlvr_transformer``, whose records this module reads without importing torch): a
+unit is one trained model; :func:`pool_arm_b` pools the test prompts of the models that passed
+the base's gate, and :func:`arm_b_units` gives each model's paired differences averaged over its
+own prompts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from sims.bootstrap import paired_mean_ci
+from sims.rlvr_toy import base_learned, sample_counts, toy_arms_task
+from theory import passk, passk_stats
+from theory.fits import fit_power_law
+
+__all__ = [
+    "TRAININGS",
+    "ArmBPool",
+    "arm_b_cis",
+    "arm_b_gate",
+    "arm_b_measured",
+    "arm_b_pass1",
+    "arm_b_units",
+    "control_units",
+    "coverage_units",
+    "crossing_table",
+    "crossing_units",
+    "crossings",
+    "distillation_units",
+    "estimator_curves",
+    "exact_curve",
+    "gain_curves",
+    "hard_p_mean",
+    "kl_large_k_reading",
+    "kl_rows",
+    "pass1_gain_units",
+    "pool_arm_b",
+    "slope_fits",
+    "slope_means",
+    "slope_table",
+    "trainings_for",
+    "unit_curve",
+    "unit_runs",
+    "write_arm_b_samples",
+    "write_sample_file",
+]
+
+#: The trainings of ``toy_arms_task``: shared GRPO, distillation (then GRPO), tabular GRPO.
+TRAININGS = ("grpo", "distill", "tabular")
+
+Groups = dict[tuple[int, float, int], list[dict[str, Any]]]
+
+
+def write_sample_file(path: Path, ids: Sequence[str], n: np.ndarray, c: np.ndarray) -> Path:
+    """Write per-problem counts as the ``problem,n,c`` CSV that ``paper-checks solve passk``
+    reads (one row per problem: its id, samples ``n`` and correct samples ``c``); returns
+    ``path``, whose folder is made when missing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = ["problem,n,c", *(f"{i},{a},{b}" for i, a, b in zip(ids, n, c, strict=True))]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+# ------------------------------------------------------------------------------------ Arm A
+def trainings_for(*arms: str) -> tuple[str, ...]:
+    """The trainings of ``toy_arms_task`` that produce the named arms (e.g. "grpo400" -> grpo,
+    "distill_grpo" -> distill); GRPO alone when no arm needs a training."""
+    need = {"grpo": ("grpo",), "distill": ("distill",), "tabular": ("tabular",)}
+    out = {t for a in arms for prefix, ts in need.items() if a.startswith(prefix) for t in ts}
+    return tuple(t for t in TRAININGS if t in out) or ("grpo",)
+
+
+def unit_runs(
+    sweep: Callable[..., list[dict[str, Any]]],
+    worlds: Sequence[Any],
+    name: str = "arms",
+    trainings: Sequence[str] = TRAININGS,
+    snrs: Sequence[float] = (0.0,),
+    *,
+    task: Callable | None = None,
+    configs: Sequence[Mapping[str, Any]] = ({},),
+    n_seeds: int = 1,
+    paired_seeds: bool = False,
+) -> Groups:
+    """Arm A's units through ``sweep`` (``Context.sweep``): ``n_seeds`` RL seeds of
+    ``toy_arms_task`` (or ``task``, a stand-in with the same record format) on each problem set
+    ``worlds[u]`` (seed entropy of unit u's problems), for each SNR and config (``configs``
+    override ``ToyConfig`` fields, e.g. ``{"kl": 0.1}``), grouped as
+    ``(unit, snr, config index) -> [result of each RL seed]`` with p arrays as numpy.
+    ``paired_seeds``: every parameter point trains on the same RL streams (rlvr.md §4)."""
+    params = [
+        {"snr": float(s), "arms": list(trainings), "world": world, "unit": u, "config": i} | dict(c)
+        for u, world in enumerate(worlds)
+        for s in snrs
+        for i, c in enumerate(configs)
+    ]
+    records = sweep(
+        toy_arms_task if task is None else task,
+        params,
+        name=name,
+        n_seeds=n_seeds,
+        paired_seeds=paired_seeds,
+    )
+    groups: Groups = {}
+    for r in records:
+        res = r["result"]
+        for split in ("test", "train"):
+            res[split] = {k: np.asarray(v, float) for k, v in res[split].items()}
+        key = (int(r["params"]["unit"]), float(r["params"]["snr"]), int(r["params"]["config"]))
+        groups.setdefault(key, []).append(res)
+    return groups
+
+
+def exact_curve(p: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """Exact dataset pass@k, mean over problems of 1 − (1 − p)^k, at each k of ``ks``."""
+    return np.asarray(passk.pass_at_k_curve_exact(p, ks))
+
+
+def unit_curve(
+    results: Sequence[Mapping[str, Any]], arm: str, ks: np.ndarray, split: str = "test"
+) -> np.ndarray:
+    """A unit's exact pass@k curve of ``arm``: the mean over its RL seeds."""
+    return np.mean([exact_curve(r[split][arm], ks) for r in results], axis=0)
+
+
+def gain_curves(groups: Groups, arm: str, ks: np.ndarray) -> np.ndarray:
+    """pass@k(arm) − pass@k(base) per unit, exact on the test problems, (units, len(ks))."""
+    return np.asarray([unit_curve(r, arm, ks) - unit_curve(r, "base", ks) for r in groups.values()])
+
+
+def distillation_units(
+    groups: Groups, student_arm: str, *, ks: np.ndarray, large_k: int
+) -> dict[str, Any]:
+    """Per unit, the gains of the student over the base (rlvr.md §2, §4 assertion 5a):
+    ``distill_min_gain``, the smallest exact pass@k(student) − pass@k(base) over ``ks``, and
+    ``distill_large_k_gain``, the smallest over k ≥ ``large_k``; ``delta``, the gain curves
+    (``gain_curves``, units × ks)."""
+    delta = gain_curves(groups, student_arm, ks)
+    return {
+        "distill_min_gain": delta.min(axis=1).tolist(),
+        "distill_large_k_gain": delta[:, ks >= large_k].min(axis=1).tolist(),
+        "delta": delta,
+    }
+
+
+def hard_p_mean(record: Mapping[str, Any], arm: str) -> float | None:
+    """Mean exact p of ``arm`` on the test problems no base strategy solves (``hard_test``), None
+    when there is none."""
+    hard = np.asarray(record["hard_test"], bool)
+    return float(record["test"][arm][hard].mean()) if hard.any() else None
+
+
+def pass1_gain_units(
+    groups: Groups, rl_arm: str, *, ks: np.ndarray, n: int, rng: np.random.Generator
+) -> dict[str, list[float]]:
+    """Per unit: ``pass1_gain``, exact pass@1(RL) − pass@1(base) on the test problems (RL seeds
+    averaged), and ``estimator_max_abs_z``, the largest |z| of ``passk_stats.estimator_z`` over base and
+    RL and the budgets of ``ks`` up to ``n``, for counts c ~ Binomial(n, p) drawn from ``rng``
+    (per RL seed, base then RL). rlvr.md §2 (pass@1 gains), §1 (the estimator)."""
+    ks_est = ks[ks <= n]
+    gains, z_max = [], []
+    for results in groups.values():
+        gains.append(float(unit_curve(results, rl_arm, ks)[0] - unit_curve(results, "base", ks)[0]))
+        z = 0.0
+        for r in results:
+            for arm in ("base", rl_arm):
+                c = sample_counts(r["test"][arm], n, rng)
+                z = max(
+                    z, float(np.max(np.abs(passk_stats.estimator_z(r["test"][arm], c, n, ks_est))))
+                )
+        z_max.append(z)
+    return {"pass1_gain": gains, "estimator_max_abs_z": z_max}
+
+
+def estimator_curves(
+    probs: Mapping[str, np.ndarray], n: int, ks: np.ndarray, rngs: Mapping[str, Any]
+) -> dict[str, np.ndarray]:
+    """The n-sample unbiased estimate of dataset pass@k on ``ks`` of each arm of ``probs`` that
+    has a generator in ``rngs``, from counts c ~ Binomial(n, p) drawn with it."""
+    return {
+        arm: passk.pass_at_k_curve(np.full(p.size, n), sample_counts(p, n, rngs[arm]), ks)
+        for arm, p in probs.items()
+        if arm in rngs
+    }
+
+
+def crossings(
+    groups: Groups, rl_arm: str, *, ks: np.ndarray, k_large: int
+) -> dict[float, dict[str, list]]:
+    """Per SNR, one entry per unit: ``log_k``, log2 of the first k where base overtakes RL
+    (``passk_stats.log2_k_star``, censored at the ends of ``ks``), ``n``, the sign changes of
+    Δ(k) = pass@k(RL) − pass@k(base), ``loss``, pass@k_large(base) − pass@k_large(RL), and
+    ``d``, the curve Δ (RL seeds averaged). rlvr.md §2 (crossing k), §4 (assertions 2, 3)."""
+    i_large = int(np.flatnonzero(ks == k_large)[0])
+    rows: dict[float, dict[str, list]] = {}
+    for (_, snr, _), results in groups.items():
+        base, rl = unit_curve(results, "base", ks), unit_curve(results, rl_arm, ks)
+        log_k, n_changes = passk_stats.log2_k_star(ks, base, rl)
+        row = rows.setdefault(snr, {"log_k": [], "n": [], "loss": [], "d": []})
+        row["log_k"].append(log_k)
+        row["n"].append(n_changes)
+        row["loss"].append(float(base[i_large] - rl[i_large]))
+        row["d"].append(rl - base)
+    return rows
+
+
+def crossing_units(rows: Mapping[float, Mapping[str, list]], max_snr: float) -> dict[str, list]:
+    """Per unit, the worst over the SNRs ≤ ``max_snr`` of ``crossings``' rows: the smallest
+    ``pass256_loss``, ``log2_k_star_min`` and ``log2_k_star_max``, and ``extra_sign_changes``,
+    the largest |sign changes − 1| (0: exactly one crossing)."""
+    asserted = [s for s in rows if s <= max_snr]
+    stack = {key: np.array([rows[s][key] for s in asserted]) for key in ("log_k", "n", "loss")}
+    return {
+        "pass256_loss": stack["loss"].min(axis=0).tolist(),
+        "log2_k_star_min": stack["log_k"].min(axis=0).tolist(),
+        "log2_k_star_max": stack["log_k"].max(axis=0).tolist(),
+        "extra_sign_changes": np.abs(stack["n"] - 1).max(axis=0).astype(float).tolist(),
+    }
+
+
+def crossing_table(rows: Mapping[float, Mapping[str, list]]) -> dict[str, dict[str, Any]]:
+    """``snr_<s>`` -> the geometric mean k* and mean pass@256 loss over units, and the per-unit
+    log2 k*, sign changes and losses of ``crossings``' rows."""
+    return {
+        f"snr_{s:g}": {
+            "k_star_geometric_mean": float(2 ** np.mean(row["log_k"])),
+            "log2_k_star_per_unit": row["log_k"],
+            "n_crossings_per_unit": row["n"],
+            "pass256_loss_mean": float(np.mean(row["loss"])),
+            "pass256_loss_per_unit": row["loss"],
+        }
+        for s, row in rows.items()
+    }
+
+
+def kl_rows(
+    groups: Groups, rl_arm: str, kls: Sequence[float], *, ks: np.ndarray, k_large: int
+) -> dict[float, dict[str, Any]]:
+    """GRPO with a KL(π ‖ π_base) penalty: ``groups`` of ``unit_runs`` with ``configs`` =
+    [{"kl": v} for v in ``kls``]; per coefficient the mean pass@1 gain, the mean pass@k_large
+    loss (base − RL) and k* per unit (None: no crossing on ``ks``). rlvr.md §2 ("KL = 0.001:
+    similar pass@1 but lower pass@128"), §6 ("KL is no safeguard"); §3's exact tilt, the KL
+    optimum with per-problem freedom, never crosses."""
+    i_large = int(np.flatnonzero(ks == k_large)[0])
+    rows: dict[float, dict[str, list]] = {}
+    for (_, _, i), results in groups.items():
+        base, rl = unit_curve(results, "base", ks), unit_curve(results, rl_arm, ks)
+        k_star = passk.crossing_k(ks, base, rl).k_star
+        row = rows.setdefault(kls[i], {"gain": [], "loss": [], "k": []})
+        row["gain"].append(float(rl[0] - base[0]))
+        row["loss"].append(float(base[i_large] - rl[i_large]))
+        row["k"].append(None if k_star is None else float(k_star))
+    return {
+        kl: {
+            "pass1_gain": float(np.mean(row["gain"])),
+            "pass256_loss": float(np.mean(row["loss"])),
+            "k_star_per_seed": row["k"],
+        }
+        for kl, row in rows.items()
+    }
+
+
+def coverage_units(
+    groups: Groups,
+    rl_arms: Sequence[str],
+    *,
+    n: int,
+    rng: np.random.Generator,
+    prefix: Path,
+    k: int = 256,
+) -> dict[str, Any]:
+    """Coverage along the GRPO checkpoints ``rl_arms`` (rlvr.md §2, §4 assertions 4, 5b), per
+    unit: ``pass256`` (exact pass@k of base and each checkpoint, RL seeds averaged), ``max_rise``
+    (the largest rise of it from one checkpoint to the next) and ``rl_only_share`` (the largest,
+    over checkpoints, of the mean over RL seeds of the share of test problems solved, c > 0 of
+    n sampled from ``rng``, by RL but not by base). Also the summed ``venn`` counts and
+    ``hist`` (``passk_stats.accuracy_histogram``) of every unit, and the ``files`` of counts written
+    to ``<prefix>.unit<unit>.seed<RL seed>.<arm>.csv``."""
+    pass256, rises, rl_only, venn, hist, files = [], [], [], {}, {}, []
+    for (unit, _, _), results in groups.items():
+        row = [unit_curve(results, a, np.array([k]))[0] for a in ("base", *rl_arms)]
+        pass256.append(row)
+        rises.append(float(np.max(np.diff(row))))
+        shares: dict[str, list[float]] = {a: [] for a in rl_arms}
+        for j, r in enumerate(results):
+            test = r["test"]
+            counts = {a: sample_counts(test[a], n, rng) for a in ("base", *rl_arms)}
+            ids = [f"u{unit}-s{j}-{i}" for i in range(test["base"].size)]
+            for arm, c in counts.items():
+                path = Path(f"{prefix}.unit{unit}.seed{j}.{arm}.csv")
+                files.append(write_sample_file(path, ids, np.full(c.size, n), c))
+                hist[arm] = hist.get(arm, 0) + passk_stats.accuracy_histogram(c, n)
+            for arm in rl_arms:
+                sets = passk_stats.solved_sets(counts["base"], counts[arm])
+                shares[arm].append(sets["rl_only"] / test["base"].size)
+                venn[arm] = {key: venn.get(arm, {}).get(key, 0) + v for key, v in sets.items()}
+        rl_only.append(float(max(np.mean(v) for v in shares.values())))
+    return {
+        "pass256": np.asarray(pass256),  # (units, 1 + checkpoints)
+        "max_rise": rises,
+        "rl_only_share": rl_only,
+        "venn": venn,
+        "hist": hist,
+        "files": files,
+    }
+
+
+def control_units(
+    groups: Groups,
+    control_arm: str,
+    tilt: Callable,
+    betas: Sequence[float],
+    *,
+    ks: np.ndarray,
+) -> dict[str, Any]:
+    """Controls that should not cross (rlvr.md §3 exact tilt, §4 assertion 6), per unit on the
+    training problems: ``controls_min_delta``, the worst deficit min_k of pass@k(control) −
+    pass@k(base) over ``ks`` and the controls (``control_arm``, RL seeds averaged, and
+    ``tilt(p, β)`` of the base p at each β of ``betas``); ``max_relative_loss_of_p``, the
+    largest 1 − q/p of ``control_arm`` over problems with p > 0. Also the first crossings k*
+    (None: none) of ``control_arm`` and of each tilt and how many there are (``crossed``), the
+    curves Δ of ``control_arm``, and the mean pass@1 of base and control."""
+    tab_cross, tilt_cross, min_delta, max_loss, deltas, pass1 = [], [], [], [], [], []
+    for results in groups.values():
+        p = results[0]["train"]["base"]
+        base = exact_curve(p, ks)
+        control = unit_curve(results, control_arm, ks, split="train")
+        deltas.append(control - base)
+        pass1.append((float(base[0]), float(control[0])))
+        tab_cross.append(passk.crossing_k(ks, base, control).k_star)
+        solvable = p > 0
+        max_loss.append(
+            max(float(np.max(1 - r["train"][control_arm][solvable] / p[solvable])) for r in results)
+        )
+        worst = float(np.min(control - base))
+        for beta in betas:
+            tilted = exact_curve(np.asarray(tilt(p, beta)), ks)
+            tilt_cross.append(passk.crossing_k(ks, base, tilted).k_star)
+            worst = min(worst, float(np.min(tilted - base)))
+        min_delta.append(worst)
+    return {
+        "controls_min_delta": min_delta,
+        "max_relative_loss_of_p": max_loss,
+        "control_crossings": tab_cross,
+        "tilt_crossings": tilt_cross,
+        "crossed": {
+            "control": sum(k is not None for k in tab_cross),
+            "tilt": sum(k is not None for k in tilt_cross),
+        },
+        "delta": np.asarray(deltas),
+        "pass1": np.mean(pass1, axis=0),
+    }
+
+
+def slope_fits(
+    groups: Groups,
+    rl_arm: str,
+    *,
+    ks: np.ndarray,
+    window: tuple[float, float],
+    min_p: float,
+    tail_p: float,
+) -> list[dict[str, Any]]:
+    """rlvr.md §3's model fitted to each unit's test problems with base p ≥ ``min_p``: Beta(a, b)
+    by maximum likelihood to p and (α, β) of logit q = α·logit p + β by least squares
+    (``passk_stats.fit_logit_affine_parts``, with its tail and bulk fits), q the RL seeds' mean. The
+    failure-rate curves 1 − pass@k on ``ks`` (``curves``: measured ``base``, ``rl``; the model's
+    ``model_base`` = ``beta_pass_at_k``, ``model_rl`` = ``beta_logit_affine_pass_at_k``) and
+    their log–log slopes on ``window`` (``fit_power_law``) under the same names. One dict per
+    unit."""
+    rows = []
+    for results in groups.values():
+        test = results[0]["test"]
+        keep = test["base"] >= min_p
+        p = test["base"][keep]
+        q = np.mean([r["test"][rl_arm] for r in results], axis=0)[keep]
+        a, b, _, _ = stats.beta.fit(p, floc=0, fscale=1)
+        fit = passk_stats.fit_logit_affine_parts(p, q, min_p=min_p, tail_p=tail_p)
+        alpha, beta = fit["alpha"], fit["beta"]
+        curves = {
+            "base": 1 - exact_curve(p, ks),
+            "rl": 1 - exact_curve(q, ks),
+            "model_base": 1 - passk.beta_pass_at_k(a, b, ks),
+            "model_rl": 1 - passk.beta_logit_affine_pass_at_k(a, b, alpha, beta, ks),
+        }
+        slopes = {
+            k: fit_power_law(ks, v, window=window, n_boot=0).exponent for k, v in curves.items()
+        }
+        rows.append({"a": a, "b": b, **fit, "curves": curves, **slopes})
+    return rows
+
+
+def slope_means(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """Means over units of ``slope_fits``' rows: ``slopes`` (measured and model, base and RL)
+    and ``fits`` (a, α; nan-means of the tail and bulk fits, NaN when no unit has one)."""
+    mean = {
+        k: float(np.mean([r[k] for r in rows]))
+        for k in ("base", "rl", "model_base", "model_rl", "a", "alpha")
+    }
+    mean |= {
+        k: float(np.nanmean([r[k] for r in rows]))
+        if np.any(np.isfinite([r[k] for r in rows]))
+        else float("nan")
+        for k in ("alpha_tail", "beta_tail", "alpha_bulk")
+    }
+    slopes = ("base", "rl", "model_base", "model_rl")
+    return {
+        "slopes": {k: mean[k] for k in slopes},
+        "fits": {k: v for k, v in mean.items() if k not in slopes},
+    }
+
+
+def slope_table(
+    rows: Sequence[Mapping[str, Any]],
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(measured, model) of ``slope_fits``' rows, one entry per unit in each list. Measured: the
+    slopes of base and RL, their ratio, the fits (a, b, α, β; the tail's α, β and problem count,
+    the bulk's α), the relative slope errors |measured / model − 1| of base and RL
+    (``slope_error_<arm>_per_unit``) and the largest of them. Model: its slopes on the window,
+    §3's asymptotic slopes (−a, −a/α) and the ratio base/RL it predicts (α)."""
+    err = {arm: [abs(r[arm] / r[f"model_{arm}"] - 1) for r in rows] for arm in ("base", "rl")}
+    measured = {
+        "slope_base": [r["base"] for r in rows],
+        "slope_rl": [r["rl"] for r in rows],
+        "max_slope_rel_error": float(max(*err["base"], *err["rl"])),
+        "slope_ratio_base_over_rl": [r["base"] / r["rl"] for r in rows],
+        "fit_a": [r["a"] for r in rows],
+        "fit_b": [r["b"] for r in rows],
+        "fit_alpha": [r["alpha"] for r in rows],
+        "fit_beta": [r["beta"] for r in rows],
+        "tail_alpha": [r["alpha_tail"] for r in rows],
+        "tail_beta": [r["beta_tail"] for r in rows],
+        "bulk_alpha": [r["alpha_bulk"] for r in rows],
+        "tail_problems": [r["n_tail"] for r in rows],
+        "slope_error_base_per_unit": err["base"],
+        "slope_error_rl_per_unit": err["rl"],
+        "units": len(rows),
+    }
+    model = {
+        "slope_base": [r["model_base"] for r in rows],
+        "slope_rl": [r["model_rl"] for r in rows],
+        "asymptotic_slopes": [[-r["a"], -r["a"] / r["alpha"]] for r in rows],
+        "slope_ratio_base_over_rl": [r["alpha"] for r in rows],
+    }
+    return measured, model
+
+
+# ------------------------------------------------------------------------------------ Arm B
+def arm_b_pass1(record: Mapping[str, Any]) -> tuple[float, float]:
+    """(base pass@1 from the model's n-sample counts, mean chance pass@1) of an Arm B record."""
+    base = np.asarray(record["counts"]["base"], np.int64)
+    n = int(record["n"])
+    return float(base.mean() / n), float(np.mean(np.asarray(record["chance_pass1"], float)))
+
+
+def arm_b_gate(
+    trained: Sequence[Mapping[str, Any]], rl_arm: str, margin: float
+) -> list[Mapping[str, Any]]:
+    """The Arm B models that give a unit: RL was run and the base learned (``base_learned``:
+    pass@1 ≥ chance + ``margin`` and ≥ 3 × chance; rlvr.md §4 "gate RL on base pass@1 ≫
+    chance")."""
+    return [r for r in trained if rl_arm in r["counts"] and base_learned(*arm_b_pass1(r), margin)]
+
+
+@dataclass(frozen=True)
+class ArmBPool:
+    """The test prompts of the gated Arm B models, pooled (prompts of different models are
+    distinct problems). ``est`` maps arm -> per-prompt pass@k on ``ks`` (P, K): exact when every
+    record holds p (``exact``), else the n-sample estimator for k ≤ n/4; ``model`` gives each
+    prompt's model index."""
+
+    models: list[Mapping[str, Any]]
+    rl_arm: str
+    n: int
+    kl_arm: str | None
+    chance: np.ndarray
+    counts: dict[str, np.ndarray]
+    needs_hidden: np.ndarray
+    exact: bool
+    ks: np.ndarray
+    k_large: int
+    est: dict[str, np.ndarray]
+    probs: dict[str, np.ndarray] | None
+    estimator_gap: float | None
+    rl_map: dict[str, float] | None
+    model: np.ndarray
+
+    @property
+    def j(self) -> int:
+        """Index of ``k_large`` in ``ks``."""
+        return int(np.flatnonzero(self.ks == self.k_large)[0])
+
+    @property
+    def curves(self) -> dict[str, np.ndarray]:
+        """Pooled pass@k of each arm: the mean over prompts of ``est``."""
+        return {arm: e.mean(axis=0) for arm, e in self.est.items()}
+
+    def diffs(self) -> dict[str, np.ndarray]:
+        """Per-prompt paired differences of the claim: the pass@1 gain of RL, the large-k loss
+        of RL (base − RL) and the large-k gain of distillation."""
+        est, rl, j = self.est, self.rl_arm, self.j
+        return {
+            "pass1_gain": est[rl][:, 0] - est["base"][:, 0],
+            "large_k_loss": est["base"][:, j] - est[rl][:, j],
+            "distill_gain": est["distill"][:, j] - est["base"][:, j],
+        }
+
+
+def pool_arm_b(
+    models: Sequence[Mapping[str, Any]],
+    rl_arm: str,
+    *,
+    ks: np.ndarray,
+    k_large: int,
+    min_p: float,
+    tail_p: float,
+) -> ArmBPool:
+    """Pool the test prompts of the gated ``models`` (rlvr.md §4 Arm B, §6): exact pass@k on
+    ``ks`` judged at ``k_large`` when every record holds the exact p (enumeration, §4), with the
+    largest gap of the n-sample estimator's curve from it for k ≤ n/4 and RL's logit map
+    (``passk_stats.fit_logit_affine_parts``, ``min_p`` and ``tail_p``); else (older records) the
+    estimator for k ≤ n/4 (§6: n ≥ 2–4× k), judged at n/4. The KL ablation arm ``rl_kl`` joins
+    when every model has it."""
+    res = list(models)
+    n = int(res[0]["n"])
+    chance = np.concatenate([np.asarray(r["chance_pass1"], float) for r in res])
+    kl_arm = "rl_kl" if all("rl_kl" in r["counts"] for r in res) else None
+    arms = ("base", rl_arm, "distill", *([kl_arm] if kl_arm else []))
+    counts = {
+        arm: np.concatenate([np.asarray(r["counts"][arm], np.int64) for r in res]) for arm in arms
+    }
+    needs_hidden = np.concatenate([np.asarray(r["needs_hidden"], bool) for r in res])
+    sampled_ks = 2 ** np.arange(int(np.log2(n // 4)) + 1)  # k ≤ n/4 (rlvr.md §6: n ≥ 2–4× k)
+    sampled = {
+        arm: np.stack([passk.pass_at_k(np.full(c.size, n), c, int(k)) for k in sampled_ks], axis=1)
+        for arm, c in counts.items()
+    }  # arm -> (P, K) per-problem unbiased estimates
+    exact = all("p" in r for r in res)
+    probs = None
+    if exact:  # exact p by enumeration (rlvr.md §4): pass@k at any k
+        probs = {arm: np.concatenate([np.asarray(r["p"][arm], float) for r in res]) for arm in arms}
+        est = {
+            arm: np.stack([passk.pass_at_k_exact(p, int(k)) for k in ks], axis=1)
+            for arm, p in probs.items()
+        }  # arm -> (P, K) per-problem exact pass@k
+        estimator_gap = max(
+            float(np.max(np.abs(sampled[a].mean(axis=0) - est[a][:, : sampled_ks.size].mean(0))))
+            for a in arms
+        )
+        rl_map = passk_stats.fit_logit_affine_parts(
+            probs["base"], probs[rl_arm], min_p=min_p, tail_p=tail_p
+        )
+    else:  # counts only (older runs): the estimator, k ≤ n/4
+        ks, est, estimator_gap, rl_map = sampled_ks, sampled, None, None
+        k_large = int(ks[-1])
+    model = np.concatenate([np.full(len(r["counts"]["base"]), i) for i, r in enumerate(res)])
+    return ArmBPool(
+        models=res,
+        rl_arm=rl_arm,
+        n=n,
+        kl_arm=kl_arm,
+        chance=chance,
+        counts=counts,
+        needs_hidden=needs_hidden,
+        exact=exact,
+        ks=ks,
+        k_large=k_large,
+        est=est,
+        probs=probs,
+        estimator_gap=estimator_gap,
+        rl_map=rl_map,
+        model=model,
+    )
+
+
+def arm_b_units(pool: ArmBPool) -> dict[str, list[float]]:
+    """Per model (the unit), the mean over its own test prompts of each paired difference of
+    ``ArmBPool.diffs``."""
+    return {
+        name: [float(np.mean(diff[pool.model == i])) for i in range(len(pool.models))]
+        for name, diff in pool.diffs().items()
+    }
+
+
+def arm_b_cis(
+    pool: ArmBPool, rng: np.random.Generator, n_boot: int
+) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]]]:
+    """95% paired-bootstrap CIs over the pooled prompts (reported; rlvr.md §6): of each
+    difference of ``ArmBPool.diffs``, then, with the KL arm, of pass@k(GRPO + KL) − pass@k(GRPO)
+    at k = 1 (``pass1``) and at the large k (``pass_k_large``), in that order from ``rng``."""
+    ci = {
+        name: paired_mean_ci(diff, rng, n_boot=n_boot, level=0.95)
+        for name, diff in pool.diffs().items()
+    }
+    if pool.kl_arm is None:
+        return ci, {}
+    kl, rl, j = pool.est[pool.kl_arm], pool.est[pool.rl_arm], pool.j
+    kl_ci = {
+        "pass1": paired_mean_ci(kl[:, 0] - rl[:, 0], rng, n_boot=n_boot, level=0.95),
+        "pass_k_large": paired_mean_ci(kl[:, j] - rl[:, j], rng, n_boot=n_boot, level=0.95),
+    }
+    return ci, kl_ci
+
+
+def kl_large_k_reading(low: float, high: float) -> str:
+    """The KL ablation against the paper (rlvr.md §2: KL = 0.001 gives lower pass@128) from the
+    95% CI [low, high] of pass@K(GRPO + KL) − pass@K(GRPO) at the large k, K."""
+    if high < 0:
+        return "KL lowers large-k coverage, as in the paper"
+    if low > 0:
+        return "KL raises large-k coverage, unlike the paper"
+    return "no resolved KL effect at large k (paper: KL lower)"
+
+
+def arm_b_measured(
+    pool: ArmBPool, ci: Mapping[str, Any], kl_ci: Mapping[str, Any], *, seeds: int
+) -> dict[str, Any]:
+    """What Arm B measured: its ``units`` (``arm_b_units``), the pooled curves and crossing k*
+    (also per model), the solved sets (counts, Venn regions of base, RL and distillation, those
+    needing hidden edges), accuracy histograms (rlvr.md §1, §2), the CIs and the KL reading,
+    RL's logit map, the first model's last training loss and reward, and of the ``seeds``
+    models trained, how many the gate left out."""
+    ks, rl, counts = pool.ks, pool.rl_arm, pool.counts
+    curves = pool.curves
+    mine = [pool.model == i for i in range(len(pool.models))]
+    kl_reading = kl_large_k_reading(*kl_ci["pass_k_large"]) if pool.kl_arm else None
+    return {
+        "k": ks,
+        "k_large": pool.k_large,
+        "exact_p": pool.exact,
+        "estimator_max_abs_gap": pool.estimator_gap,
+        **{f"pass_at_k_{arm}": v for arm, v in curves.items()},
+        "chance_pass1": float(pool.chance.mean()),
+        "ci_over_pooled_prompts": dict(ci),
+        "k_star": passk.crossing_k(ks, curves["base"], curves[rl]).k_star,
+        "k_star_per_seed": [
+            passk.crossing_k(
+                ks, pool.est["base"][m].mean(axis=0), pool.est[rl][m].mean(axis=0)
+            ).k_star
+            for m in mine
+        ],
+        "solved": {arm: int(np.sum(c > 0)) for arm, c in counts.items()},
+        "solved_venn": passk_stats.solved_regions(
+            {arm: counts[arm] for arm in ("base", rl, "distill")}
+        ),
+        "accuracy_histogram": {
+            a: passk_stats.accuracy_histogram(c, pool.n).tolist() for a, c in counts.items()
+        },
+        "kl_ablation_ci": dict(kl_ci),
+        "kl_ablation_reading": kl_reading,
+        "rl_logit_map": pool.rl_map,
+        "solved_needing_hidden_edges": {
+            arm: int(np.sum(c[pool.needs_hidden] > 0)) for arm, c in counts.items()
+        },
+        "prompts_needing_hidden_edges": int(pool.needs_hidden.sum()),
+        "base_loss_last": float(pool.models[0]["base_loss"][-1]),
+        "rl_reward_last": float(pool.models[0]["rl_reward"][-1]),
+        "units": arm_b_units(pool),
+        "seeds": seeds,
+        "models_gated_out": seeds - len(pool.models),
+    }
+
+
+def write_arm_b_samples(pool: ArmBPool, prefix: Path) -> list[Path]:
+    """Each model's per-prompt counts of each arm as ``problem,n,c`` files
+    ``<prefix>.seed<model>.<arm>.csv``, prompt ids ``s<model>-<start>-<goal>``."""
+    return [
+        write_sample_file(
+            Path(f"{prefix}.seed{seed}.{arm}.csv"),
+            [f"s{seed}-{s}-{g}" for s, g in np.asarray(r["test"])],
+            np.full(len(r["test"]), pool.n),
+            np.asarray(r["counts"][arm]),
+        )
+        for seed, r in enumerate(pool.models)
+        for arm in pool.counts
+    ]
