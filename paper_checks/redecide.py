@@ -13,7 +13,8 @@ every decided claim of the run whose record was made by today's claim code:
   the pooled list: by the row's ``n_units``, or, in records made before rows had it, in equal
   shares when every root seed's statistic confirms the split), a missing per-root-seed
   ``statistic`` filled from those units, and the replication counts;
-- the registry's words about the claim (``rule``, ``history``), which the record copies;
+- the registry's words about the claim (``statement``, ``source``, ``rule``, ``history``: :func:`described`),
+  which the record copies, for every claim of the run made by today's code, decided or not;
 - the run's ``counts``, and an entry in ``updates`` naming the claims whose verdict or decision
   changed.
 
@@ -168,11 +169,21 @@ def redecide_record(
         outcome.notes.append("the summary does not quote the old decision: left as it was")
     if rows:
         new["replication"] = _redecided_rows(claim, rep, rows, units, scale, decision, outcome)
-    new["rule"] = claim.rule
-    new["history"] = [entry.to_json() for entry in claim.history]
+    new |= described(claim)
     outcome.after = new["verdict"]
     outcome.changed = _stored(new) != _stored(dict(record))
     return new, outcome
+
+
+def described(claim: Claim) -> dict[str, Any]:
+    """The registry's words about ``claim`` that its record copies (statement, source, rule and
+    history): none of them is a number the check computed."""
+    return {
+        "statement": claim.statement,
+        "source": claim.source,
+        "rule": claim.rule,
+        "history": [entry.to_json() for entry in claim.history],
+    }
 
 
 def _redecided_rows(
@@ -233,6 +244,8 @@ def redecide_run(
     """Re-decide every decided claim of the run in ``run_dir`` (see the module docstring) and
     write it back when anything changed, with ``argv`` (the command line) in its new
     ``updates`` entry. Returns one :class:`Outcome` per decided claim of the run."""
+    from paper_checks.runner import claim_fingerprint
+
     run_dir = Path(run_dir)
     payload = read_results_payload(run_dir, "RUN_DIR")
     claims = {c.id: c for c in all_claims()}
@@ -240,7 +253,14 @@ def redecide_run(
     outcomes, records = [], []
     for record in payload["claims"]:
         claim = claims.get(record["claim_id"])
-        if claim is None or claim.decision is None:
+        if claim is not None and claim.decision is None:
+            fresh = record.get("provenance", {}).get("code") == claim_fingerprint(claim)
+            new = {**record, **described(claim)} if fresh else record
+            records.append(new)
+            if new != record:
+                outcomes.append(Outcome(claim.id, record["verdict"], record["verdict"], True))
+            continue
+        if claim is None:
             records.append(record)
             continue
         new, outcome = redecide_record(claim, record, scale)
