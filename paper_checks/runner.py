@@ -116,9 +116,12 @@ PRESENTATION_MODULES = frozenset(
 
 #: The registry's descriptive keywords of :func:`paper_checks.claims.claim`: words about a claim
 #: that compute none of its numbers (the record copies them, and the tests hold the copies equal
-#: to the registry), left out of its fingerprint like docstrings and comments.
-DESCRIPTIVE_KEYWORDS = tuple(
-    ("claim", keyword) for keyword in ("statement", "source", "rule", "history")
+#: to the registry), left out of its fingerprint like docstrings and comments; likewise every
+#: argument of a dated :class:`~paper_checks.claims.HistoryEntry` and a rule's ``note``.
+DESCRIPTIVE_KEYWORDS = (
+    *(("claim", keyword) for keyword in ("statement", "source", "rule", "history")),
+    ("HistoryEntry", "*"),
+    ("Rule", "note"),
 )
 
 

@@ -411,7 +411,8 @@ def canonical_code(tree: ast.AST, ignore: Collection[tuple[str, str]] = ()) -> s
     """The code of a parsed module with what cannot change a computed number left out: comments
     and layout (not in the AST), docstrings, the module's ``__all__``, and the keyword arguments
     named by ``ignore``, pairs (callee name, keyword) such as ``("claim", "source")`` for a
-    registry's descriptive metadata. Written node by node with empty fields dropped, so the text
+    registry's descriptive metadata (keyword ``"*"``: every argument of such calls, for a call
+    that only holds words, like a dated history entry). Written node by node with empty fields dropped, so the text
     does not depend on the Python version's ``ast.dump`` defaults."""
     drop = {(callee, keyword) for callee, keyword in ignore}
 
@@ -435,9 +436,12 @@ def canonical_code(tree: ast.AST, ignore: Collection[tuple[str, str]] = ()) -> s
                 node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
             ):
                 value = body(raw, isinstance(node, ast.Module))
-            if field == "keywords" and isinstance(node, ast.Call):
+            if isinstance(node, ast.Call) and field in ("args", "keywords"):
                 callee = _callee(node.func)
-                value = [k for k in raw if (callee, k.arg) not in drop]
+                if (callee, "*") in drop:
+                    continue
+                if field == "keywords":
+                    value = [k for k in raw if (callee, k.arg) not in drop]
             fields.append(f"{field}={dump(value)}")
         return f"{type(node).__name__}({','.join(fields)})"
 

@@ -315,3 +315,12 @@ def test_canonical_code_drops_docstrings_of_every_scope_but_keeps_other_strings(
     assert "'class'" not in text
     assert "'value'" in text
     assert "'attribute'" in text
+
+
+def test_an_ignored_call_with_star_loses_all_its_arguments():
+    def text(code: str) -> str:
+        return canonical_code(ast.parse(code), [("Note", "*")])
+
+    assert text('x = Note("a", why="b")') == text('x = Note("c", "d", why="e", when=1)')
+    assert text('x = Note("a")') != text('x = Other("a")')
+    assert text('x = Note("a")') != text('y = Note("a")')
