@@ -94,7 +94,7 @@ def constants(ctx: Context, *, rf_constants: Callable = rmt.rf_constants) -> Che
     for j, name in enumerate(CONSTANT_NAMES):
         ax.plot(ts, curves[:, j], "-", color=f"C{j}", label=f"{name} (quadrature)")
         ax.plot(list(SPEC_CONSTANTS), [r["table"][j] for r in rows], "o", mfc="none", color=f"C{j}")
-    ax.plot([], [], "o", mfc="none", color=THEORY, label="spec table")
+    ax.plot([], [], "o", mfc="none", color=THEORY, label="reference table (ours)")
     ax.set(xscale="log", yscale="log", xlabel="diffusion time t", ylabel="constant (tanh, σ_x = 1)")
     ax.legend(fontsize="small")
     return CheckResult(
@@ -371,8 +371,8 @@ def nonlinear_matches_theory(
         + (f"; Monte Carlo U at d = 100: KS = {ks_values[2]:.4f}" if len(runs) == 3 else ""),
         measured=measured,
         expected={"ks_at_most": tolerance},
-        tolerance="KS ≤ 0.6/√d on eigenvalues above s_t² + 1e-3 (spec C4: Gaussian-equivalence "
-        "corrections decay like ~0.5/√d)",
+        tolerance="KS ≤ 0.6/√d on eigenvalues above s_t² + 1e-3 (Gaussian-equivalence corrections "
+        "decay like ~0.5/√d)",
         figures=ctx.save_figure(fig),
         arrays={"eigenvalues": eigs},
     )
@@ -642,8 +642,8 @@ def unit_exponents(
             "least as heavy as a gamma's (paper_checks.decision); the stored units re-decided, "
             "nothing rerun",
             reason="Student's t let right-skewed units FAIL a 'greater' part (and left-skewed units PASS "
-            "one) falsely at 0.042–0.058 instead of 0.025 at skewness 1, 3 to 30 units (issue 26 "
-            "item 4)",
+            "one) falsely at 0.042–0.058 instead of 0.025 at skewness 1, 3 to 30 units "
+            "(docs/verdicts.md)",
             before="full R=3: PASS over 15 units (tau_mem_exponent 1.068, upper bound 1.172 < 1.2); "
             "widened 1.209: INCONCLUSIVE, about 17 units would decide it; quick unchanged "
             "(INCONCLUSIVE)",
@@ -732,7 +732,7 @@ def tau_gen_constant_tau_mem_linear(
     ax_min.set_xlabel("ψ_n = n/d")
     ax_min.set_ylabel("min_τ score error")
     ax_min.set_title(
-        f"pooled fit: ψ_n^{fit_min.exponent:.2f} (spec pilot: −0.6 to −0.69)", fontsize="small"
+        f"pooled fit: ψ_n^{fit_min.exponent:.2f} (our pilot: −0.6 to −0.69)", fontsize="small"
     )
     ax_min.legend(fontsize="x-small")
     inset = ax_tau.inset_axes((0.62, 0.08, 0.35, 0.3))
@@ -764,7 +764,7 @@ def tau_gen_constant_tau_mem_linear(
         expected={
             "exponent_tau_gen": tau_gen_exponent,
             "exponent_tau_mem": tau_mem_exponent,
-            "exponent_score_min": "< 0 (spec pilot −0.6 quick, −0.69 full)",
+            "exponent_score_min": "< 0 (our pilot −0.6 quick, −0.69 full)",
         },
         tolerance=f"mean over units of the τ_gen exponent within {tau_gen_exponent:g} ± "
         f"{TAU_GEN_TOL:g}, of the τ_mem exponent within [{lo:g}, {hi:g}], of the min-error "
@@ -928,7 +928,7 @@ def memorization_threshold(
     summary = (
         f"gap/Δ_t = {at[2.0]:.0f} (ψ_n=2) → {at[16.0]:.1f} (ψ_n=ψ_p) → {at[32.0]:.2f} (2ψ_p) → "
         f"{at[64.0]:.2f} (4ψ_p) (mean over draws; crosses Δ_t at ψ_n ≈ "
-        f"{psi_cross / psi_p:.1f}ψ_p; matches the spec's gaps within {spec_dev:.0%}); "
+        f"{psi_cross / psi_p:.1f}ψ_p; matches our pilot's gaps within {spec_dev:.0%}); "
         + decision.summary()
     )
 
@@ -936,7 +936,7 @@ def memorization_threshold(
     for s in range(n_seeds):
         ax.loglog(psi / psi_p, gaps[:, s] / delta, "o", mfc="none", ms=3, color="C0", alpha=0.5)
     ax.loglog(psi / psi_p, gap / delta, "o-", color="C0", label="GE closed form (mean over draws)")
-    ax.loglog(spec_psi / psi_p, spec_gap / delta, "x", color="C1", label="spec pilot (§5 C7)")
+    ax.loglog(spec_psi / psi_p, spec_gap / delta, "x", color="C1", label="our pilot")
     ax.axhline(1.0, color="0.5", ls=":", lw=1, label="gap = Δ_t")
     ax.axvline(
         threshold_ratio,

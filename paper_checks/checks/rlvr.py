@@ -172,7 +172,7 @@ TWO_TYPE = {"frac_improved": 0.5, "p_e": 0.3, "q_e": 0.9, "frac_lost": 0.2, "eps
 SLOPE_WINDOW = (2.0**12, 2.0**16)  # fixed in advance: k large enough for the asymptote
 SHARPEN_TOLERANCE = (
     "pass@1 gain; exactly one crossing (theory and sample) with k* in [4, 8]; "
-    "failure-rate slopes on k ∈ [2^12, 2^16] within 10% of −a and −a/α; spec numbers ± 0.002; "
+    "failure-rate slopes on k ∈ [2^12, 2^16] within 10% of −a and −a/α; reference numbers ± 0.002; "
     "two-type model crosses once with k* in [4, 16]"
 )
 
@@ -268,7 +268,7 @@ def sharpening_crosses(
         "one crossing": cross.n_crossings == 1 and sample.crossing.n_crossings == 1,
         "k* in [4, 8]": cross.k_star is not None and 4 <= cross.k_star <= 8,
         "slopes within 10%": all(e <= 0.10 for e in errors),
-        "spec numbers": all(abs(spec[k] - v) <= 0.002 for k, v in SHARPEN_SPEC.items()),
+        "reference numbers": all(abs(spec[k] - v) <= 0.002 for k, v in SHARPEN_SPEC.items()),
         "two-type k* in [4, 16]": two_cross.n_crossings == 1 and 4 <= (two_cross.k_star or 0) <= 16,
     }
     failed = [name for name, ok in checks.items() if not ok]
