@@ -262,8 +262,8 @@ def kl_rows(
     [{"kl": v} for v in ``kls``]; per coefficient the mean pass@1 gain, the mean pass@k_large
     loss (base − RL) and k* per unit (None: no crossing on ``ks``). The paper: KL = 0.001 gives a
     similar pass@1 but a lower pass@128, KL is no safeguard
-    (docs/rlvr.md#the-papers-findings-the-checks-compare-with); the exact tilt, the KL optimum with per-problem freedom, never crosses
-    (docs/rlvr.md#sharpening-models-our-analysis)."""
+    (docs/rlvr.md#the-papers-findings-the-checks-compare-with); the exact tilt, the KL optimum
+    with per-problem freedom, never crosses (docs/rlvr.md#sharpening-models-our-analysis)."""
     i_large = int(np.flatnonzero(ks == k_large)[0])
     rows: dict[float, dict[str, list]] = {}
     for (_, _, i), results in groups.items():
@@ -547,8 +547,8 @@ def pool_arm_b(
     ``ks`` judged at ``k_large`` when every record holds the exact p (enumeration), with the
     largest gap of the n-sample estimator's curve from it for k ≤ n/4 and RL's logit map
     (``passk_stats.fit_logit_affine_parts``, ``min_p`` and ``tail_p``); else (older records) the
-    estimator for k ≤ n/4 (docs/rlvr.md#conventions), judged at n/4. The KL ablation arm ``rl_kl`` joins
-    when every model has it."""
+    estimator for k ≤ n/4 (docs/rlvr.md#conventions), judged at n/4. The KL ablation arm
+    ``rl_kl`` joins when every model has it."""
     res = list(models)
     n = int(res[0]["n"])
     chance = np.concatenate([np.asarray(r["chance_pass1"], float) for r in res])
