@@ -110,7 +110,8 @@ def _units_rule(before: str, change: str = "") -> HistoryEntry:
         change="decided by a three-way Student-t rule over units = independently drawn problem "
         "sets (10 per root seed at quick, 30 at full; 1 RL seed each), replacing a rule over 5 "
         "RL seeds on one problem set per root seed" + (f"; {change}" if change else ""),
-        reason="issue 26: the old bound counted only the RL-seed spread on one problem set, so "
+        reason="the rule of docs/verdicts.md: the old bound counted only the RL-seed spread on "
+        "one problem set, so "
         "another root seed (another problem set) could flip the verdict; the unit must hold "
         "everything that differs between root seeds",
         before=before,
