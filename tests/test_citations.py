@@ -81,6 +81,13 @@ ALLOWED: dict[tuple[str, str], str] = {
         f"{_STALES} about 25 CPU-minutes to remake; reworded at online's next rerun"
     ),
 }
+#: The reference records copy those strings of online.py (their ``tolerance``); same reason.
+ALLOWED |= {
+    (f"docs/results/{scale}/results.json", text): reason
+    for (where, text), reason in list(ALLOWED.items())
+    if where == "paper_checks/checks/online.py"
+    for scale in ("quick", "full")
+}
 
 
 def _git_files() -> list[PurePosixPath]:
