@@ -1,4 +1,7 @@
-"""The experiments of the RLVR reproduction's claims and their per-unit statistics (rlvr.md §4).
+"""The experiments of the RLVR reproduction's claims and their per-unit statistics.
+
+The design and its assertions: docs/rlvr.md#rlvr-tiny-reproduction-arm-a-toy-arm-b-transformer,
+docs/rlvr.md#the-toys-assertions-fixed-before-the-runs.
 
 Arm A (``sims.rlvr_toy``): a *unit* is one problem set (400 train and 400 test problems) drawn
 afresh, with the RL seed(s) trained on it; :func:`unit_runs` trains every unit through a sweep,
@@ -101,7 +104,7 @@ def unit_runs(
     ``worlds[u]`` (seed entropy of unit u's problems), for each SNR and config (``configs``
     override ``ToyConfig`` fields, e.g. ``{"kl": 0.1}``), grouped as
     ``(unit, snr, config index) -> [result of each RL seed]`` with p arrays as numpy.
-    ``paired_seeds``: every parameter point trains on the same RL streams (rlvr.md §4)."""
+    ``paired_seeds``: every parameter point trains on the same RL streams."""
     params = [
         {"snr": float(s), "arms": list(trainings), "world": world, "unit": u, "config": i} | dict(c)
         for u, world in enumerate(worlds)
@@ -145,7 +148,8 @@ def gain_curves(groups: Groups, arm: str, ks: np.ndarray) -> np.ndarray:
 def distillation_units(
     groups: Groups, student_arm: str, *, ks: np.ndarray, large_k: int
 ) -> dict[str, Any]:
-    """Per unit, the gains of the student over the base (rlvr.md §2, §4 assertion 5a):
+    """Per unit, the gains of the student over the base (assertion 5a of
+    docs/rlvr.md#the-toys-assertions-fixed-before-the-runs):
     ``distill_min_gain``, the smallest exact pass@k(student) − pass@k(base) over ``ks``, and
     ``distill_large_k_gain``, the smallest over k ≥ ``large_k``; ``delta``, the gain curves
     (``gain_curves``, units × ks)."""
@@ -170,7 +174,9 @@ def pass1_gain_units(
     """Per unit: ``pass1_gain``, exact pass@1(RL) − pass@1(base) on the test problems (RL seeds
     averaged), and ``estimator_max_abs_z``, the largest |z| of ``passk_stats.estimator_z`` over base and
     RL and the budgets of ``ks`` up to ``n``, for counts c ~ Binomial(n, p) drawn from ``rng``
-    (per RL seed, base then RL). rlvr.md §2 (pass@1 gains), §1 (the estimator)."""
+    (per RL seed, base then RL). The paper's pass@1 gains:
+    docs/rlvr.md#the-papers-findings-the-checks-compare-with; the estimator:
+    docs/rlvr.md#passk-and-its-estimator."""
     ks_est = ks[ks <= n]
     gains, z_max = [], []
     for results in groups.values():
@@ -204,7 +210,9 @@ def crossings(
     """Per SNR, one entry per unit: ``log_k``, log2 of the first k where base overtakes RL
     (``passk_stats.log2_k_star``, censored at the ends of ``ks``), ``n``, the sign changes of
     Δ(k) = pass@k(RL) − pass@k(base), ``loss``, pass@k_large(base) − pass@k_large(RL), and
-    ``d``, the curve Δ (RL seeds averaged). rlvr.md §2 (crossing k), §4 (assertions 2, 3)."""
+    ``d``, the curve Δ (RL seeds averaged). The paper's crossing k:
+    docs/rlvr.md#the-papers-findings-the-checks-compare-with; assertions 2 and 3:
+    docs/rlvr.md#the-toys-assertions-fixed-before-the-runs."""
     i_large = int(np.flatnonzero(ks == k_large)[0])
     rows: dict[float, dict[str, list]] = {}
     for (_, snr, _), results in groups.items():
@@ -252,9 +260,10 @@ def kl_rows(
 ) -> dict[float, dict[str, Any]]:
     """GRPO with a KL(π ‖ π_base) penalty: ``groups`` of ``unit_runs`` with ``configs`` =
     [{"kl": v} for v in ``kls``]; per coefficient the mean pass@1 gain, the mean pass@k_large
-    loss (base − RL) and k* per unit (None: no crossing on ``ks``). rlvr.md §2 ("KL = 0.001:
-    similar pass@1 but lower pass@128"), §6 ("KL is no safeguard"); §3's exact tilt, the KL
-    optimum with per-problem freedom, never crosses."""
+    loss (base − RL) and k* per unit (None: no crossing on ``ks``). The paper: KL = 0.001 gives a
+    similar pass@1 but a lower pass@128, KL is no safeguard
+    (docs/rlvr.md#the-papers-findings-the-checks-compare-with); the exact tilt, the KL optimum
+    with per-problem freedom, never crosses (docs/rlvr.md#sharpening-models-our-analysis)."""
     i_large = int(np.flatnonzero(ks == k_large)[0])
     rows: dict[float, dict[str, list]] = {}
     for (_, _, i), results in groups.items():
@@ -283,7 +292,8 @@ def coverage_units(
     prefix: Path,
     k: int = 256,
 ) -> dict[str, Any]:
-    """Coverage along the GRPO checkpoints ``rl_arms`` (rlvr.md §2, §4 assertions 4, 5b), per
+    """Coverage along the GRPO checkpoints ``rl_arms`` (assertions 4 and 5b of
+    docs/rlvr.md#the-toys-assertions-fixed-before-the-runs), per
     unit: ``pass256`` (exact pass@k of base and each checkpoint, RL seeds averaged), ``max_rise``
     (the largest rise of it from one checkpoint to the next) and ``rl_only_share`` (the largest,
     over checkpoints, of the mean over RL seeds of the share of test problems solved, c > 0 of
@@ -327,7 +337,9 @@ def control_units(
     *,
     ks: np.ndarray,
 ) -> dict[str, Any]:
-    """Controls that should not cross (rlvr.md §3 exact tilt, §4 assertion 6), per unit on the
+    """Controls that should not cross (the exact tilt of
+    docs/rlvr.md#sharpening-models-our-analysis; assertion 6 of
+    docs/rlvr.md#the-toys-assertions-fixed-before-the-runs), per unit on the
     training problems: ``controls_min_delta``, the worst deficit min_k of pass@k(control) −
     pass@k(base) over ``ks`` and the controls (``control_arm``, RL seeds averaged, and
     ``tilt(p, β)`` of the base p at each β of ``betas``); ``max_relative_loss_of_p``, the
@@ -375,8 +387,9 @@ def slope_fits(
     min_p: float,
     tail_p: float,
 ) -> list[dict[str, Any]]:
-    """rlvr.md §3's model fitted to each unit's test problems with base p ≥ ``min_p``: Beta(a, b)
-    by maximum likelihood to p and (α, β) of logit q = α·logit p + β by least squares
+    """The logit-affine model (docs/rlvr.md#sharpening-models-our-analysis) fitted to each unit's
+    test problems with base p ≥ ``min_p``: Beta(a, b) by maximum likelihood to p and (α, β) of
+    logit q = α·logit p + β by least squares
     (``passk_stats.fit_logit_affine_parts``, with its tail and bulk fits), q the RL seeds' mean. The
     failure-rate curves 1 − pass@k on ``ks`` (``curves``: measured ``base``, ``rl``; the model's
     ``model_base`` = ``beta_pass_at_k``, ``model_rl`` = ``beta_logit_affine_pass_at_k``) and
@@ -431,7 +444,7 @@ def slope_table(
     slopes of base and RL, their ratio, the fits (a, b, α, β; the tail's α, β and problem count,
     the bulk's α), the relative slope errors |measured / model − 1| of base and RL
     (``slope_error_<arm>_per_unit``) and the largest of them. Model: its slopes on the window,
-    §3's asymptotic slopes (−a, −a/α) and the ratio base/RL it predicts (α)."""
+    the logit-affine model's asymptotic slopes (−a, −a/α) and the ratio base/RL it predicts (α)."""
     err = {arm: [abs(r[arm] / r[f"model_{arm}"] - 1) for r in rows] for arm in ("base", "rl")}
     measured = {
         "slope_base": [r["base"] for r in rows],
@@ -471,8 +484,7 @@ def arm_b_gate(
     trained: Sequence[Mapping[str, Any]], rl_arm: str, margin: float
 ) -> list[Mapping[str, Any]]:
     """The Arm B models that give a unit: RL was run and the base learned (``base_learned``:
-    pass@1 ≥ chance + ``margin`` and ≥ 3 × chance; rlvr.md §4 "gate RL on base pass@1 ≫
-    chance")."""
+    pass@1 ≥ chance + ``margin`` and ≥ 3 × chance: RL is run only on a base that learned)."""
     return [r for r in trained if rl_arm in r["counts"] and base_learned(*arm_b_pass1(r), margin)]
 
 
@@ -529,12 +541,14 @@ def pool_arm_b(
     min_p: float,
     tail_p: float,
 ) -> ArmBPool:
-    """Pool the test prompts of the gated ``models`` (rlvr.md §4 Arm B, §6): exact pass@k on
-    ``ks`` judged at ``k_large`` when every record holds the exact p (enumeration, §4), with the
+    """Pool the test prompts of the gated ``models`` (Arm B of
+    docs/rlvr.md#rlvr-tiny-reproduction-arm-a-toy-arm-b-transformer;
+    docs/rlvr.md#conventions): exact pass@k on
+    ``ks`` judged at ``k_large`` when every record holds the exact p (enumeration), with the
     largest gap of the n-sample estimator's curve from it for k ≤ n/4 and RL's logit map
     (``passk_stats.fit_logit_affine_parts``, ``min_p`` and ``tail_p``); else (older records) the
-    estimator for k ≤ n/4 (§6: n ≥ 2–4× k), judged at n/4. The KL ablation arm ``rl_kl`` joins
-    when every model has it."""
+    estimator for k ≤ n/4 (docs/rlvr.md#conventions), judged at n/4. The KL ablation arm
+    ``rl_kl`` joins when every model has it."""
     res = list(models)
     n = int(res[0]["n"])
     chance = np.concatenate([np.asarray(r["chance_pass1"], float) for r in res])
@@ -544,14 +558,14 @@ def pool_arm_b(
         arm: np.concatenate([np.asarray(r["counts"][arm], np.int64) for r in res]) for arm in arms
     }
     needs_hidden = np.concatenate([np.asarray(r["needs_hidden"], bool) for r in res])
-    sampled_ks = 2 ** np.arange(int(np.log2(n // 4)) + 1)  # k ≤ n/4 (rlvr.md §6: n ≥ 2–4× k)
+    sampled_ks = 2 ** np.arange(int(np.log2(n // 4)) + 1)  # k ≤ n/4 (docs/rlvr.md#conventions)
     sampled = {
         arm: np.stack([passk.pass_at_k(np.full(c.size, n), c, int(k)) for k in sampled_ks], axis=1)
         for arm, c in counts.items()
     }  # arm -> (P, K) per-problem unbiased estimates
     exact = all("p" in r for r in res)
     probs = None
-    if exact:  # exact p by enumeration (rlvr.md §4): pass@k at any k
+    if exact:  # exact p by enumeration: pass@k at any k
         probs = {arm: np.concatenate([np.asarray(r["p"][arm], float) for r in res]) for arm in arms}
         est = {
             arm: np.stack([passk.pass_at_k_exact(p, int(k)) for k in ks], axis=1)
@@ -599,7 +613,7 @@ def arm_b_units(pool: ArmBPool) -> dict[str, list[float]]:
 def arm_b_cis(
     pool: ArmBPool, rng: np.random.Generator, n_boot: int
 ) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]]]:
-    """95% paired-bootstrap CIs over the pooled prompts (reported; rlvr.md §6): of each
+    """95% paired-bootstrap CIs over the pooled prompts (reported, not decided): of each
     difference of ``ArmBPool.diffs``, then, with the KL arm, of pass@k(GRPO + KL) − pass@k(GRPO)
     at k = 1 (``pass1``) and at the large k (``pass_k_large``), in that order from ``rng``."""
     ci = {
@@ -617,7 +631,8 @@ def arm_b_cis(
 
 
 def kl_large_k_reading(low: float, high: float) -> str:
-    """The KL ablation against the paper (rlvr.md §2: KL = 0.001 gives lower pass@128) from the
+    """The KL ablation against the paper (KL = 0.001 gives a lower pass@128;
+    docs/rlvr.md#the-papers-findings-the-checks-compare-with) from the
     95% CI [low, high] of pass@K(GRPO + KL) − pass@K(GRPO) at the large k, K."""
     if high < 0:
         return "KL lowers large-k coverage, as in the paper"
@@ -631,7 +646,8 @@ def arm_b_measured(
 ) -> dict[str, Any]:
     """What Arm B measured: its ``units`` (``arm_b_units``), the pooled curves and crossing k*
     (also per model), the solved sets (counts, Venn regions of base, RL and distillation, those
-    needing hidden edges), accuracy histograms (rlvr.md §1, §2), the CIs and the KL reading,
+    needing hidden edges), accuracy histograms
+    (docs/rlvr.md#passk-and-its-estimator), the CIs and the KL reading,
     RL's logit map, the first model's last training loss and reward, and of the ``seeds``
     models trained, how many the gate left out."""
     ks, rl, counts = pool.ks, pool.rl_arm, pool.counts

@@ -1,4 +1,4 @@
-"""pass@k statistics of measured success probabilities and sample counts (rlvr.md §1–§4): how far
+"""pass@k statistics of measured success probabilities and sample counts (docs/rlvr.md): how far
 the unbiased estimator lies from the exact curve, the crossing k* on a log2 scale, the logit-affine
 map fitted part by part, accuracy histograms and the solved sets of several models.
 
@@ -61,7 +61,8 @@ def estimator_z(p: ArrayLike, c: ArrayLike, n: int, ks: Iterable[int]) -> NDArra
 
     References
     ----------
-    rlvr.md §1 (the estimator and exact pass@k); Chen et al. 2021, eq. 1.
+    docs/rlvr.md#passk-and-its-estimator (the estimator and exact pass@k);
+    Chen et al. 2021, eq. 1.
     """
     p = np.asarray(p, dtype=np.float64)
     est = pass_at_k_curve(np.full(p.size, n), c, ks)
@@ -90,7 +91,9 @@ def log2_k_star(
 
     References
     ----------
-    rlvr.md §2 ("crossing k"), §4 (assertion 2: k* in a window of small k).
+    docs/rlvr.md#the-papers-findings-the-checks-compare-with (the crossing k);
+    docs/rlvr.md#the-toys-assertions-fixed-before-the-runs (assertion 3: k* in a window of
+    small k).
     """
     cross = crossing_k(ks, base, rl)  # validates ks, base and rl
     if cross.k_star is not None:
@@ -119,7 +122,8 @@ def fit_logit_affine_parts(
 
     References
     ----------
-    rlvr.md §3 ("Logit-affine model", its fixed point and the slopes −a, −a/α).
+    docs/rlvr.md#sharpening-models-our-analysis (the logit-affine model, its fixed
+    point and the slopes −a, −a/α).
     """
     p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
     keep = p >= min_p
@@ -146,7 +150,7 @@ def accuracy_histogram(c: ArrayLike, n: int) -> NDArray[np.int64]:
 
     References
     ----------
-    rlvr.md §1 ("Accuracy histogram").
+    docs/rlvr.md#passk-and-its-estimator (the accuracy histogram).
     """
     c = np.asarray(c)
     acc = c / n
@@ -157,7 +161,8 @@ def accuracy_histogram(c: ArrayLike, n: int) -> NDArray[np.int64]:
 
 def solved_sets(c_base: ArrayLike, c_rl: ArrayLike) -> dict[str, int]:
     """Venn counts of the problems two models solve (c > 0): ``both``, ``base_only``,
-    ``rl_only``, ``neither`` (rlvr.md §2: RL's solved set inside the base's)."""
+    ``rl_only``, ``neither`` (the paper finds RL's solved set inside the base's:
+    docs/rlvr.md#the-papers-findings-the-checks-compare-with)."""
     b, r = np.asarray(c_base) > 0, np.asarray(c_rl) > 0
     return {
         "both": int(np.sum(b & r)),

@@ -115,10 +115,11 @@ def _qk_norm_on(before: str) -> HistoryEntry:
     return HistoryEntry(
         date="2026-12-01",
         change="QK-norm on by default, as in Qwen3: per-head RMSNorm of q and k before RoPE in "
-        "every testbed (issue 19)",
+        "every testbed",
         reason="the authors' configuration enables QK-norm by default and Qwen3-Next always "
         "normalises q and k per head; without it our layer outputs differ from theirs by 48-94% "
-        "(issue 19), and the sink, M-Act and gate measurements may depend on it",
+        "(measured against the authors' layer), and the sink, M-Act and gate measurements may "
+        "depend on it",
         before=before,
     )
 
@@ -693,8 +694,8 @@ def sink_units(f_base: np.ndarray, f_gated: np.ndarray, uniform: float) -> np.nd
             "least as heavy as a gamma's (paper_checks.decision); the stored units re-decided, "
             "nothing rerun",
             reason="Student's t let right-skewed units FAIL a 'greater' part (and left-skewed units PASS "
-            "one) falsely at 0.042–0.058 instead of 0.025 at skewness 1, 3 to 30 units (issue 26 "
-            "item 4)",
+            "one) falsely at 0.042–0.058 instead of 0.025 at skewness 1, 3 to 30 units "
+            "(docs/verdicts.md#error-rates)",
             before="full: PASS over 4 units (f_attn_log_ratio -1.814, upper bound -0.702 < ln 0.5 = "
             "-0.693); widened -0.085: INCONCLUSIVE, about 6 units would decide it; quick "
             "unchanged (PASS over 3 units)",

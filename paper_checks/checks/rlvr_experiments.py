@@ -83,7 +83,7 @@ FEASIBLE_P = 1e-4  # "solvable at a feasible budget": base p >= 1e-4 (k ≈ 10^4
 TAIL_P = 0.1  # reported: the logit-affine fit on the low-p tail (p < 0.1) vs the bulk
 KL_SWEEP = (0.0, 0.001, 0.01, 0.1, 1.0)  # reported: GRPO + KL coefficient (paper's ablation: 0.001)
 KL_UNITS = 3  # reported: the KL sweep runs on the first 3 problem sets of a root seed
-PAPER_PASS256 = [67.2, 66.3, 65.3, 64.3]  # rlvr.md §2: base, GRPO 150/300/450 steps (Omni-train)
+PAPER_PASS256 = [67.2, 66.3, 65.3, 64.3]  # paper: base, GRPO 150/300/450 steps (Omni-train)
 WORLD = "rlvr.arm_a.world"  # names the streams of Arm A's problem sets (``unit_world``)
 ARM_ORDER = ("base", "grpo150", "grpo400", "grpo800", "distill", "distill_grpo")
 
@@ -110,7 +110,8 @@ def _units_rule(before: str, change: str = "") -> HistoryEntry:
         change="decided by a three-way Student-t rule over units = independently drawn problem "
         "sets (10 per root seed at quick, 30 at full; 1 RL seed each), replacing a rule over 5 "
         "RL seeds on one problem set per root seed" + (f"; {change}" if change else ""),
-        reason="issue 26: the old bound counted only the RL-seed spread on one problem set, so "
+        reason="the rule of docs/verdicts.md: the old bound counted only the RL-seed spread on "
+        "one problem set, so "
         "another root seed (another problem set) could flip the verdict; the unit must hold "
         "everything that differs between root seeds",
         before=before,
@@ -183,7 +184,7 @@ PASS1_RULE = Rule(
             Z_MAX,
         ),
     ),
-    note="Pass margin 0.04 is the spec's toy margin (assertion 1); no gain (0) contradicts the "
+    note="Pass margin 0.04 is the toy's margin (assertion 1); no gain (0) contradicts the "
     "paper's pass@1 gains. An exact estimator gives a per-unit max |z| ≈ 2.5 over its 18 tests.",
 )
 
@@ -297,13 +298,14 @@ CROSSING_RULE = Rule(
             0.5,
         ),
     ),
-    note="Margins: the spec's window k* in [2, 64] and pass@256 loss ≥ 0.03 (assertions 2, 3) "
+    note="Margins: the toy's window k* in [2, 64] and pass@256 loss ≥ 0.03 (assertions 2, 3) "
     "pass; k* ≤ 1 (no pass@1 advantage), k* ≥ 1024 (no crossing in the budget) or no pass@256 "
-    "loss contradict the paper (crossings ≈ 4–1024, rlvr.md §2); between lies the indifference "
+    "loss contradict the paper (crossings ≈ 4–1024, "
+    "docs/rlvr.md#the-papers-findings-the-checks-compare-with); between lies the indifference "
     "zone. SNR 3 (full) is reported only.",
 )
 
-#: What the crossing claim expects, beside its rule: the spec's window and loss, the paper's k*.
+#: What the crossing claim expects, beside its rule: the toy's window and loss, the paper's k*.
 CROSSING_EXPECTED = {
     "n_crossings": 1,
     "k_star_range": list(CROSSING_RANGE),
@@ -402,12 +404,12 @@ COVERAGE_RULE = Rule(
             RL_ONLY_MAX,
         ),
     ),
-    note="Margins: the spec's tolerances (assertions 4, 5b: no rise beyond 0.01, RL ⊂ base up "
+    note="Margins: the toy's tolerances (assertions 4, 5b: no rise beyond 0.01, RL ⊂ base up "
     "to 2% of problems), one margin each.",
 )
 
 #: What the coverage claim expects, beside its rule: the paper's Omni-train pass@256 and MATH500
-#: solved sets (rlvr.md §2).
+#: solved sets (docs/rlvr.md#the-papers-findings-the-checks-compare-with).
 COVERAGE_EXPECTED = {
     "max_rise": f"< {CHECKPOINT_TOL}",
     "rl_only_share": f"< {RL_ONLY_MAX}",
@@ -500,9 +502,9 @@ DISTILL_RULE = Rule(
             0.0,
         ),
     ),
-    note="Margins: the spec's assertion 5a (above base at every k, by ≥ 0.05 for k ≥ 64) pass; "
+    note="Margins: the toy's assertion 5a (above base at every k, by ≥ 0.05 for k ≥ 64) pass; "
     "a student at or below the base contradicts the paper (R1-Distill above the base at every "
-    "k, rlvr.md §2).",
+    "k, docs/rlvr.md#the-papers-findings-the-checks-compare-with).",
 )
 
 
@@ -591,8 +593,9 @@ CONTROLS_RULE = Rule(
         ),
     ),
     note="Margins: a control 'does not cross' when its worst pass@k deficit stays within the "
-    "spec's coverage tolerance 0.01 (assertion 4) and crosses when it reaches the 0.03 pass@256 "
-    "loss asserted for shared GRPO (assertion 2); no problem may lose 10% of its p (rlvr.md §4).",
+    "toy's coverage tolerance 0.01 (assertion 4) and crosses when it reaches the 0.03 pass@256 "
+    "loss asserted for shared GRPO (assertion 2); no problem may lose 10% of its p (none did "
+    "in the pilot run made before the claims).",
 )
 
 #: What the controls claim expects, beside its rule.
@@ -913,11 +916,12 @@ def transformer_crossing(
     format), e.g. to hand the claim synthetic counts.
 
     Reported, not part of the verdict: per-problem accuracy histograms and the Venn counts of
-    the solved sets of base, RL and distillation (rlvr.md §1, §2), and the KL ablation: GRPO with
-    a KL penalty of 0.001 to the base (arm ``rl_kl``) against GRPO without, paired-bootstrap CIs
-    of the differences at k = 1 and the large k (paper, §2: similar pass@1, lower pass@128); with
-    exact p, RL's logit map fitted to the pooled prompts (``logit_map``: §3's α and β overall and
-    on the low-p tail, which set whether a crossing can happen)."""
+    the solved sets of base, RL and distillation (docs/rlvr.md#passk-and-its-estimator), and the
+    KL ablation: GRPO with a KL penalty of 0.001 to the base (arm ``rl_kl``) against GRPO
+    without, paired-bootstrap CIs of the differences at k = 1 and the large k (the paper: similar
+    pass@1, lower pass@128); with exact p, RL's logit map fitted to the pooled prompts
+    (``logit_map``: the logit-affine model's α and β, docs/rlvr.md#sharpening-models-our-analysis,
+    overall and on the low-p tail, which set whether a crossing can happen)."""
     if task is None and importlib.util.find_spec("torch") is None:
         why = "torch is not installed (pip install -e '.[neural]'); Arm B not run"
         return _arm_b_not_run(why, "needs torch")

@@ -60,7 +60,8 @@ def _aligned_schedule(before: str) -> HistoryEntry:
         change="schedule aligned with the authors' get_lr (one step); the data stream is drawn "
         "in 500-step segments, each from its own seed (so that a killed run resumes "
         "bit-identically from its checkpoint)",
-        reason="issue 19: our cosine ran one step behind exp-10's get_lr (η_t = get_lr(t + 1) "
+        reason="a comparison with the authors' code found our cosine one step behind exp-10's "
+        "get_lr (η_t = get_lr(t + 1) "
         "of ours); --scale paper needs resumable 20,000-step tasks",
         before=before,
     )
@@ -205,7 +206,8 @@ def _unit_history(before: str, change: str) -> HistoryEntry:
     return HistoryEntry(
         date="2026-12-02",
         change=change,
-        reason="issue 26: a verdict is a statement about the claim, decided by a three-way "
+        reason="the rule of docs/verdicts.md: a verdict is a statement about the claim, "
+        "decided by a three-way "
         "Student-t rule over independent units (one training seed of the whole sweep each), "
         "pooled over root seeds; the old rule decided one training run's point estimate or "
         "band and flipped between root seeds",
@@ -555,8 +557,8 @@ def _unit_lists(rows: list[dict[str, Any]], rule: Rule) -> dict[str, list[float]
             "least as heavy as a gamma's (paper_checks.decision); the stored units re-decided, "
             "nothing rerun",
             reason="Student's t let right-skewed units FAIL a 'greater' part (and left-skewed units PASS "
-            "one) falsely at 0.042–0.058 instead of 0.025 at skewness 1, 3 to 30 units (issue 26 "
-            "item 4)",
+            "one) falsely at 0.042–0.058 instead of 0.025 at skewness 1, 3 to 30 units "
+            "(docs/verdicts.md#error-rates)",
             before="quick R=5: PASS over 5 units (overlap_error 0.066, upper bound 0.149 < 0.15; "
             "local_slope_min 0.44, lower bound 0.152 > 0); widened 0.200 and -0.026: "
             "INCONCLUSIVE, about 8 units would decide it; full unchanged (INCONCLUSIVE)",
@@ -1363,8 +1365,8 @@ DENSITY_RULE = Rule(
             "least as heavy as a gamma's (paper_checks.decision); the stored units re-decided, "
             "nothing rerun",
             reason="Student's t let right-skewed units FAIL a 'greater' part (and left-skewed units PASS "
-            "one) falsely at 0.042–0.058 instead of 0.025 at skewness 1, 3 to 30 units (issue 26 "
-            "item 4)",
+            "one) falsely at 0.042–0.058 instead of 0.025 at skewness 1, 3 to 30 units "
+            "(docs/verdicts.md#error-rates)",
             before="full: PASS over 3 units (slope_ratio_max 1.17, upper bound 1.422 < 1.5); widened "
             "1.612: INCONCLUSIVE, about 4 units would decide it; quick unchanged "
             "(INCONCLUSIVE, full scale only)",

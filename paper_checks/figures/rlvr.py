@@ -55,7 +55,8 @@ def logit_map_panel(
     min_p: float,
     tail_p: float,
 ) -> None:
-    """logit q against logit p for the problems with p ≥ ``min_p`` (rlvr.md §3), with the overall
+    """logit q against logit p for the problems with p ≥ ``min_p`` (the logit-affine model of
+    docs/rlvr.md#sharpening-models-our-analysis), with the overall
     and tail fits of ``passk_stats.fit_logit_affine_parts`` (``fit``) as theory lines and the no-change
     diagonal q = p."""
     keep = (p >= min_p) & (p < 1) & (q > 0) & (q < 1)
