@@ -495,20 +495,35 @@ class ArmBPool:
     record holds p (``exact``), else the n-sample estimator for k ≤ n/4; ``model`` gives each
     prompt's model index."""
 
+    #: The gated models' result records (one per trained model: the unit), in order.
     models: list[Mapping[str, Any]]
+    #: The RL arm compared with the base model (e.g. ``"rl"``).
     rl_arm: str
+    #: Samples drawn per prompt and arm (the n of the pass@k estimator).
     n: int
+    #: ``"rl_kl"`` when every model has the KL-penalised ablation arm, else None.
     kl_arm: str | None
+    #: Per prompt, the pass@1 of the uniform random policy (``neural.rlvr_transformer.chance_success``) (P,).
     chance: np.ndarray
+    #: Arm -> per-prompt count of verified samples out of ``n`` (P,).
     counts: dict[str, np.ndarray]
+    #: Per prompt, whether no path within the length limit uses only the base graph's edges (P,).
     needs_hidden: np.ndarray
+    #: True when every record holds the exact per-prompt p (enumerated), so pass@k is exact.
     exact: bool
+    #: The k grid of ``est``.
     ks: np.ndarray
+    #: The large k at which the crossing is judged (n/4 for records without exact p).
     k_large: int
+    #: Arm -> per-prompt pass@k on ``ks`` (P, K): exact, or the unbiased estimator.
     est: dict[str, np.ndarray]
+    #: Arm -> per-prompt exact p (P,) when ``exact``, else None.
     probs: dict[str, np.ndarray] | None
+    #: Largest gap between the estimator's and the exact mean pass@k for k ≤ n/4 (None without p).
     estimator_gap: float | None
+    #: RL's logit-affine map fitted on the exact p (``passk_stats.fit_logit_affine_parts``).
     rl_map: dict[str, float] | None
+    #: Per prompt, the index of the model it belongs to (P,).
     model: np.ndarray
 
     @property
