@@ -169,21 +169,25 @@ def redecide_record(
         outcome.notes.append("the summary does not quote the old decision: left as it was")
     if rows:
         new["replication"] = _redecided_rows(claim, rep, rows, units, scale, decision, outcome)
-    new |= described(claim)
+    new |= described(claim, record)
     outcome.after = new["verdict"]
     outcome.changed = _stored(new) != _stored(dict(record))
     return new, outcome
 
 
-def described(claim: Claim) -> dict[str, Any]:
+def described(claim: Claim, record: Mapping[str, Any]) -> dict[str, Any]:
     """The registry's words about ``claim`` that its record copies (statement, source, rule and
-    history): none of them is a number the check computed."""
-    return {
+    history, and the tolerance where the check stated it as the rule's text): none of them is a
+    number the check computed."""
+    words = {
         "statement": claim.statement,
         "source": claim.source,
         "rule": claim.rule,
         "history": [entry.to_json() for entry in claim.history],
     }
+    if record.get("tolerance") == record.get("rule"):
+        words["tolerance"] = claim.rule
+    return words
 
 
 def _redecided_rows(
@@ -255,7 +259,7 @@ def redecide_run(
         claim = claims.get(record["claim_id"])
         if claim is not None and claim.decision is None:
             fresh = record.get("provenance", {}).get("code") == claim_fingerprint(claim)
-            new = {**record, **described(claim)} if fresh else record
+            new = {**record, **described(claim, record)} if fresh else record
             records.append(new)
             if new != record:
                 outcomes.append(Outcome(claim.id, record["verdict"], record["verdict"], True))
