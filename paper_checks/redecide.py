@@ -185,8 +185,12 @@ def described(claim: Claim, record: Mapping[str, Any]) -> dict[str, Any]:
         "rule": claim.rule,
         "history": [entry.to_json() for entry in claim.history],
     }
-    if record.get("tolerance") == record.get("rule"):
-        words["tolerance"] = claim.rule
+    tolerance = record.get("tolerance")
+    rule_text = claim.decision is not None and str(tolerance).startswith(
+        f"Units: {claim.decision.unit}."
+    )
+    if tolerance == record.get("rule") or rule_text:  # the check wrote its rule's text there
+        words["tolerance"] = claim.decision.text() if rule_text else claim.rule
     return words
 
 
