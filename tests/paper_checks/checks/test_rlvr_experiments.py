@@ -536,7 +536,7 @@ def test_transformer_crossing_passes_on_sharpened_counts(out_dir):
     assert replay["pass_at_k"]  # Arm B's counts replay through solve passk too
 
 
-def test_transformer_crossing_uses_the_estimator_for_records_without_exact_p(quiet):
+def test_transformer_crossing_uses_the_estimator_for_records_without_exact_p(quiet_full):
     result = exp.transformer_crossing(
         quiet_full, task=synthetic_arm_b, params={"chance": 0.01, "exact": False}
     )
