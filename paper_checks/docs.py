@@ -560,6 +560,26 @@ def render_power() -> str:
     return "\n".join(lines)
 
 
+#: The real check shown in docs/adding-a-claim.md as the shape a claim takes.
+EXAMPLE_CHECK = ("paper_checks.checks.rlvr_experiments", "toy_controls_do_not_cross")
+
+
+def render_example_check() -> str:
+    """The source of :data:`EXAMPLE_CHECK` from its ``def`` to its end, as a python block."""
+    import importlib
+    import inspect
+
+    module, name = EXAMPLE_CHECK
+    source = inspect.getsource(getattr(importlib.import_module(module), name))
+    body = source[source.index(f"def {name}(") :].rstrip()
+    where = f"`{module.replace('.', '/')}.py`"
+    return (
+        f"`{name}` in {where}, as it stands:\n\n"
+        "<!-- not-tested: the source of a registered check, shown as it is -->\n"
+        f"```python\n{body}\n```"
+    )
+
+
 def generated_files(
     references: Mapping[str, tuple[Mapping[str, Any], Records]] | None = None,
 ) -> dict[Path, str]:
@@ -594,7 +614,10 @@ def generated_files(
     if HOUSE_BEFORE.is_file():
         from paper_checks.house import measure, render_house
 
-        house = {"house": render_house(read_json(HOUSE_BEFORE), measure())}
+        house = {
+            "house": render_house(read_json(HOUSE_BEFORE), measure()),
+            "example": render_example_check(),
+        }
         out[ADDING] = render_blocks(ADDING.read_text(encoding="utf-8"), house, ADDING.name)
     blocks = {"error_rates": render_error_rates(), "power": render_power()}
     out[VERDICTS] = render_blocks(VERDICTS.read_text(encoding="utf-8"), blocks, VERDICTS.name)
