@@ -80,13 +80,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("paper_checks/checks/online.py", "mistakes; the spec's pilot exactly"): (
         f"{_STALES} about 25 CPU-minutes to remake; reworded at online's next rerun"
     ),
-    (
-        "paper_checks/checks/rlvr_experiments.py",
-        "rlvr.md §4 (Arm A: shared-strategy softmax policy), spec's suggested assertions",
-    ): (
-        f"{_STALES} about 15 CPU-minutes to remake (an unused constant: deleted, not reworded, "
-        "at the module's next rerun)"
-    ),
 }
 #: The reference records copy those strings of online.py (their ``tolerance``); same reason.
 ALLOWED |= {

@@ -65,7 +65,6 @@ from sims.rlvr_units import (
 )
 from theory import passk
 
-SOURCE = "rlvr.md §4 (Arm A: shared-strategy softmax policy), spec's suggested assertions"
 KS = 2 ** np.arange(11)  # 1, 2, 4, ..., 1024
 KS_FINE = np.unique(np.round(np.logspace(0, 10, 81, base=2)).astype(int))  # 1..1024, 8 per octave
 N_SAMPLES = 256  # samples per problem for the estimator, the solved sets and the sample files

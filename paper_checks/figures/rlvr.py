@@ -69,7 +69,7 @@ def logit_map_panel(
         fit["alpha"] * xs + fit["beta"],
         "-",
         color=THEORY,
-        label=f"§3 fit α = {fit['alpha']:.2f}, β = {fit['beta']:+.2f}",
+        label=f"logit-affine fit α = {fit['alpha']:.2f}, β = {fit['beta']:+.2f}",
     )
     tail = xs[xs < special.logit(tail_p)]
     if np.isfinite(fit["alpha_tail"]) and tail.size:
