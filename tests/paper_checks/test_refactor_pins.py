@@ -39,6 +39,15 @@ PINNED = {
     "rlvr.toy_distillation_expands": 0.0,
     "rlvr.toy_pass1_gain": 1e-12,
     "rlvr.toy_slope_prediction": 1e-12,
+    # online: exact solvers, integer counts and scalar float arithmetic (no BLAS kernel)
+    "online.adversary_forces": 0.0,
+    "online.bound_constants": 0.0,
+    "online.gadget_gap": 0.0,
+    "online.invariances": 0.0,
+    "online.learner_invariants": 0.0,
+    "online.mtr_le_ldim": 0.0,
+    "online.tree_class": 0.0,
+    "online.two_thirds_line": 0.0,
 }
 
 

@@ -1,0 +1,636 @@
+"""The experiments of the online claims (Chase, Hanneke, Moran, Shafer, "Optimal Mistake Bounds for
+Transductive Online Learning", NeurIPS 2025, arXiv 2512.12567): the classes each claim draws or
+enumerates, played through the exact solvers of :mod:`theory.online` and the adversary and learner
+of :mod:`sims.online`, and the counts the claims decide on. The model and the values compared with
+are in docs/online.md#the-papers-model-and-what-the-checks-use.
+
+M_tr is the exact transductive mistake bound (the suffix-set DP) unless a function passes ``mtr``,
+the solver under test; every random draw comes from the ``rng`` arguments, in a fixed order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import permutations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sims.online import LearnerRun
+from theory.online import ConceptClass, constructions
+from theory.online.census import Census, CensusCounts, census5_values, class_rows, relabel
+from theory.online.dims import littlestone_dim
+from theory.online.mtr import mtr_by_permutations, transductive_mistake_bound
+
+__all__ = [
+    "ADVERSARY_GRID",
+    "LEARNER_HALVING_SIZES",
+    "LEARNER_RANDOM_ORDERS",
+    "SAMPLE_STRIDE",
+    "AdversaryPilot",
+    "LearnerStats",
+    "SearchTotals",
+    "adversary_pilot",
+    "adversary_runs",
+    "bracket_ok",
+    "census5_cross_checks",
+    "census_disagreements",
+    "certify_candidates",
+    "closed_at",
+    "closed_share",
+    "elementary_bound_violations",
+    "exact_mtr",
+    "halving_worst_case",
+    "invariance_trials",
+    "learner_games",
+    "learner_statistics",
+    "minimal_tree_mtr",
+    "minimal_tree_values",
+    "mtr_distribution",
+    "random_small_class",
+    "random_tree_brackets",
+    "random_tree_values",
+    "search_grid",
+    "search_totals",
+    "sum_census_counts",
+    "tree_class_violations",
+    "write_certified_witnesses",
+]
+
+MtrFn = Callable[[ConceptClass], int]
+
+
+def exact_mtr(H: ConceptClass) -> int:
+    """M_tr(H) by the suffix-set DP (:func:`theory.online.mtr.transductive_mistake_bound`)."""
+    return transductive_mistake_bound(H).value
+
+
+# ------------------------------------------------------------------------- the 4-point census
+def census_disagreements(
+    table: Census, n_check: int, rng: np.random.Generator, *, mtr: MtrFn = exact_mtr
+) -> tuple[int, int]:
+    """Cross-check the 4-point census ``table`` with the general solvers: on every class mask
+    1..65,535 when ``n_check`` is 65,535, else on ``n_check`` masks drawn without replacement by
+    ``rng``, count the classes whose ``mtr`` and the bitset Ldim differ from the table (each
+    solver counts once). Returns (disagreements, classes checked)."""
+    masks = (
+        np.arange(1, 65_536)
+        if n_check == 65_535
+        else rng.choice(np.arange(1, 65_536), size=n_check, replace=False)
+    )
+    disagree = 0
+    for mask in masks:
+        H = ConceptClass.from_strings(table.class_rows(int(mask)))
+        disagree += int(mtr(H) != table.mtr[mask]) + int(littlestone_dim(H) != table.ldim[mask])
+    return disagree, len(masks)
+
+
+# ------------------------------------------------------------------------- the 5-point census
+#: Sampled 5-point classes: masks k·SAMPLE_STRIDE mod 2^32, k = 1..N (an odd stride: all distinct).
+SAMPLE_STRIDE = 2_654_435_761
+
+
+def sum_census_counts(records: Sequence[Mapping[str, Any]]) -> CensusCounts:
+    """The total of the :class:`~theory.online.census.CensusCounts` of sweep records (each the
+    ``result`` of :func:`sims.online_sweeps.census5_task`), added in record order."""
+    total = CensusCounts(0, {}, {})
+    for record in records:
+        total = total + CensusCounts.from_dict(record["result"])
+    return total
+
+
+def census5_cross_checks(four: Census, n_sample: int) -> dict[str, int]:
+    """Cross-checks of the 5-point reduction :func:`theory.online.census.census5_values`:
+
+    * ``four_point_mismatches``: on all 65,535 4-point classes embedded with point 4 fixed to 0
+      (functions 0..15) and to 1 (16..31), values that differ from ``four`` = census(4);
+    * ``sample_mismatches``: on the masks k·:data:`SAMPLE_STRIDE` mod 2^32, k = 1..``n_sample``,
+      classes whose (Ldim, M_tr) differ from the bitset Ldim, the suffix-set DP or the
+      permutation brute force;
+    * ``invariance_mismatches``: sampled classes whose values change under point permutation
+      k mod 120 (lexicographic) with column flips 7k mod 32.
+    """
+    sub_mismatch = 0
+    for shift in (0, 16):
+        ld, mt = census5_values(np.arange(1, 1 << 16, dtype=np.int64) << shift)
+        sub_mismatch += int(np.sum(ld != four.ldim[1:]) + np.sum(mt != four.mtr[1:]))
+
+    masks = (np.arange(1, n_sample + 1, dtype=np.int64) * SAMPLE_STRIDE) % (1 << 32)
+    ld, mt = census5_values(masks)
+    perms = list(permutations(range(5)))
+    moved = [relabel(int(m), 5, perms[k % 120], (7 * k) % 32) for k, m in enumerate(masks)]
+    ld_moved, mt_moved = census5_values(np.array(moved, dtype=np.int64))
+    sample_mismatch = invariance_mismatch = 0
+    for mask, l5, m5, lm, mm in zip(masks, ld, mt, ld_moved, mt_moved, strict=True):
+        H = ConceptClass.from_strings(class_rows(int(mask), 5))
+        truth = (
+            littlestone_dim(H),
+            transductive_mistake_bound(H).value,
+            mtr_by_permutations(H).value,
+        )
+        sample_mismatch += int(truth != (l5, m5, m5))
+        invariance_mismatch += int((lm, mm) != (l5, m5))
+    return {
+        "four_point_mismatches": sub_mismatch,
+        "sample_mismatches": sample_mismatch,
+        "invariance_mismatches": invariance_mismatch,
+    }
+
+
+# -------------------------------------------------------------------------- random classes
+def elementary_bound_violations(
+    rows: Sequence[Mapping[str, Any]],
+) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """The rows of :func:`sims.online_sweeps.random_class_task` as arrays (``vc``, ``mtr``,
+    ``ldim``, ``floor_log2_h``, ``brute``: −1 where the brute force did not run), and the number
+    of classes that break each of VC ≤ M_tr ≤ min(Ldim, ⌊log2|H|⌋), Ldim ≥ 2 ⇒ M_tr ≥ 2 and
+    DP = brute force (the paper's Fact E.1 and docs/online.md#exact-values-the-checks-compare-with).
+    """
+    vc = np.array([r["vc"] for r in rows])
+    m = np.array([r["mtr"] for r in rows])
+    ld = np.array([r["ldim"] for r in rows])
+    log_h = np.array([r["floor_log2_h"] for r in rows])
+    brute = np.array([r["mtr_bruteforce"] if r["mtr_bruteforce"] is not None else -1 for r in rows])
+    violations = {
+        "vc > mtr": int(np.sum(vc > m)),
+        "mtr > ldim": int(np.sum(m > ld)),
+        "mtr > floor log2|H|": int(np.sum(m > log_h)),
+        "ldim >= 2 but mtr < 2": int(np.sum((ld >= 2) & (m < 2))),
+        "dp != brute force": int(np.sum((brute >= 0) & (brute != m))),
+    }
+    arrays = {"vc": vc, "mtr": m, "ldim": ld, "floor_log2_h": log_h, "brute": brute}
+    return arrays, violations
+
+
+def random_small_class(
+    rng: np.random.Generator, max_points: int = 5, max_size: int = 20
+) -> ConceptClass:
+    """A class on n ~ U{1..``max_points``} points of s ~ U{1..min(2^n, ``max_size``)} distinct
+    hypotheses, drawn uniformly without replacement from the 2^n labellings."""
+    n = int(rng.integers(1, max_points + 1))
+    size = int(rng.integers(1, min(2**n, max_size) + 1))
+    codes = rng.choice(2**n, size=size, replace=False)
+    return ConceptClass.from_array([[(c >> j) & 1 for j in range(n)] for c in codes])
+
+
+def invariance_trials(
+    n_classes: int, rng: np.random.Generator, *, mtr: MtrFn = exact_mtr
+) -> tuple[dict[str, int], list[tuple[int, int]]]:
+    """For ``n_classes`` random classes H (:func:`random_small_class`), count the ones whose
+    (M_tr, Ldim) changes under a random point permutation, a column flip, a duplicated column or
+    hypothesis; whose random subclass exceeds it; and whose product with a random class G on ≤ 3
+    points (kept when it has ≤ 8 points) has M_tr or Ldim other than the sum (the definitions of
+    the paper's App. A; docs/online.md#exact-values-the-checks-compare-with). Returns the counts
+    and the (M_tr(H) + M_tr(G), M_tr(H × G)) pairs."""
+    violations = dict.fromkeys(
+        ["permute", "flip", "duplicate column", "duplicate hypothesis", "subclass", "product"], 0
+    )
+    product_pairs = []
+    for _ in range(n_classes):
+        H = random_small_class(rng)
+        m, ld = mtr(H), littlestone_dim(H)
+        M = H.matrix
+        variants = {
+            "permute": M[:, rng.permutation(H.n_points)],
+            "flip": np.where(np.arange(H.n_points) == rng.integers(H.n_points), 1 - M, M),
+            "duplicate column": np.column_stack([M, M[:, rng.integers(H.n_points)]]),
+            "duplicate hypothesis": np.vstack([M, M[rng.integers(H.n_hypotheses)]]),
+        }
+        for name, variant in variants.items():
+            V = ConceptClass.from_array(variant)
+            violations[name] += int(mtr(V) != m or littlestone_dim(V) != ld)
+        rows = rng.choice(
+            H.n_hypotheses, size=int(rng.integers(1, H.n_hypotheses + 1)), replace=False
+        )
+        sub = H.subclass(np.sort(rows))
+        violations["subclass"] += int(mtr(sub) > m or littlestone_dim(sub) > ld)
+        G = random_small_class(rng, max_points=3, max_size=6)
+        P = constructions.product(H, G)
+        if P.n_points <= 8:
+            total, parts = mtr(P), m + mtr(G)
+            product_pairs.append((parts, total))
+            violations["product"] += int(
+                total != parts or littlestone_dim(P) != ld + littlestone_dim(G)
+            )
+    return violations, product_pairs
+
+
+# ------------------------------------------------------------------------------ tree classes
+def minimal_tree_values(
+    exact_ds: Sequence[int],
+    cert_ds: Sequence[int],
+    cert_rng: Callable[[int], np.random.Generator],
+    *,
+    mtr: MtrFn = exact_mtr,
+) -> tuple[list[int], list[int], list[int]]:
+    """The minimal tree classes (§2.3, Lemma D.2, off-path labels 0): ``mtr`` for d in
+    ``exact_ds``; for d in ``cert_ds`` the certified lower bound of
+    :func:`theory.online.certificates.mtr_lower_bound` (seeded by ``cert_rng(d)``). Returns the
+    exact values, the certified values and Ldim of every d (``exact_ds`` then ``cert_ds``)."""
+    from theory.online.certificates import mtr_lower_bound
+
+    exact_vals, ldims = [], []
+    for d in exact_ds:
+        H = constructions.tree_class(d)
+        exact_vals.append(mtr(H))
+        ldims.append(littlestone_dim(H))
+    cert_vals = []
+    for d in cert_ds:
+        H = constructions.tree_class(d)
+        cert_vals.append(mtr_lower_bound(H, rng=cert_rng(d)).value)
+        ldims.append(littlestone_dim(H))
+    return exact_vals, cert_vals, ldims
+
+
+def random_tree_values(
+    ds: Sequence[int],
+    qs: Sequence[float],
+    n_per: int,
+    rng: np.random.Generator,
+    *,
+    mtr: MtrFn = exact_mtr,
+) -> np.ndarray:
+    """The paper's random tree classes (§2.3, Lemma D.2: off-path bits Bernoulli(q)), ``n_per``
+    per (d, q), drawn from ``rng`` d-major: rows (d, q, Ldim, M_tr) as a float array."""
+    rows = []
+    for d in ds:
+        for q in qs:
+            for _ in range(n_per):
+                H = constructions.tree_class(d, q=q, rng=rng)
+                rows.append((d, q, littlestone_dim(H), mtr(H)))
+    return np.array(rows)
+
+
+def tree_class_violations(
+    ds: Sequence[int], ldims: Sequence[int], values: Sequence[int], random_rows: np.ndarray
+) -> tuple[float, int]:
+    """The statistic of the tree-class claim: the share of the random d = 4 classes (rows of
+    :func:`random_tree_values`) with M_tr < Ldim, and the violations: minimal classes with Ldim or
+    M_tr (``values``: exact or certified) other than d, random classes with M_tr > Ldim, and 1 if
+    no random d = 4 class is below Ldim."""
+    at_d4 = random_rows[random_rows[:, 0] == 4]
+    share_below = float(np.mean(at_d4[:, 3] < at_d4[:, 2]))
+    violations = (
+        sum(a != d for a, d in zip(ldims, ds, strict=True))
+        + sum(a != d for a, d in zip(values, ds, strict=True))
+        + int(np.sum(random_rows[:, 3] > random_rows[:, 2]))
+        + int(share_below == 0)
+    )
+    return share_below, violations
+
+
+def bracket_ok(H: ConceptClass, b: Any) -> bool:
+    """A bracket is consistent when lower ≤ upper ≤ Ldim(H) = d and its sequence, re-scored
+    exactly, forces at least ``lower`` mistakes (the lower end's certificate)."""
+    from theory.online.transductive import transductive_value
+
+    forced = transductive_value(H, list(b.sequence)) if b.sequence else 0
+    return b.lower <= b.upper <= b.ldim and forced >= b.lower
+
+
+def random_tree_brackets(
+    n_per_q: int,
+    qs: Sequence[float],
+    rng: np.random.Generator,
+    bracket_rng: Callable[[float, int], np.random.Generator],
+    bracket: Callable[..., Any],
+) -> tuple[list[dict[str, Any]], int, int]:
+    """Random tree classes at d = 3, 4, 5, ``n_per_q`` per q, drawn from ``rng`` in that order:
+    d = 3, 4 exactly by the DP, with the perfect-halving test of
+    :func:`theory.online.brackets.perfect_halving_order` cross-checked against it; d = 5 by
+    ``bracket`` (seeded by ``bracket_rng(q, i)``), which must have Ldim 5 and pass
+    :func:`bracket_ok`. Returns rows (d, q, ldim, lower, upper), the violations (M_tr > Ldim,
+    inconsistent brackets and halving/DP mismatches) and the halving/DP mismatches alone."""
+    from theory.online.brackets import perfect_halving_order
+
+    rows, violations, halving_mismatch = [], 0, 0
+    for d in (3, 4, 5):
+        for q in qs:
+            for i in range(n_per_q):
+                H = constructions.tree_class(d, q=q, rng=rng)
+                if d < 5:
+                    m, ld = exact_mtr(H), littlestone_dim(H)
+                    halving = perfect_halving_order(H)
+                    halving_mismatch += int(
+                        halving.decided and (halving.order is not None) != (m == d)
+                    )
+                    violations += int(m > ld)
+                    rows.append({"d": d, "q": q, "ldim": ld, "lower": m, "upper": m})
+                    continue
+                b = bracket(H, rng=bracket_rng(q, i))
+                violations += int(b.ldim != 5 or not bracket_ok(H, b))
+                rows.append({"d": d, "q": q, "ldim": b.ldim, "lower": b.lower, "upper": b.upper})
+    return rows, violations + halving_mismatch, halving_mismatch
+
+
+def closed_share(
+    rows: Sequence[Mapping[str, Any]], d: int, q: float | None, value: Callable[[int], bool]
+) -> float:
+    """Among the closed rows (lower = upper) at ``d`` (and ``q``, unless None), the share whose
+    M_tr satisfies ``value`` (0 when there are none)."""
+    sel = [
+        r for r in rows if r["d"] == d and (q is None or r["q"] == q) and r["lower"] == r["upper"]
+    ]
+    return sum(value(r["lower"]) for r in sel) / max(len(sel), 1)
+
+
+def closed_at(
+    rows: Sequence[Mapping[str, Any]], d: int
+) -> tuple[list[Mapping[str, Any]], int, float]:
+    """The rows at ``d``, how many of them are closed (lower = upper), and that share."""
+    sel = [r for r in rows if r["d"] == d]
+    closed = sum(r["lower"] == r["upper"] for r in sel)
+    return sel, closed, closed / len(sel)
+
+
+def mtr_distribution(
+    rows: Sequence[Mapping[str, Any]], qs: Sequence[float]
+) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
+    """From :func:`random_tree_brackets`' rows: the share of closed classes with M_tr = d − 2,
+    d − 1, d per (d, q), keyed ``d{d}_q{q}``, and the share with M_tr < d per d, keyed ``d{d}``."""
+    table = {
+        f"d{d}_q{q}": {
+            str(k): closed_share(rows, d, q, lambda v, k=k: v == k) for k in range(d - 2, d + 1)
+        }
+        for d in (3, 4, 5)
+        for q in qs
+    }
+    below = {f"d{d}": closed_share(rows, d, None, lambda v, d=d: v < d) for d in (3, 4, 5)}
+    return table, below
+
+
+def minimal_tree_mtr(bracket: Callable[..., Any], rng: np.random.Generator) -> list[int]:
+    """M_tr of the minimal tree classes d = 1..4 (exact DP) and the lower end of ``bracket`` at
+    d = 5 (seeded by ``rng``)."""
+    minimal = [exact_mtr(constructions.tree_class(d)) for d in (1, 2, 3, 4)]
+    minimal.append(bracket(constructions.tree_class(5), rng=rng).lower)
+    return minimal
+
+
+# --------------------------------------------------------------------------------- adversary
+#: (ε, M) of CONSTRUCTSEQUENCE played on every class of ``adversary_forces``.
+ADVERSARY_GRID = [(0.05, 1), (0.05, 2), (0.05, 4), (0.1, 2), (0.2, 3), (0.3, 2)]
+
+
+def adversary_runs(
+    classes: Sequence[tuple[int, float]],
+    rng: np.random.Generator,
+    *,
+    guaranteed: Callable[..., int],
+    grid: Sequence[tuple[float, int]] = ADVERSARY_GRID,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """CONSTRUCTSEQUENCE(ε, M) (the paper's Alg. 1–2, Claims B.3–B.5) on the tree class of every
+    (d, q) in ``classes`` (drawn from ``rng`` in that order) for every (ε, M) in ``grid``: the
+    sequence's length n, the mistakes g that ``guaranteed`` says the labelling rule forces, the
+    game value v(H, x), the upper bound (M_tr by DP for d ≤ 4, else Ldim = d) and the fewest
+    mistakes of SOA, Halving and the paper's learner against the rule. Returns the rows and the
+    runs (``d=.. q=.. eps=.. M=..``) that break ancestors-first, n < (d+1)·2^{M+1},
+    g ≤ v ≤ upper, or a learner below g."""
+    from sims.online import DangerZoneLearner, construct_sequence, run_adversary
+    from theory.online.dims import HalvingLearner, SOALearner
+    from theory.online.transductive import transductive_value
+
+    rows, failures = [], []
+    for d, q in classes:
+        H = constructions.tree_class(d, q=q, rng=rng)
+        upper = exact_mtr(H) if d <= 4 else d
+        for eps, M in grid:
+            seq = construct_sequence(H, eps, M)
+            g = guaranteed(H, seq)
+            v = transductive_value(H, list(seq.sequence))
+            learners = (SOALearner(H), HalvingLearner(H), DangerZoneLearner(H, None, seq.sequence))
+            learner_mistakes = [run_adversary(H, seq, lrn)["n_mistakes"] for lrn in learners]
+            ok = (
+                seq.ancestors_first
+                and seq.within_length_bound
+                and g <= v <= upper
+                and min(learner_mistakes) >= g
+            )
+            rows.append(
+                {
+                    "d": d,
+                    "q": q,
+                    "eps": eps,
+                    "M": M,
+                    "n": seq.n,
+                    "g": g,
+                    "v": v,
+                    "mtr_upper": upper,
+                    "min_learner_mistakes": min(learner_mistakes),
+                }
+            )
+            if not ok:
+                failures.append(f"d={d} q={q} eps={eps} M={M}")
+    return rows, failures
+
+
+@dataclass(frozen=True)
+class AdversaryPilot:
+    """CONSTRUCTSEQUENCE(.05, 4) on the minimal tree class of Ldim 6: the sequence's length ``n``,
+    the guaranteed mistakes ``g``, the game value ``v``, and the rule's game against SOA
+    (``trace``, :func:`sims.online.run_adversary`)."""
+
+    n: int
+    g: int
+    v: int
+    trace: dict[str, Any]
+
+
+def adversary_pilot(guaranteed: Callable[..., int]) -> AdversaryPilot:
+    """The case computed beforehand (docs/online.md#the-adversary-lower-bound): d = 6,
+    (ε, M) = (.05, 4), where n = 47 and g = v = 5."""
+    from sims.online import construct_sequence, run_adversary
+    from theory.online.dims import SOALearner
+    from theory.online.transductive import transductive_value
+
+    H = constructions.tree_class(6)
+    seq = construct_sequence(H, 0.05, 4)
+    g = guaranteed(H, seq)
+    v = transductive_value(H, list(seq.sequence))
+    return AdversaryPilot(seq.n, g, v, run_adversary(H, seq, SOALearner(H)))
+
+
+# ----------------------------------------------------------------------------------- learner
+#: Instances of ``learner_games``: each tree class is played in BFS order and in this many random
+#: orders, with each of these Halving sizes (experts vote by Halving once |V| ≤ size).
+LEARNER_RANDOM_ORDERS = 8
+LEARNER_HALVING_SIZES = (2, 4, 8)
+
+
+def halving_worst_case(H: ConceptClass, order: np.ndarray) -> int:
+    """Mistakes of the Halving learner on ``order`` against its optimal adversary (max over
+    targets: a deterministic learner's worst case on a fixed sequence is its worst target)."""
+    from theory.online.dims import HalvingLearner
+
+    worst = 0
+    for target in range(H.n_hypotheses):
+        learner = HalvingLearner(H)
+        for x in order:
+            learner.predict(int(x))
+            learner.update(int(x), int(H.matrix[target, x]))
+        worst = max(worst, learner.mistakes)
+    return worst
+
+
+def learner_games(
+    rng: np.random.Generator,
+) -> Iterator[tuple[int, float, ConceptClass, int, int, int, LearnerRun]]:
+    """Yield (d, q, H, order k (0 = BFS), Halving size, target, LearnerRun) for the tree classes
+    d = 3, 4, 5, q = 0, 0.25 (thresholds lowered so that experts split at computable d): every
+    target on d ≤ 4, 12 drawn targets on d = 5 (the paper's Alg. 5–7 by
+    :func:`sims.online.play_learner`)."""
+    from sims.online import play_learner
+
+    for d, q in [(d, q) for d in (3, 4, 5) for q in (0.0, 0.25)]:
+        H = constructions.tree_class(d, q=q, rng=rng)
+        orders = [np.arange(H.n_points)]  # BFS order of the tree nodes, then random ones
+        orders += [rng.permutation(H.n_points) for _ in range(LEARNER_RANDOM_ORDERS)]
+        targets = range(H.n_hypotheses) if d <= 4 else rng.choice(H.n_hypotheses, 12, False)
+        for size in LEARNER_HALVING_SIZES:
+            for k, order in enumerate(orders):
+                for target in targets:
+                    yield d, q, H, k, size, int(target), play_learner(H, order, int(target), size)
+
+
+@dataclass
+class LearnerStats:
+    """Totals over the games of :func:`learner_games` (Lemma D.4, Claim D.8 with factor f)."""
+
+    runs: int  #: games played
+    bad_steps: int  #: steps without exactly one true expert (Lemma D.4 says 0)
+    bound_violations: int  #: runs with mistakes > log(1/w_true)/log(1/f)
+    factors: list[float]  #: W_after/W_before at every learner mistake
+    bounds: list[float]  #: log(1/w_true)/log(1/f) per run
+    mistakes: list[int]  #: learner mistakes per run
+    case_totals: dict[str, int]  #: the true expert's mistakes by rule
+    worst_cases: list[dict[str, Any]]  #: per d ≤ 4 class: learner's worst case, v(H, x), Halving's
+
+    def factors_over(self, f: float) -> int:
+        """Learner mistakes that leave more than ``f`` of the total weight (1e-12 slack)."""
+        return int(np.sum(np.asarray(self.factors) > f + 1e-12))
+
+    def below_value(self) -> int:
+        """d ≤ 4 classes where the learner's worst case is below the game value."""
+        return sum(w["learner_worst"] < w["value"] for w in self.worst_cases)
+
+
+def learner_statistics(rng: np.random.Generator, weight_factor: float) -> LearnerStats:
+    """Play every game of :func:`learner_games` (drawn from ``rng``) and total: the steps without
+    exactly one true expert, the factors W_after/W_before, the runs whose mistakes exceed
+    log(1/w_true)/log(1/``weight_factor``) (1e-9 slack), the true expert's mistakes by case, and on
+    d ≤ 4 (BFS order, Halving size 2) the learner's worst case over all targets (the optimal
+    adversary) beside the game value v(H, x) and Halving's worst case."""
+    from theory.online.transductive import transductive_value
+
+    bad_steps, bound_violations, runs, factors, bounds, mistakes = 0, 0, 0, [], [], []
+    case_totals = dict.fromkeys(("halving", "ancestor", "zone_delete", "zone_split"), 0)
+    worst: dict[tuple[int, float], dict] = {}
+    for d, q, H, k, size, _, run in learner_games(rng):
+        bad_steps += run.steps_without_one_true_expert
+        factors += run.weight_factors
+        bound = math.log(1 / run.true_weight) / math.log(1 / weight_factor)
+        bound_violations += int(run.mistakes > bound + 1e-9)
+        bounds.append(bound)
+        mistakes.append(run.mistakes)
+        for case, n in run.true_expert_mistakes.items():
+            case_totals[case] += n
+        runs += 1
+        if d <= 4 and k == 0 and size == 2:  # worst case over targets: the optimal adversary
+            order = np.arange(H.n_points)
+            w = worst.setdefault((d, q), {"d": d, "q": q, "learner_worst": 0})
+            w["learner_worst"] = max(w["learner_worst"], run.mistakes)
+            if "value" not in w:
+                w |= {"value": transductive_value(H, list(order))}
+                w |= {"halving_worst": halving_worst_case(H, order)}
+    return LearnerStats(
+        runs,
+        bad_steps,
+        bound_violations,
+        factors,
+        bounds,
+        mistakes,
+        case_totals,
+        list(worst.values()),
+    )
+
+
+# ------------------------------------------------------------------------- search below 2/3
+def search_grid(sizes: Sequence[int], restarts: int, steps: int) -> list[dict[str, Any]]:
+    """Parameters of :func:`sims.online_search.gap_search_task`: every (points, start kind) the
+    start fits, ``restarts`` times each, and the same on ≥ 8 points with Ldim held at ≥ 4 (random
+    and gadget starts)."""
+    from sims.online_search import START_KINDS
+
+    minimum = {"random": 4, "gadget": 4, "tree": 7}
+    free = [
+        {"n_points": n, "start": kind, "steps": steps, "restart": r}
+        for n in sizes
+        for kind in START_KINDS
+        if n >= minimum[kind]
+        for r in range(restarts)
+    ]
+    held = [  # Ldim held at ≥ 4 once reached: the search for (4, 2), (5, 3), ...
+        {"n_points": n, "start": kind, "steps": steps, "restart": r, "min_ldim": 4}
+        for n in sizes
+        if n >= 8
+        for kind in ("random", "gadget")
+        for r in range(restarts)
+    ]
+    return free + held
+
+
+def certify_candidates(
+    claimed: Sequence[ConceptClass], runs: Sequence[Mapping[str, Any]]
+) -> list[tuple[str, ConceptClass, dict[str, Any]]]:
+    """(source, class, :func:`sims.online_search.certify` result) for every ``claimed`` witness
+    (source ``"claimed"``) and every class the search ``runs`` met below the line (``"search"``,
+    certified again), in that order."""
+    from sims.online_search import certify, codes_to_class
+
+    met = {(r["n_points"], tuple(w["codes"])) for r in runs for w in r["below_line"]}
+    candidates = [("claimed", H) for H in claimed]
+    candidates += [("search", codes_to_class(codes, n)) for n, codes in sorted(met)]
+    return [(src, H, certify(H)) for src, H in candidates]
+
+
+def write_certified_witnesses(
+    certs: Sequence[tuple[str, ConceptClass, Mapping[str, Any]]], folder: Path
+) -> None:
+    """Write every certified class the search met as ``folder/below_two_thirds_<i>.txt`` (i its
+    index in ``certs``), for a user to load with ``paper-checks solve online``."""
+    from sims.online_search import write_witness
+
+    for i, (src, H, c) in enumerate(certs):
+        if src == "search" and c["certified"]:
+            write_witness(H, folder / f"below_two_thirds_{i}.txt")
+
+
+@dataclass(frozen=True)
+class SearchTotals:
+    """What the annealing restarts searched: the (Ldim, M_tr) pairs met with counts, CPU
+    seconds, moves, classes scored, the restart with the lowest energy, and the pairs exactly on
+    the 2/3 line."""
+
+    pairs: dict[tuple[int, int], int]
+    cpu: float
+    moves: int
+    scored: int
+    best: dict[str, Any]
+    line_pairs: list[tuple[int, int]]
+
+
+def search_totals(runs: Sequence[Mapping[str, Any]]) -> SearchTotals:
+    """Add up the results of :func:`sims.online_search.gap_search_task` restarts."""
+    pairs: dict[tuple[int, int], int] = {}
+    for r in runs:
+        for ld, m, count in r["pairs"]:
+            pairs[(ld, m)] = pairs.get((ld, m), 0) + count
+    cpu = float(sum(r["cpu_seconds"] for r in runs))
+    moves = int(sum(r["moves"] for r in runs))
+    scored = int(sum(r["classes_scored"] for r in runs))
+    best = min(runs, key=lambda r: r["best_energy"])
+    line_pairs = sorted(p for p in pairs if 3 * p[1] == 2 * p[0])
+    return SearchTotals(pairs, cpu, moves, scored, dict(best), line_pairs)

@@ -1,0 +1,78 @@
+"""The constants of the paper's two bounds, evaluated exactly (Chase, Hanneke, Moran, Shafer,
+NeurIPS 2025, arXiv 2512.12567; restated in docs/online.md#bounds-from-the-paper-and-before-it).
+
+* Lower bound (Thm B.1): the potential argument needs (1 − ε)^n ≥ 1/2 with ε = 2^{−√d/2} and
+  n = n_d = (d + 1)·2^{√d/10 + 1}, the length of CONSTRUCTSEQUENCE with M = √d/10 (Claim B.3).
+  The paper asserts it for d ≥ 800; :func:`lower_bound_scan` finds the first d, in 60-digit
+  arithmetic (docs/online.md#the-adversary-lower-bound).
+* Upper bound (Thm D.1): c·√d mistakes with c = 48, or c = 48/log2(4/3) ≈ 115.7 once Claim D.8's
+  halving is corrected to a factor 3/4 (docs/online.md#the-learner-and-its-class-upper-bound);
+  :func:`first_d_below_two_thirds` gives the first d where c·√d < 2d/3 (BKM97's class).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+
+__all__ = [
+    "LEARNER_CONSTANTS",
+    "LowerBoundScan",
+    "first_d_below_two_thirds",
+    "lower_bound_holds",
+    "lower_bound_scan",
+    "paper_length_bound",
+]
+
+#: The upper bound's constant c in c·√d: the paper's 48 (Thm D.1) and 48/log2(4/3) with the factor
+#: 3/4 per learner mistake instead of Claim D.8's 1/2.
+LEARNER_CONSTANTS = {"48": 48.0, "48/log2(4/3)": 48.0 / math.log2(4.0 / 3.0)}
+
+
+def paper_length_bound(d: int) -> mpmath.mpf:
+    """n_d = (d + 1)·2^{√d/10 + 1}: the sequence length of CONSTRUCTSEQUENCE with M = √d/10
+    (Claim B.3)."""
+    return (d + 1) * mpmath.power(2, mpmath.sqrt(d) / 10 + 1)
+
+
+def lower_bound_holds(d: int, length_bound: Callable[[int], mpmath.mpf]) -> bool:
+    """(1 − ε)^n ≥ 1/2 with ε = 2^{−√d/2} (Thm B.1) and n = ``length_bound(d)``, tested as
+    n·log(1 − ε) ≥ −log 2 at mpmath's working precision."""
+    eps = mpmath.power(2, -mpmath.sqrt(d) / 2)
+    return length_bound(d) * mpmath.log1p(-eps) >= -mpmath.log(2)
+
+
+@dataclass(frozen=True)
+class LowerBoundScan:
+    """Where (1 − ε)^n ≥ 1/2 holds: ``holds[d − 1]`` for d = 1..2000, ``first`` the first such d
+    (None if none), ``stays`` whether it holds at every d ≥ first scanned (every d to 2000, then
+    every 97th d to ``d_max``)."""
+
+    holds: np.ndarray
+    first: int | None
+    stays: bool
+
+
+def lower_bound_scan(
+    d_max: int, length_bound: Callable[[int], mpmath.mpf] = paper_length_bound
+) -> LowerBoundScan:
+    """Scan :func:`lower_bound_holds` in 60-digit arithmetic: every d = 1..2000, then every 97th
+    d from 2001 to ``d_max`` (only when it holds from ``first`` to 2000)."""
+    with mpmath.workdps(60):
+        holds = np.array([lower_bound_holds(d, length_bound) for d in range(1, 2001)])
+        first = int(np.argmax(holds)) + 1 if holds.any() else None
+        stays = (
+            first is not None
+            and bool(holds[first - 1 :].all())
+            and all(lower_bound_holds(d, length_bound) for d in range(2001, d_max + 1, 97))
+        )
+    return LowerBoundScan(holds, first, stays)
+
+
+def first_d_below_two_thirds(c: float) -> int:
+    """The first integer d with c·√d < 2d/3, i.e. d > (3c/2)²: ⌊(1.5·c)²⌋ + 1."""
+    return math.floor((1.5 * c) ** 2) + 1
