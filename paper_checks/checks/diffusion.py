@@ -119,13 +119,10 @@ def _solver_checks(
 ) -> dict[str, bool]:
     """solver_sanity's six checks of the measured numbers against the expected, at the
     tolerances of :data:`SOLVER_TOLERANCE`."""
-    masses, expected_masses = (
-        measured["bulk_masses_times_psi_p"],
-        expected["bulk_masses_times_psi_p"],
-    )
+    got, want = measured["bulk_masses_times_psi_p"], expected["bulk_masses_times_psi_p"]
     return {
-        "masses": len(masses) == 3
-        and all(abs(m - e) <= 1e-3 * e for m, e in zip(masses, expected_masses, strict=True)),
+        "masses": len(got) == 3
+        and all(abs(m - e) <= 1e-3 * e for m, e in zip(got, want, strict=True)),
         "total_mass": abs(measured["total_mass"] - 1.0) < 1e-6,
         "herglotz": measured["min_imag_q_over_abs_q"] >= -HERGLOTZ_RTOL and converged,
         "q_minus_one_over_z": measured["far_field_error"] < 1e-3,
