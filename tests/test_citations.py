@@ -45,7 +45,8 @@ ISSUE = re.compile(r"\bissues?(?:\s*#?\s*|-)\d+|\b(?:the|this) issue's\b", re.IG
 SPEC = re.compile(
     r"\b[Tt]he\s+spec\b(?!-)"  # "the spec", "the spec's"
     r"|\b[Ss]pec's\b"
-    r"|\b[Ss]pecs?\s*(?:§|``|pilot\b|table\b|numbers?\b|values?\b|\.?\d|[A-Z]\d+\b)"
+    # (not a ``spec`` argument named in a docstring: its closing quotes are no citation)
+    r"|(?<!``)\b[Ss]pecs?\s*(?:§|``|pilot\b|table\b|numbers?\b|values?\b|\.?\d|[A-Z]\d+\b)"
     r"|§\s*\d+\s+[A-Z]\d+\b"  # a check label of the notes: "§5 Q1", "§5 C4"
     r"|(?:\.\./)+shared\b|(?<![\w/.-])shared/"
 )
@@ -291,6 +292,7 @@ NOT_FLAGGED = [
     "docs/rlvr.md and sims/rlvr_toy.py",
     "theory/online/data/below_two_thirds*.txt",
     "spec = rmt.solve_spectrum(psi_p=8.0)",
+    "each bulk of ``spec`` (the boundaries halfway across each gap)",
     "spec.lam, spec.bulks[-1], _bulk_masses_in_units(spec, psi_p)",
     "the spectrum of U and the array API specification",
     "max |generated − spec| over the anchors",

@@ -16,34 +16,49 @@ import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from theory.fits import PowerLawFit, fit_power_law
 
 __all__ = [
     "DOMAIN_PSI",
     "DOMAIN_T",
     "SELF_CHECK_MASS_TOL",
     "Bulk",
+    "ConstantsComparison",
     "DataSpectrum",
+    "PerPointComparison",
     "RFConstants",
     "RFSpectrum",
     "Spectrum",
     "SpectrumSelfCheckError",
     "SpectrumSelfCheckWarning",
+    "StieltjesSanity",
+    "TwoBulks",
+    "compare_constants",
     "domain_sample",
     "domain_scan",
     "find_bulks",
     "gaussian_expectation",
+    "half_unit_in_last_digit",
     "hermite_rule",
     "marchenko_pastur_density",
     "marchenko_pastur_edges",
+    "per_point_comparison",
     "rf_constants",
+    "rf_constants_direct",
     "rf_density_per_point",
     "rf_spectrum",
     "rf_stieltjes",
+    "rho1_marchenko_pastur_edges",
     "sample_covariance_spectrum",
     "sample_covariance_stieltjes",
+    "stieltjes_sanity",
+    "two_bulks",
+    "u_tilde_top_edges",
 ]
 
 Activation = Callable[[NDArray[np.float64]], NDArray[np.float64]]
@@ -1075,3 +1090,224 @@ def domain_scan(
             }
         )
     return rows
+
+
+# ------------------------------------------------ independent routes to the constants and edges
+def rf_constants_direct(consts: RFConstants, *, nodes: int = 128) -> tuple[float, float]:
+    """(b_t, v_t²) of Lemma C.1 of Bonnaire et al. (2025) straight from their definitions, for
+    tanh: b_t = E[v σ(cu + √Δ v)] by 2-D and v_t² = E[σ(cu + √Δ v) σ(cu + √Δ w)] − a_t²c² by 3-D
+    tensor Gauss–Hermite quadrature (u, v, w independent N(0, 1), c = e^{−t}σ_x, Δ = Δ_t), on
+    ``nodes`` nodes per axis against the 96 of :func:`rf_constants` and without its
+    conditional-mean shortcut: a second route to two of its constants."""
+    c, noise = consts.decay * math.sqrt(consts.sigma_x2), math.sqrt(consts.delta)
+    b = gaussian_expectation(lambda u, v: v * np.tanh(c * u + noise * v), dims=2, nodes=nodes)
+    both = gaussian_expectation(
+        lambda u, v, w: np.tanh(c * u + noise * v) * np.tanh(c * u + noise * w), dims=3, nodes=nodes
+    )
+    return b, both - (consts.a * c) ** 2
+
+
+def half_unit_in_last_digit(value: float) -> float:
+    """Half a unit in the last printed digit of ``value`` as ``repr`` prints it (0.08523 → 5e-6,
+    5e-05 → 5e-6), enlarged by a relative 1e-9: how far a rounded table entry may lie from the
+    number it rounds."""
+    mantissa, _, exponent = repr(value).partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return 0.5 * 10.0 ** (-decimals + (int(exponent) if exponent else 0)) * (1 + 1e-9)
+
+
+@dataclass(frozen=True)
+class ConstantsComparison:
+    """:func:`compare_constants`: per t the constants against the table, and the two worst
+    deviations."""
+
+    #: One row per t: ``{"t", "ours": (a, b, v2, s2), "table", "within_rounding": [4 bools]}``.
+    rows: list[dict]
+    #: Largest |ours − table| in units of :func:`half_unit_in_last_digit` of the table entry.
+    worst_fraction_of_rounding: float
+    #: Largest |b_t − direct|, |v_t² − direct| (:func:`rf_constants_direct`).
+    identity_error: float
+
+    @property
+    def within_rounding(self) -> int:
+        """How many of the table's entries the constants reproduce within its rounding."""
+        return sum(sum(r["within_rounding"]) for r in self.rows)
+
+
+def compare_constants(
+    table: dict[float, tuple[float, float, float, float]],
+    constants: Callable[[float], RFConstants] = rf_constants,
+) -> ConstantsComparison:
+    """``constants(t)``'s (a_t, b_t, v_t², s_t²) against a rounded ``table`` {t: (a, b, v2, s2)},
+    each within half a unit of the entry's last printed digit (:func:`half_unit_in_last_digit`),
+    and its b_t, v_t² against :func:`rf_constants_direct`."""
+    rows, worst, identity_error = [], 0.0, 0.0
+    for t, entries in table.items():
+        k = constants(t)
+        ours = (k.a, k.b, k.v2, k.s2)
+        pairs = list(zip(ours, entries, strict=True))
+        ok = [abs(o - e) <= half_unit_in_last_digit(e) for o, e in pairs]
+        worst = max(worst, *(abs(o - e) / half_unit_in_last_digit(e) for o, e in pairs))
+        b_direct, v2_direct = rf_constants_direct(k)
+        identity_error = max(identity_error, abs(k.b - b_direct), abs(k.v2 - v2_direct))
+        rows.append({"t": t, "ours": ours, "table": entries, "within_rounding": ok})
+    return ConstantsComparison(rows, worst, identity_error)
+
+
+@dataclass(frozen=True)
+class StieltjesSanity:
+    """:func:`stieltjes_sanity`: what a Stieltjes transform must satisfy, measured."""
+
+    #: min Im q/|q| over the spectrum's grid (≥ 0 on the Herglotz branch, up to rounding).
+    min_imag_q_over_abs_q: float
+    #: Whether Newton converged at every grid point.
+    converged: bool
+    #: max |1 + z q(z)| on a half circle |z| = 10³·λ_max (q ~ −1/z far out).
+    far_field_error: float
+    #: −ζ q(ζ) at ζ = s_t² + 10⁻⁹ s_t² i: the delta's mass.
+    delta_residue: float
+
+
+def stieltjes_sanity(
+    spec: Spectrum, stieltjes: Callable = rf_stieltjes, *, psi_p: float, psi_n: float, t: float
+) -> StieltjesSanity:
+    """The Herglotz sign of q on ``spec``'s grid, the far field q(z) ≈ −1/z at nine points of
+    |z| = 10³·λ_max, and the residue −ζ q(ζ) of the delta at s_t² (ζ = 10⁻⁹ s_t² i above it),
+    each from ``stieltjes`` (Theorem 3.1's q)."""
+    q_grid, _, converged = stieltjes(spec.lam, psi_p=psi_p, psi_n=psi_n, t=t)
+    min_im = float(np.min(q_grid.imag / np.abs(q_grid)))
+    far = 1e3 * spec.lam[-1] * np.exp(1j * np.linspace(0.05, np.pi - 0.05, 9))
+    q_far, _, _ = stieltjes(far.real, psi_p=psi_p, psi_n=psi_n, t=t, eta=far.imag)
+    far_error = float(np.max(np.abs(1 + far * q_far)))
+    s2 = spec.delta_location
+    zeta = 1e-9 * s2 * 1j
+    q0, _, _ = stieltjes(np.array([s2]), psi_p=psi_p, psi_n=psi_n, t=t, eta=np.array([zeta.imag]))
+    residue = float((-zeta * q0[0]).real)
+    return StieltjesSanity(min_im, bool(np.all(converged)), far_error, residue)
+
+
+@dataclass(frozen=True)
+class PerPointComparison:
+    """:func:`per_point_comparison`: the grid solver against :func:`rf_density_per_point`."""
+
+    #: The grid solver's spectrum.
+    spectrum: Spectrum
+    #: The λ compared (inside the bulks) and the per-λ Levenberg–Marquardt ρ there.
+    lam: NDArray[np.float64]
+    rho_per_point: NDArray[np.float64]
+    #: max |ρ_grid − ρ_LM| / max(1, ρ_LM).
+    max_relative_difference: float
+
+
+def per_point_comparison(
+    spectrum_fn: Callable, stieltjes: Callable, points: int, **model: Any
+) -> PerPointComparison:
+    """ρ = Im q(λ + 10⁻⁹ i)/π of ``stieltjes`` against the per-λ Levenberg–Marquardt continuation
+    :func:`rf_density_per_point` at ``points`` λ spread evenly inside the bulks of
+    ``spectrum_fn(**model)`` (Theorem 3.1, two independent solvers of the same equations)."""
+    small = spectrum_fn(**model)
+    lam = np.concatenate(
+        [np.linspace(b.lower, b.upper, points // len(small.bulks) + 2)[1:-1] for b in small.bulks]
+    )
+    rho_ref = rf_density_per_point(lam, **model)
+    q_ours, _, _ = stieltjes(lam, eta=1e-9, **model)
+    rho_ours = q_ours.imag / np.pi
+    agreement = float(np.max(np.abs(rho_ours - rho_ref) / np.maximum(1.0, rho_ref)))
+    return PerPointComparison(small, lam, rho_ref, agreement)
+
+
+def u_tilde_top_edges(psi_p: float, t: float) -> tuple[float, float]:
+    """Edges of the top bulk of Ũ = a_t² W Σ_t Wᵀ/d + (v_t² + s_t²) I (Σ = I), the n → ∞ limit
+    of ρ2: the nonzero eigenvalues of W Σ_t Wᵀ/d are ψ_p times a sample covariance with
+    population Σ_t = e^{−2t}Σ + Δ_t I and ratio d/p = 1/ψ_p (Silverstein's equation)."""
+    k = rf_constants(t)
+    sigma_t = DataSpectrum.of([k.decay**2 + k.delta])
+    bulk = sample_covariance_spectrum(ratio=1.0 / psi_p, spectrum=sigma_t).bulks[-1]
+    shift = k.v2 + k.s2
+    return k.a**2 * psi_p * bulk.lower + shift, k.a**2 * psi_p * bulk.upper + shift
+
+
+def rho1_marchenko_pastur_edges(
+    ratio: NDArray[np.float64], t: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The edges s_t² + v_t²(1 ∓ √r)² of ρ1 for r = ψ_p/ψ_n ≫ 1 (Σ = I, Theorem 3.1's regime
+    ψ_p ≫ ψ_n ≫ 1): a Marchenko–Pastur law of ratio r and variance v_t², shifted by s_t²."""
+    consts = rf_constants(t)
+    lower = consts.s2 + consts.v2 * (1 - np.sqrt(ratio)) ** 2
+    upper = consts.s2 + consts.v2 * (1 + np.sqrt(ratio)) ** 2
+    return lower, upper
+
+
+@dataclass(frozen=True)
+class TwoBulks:
+    """:func:`two_bulks`: the edges of ρ1 and ρ2 across ψ_n and ψ_p, and the laws they follow."""
+
+    #: (lower, upper) edges of ρ1 and of ρ2, one row per ψ_n.
+    rho1_edges: NDArray[np.float64]
+    rho2_edges: NDArray[np.float64]
+    #: Power laws in ψ_n of ψ_p/λ at ρ1's lower and upper edge (their exponents ≈ 1: τ_mem ∝ ψ_n).
+    rho1_fits: tuple[PowerLawFit, PowerLawFit]
+    #: :func:`rho1_marchenko_pastur_edges` per ψ_n, and the largest relative distance of ρ1's
+    #: edges from them where ψ_p/ψ_n is large.
+    mp_edges: NDArray[np.float64]
+    mp_edge_max_relative_error: float
+    #: ρ2's edges divided by ψ_p, one row per ψ_p of the scaling sweep, and their largest
+    #: relative spread across ψ_p.
+    rho2_edges_over_psi_p: NDArray[np.float64]
+    rho2_scale_spread: float
+    #: :func:`u_tilde_top_edges` at the sweep's ψ_p, and per ψ_n the largest relative distance of
+    #: ρ2's edges from them.
+    u_tilde_edges: NDArray[np.float64]
+    rho2_distance_to_u_tilde: NDArray[np.float64]
+
+
+def two_bulks(
+    spectrum_fn: Callable,
+    *,
+    psi_p: float,
+    psi_ns: NDArray[np.float64],
+    psi_ps: Sequence[float],
+    t: float,
+    mp_from_ratio: float = 64.0,
+) -> TwoBulks:
+    """The two bulks of U for ψ_p ≫ ψ_n ≫ 1 (Theorem 3.1's regime), from ``spectrum_fn``
+    (:func:`rf_spectrum`'s signature, Σ = I): at ``psi_p`` and each of ``psi_ns``, ρ1 (the bulk
+    whose mass is nearest (ψ_n − 1)/ψ_p) and ρ2 (the top bulk); the power laws of ψ_p/λ at ρ1's
+    edges in ψ_n; ρ1's edges against :func:`rho1_marchenko_pastur_edges` where
+    ψ_p/ψ_n ≥ ``mp_from_ratio``; ρ2's edges over ψ_p at ψ_n = 16 across ``psi_ps``; and ρ2's
+    distance to the edges of Ũ (:func:`u_tilde_top_edges`, its n → ∞ limit)."""
+    rows = []
+    for psi_n in psi_ns:
+        spec = spectrum_fn(psi_p=psi_p, psi_n=psi_n, t=t)
+        masses = np.array([b.mass for b in spec.bulks])
+        rho1 = spec.bulks[int(np.argmin(np.abs(masses - (psi_n - 1) / psi_p)))]
+        rho2 = spec.bulks[-1]
+        rows.append((rho1.lower, rho1.upper, rho2.lower, rho2.upper))
+    rho1_lo, rho1_hi, rho2_lo, rho2_hi = np.array(rows).T
+    fit_lo = fit_power_law(psi_ns, psi_p / rho1_lo, n_boot=0)
+    fit_hi = fit_power_law(psi_ns, psi_p / rho1_hi, n_boot=0)
+    ratio = psi_p / psi_ns
+    mp_lo, mp_hi = rho1_marchenko_pastur_edges(ratio, t)
+    asym = np.tile(ratio >= mp_from_ratio, 2)
+    mp_error = float(
+        np.max(np.abs(np.concatenate([rho1_lo / mp_lo - 1, rho1_hi / mp_hi - 1])[asym]))
+    )
+    scaled = np.array(
+        [
+            [b.lower / pp, b.upper / pp]
+            for pp in np.asarray(psi_ps, dtype=float)
+            for b in [spectrum_fn(psi_p=pp, psi_n=16.0, t=t).bulks[-1]]
+        ]
+    )
+    limit = np.array(u_tilde_top_edges(psi_p, t))
+    return TwoBulks(
+        rho1_edges=np.array([rho1_lo, rho1_hi]).T,
+        rho2_edges=np.array([rho2_lo, rho2_hi]).T,
+        rho1_fits=(fit_lo, fit_hi),
+        mp_edges=np.array([mp_lo, mp_hi]).T,
+        mp_edge_max_relative_error=mp_error,
+        rho2_edges_over_psi_p=scaled,
+        rho2_scale_spread=float(np.max(np.ptp(scaled, axis=0) / scaled.min(axis=0))),
+        u_tilde_edges=limit,
+        rho2_distance_to_u_tilde=np.max(np.abs(np.array([rho2_lo, rho2_hi]).T / limit - 1), axis=1),
+    )

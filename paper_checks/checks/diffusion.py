@@ -6,23 +6,41 @@ docs/diffusion.md#the-papers-model-and-what-the-checks-use.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from paper_checks.claims import HistoryEntry, claim
 from paper_checks.context import Context
-from paper_checks.decision import Part, Rule, within
-from paper_checks.plotting import THEORY, new_figure, plot_spectrum_panels
+from paper_checks.decision import Decision, Part, Rule, within
+from paper_checks.figures.diffusion import (
+    constants_figure,
+    gd_flow_figure,
+    nonlinear_figure,
+    solver_sanity_figure,
+    spectrum_figure,
+    threshold_figure,
+    timescales_figure,
+    two_bulks_figure,
+)
 from paper_checks.results import CheckResult, Verdict
 from sims.diffusion_rf import gd_task, infinite_time_gap_task, score_dynamics_task
+from sims.diffusion_units import (
+    GapCurve,
+    GDPlateaus,
+    TimescaleSweep,
+    expected_group_counts,
+    gap_curve,
+    gap_table,
+    gd_plateaus,
+    group_counts,
+    threshold_units,
+    unit_exponents,
+)
 from sims.rmt import ge_spectrum_task, nonlinear_spectrum_task
 from theory import rmt
-from theory.fits import fit_power_law
 
 # ============================================================ spectrum of U
 # The reference table, computed here by Gauss–Hermite quadrature before the claim was written (tanh,
@@ -32,27 +50,12 @@ SPEC_CONSTANTS = {
     0.1: (0.60571, 0.2579, 0.01384, 0.01357),
     1.0: (0.60571, 0.5632, 5e-5, 0.02736),
 }
-CONSTANT_NAMES = ("a_t", "b_t", "v_t²", "s_t²")
 
 
-def _table_tolerance(value: float) -> float:
-    """Half a unit in the last printed digit of a table entry (the table is rounded)."""
-    text = repr(value)
-    mantissa, _, exponent = text.partition("e")
-    decimals = len(mantissa.partition(".")[2])
-    return 0.5 * 10.0 ** (-decimals + (int(exponent) if exponent else 0)) * (1 + 1e-9)
-
-
-def _direct_integrals(k: rmt.RFConstants) -> tuple[float, float]:
-    """b_t = E[v σ(cu + √Δ v)] by 2-D quadrature and v_t² = E[σ(cu + √Δ v) σ(cu + √Δ w)] − a_t²c²
-    by 3-D quadrature (tanh), on 128 nodes against the 96 of :func:`theory.rmt.rf_constants`
-    and without its conditional-mean shortcut."""
-    c, noise = k.decay * math.sqrt(k.sigma_x2), math.sqrt(k.delta)
-    b = rmt.gaussian_expectation(lambda u, v: v * np.tanh(c * u + noise * v), dims=2, nodes=128)
-    both = rmt.gaussian_expectation(
-        lambda u, v, w: np.tanh(c * u + noise * v) * np.tanh(c * u + noise * w), dims=3, nodes=128
-    )
-    return b, both - (k.a * c) ** 2
+def _failed(checks: dict[str, bool]) -> str:
+    """The summary's suffix naming the checks that missed ("; failed: a, b"), empty if none did."""
+    failed = [k for k, ok in checks.items() if not ok]
+    return f"; failed: {', '.join(failed)}" if failed else ""
 
 
 @claim(
@@ -73,40 +76,21 @@ def constants(ctx: Context, *, rf_constants: Callable = rmt.rf_constants) -> Che
     """Each constant against the table within half a unit of its last printed digit; b_t against
     the direct E[v σ(h)] and v_t² against the direct E[σ(cu+√Δv)σ(cu+√Δw)] − a²c² (tensor
     quadrature, independent of the code path that computes them) to 1e-10."""
-    rows, worst = [], 0.0
-    identity_error = 0.0
-    for t, table in SPEC_CONSTANTS.items():
-        k = rf_constants(t)
-        ours = (k.a, k.b, k.v2, k.s2)
-        ok = [abs(o - e) <= _table_tolerance(e) for o, e in zip(ours, table, strict=True)]
-        worst = max(
-            worst, *(abs(o - e) / _table_tolerance(e) for o, e in zip(ours, table, strict=True))
-        )
-        b_direct, v2_direct = _direct_integrals(k)
-        identity_error = max(identity_error, abs(k.b - b_direct), abs(k.v2 - v2_direct))
-        rows.append({"t": t, "ours": ours, "table": table, "within_rounding": ok})
+    comparison = rmt.compare_constants(SPEC_CONSTANTS, rf_constants)
+    rows, worst = comparison.rows, comparison.worst_fraction_of_rounding
     table_ok = all(all(r["within_rounding"]) for r in rows)
-    identities_ok = identity_error < 1e-10
-
-    ts = np.geomspace(1e-3, 3.0, 60)
-    curves = np.array([[getattr(rf_constants(t), f) for f in ("a", "b", "v2", "s2")] for t in ts])
-    fig, ax = new_figure()
-    for j, name in enumerate(CONSTANT_NAMES):
-        ax.plot(ts, curves[:, j], "-", color=f"C{j}", label=f"{name} (quadrature)")
-        ax.plot(list(SPEC_CONSTANTS), [r["table"][j] for r in rows], "o", mfc="none", color=f"C{j}")
-    ax.plot([], [], "o", mfc="none", color=THEORY, label="reference table (ours)")
-    ax.set(xscale="log", yscale="log", xlabel="diffusion time t", ylabel="constant (tanh, σ_x = 1)")
-    ax.legend(fontsize="small")
+    identities_ok = comparison.identity_error < 1e-10
+    fig = constants_figure(rf_constants, comparison)
     return CheckResult(
         verdict=Verdict.of(table_ok and identities_ok),
-        summary=f"{sum(sum(r['within_rounding']) for r in rows)} of 12 table entries within "
+        summary=f"{comparison.within_rounding} of 12 table entries within "
         f"rounding (worst {worst:.2f} of a half-unit); "
-        f"direct integrals agree to {identity_error:.1e}",
+        f"direct integrals agree to {comparison.identity_error:.1e}",
         measured={
             "t": list(SPEC_CONSTANTS),
             "a_b_v2_s2": [r["ours"] for r in rows],
             "worst_fraction_of_rounding": worst,
-            "identity_error": identity_error,
+            "identity_error": comparison.identity_error,
         },
         expected={"t": list(SPEC_CONSTANTS), "a_b_v2_s2": [r["table"] for r in rows]},
         tolerance="|ours − table| ≤ half a unit in the table's last digit; b_t and v_t² against "
@@ -122,6 +106,29 @@ HERGLOTZ_RTOL = 1e-9
 
 def _bulk_masses_in_units(spec: rmt.Spectrum, psi_p: float) -> list[float]:
     return [b.mass * psi_p for b in spec.bulks]
+
+
+SOLVER_TOLERANCE = (
+    "masses rel. 1e-3; total mass 1e-6; Im q ≥ −1e-9·|q| (rounding at edges); |1 + zq| < 1e-3 at "
+    "1e3·λ_max; residue 1e-6; |Δρ| < 1e-4·max(1, ρ) against the per-λ LM"
+)
+
+
+def _solver_checks(
+    measured: dict[str, Any], expected: dict[str, Any], converged: bool
+) -> dict[str, bool]:
+    """solver_sanity's six checks of the measured numbers against the expected, at the
+    tolerances of :data:`SOLVER_TOLERANCE`."""
+    got, want = measured["bulk_masses_times_psi_p"], expected["bulk_masses_times_psi_p"]
+    return {
+        "masses": len(got) == 3
+        and all(abs(m - e) <= 1e-3 * e for m, e in zip(got, want, strict=True)),
+        "total_mass": abs(measured["total_mass"] - 1.0) < 1e-6,
+        "herglotz": measured["min_imag_q_over_abs_q"] >= -HERGLOTZ_RTOL and converged,
+        "q_minus_one_over_z": measured["far_field_error"] < 1e-3,
+        "delta_residue": abs(measured["delta_residue"] - expected["delta_residue"]) < 1e-6,
+        "per_point_lm": measured["lm_max_relative_difference"] < 1e-4,
+    }
 
 
 @claim(
@@ -147,88 +154,36 @@ def solver_sanity(
     |Δρ| < 1e-4·max(1, ρ) between our Newton and the per-λ LM on a grid of λ (same ε = 1e-9)."""
     psi_p, psi_n, t = 4096.0, 16.0, 0.01
     spec = spectrum_fn(psi_p=psi_p, psi_n=psi_n, t=t)
+    sane = rmt.stieltjes_sanity(spec, stieltjes, psi_p=psi_p, psi_n=psi_n, t=t)
+    small = {"psi_p": 8.0, "psi_n": 2.0, "t": t, "spectrum": rmt.DataSpectrum.of([0.5, 1.5])}
+    lm = rmt.per_point_comparison(spectrum_fn, stieltjes, ctx.pick(quick=24, full=120), **small)
     masses = _bulk_masses_in_units(spec, psi_p)
-    expected_masses = [1.0, psi_n - 1.0, 1.0]
-    masses_ok = len(masses) == 3 and all(
-        abs(m - e) <= 1e-3 * e for m, e in zip(masses, expected_masses, strict=True)
-    )
-    q_grid, _, converged = stieltjes(spec.lam, psi_p=psi_p, psi_n=psi_n, t=t)
-    min_im = float(np.min(q_grid.imag / np.abs(q_grid)))
-    far = 1e3 * spec.lam[-1] * np.exp(1j * np.linspace(0.05, np.pi - 0.05, 9))
-    q_far, _, _ = stieltjes(far.real, psi_p=psi_p, psi_n=psi_n, t=t, eta=far.imag)
-    far_error = float(np.max(np.abs(1 + far * q_far)))
-    s2 = spec.delta_location
-    zeta = 1e-9 * s2 * 1j
-    q0, _, _ = stieltjes(np.array([s2]), psi_p=psi_p, psi_n=psi_n, t=t, eta=np.array([zeta.imag]))
-    residue = float((-zeta * q0[0]).real)
-    delta_expected = 1.0 - (1.0 + psi_n) / psi_p
-
-    n_ref = ctx.pick(quick=24, full=120)
-    kw = {"psi_p": 8.0, "psi_n": 2.0, "t": t, "spectrum": rmt.DataSpectrum.of([0.5, 1.5])}
-    small = spectrum_fn(**kw)
-    lam_ref = np.concatenate(
-        [np.linspace(b.lower, b.upper, n_ref // len(small.bulks) + 2)[1:-1] for b in small.bulks]
-    )
-    rho_ref = rmt.rf_density_per_point(lam_ref, **kw)
-    q_ours, _, _ = stieltjes(lam_ref, eta=1e-9, **kw)
-    rho_ours = q_ours.imag / np.pi
-    agreement = float(np.max(np.abs(rho_ours - rho_ref) / np.maximum(1.0, rho_ref)))
-
-    checks = {
-        "masses": masses_ok,
-        "total_mass": abs(spec.total_mass - 1.0) < 1e-6,
-        "herglotz": min_im >= -HERGLOTZ_RTOL and bool(np.all(converged)),
-        "q_minus_one_over_z": far_error < 1e-3,
-        "delta_residue": abs(residue - delta_expected) < 1e-6,
-        "per_point_lm": agreement < 1e-4,
+    measured = {
+        "bulk_masses_times_psi_p": masses,
+        "total_mass": spec.total_mass,
+        "min_imag_q_over_abs_q": sane.min_imag_q_over_abs_q,
+        "far_field_error": sane.far_field_error,
+        "delta_residue": sane.delta_residue,
+        "lm_max_relative_difference": lm.max_relative_difference,
     }
-    fig, (ax, ax_ref) = new_figure(ncols=2)
-    x = spec.lam - s2
-    ax.plot(x, spec.lam * spec.density, color=THEORY, lw=1, label="λρ(λ), grid Newton")
-    for b, m in zip(spec.bulks, masses, strict=True):
-        ax.axvspan(b.lower - s2, b.upper - s2, alpha=0.15, label=f"bulk, mass {m:.4f}/ψ_p")
-    ax.set(xscale="log", yscale="log", xlabel="λ − s_t²", ylabel="λ ρ(λ)")
-    ax.set_ylim(1e-8, None)
-    ax.set_title(
-        f"ψ_p = {psi_p:g}, ψ_n = {psi_n:g}, t = {t:g}; delta {spec.delta_mass:.5f} at s_t²"
-    )
-    ax.legend(fontsize="x-small")
-    ax_ref.plot(small.lam, small.density, color=THEORY, lw=1, label="grid Newton (theory)")
-    ax_ref.plot(lam_ref, rho_ref, "o", mfc="none", ms=4, label="per-λ LM, 113 stages")
-    ax_ref.set(xscale="log", yscale="log", xlabel="λ", ylabel="ρ(λ)")
-    ax_ref.set_title("ψ_p = 8, ψ_n = 2, Σ = {0.5, 1.5}")
-    ax_ref.legend(fontsize="small")
-    failed = [k for k, ok in checks.items() if not ok]
+    expected = {
+        "bulk_masses_times_psi_p": [1.0, psi_n - 1.0, 1.0],
+        "total_mass": 1.0,
+        "delta_residue": 1.0 - (1.0 + psi_n) / psi_p,
+    }
+    checks = _solver_checks(measured, expected, sane.converged)
+    fig = solver_sanity_figure(spec, masses, lm, psi_p=psi_p, psi_n=psi_n, t=t)
     return CheckResult(
-        verdict=Verdict.of(not failed),
+        verdict=Verdict.of(all(checks.values())),
         summary=f"masses {', '.join(f'{m:.4f}' for m in masses)} (units 1/ψ_p; expected 1, "
-        f"{psi_n - 1:g}, 1); min Im q/|q| = {min_im:.1e}; |1 + zq| = {far_error:.1e}; "
-        f"LM agreement {agreement:.1e}" + (f"; failed: {', '.join(failed)}" if failed else ""),
-        measured={
-            "bulk_masses_times_psi_p": masses,
-            "total_mass": spec.total_mass,
-            "min_imag_q_over_abs_q": min_im,
-            "far_field_error": far_error,
-            "delta_residue": residue,
-            "lm_max_relative_difference": agreement,
-            "checks": checks,
-        },
-        expected={
-            "bulk_masses_times_psi_p": expected_masses,
-            "total_mass": 1.0,
-            "delta_residue": delta_expected,
-        },
-        tolerance="masses rel. 1e-3; total mass 1e-6; Im q ≥ −1e-9·|q| (rounding at edges); |1 + zq| < 1e-3 at 1e3·λ_max; "
-        "residue 1e-6; |Δρ| < 1e-4·max(1, ρ) against the per-λ LM",
+        f"{psi_n - 1:g}, 1); min Im q/|q| = {sane.min_imag_q_over_abs_q:.1e}; |1 + zq| = "
+        f"{sane.far_field_error:.1e}; LM agreement {lm.max_relative_difference:.1e}"
+        + _failed(checks),
+        measured={**measured, "checks": checks},
+        expected=expected,
+        tolerance=SOLVER_TOLERANCE,
         figures=ctx.save_figure(fig),
     )
-
-
-def _group_counts(eigs: NDArray, spec: rmt.Spectrum) -> list[int]:
-    """How many eigenvalues fall in each bulk, the boundaries taken halfway across each gap."""
-    gaps = [(a.upper + b.lower) / 2 for a, b in itertools.pairwise(spec.bulks)]
-    cuts = [-np.inf, *gaps, np.inf]
-    return [int(np.sum((eigs > lo) & (eigs <= hi))) for lo, hi in itertools.pairwise(cuts)]
 
 
 #: ``--scale paper``: the d of the authors' spectrum script plot_spectrum_U.py (p = ψ_p d, n = ψ_n
@@ -273,46 +228,38 @@ def spectrum_matches_theory(
     )
     spectrum = rmt.DataSpectrum.of(atoms)
     theory = spectrum_fn(psi_p=8.0, psi_n=2.0, t=t, spectrum=spectrum)
-    eigs = np.asarray(ks_run["result"]["eigenvalues"])
-    cut = theory.delta_location + CUT_ABOVE_FLOOR
-    ks = theory.ks_distance(eigs, above=cut)
-
     theory_counts = spectrum_fn(psi_p=64.0, psi_n=8.0, t=t, spectrum=spectrum)
-    p = int(count_run["result"]["p"])
-    sampled = np.asarray(count_run["result"]["eigenvalues"])
-    floor = int(count_run["result"]["floor_count"])
-    measured_groups = [floor, *_group_counts(sampled, theory_counts)]
-    expected_groups = [
-        round(theory_counts.delta_mass * p),
-        *(round(b.mass * p) for b in theory_counts.bulks),
-    ]
-    counts_ok = measured_groups == expected_groups
-
-    fig, axes = new_figure(ncols=2, nrows=2, figsize=(8.4, 6.4))
-    all_eigs = np.concatenate(
-        [eigs, np.full(int(ks_run["result"]["floor_count"]), theory.delta_location)]
-    )
-    plot_spectrum_panels(theory, all_eigs, int(ks_run["result"]["p"]), axes[0])
-    axes[0][0].set_title(
-        f"ψ_p = 8, ψ_n = 2, Σ = {{0.5, 1.5}}, d = {d}: KS = {ks:.4f}", fontsize="small"
-    )
-    plot_spectrum_panels(theory_counts, sampled, p, axes[1])
-    axes[1][0].set_title(
-        f"ψ_p = 64, ψ_n = 8, d = {counts_d}: groups {measured_groups} (theory {expected_groups})",
-        fontsize="small",
+    eigs = np.asarray(ks_run["result"]["eigenvalues"])
+    ks = theory.ks_distance(eigs, above=theory.delta_location + CUT_ABOVE_FLOOR)
+    sampled, p = np.asarray(count_run["result"]["eigenvalues"]), int(count_run["result"]["p"])
+    groups = [int(count_run["result"]["floor_count"]), *group_counts(sampled, theory_counts)]
+    expected_groups = expected_group_counts(theory_counts, p)
+    fig = spectrum_figure(
+        (theory, theory_counts), (ks_run, count_run), (d, counts_d), ks, (groups, expected_groups)
     )
     return CheckResult(
-        verdict=Verdict.of(ks < GE_KS_TOLERANCE and counts_ok),
+        verdict=Verdict.of(ks < GE_KS_TOLERANCE and groups == expected_groups),
         summary=f"KS = {ks:.4f} ({'<' if ks < GE_KS_TOLERANCE else '≥'} {GE_KS_TOLERANCE}) at "
-        f"d = {d}; groups {measured_groups} "
-        f"vs theory {expected_groups}",
-        measured={"ks": ks, "d": d, "group_counts": measured_groups},
+        f"d = {d}; groups {groups} vs theory {expected_groups}",
+        measured={"ks": ks, "d": d, "group_counts": groups},
         expected={"ks_below": GE_KS_TOLERANCE, "group_counts": expected_groups},
         tolerance=f"KS < {GE_KS_TOLERANCE} on eigenvalues above s_t² + {CUT_ABOVE_FLOOR:g}; "
         "group counts exactly equal",
         figures=ctx.save_figure(fig),
         arrays={"eigenvalues": eigs, "eigenvalues_counts_case": sampled},
     )
+
+
+def _ks_over_tolerance(ks_values: list[float], d: int) -> dict[str, Any]:
+    """nonlinear_matches_theory's measured KS distances and the worst of them over its tolerance
+    0.6/√d: the Mehler U at d, and with three runs also the Mehler and Monte Carlo U at d = 100."""
+    measured: dict[str, Any] = {"d": d, "ks_mehler": ks_values[0]}
+    worst = ks_values[0] / (0.6 / math.sqrt(d))
+    if len(ks_values) == 3:
+        measured |= {"ks_mehler_d100": ks_values[1], "ks_monte_carlo_d100": ks_values[2]}
+        worst = max(worst, ks_values[2] / (0.6 / math.sqrt(100)))
+    measured["worst_ks_over_tolerance"] = worst
+    return measured
 
 
 @claim(
@@ -350,22 +297,11 @@ def nonlinear_matches_theory(
     theory = spectrum_fn(psi_p=8.0, psi_n=2.0, t=t, spectrum=rmt.DataSpectrum.of(atoms))
     cut = theory.delta_location + CUT_ABOVE_FLOOR
     ks_values = [theory.ks_distance(run["result"]["eigenvalues"], above=cut) for run in runs]
-    tolerance = 0.6 / math.sqrt(d)
-    worst = ks_values[0] / tolerance
-    measured: dict[str, Any] = {"d": d, "ks_mehler": ks_values[0]}
-    if len(runs) == 3:
-        measured |= {"ks_mehler_d100": ks_values[1], "ks_monte_carlo_d100": ks_values[2]}
-        worst = max(worst, ks_values[2] / (0.6 / math.sqrt(100)))
-    measured["worst_ks_over_tolerance"] = worst
-    ok = worst <= 1.0
-    fig, axes = new_figure(ncols=2)
+    measured, tolerance = _ks_over_tolerance(ks_values, d), 0.6 / math.sqrt(d)
     eigs = np.asarray(runs[0]["result"]["eigenvalues"])
-    plot_spectrum_panels(theory, eigs, int(runs[0]["result"]["p"]), axes)
-    axes[0].set_title(
-        f"true nonlinear U (Mehler), d = {d}: KS = {ks_values[0]:.3f}", fontsize="small"
-    )
+    fig = nonlinear_figure(theory, eigs, int(runs[0]["result"]["p"]), d, ks_values[0])
     return CheckResult(
-        verdict=Verdict.of(ok),
+        verdict=Verdict.of(measured["worst_ks_over_tolerance"] <= 1.0),
         summary=f"KS = {ks_values[0]:.4f} ({'≤' if ks_values[0] <= tolerance else '>'} 0.6/√d = "
         f"{tolerance:.3f}) at d = {d}"
         + (f"; Monte Carlo U at d = 100: KS = {ks_values[2]:.4f}" if len(runs) == 3 else ""),
@@ -381,17 +317,21 @@ def nonlinear_matches_theory(
 EDGE_EXPONENT_RANGE = (0.9, 1.2)  # ρ1's edges gave 1.10 and 0.92 in a pilot solve
 MP_EDGE_RTOL = 0.01  # ρ1 edges vs s_t² + v_t²(1 ± √(ψ_p/ψ_n))² when ψ_p/ψ_n ≥ 64
 RHO2_SCALE_RTOL = 0.02  # ρ2 edges / ψ_p across ψ_p ∈ {1024, 4096, 16384} at fixed ψ_n
+TWO_BULKS_TOLERANCE = (
+    f"exponents in {EDGE_EXPONENT_RANGE}; MP edges within {MP_EDGE_RTOL:.0%} where ψ_p/ψ_n ≥ 64; "
+    f"ρ2/ψ_p within {RHO2_SCALE_RTOL:.0%} across ψ_p; distance to Ũ decreasing"
+)
 
 
-def u_tilde_top_edges(psi_p: float, t: float) -> tuple[float, float]:
-    """Edges of the top bulk of Ũ = a_t² W Σ_t Wᵀ/d + (v_t² + s_t²) I (Σ = I), the n → ∞ limit
-    of ρ2: the nonzero eigenvalues of W Σ_t Wᵀ/d are ψ_p times a sample covariance with
-    population Σ_t = e^{−2t}Σ + Δ_t I and ratio d/p = 1/ψ_p (Silverstein's equation)."""
-    k = rmt.rf_constants(t)
-    sigma_t = rmt.DataSpectrum.of([k.decay**2 + k.delta])
-    bulk = rmt.sample_covariance_spectrum(ratio=1.0 / psi_p, spectrum=sigma_t).bulks[-1]
-    shift = k.v2 + k.s2
-    return k.a**2 * psi_p * bulk.lower + shift, k.a**2 * psi_p * bulk.upper + shift
+def _two_bulks_summary(b: rmt.TwoBulks) -> str:
+    lo, hi = EDGE_EXPONENT_RANGE
+    distance = b.rho2_distance_to_u_tilde
+    return (
+        f"exponents of ψ_p/λ_edge(ρ1): lower {b.rho1_fits[0].exponent:.2f}, upper "
+        f"{b.rho1_fits[1].exponent:.2f} (in [{lo}, {hi}]); MP edges within "
+        f"{b.mp_edge_max_relative_error:.2%}; ρ2/ψ_p spread {b.rho2_scale_spread:.2%} over ψ_p; "
+        f"distance of ρ2 to Ũ {distance[0]:.0%} → {distance[-1]:.0%}"
+    )
 
 
 @claim(
@@ -416,116 +356,41 @@ def two_bulks_scaling(ctx: Context, *, spectrum_fn: Callable = rmt.rf_spectrum) 
     monotonically as ψ_n grows."""
     psi_p, t = 4096.0, 0.01
     psi_ns = np.array([4.0, 8.0, 16.0, 32.0, 64.0, 128.0])
-    consts = rmt.rf_constants(t)
-    rows = []
-    for psi_n in psi_ns:
-        spec = spectrum_fn(psi_p=psi_p, psi_n=psi_n, t=t)
-        masses = np.array([b.mass for b in spec.bulks])
-        rho1 = spec.bulks[int(np.argmin(np.abs(masses - (psi_n - 1) / psi_p)))]
-        rho2 = spec.bulks[-1]
-        rows.append((rho1.lower, rho1.upper, rho2.lower, rho2.upper))
-    rho1_lo, rho1_hi, rho2_lo, rho2_hi = np.array(rows).T
-    fit_lo = fit_power_law(psi_ns, psi_p / rho1_lo, n_boot=0)
-    fit_hi = fit_power_law(psi_ns, psi_p / rho1_hi, n_boot=0)
-    ratio = psi_p / psi_ns
-    mp_lo = consts.s2 + consts.v2 * (1 - np.sqrt(ratio)) ** 2
-    mp_hi = consts.s2 + consts.v2 * (1 + np.sqrt(ratio)) ** 2
-    asym = np.tile(ratio >= 64, 2)
-    mp_error = float(
-        np.max(np.abs(np.concatenate([rho1_lo / mp_lo - 1, rho1_hi / mp_hi - 1])[asym]))
-    )
-    psi_ps = np.array([1024.0, 4096.0, 16384.0])
-    scaled = np.array(
-        [
-            [b.lower / pp, b.upper / pp]
-            for pp in psi_ps
-            for b in [spectrum_fn(psi_p=pp, psi_n=16.0, t=t).bulks[-1]]
-        ]
-    )
-    scale_spread = float(np.max(np.ptp(scaled, axis=0) / scaled.min(axis=0)))
-    limit = np.array(u_tilde_top_edges(psi_p, t))
-    distance = np.max(np.abs(np.array([rho2_lo, rho2_hi]).T / limit - 1), axis=1)
-    approaches = bool(np.all(np.diff(distance) < 0))
+    b = rmt.two_bulks(spectrum_fn, psi_p=psi_p, psi_ns=psi_ns, psi_ps=(1024, 4096, 16384), t=t)
     lo_range, hi_range = EDGE_EXPONENT_RANGE
     checks = {
-        "rho1_exponents": all(lo_range <= f.exponent <= hi_range for f in (fit_lo, fit_hi)),
-        "rho1_marchenko_pastur": mp_error <= MP_EDGE_RTOL,
-        "rho2_scales_with_psi_p": scale_spread <= RHO2_SCALE_RTOL,
-        "rho2_tends_to_u_tilde": approaches,
+        "rho1_exponents": all(lo_range <= f.exponent <= hi_range for f in b.rho1_fits),
+        "rho1_marchenko_pastur": b.mp_edge_max_relative_error <= MP_EDGE_RTOL,
+        "rho2_scales_with_psi_p": b.rho2_scale_spread <= RHO2_SCALE_RTOL,
+        "rho2_tends_to_u_tilde": bool(np.all(np.diff(b.rho2_distance_to_u_tilde) < 0)),
     }
-
-    fig, (ax, ax_fit) = new_figure(ncols=2)
-    ax.fill_between(psi_ns, rho1_lo, rho1_hi, alpha=0.3, label="ρ1 support (solver)")
-    ax.plot(psi_ns, mp_lo, "--", color=THEORY, lw=1, label="s² + v²(1 ± √(ψ_p/ψ_n))²")
-    ax.plot(psi_ns, mp_hi, "--", color=THEORY, lw=1)
-    ax.fill_between(psi_ns, rho2_lo, rho2_hi, alpha=0.3, color="C1", label="ρ2 support (solver)")
-    ax.hlines(
-        limit, psi_ns[0], psi_ns[-1], colors=THEORY, linestyles=":", lw=1, label="Ũ edges (n → ∞)"
-    )
-    ax.set(
-        xscale="log", yscale="log", xlabel="ψ_n", ylabel="λ", title=f"ψ_p = {psi_p:g}, t = {t:g}"
-    )
-    ax.legend(fontsize="x-small")
-    for values, fit, label in (
-        (psi_p / rho1_lo, fit_lo, "lower"),
-        (psi_p / rho1_hi, fit_hi, "upper"),
-    ):
-        ax_fit.plot(
-            psi_ns, values, "o", mfc="none", label=f"ψ_p/λ_{label}(ρ1): slope {fit.exponent:.2f}"
-        )
-        ax_fit.plot(psi_ns, fit.prefactor * psi_ns**fit.exponent, "-", lw=0.8)
-    ax_fit.plot(
-        psi_ns, psi_ns * (psi_p / rho1_hi[0]) / psi_ns[0], ":", color=THEORY, label="theory slope 1"
-    )
-    ax_fit.set(xscale="log", yscale="log", xlabel="ψ_n", ylabel="ψ_p / λ  (∝ τ_mem)")
-    ax_fit.legend(fontsize="small")
-    failed = [k for k, ok in checks.items() if not ok]
+    fig = two_bulks_figure(psi_ns, b, psi_p=psi_p, t=t)
     return CheckResult(
-        verdict=Verdict.of(not failed),
-        summary=f"exponents of ψ_p/λ_edge(ρ1): lower {fit_lo.exponent:.2f}, upper "
-        f"{fit_hi.exponent:.2f} (in [{lo_range}, {hi_range}]); MP edges within {mp_error:.2%}; "
-        f"ρ2/ψ_p spread {scale_spread:.2%} over ψ_p; distance of ρ2 to Ũ "
-        f"{distance[0]:.0%} → {distance[-1]:.0%}"
-        + (f"; failed: {', '.join(failed)}" if failed else ""),
+        verdict=Verdict.of(all(checks.values())),
+        summary=_two_bulks_summary(b) + _failed(checks),
         measured={
             "psi_n": psi_ns,
-            "exponent_lower_edge": fit_lo.exponent,
-            "exponent_upper_edge": fit_hi.exponent,
-            "rho1_edges": np.array([rho1_lo, rho1_hi]).T,
-            "rho2_edges": np.array([rho2_lo, rho2_hi]).T,
-            "mp_edge_max_relative_error": mp_error,
-            "rho2_edges_over_psi_p": scaled,
-            "rho2_distance_to_u_tilde": distance,
+            "exponent_lower_edge": b.rho1_fits[0].exponent,
+            "exponent_upper_edge": b.rho1_fits[1].exponent,
+            "rho1_edges": b.rho1_edges,
+            "rho2_edges": b.rho2_edges,
+            "mp_edge_max_relative_error": b.mp_edge_max_relative_error,
+            "rho2_edges_over_psi_p": b.rho2_edges_over_psi_p,
+            "rho2_distance_to_u_tilde": b.rho2_distance_to_u_tilde,
             "checks": checks,
         },
         expected={
             "exponent_range": EDGE_EXPONENT_RANGE,
-            "rho1_edges_asymptotic": np.array([mp_lo, mp_hi]).T,
-            "u_tilde_edges": limit,
+            "rho1_edges_asymptotic": b.mp_edges,
+            "u_tilde_edges": b.u_tilde_edges,
         },
-        tolerance=f"exponents in {EDGE_EXPONENT_RANGE}; MP edges within {MP_EDGE_RTOL:.0%} where "
-        f"ψ_p/ψ_n ≥ 64; ρ2/ψ_p within {RHO2_SCALE_RTOL:.0%} across ψ_p; distance to Ũ decreasing",
+        tolerance=TWO_BULKS_TOLERANCE,
         figures=ctx.save_figure(fig),
     )
 
 
 # ============================================================ training dynamics
 DYNAMICS_T = 0.01  # diffusion time of the paper's Fig. 5
-
-
-def _geometric_anchor(x: NDArray[np.float64], y: NDArray[np.float64], slope: float) -> Any:
-    """The line y = C x^slope through the geometric means of the points (for theory slopes)."""
-    x0, y0 = np.exp(np.mean(np.log(x))), np.exp(np.mean(np.log(y)))
-    return lambda xs: y0 * (np.asarray(xs) / x0) ** slope
-
-
-def _plain_log_ticks(*axes: Any) -> None:
-    """Drop minor tick labels on log axes (dozens of mathtext labels per axis, slow to lay out)."""
-    from matplotlib.ticker import NullFormatter
-
-    for ax in axes:
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.yaxis.set_minor_formatter(NullFormatter())
 
 
 # -------------------------------------------------------------- tau_gen_constant_tau_mem_linear
@@ -573,29 +438,30 @@ def tau_rule(tau_gen_exponent: float = 0.0, tau_mem_exponent: float = 1.0) -> Ru
 TAU_RULE = tau_rule()
 
 
-def unit_exponents(
-    psi: NDArray[np.float64],
-    unit: NDArray[np.int64],
-    tau_gen: NDArray[np.float64],
-    tau_mem: NDArray[np.float64],
-    score_min: NDArray[np.float64],
-) -> dict[str, list[float]]:
-    """Per unit (seed index), the least-squares exponents of τ_gen, τ_mem and the minimal score
-    error against ψ_n over that unit's sweep. A unit's τ_mem exponent needs ≥ 3 points with a
-    finite τ_mem at ≥ 2 distinct ψ_n (else that unit has none)."""
-    out: dict[str, list[float]] = {
-        "tau_gen_exponent": [],
-        "tau_mem_exponent": [],
-        "score_min_exponent": [],
-    }
-    for u in np.unique(unit):
-        sel = unit == u
-        out["tau_gen_exponent"].append(fit_power_law(psi[sel], tau_gen[sel], n_boot=0).exponent)
-        out["score_min_exponent"].append(fit_power_law(psi[sel], score_min[sel], n_boot=0).exponent)
-        ok = sel & np.isfinite(tau_mem)
-        if ok.sum() >= 3 and len(set(psi[ok])) >= 2:
-            out["tau_mem_exponent"].append(fit_power_law(psi[ok], tau_mem[ok], n_boot=0).exponent)
-    return out
+def _part_verdicts(decision: Decision) -> dict[str, str]:
+    """{"<statistic> <direction>": verdict} for each part of ``decision``."""
+    return {f"{p.part.statistic} {p.part.direction}": p.verdict.value for p in decision.parts}
+
+
+def _tau_tolerance(gen: float, mem_band: tuple[float, float]) -> str:
+    return (
+        f"mean over units of the τ_gen exponent within {gen:g} ± {TAU_GEN_TOL:g}, of the τ_mem "
+        f"exponent within [{mem_band[0]:g}, {mem_band[1]:g}], of the min-error exponent < 0 "
+        "(Student-t bounds, Bonferroni over 5 parts)"
+    )
+
+
+def _tau_summary(gen: float, mem: float, decision: Decision, doubled: np.ndarray) -> str:
+    summary = (
+        f"exponents per unit of τ_gen (theory {gen:g} ± {TAU_GEN_TOL:g}), τ_mem "
+        f"(theory {mem:g} ± {TAU_MEM_TOL:g}) and the minimal score error (< 0): "
+        + decision.summary()
+    )
+    if doubled.sum() < doubled.size:
+        summary += (
+            f"; the score error doubles after its minimum in {doubled.sum()} of {doubled.size} runs"
+        )
+    return summary
 
 
 @claim(
@@ -663,114 +529,27 @@ def tau_gen_constant_tau_mem_linear(
     (:func:`unit_exponents`), decided by :func:`tau_rule` with the given theory exponents."""
     d, psi_p, psi_ns = ctx.pick(quick=(10, 256, (4, 8, 16, 32)), full=(20, 512, (4, 8, 16, 32, 64)))
     n_seeds = ctx.pick(quick=TAU_UNITS["quick"], full=TAU_UNITS["full"])
-    records = ctx.sweep(
-        task,
-        [{"d": d, "psi_p": psi_p, "psi_n": x, "t": DYNAMICS_T} for x in psi_ns],
-        name="dynamics",
-        n_seeds=n_seeds,
-    )
-    psi = np.array([r["params"]["psi_n"] for r in records], dtype=float)
-    unit = np.array([r["seed_index"] for r in records], dtype=int)
-    res = [r["result"] for r in records]
-    tau_gen = np.array([r["tau_gen"] for r in res], dtype=float)
-    tau_mem = np.array([r["tau_mem"] for r in res], dtype=float)  # None (JSON null) → nan
-    score_min = np.array([r["score_min"] for r in res], dtype=float)
-    doubled = np.isfinite(tau_mem)
-    units = unit_exponents(psi, unit, tau_gen, tau_mem, score_min)
+    params = [{"d": d, "psi_p": psi_p, "psi_n": x, "t": DYNAMICS_T} for x in psi_ns]
+    records = ctx.sweep(task, params, name="dynamics", n_seeds=n_seeds)
+    sweep = TimescaleSweep.of(records)
+    units = unit_exponents(sweep.psi, sweep.unit, sweep.tau_gen, sweep.tau_mem, sweep.score_min)
     decision = tau_rule(tau_gen_exponent, tau_mem_exponent).decide(units)
-    # pooled fits over all points: drawn in the figure, not decisive
-    fit_gen = fit_power_law(psi, tau_gen, n_boot=0)
-    fit_min = fit_power_law(psi, score_min, n_boot=0)
-    fit_mem = (
-        fit_power_law(psi[doubled], tau_mem[doubled], n_boot=0)
-        if len(set(psi[doubled])) >= 2 and doubled.sum() >= 3
-        else None
-    )
+    fits = sweep.pooled_fits()  # pooled over all points: drawn in the figure, not decisive
     lo, hi = tau_mem_exponent - TAU_MEM_TOL, tau_mem_exponent + TAU_MEM_TOL
-    summary = (
-        f"exponents per unit of τ_gen (theory {tau_gen_exponent:g} ± {TAU_GEN_TOL:g}), τ_mem "
-        f"(theory {tau_mem_exponent:g} ± {TAU_MEM_TOL:g}) and the minimal score error (< 0): "
-        + decision.summary()
-    )
-    if doubled.sum() < doubled.size:
-        summary += (
-            f"; the score error doubles after its minimum in {doubled.sum()} of {doubled.size} runs"
-        )
-
-    fig, (ax_curve, ax_tau, ax_min) = new_figure(ncols=3)
-    first = [i for i, r in enumerate(records) if r["seed_index"] == 0]
-    for colour, i in enumerate(first):
-        r = res[i]
-        line = ax_curve.loglog(r["tau"], r["score"], color=f"C{colour}", lw=1.2)[0]
-        if doubled[i]:
-            ax_curve.axvspan(tau_gen[i], tau_mem[i], color=line.get_color(), alpha=0.12)
-        marks = [(r["tau_gen"], 0.5 * (r["score_start"] + r["score_min"]))]
-        if doubled[i]:
-            marks.append((tau_mem[i], 2 * score_min[i]))
-        ax_curve.plot(*zip(*marks, strict=True), "o", color=line.get_color(), ms=3.5)
-        line.set_label(f"ψ_n = {psi[i]:g}")
-    ax_curve.set_xlabel("τ = kη/d²")
-    ax_curve.set_ylabel("score error E‖s_A − ∇log P_t‖²/d")
-    ax_curve.set_title(f"GE flow, d = {d}, ψ_p = {psi_p}, t = {DYNAMICS_T:g}", fontsize="small")
-    ax_curve.legend(fontsize="x-small", title="dots, shade: τ_gen, τ_mem", title_fontsize="x-small")
-    grid = np.geomspace(psi.min(), psi.max(), 50)
-    for label, values, fit, slope, marker in (
-        ("τ_gen", tau_gen, fit_gen, tau_gen_exponent, "o"),
-        ("τ_mem", tau_mem, fit_mem, tau_mem_exponent, "s"),
-    ):
-        keep = np.isfinite(values)
-        ax_tau.loglog(psi[keep], values[keep], marker, mfc="none", label=f"{label} (measured)")
-        if fit is not None:
-            ax_tau.plot(grid, fit.prefactor * grid**fit.exponent, "--", lw=1, color="0.5")
-            theory = _geometric_anchor(psi[keep], values[keep], slope)
-            ax_tau.plot(grid, theory(grid), color=THEORY, lw=1, label=f"slope {slope:g} (theory)")
-    ax_tau.set_xlabel("ψ_n = n/d")
-    ax_tau.set_ylabel("τ")
-    ax_tau.legend(fontsize="x-small")
-    ax_min.loglog(psi, score_min, "o", mfc="none", label="min score error (measured)")
-    ax_min.plot(grid, fit_min.prefactor * grid**fit_min.exponent, "--", color="0.5", lw=1)
-    ax_min.set_xlabel("ψ_n = n/d")
-    ax_min.set_ylabel("min_τ score error")
-    ax_min.set_title(
-        f"pooled fit: ψ_n^{fit_min.exponent:.2f} (our pilot: −0.6 to −0.69)", fontsize="small"
-    )
-    ax_min.legend(fontsize="x-small")
-    inset = ax_tau.inset_axes((0.62, 0.08, 0.35, 0.3))
-    mem_units = units["tau_mem_exponent"]
-    inset.plot(np.arange(len(mem_units)), mem_units, "s", ms=2.5, mfc="none")
-    inset.axhspan(lo, hi, color=THEORY, alpha=0.15)
-    inset.set_title("τ_mem exponent per unit", fontsize="xx-small")
-    inset.tick_params(labelsize="xx-small")
-    _plain_log_ticks(ax_curve, ax_tau, ax_min)
-    mean_mem = float(np.mean(mem_units)) if mem_units else None
+    slopes = (tau_gen_exponent, tau_mem_exponent)
+    fig = timescales_figure(sweep, fits, units, slopes, (lo, hi), (d, psi_p, DYNAMICS_T))
     return CheckResult(
         verdict=decision.verdict,
-        summary=summary,
-        measured={
-            "psi_n": psi,
-            "unit": unit,
-            "tau_gen": tau_gen,
-            "tau_mem": tau_mem,
-            "score_min": score_min,
-            "unit_exponents": units,
-            "pooled_exponent_tau_gen": fit_gen.exponent,
-            "pooled_exponent_tau_mem": None if fit_mem is None else fit_mem.exponent,
-            "pooled_exponent_score_min": fit_min.exponent,
-            "tau_mem_exponent": mean_mem,
-            "part_verdicts": {
-                f"{p.part.statistic} {p.part.direction}": p.verdict.value for p in decision.parts
-            },
-        },
+        summary=_tau_summary(tau_gen_exponent, tau_mem_exponent, decision, sweep.doubled),
+        measured={**sweep.measured(units, fits), "part_verdicts": _part_verdicts(decision)},
         expected={
             "exponent_tau_gen": tau_gen_exponent,
             "exponent_tau_mem": tau_mem_exponent,
             "exponent_score_min": "< 0 (our pilot −0.6 quick, −0.69 full)",
         },
-        tolerance=f"mean over units of the τ_gen exponent within {tau_gen_exponent:g} ± "
-        f"{TAU_GEN_TOL:g}, of the τ_mem exponent within [{lo:g}, {hi:g}], of the min-error "
-        "exponent < 0 (Student-t bounds, Bonferroni over 5 parts)",
+        tolerance=_tau_tolerance(tau_gen_exponent, (lo, hi)),
         figures=ctx.save_figure(fig),
-        arrays={"psi_n": psi, "tau_gen": tau_gen, "tau_mem": tau_mem, "score_min": score_min},
+        arrays=sweep.arrays,
         decision=decision.to_json(),
     )
 
@@ -821,30 +600,22 @@ def threshold_rule(threshold_ratio: float = 2.0, decay_exponent: float = -1.0) -
     )
 
 
-def threshold_units(
-    psi: NDArray[np.float64],
-    gaps: NDArray[np.float64],
-    delta: float,
-    psi_p: float,
-    threshold_ratio: float,
-) -> dict[str, list[float]]:
-    """Per unit (a column of ``gaps``, shape (ψ_n, units)): the three statistics of
-    :func:`threshold_rule`. A draw whose tail gap is not positive gets tail slope +inf clipped
-    to 10 (a gap that does not decay contradicts the claim)."""
-    beyond = psi >= threshold_ratio * psi_p
-    tail = (psi >= 2 * psi_p) & (psi <= 4 * psi_p)
-    out: dict[str, list[float]] = {
-        "max_relative_step": [],
-        "max_gap_over_delta_beyond_threshold": [],
-        "tail_slope": [],
-    }
-    for g in gaps.T:
-        out["max_relative_step"].append(float(np.max(np.diff(g) / np.abs(g[:-1]))))
-        out["max_gap_over_delta_beyond_threshold"].append(float(np.max(g[beyond]) / delta))
-        out["tail_slope"].append(
-            fit_power_law(psi[tail], g[tail], n_boot=0).exponent if np.all(g[tail] > 0) else 10.0
-        )
-    return out
+def _threshold_tolerance(delta: float, threshold_ratio: float, decay_exponent: float) -> str:
+    return (
+        f"means over draws: largest relative step of the gap < 0; gap < Δ_t = {delta:.4f} for "
+        f"ψ_n ≥ {threshold_ratio:g}ψ_p; log-log slope on [2ψ_p, 4ψ_p] ≤ "
+        f"{DECAY_TOL * decay_exponent:g} (Student-t bounds, Bonferroni over 3 parts)"
+    )
+
+
+def _threshold_summary(curve: GapCurve, psi_p: float, decision: Decision) -> str:
+    at = {float(x): float(g / curve.delta) for x, g in zip(curve.psi, curve.gap, strict=True)}
+    return (
+        f"gap/Δ_t = {at[2.0]:.0f} (ψ_n=2) → {at[16.0]:.1f} (ψ_n=ψ_p) → {at[32.0]:.2f} (2ψ_p) → "
+        f"{at[64.0]:.2f} (4ψ_p) (mean over draws; crosses Δ_t at ψ_n ≈ "
+        f"{curve.psi_n_where_gap_equals_delta / psi_p:.1f}ψ_p; matches our pilot's gaps within "
+        f"{curve.pilot_max_relative_deviation:.0%}); " + decision.summary()
+    )
 
 
 @claim(
@@ -887,103 +658,27 @@ def memorization_threshold(
     d = ctx.pick(quick=40, full=80, paper=PAPER_D)
     n_seeds = ctx.pick(**THRESHOLD_UNITS)
     streamed = ctx.pick(quick={}, full={}, paper={"row_block": PAPER_ROW_BLOCK})
-    psi_p = 16
-    records = ctx.sweep(
-        infinite_time_gap_task,
-        [
-            {"d": d, "psi_p": psi_p, "psi_n": x, "t": DYNAMICS_T, **streamed}
-            for x in THRESHOLD_PSI_N
-        ],
-        name="gap",
-        n_seeds=n_seeds,
-    )
-    psi = np.array(THRESHOLD_PSI_N, dtype=float)
-    gaps = np.full((psi.size, n_seeds), np.nan)
-    for r in records:
-        gaps[THRESHOLD_PSI_N.index(r["params"]["psi_n"]), r["seed_index"]] = r["result"]["gap"]
-    delta = float(records[0]["result"]["delta"])
+    psi_p, psi = 16, np.array(THRESHOLD_PSI_N, dtype=float)
+    rows = [
+        {"d": d, "psi_p": psi_p, "psi_n": x, "t": DYNAMICS_T, **streamed} for x in THRESHOLD_PSI_N
+    ]
+    records = ctx.sweep(infinite_time_gap_task, rows, name="gap", n_seeds=n_seeds)
+    gaps, delta = gap_table(records, THRESHOLD_PSI_N, n_seeds)
     units = threshold_units(psi, gaps, delta, psi_p, threshold_ratio)
     decision = threshold_rule(threshold_ratio, decay_exponent).decide(units)
-    gap = gaps.mean(axis=1)  # for the figure and the crossing point
-    monotone = bool(np.all(np.diff(gap) < 0))
-    beyond = psi >= threshold_ratio * psi_p
-    below = bool(np.all(gap[beyond] < delta)) if beyond.any() else False
-    worst_beyond = float(np.mean(units["max_gap_over_delta_beyond_threshold"]))
-    tail = (psi >= 2 * psi_p) & (psi <= 4 * psi_p)
-    fit_tail = (
-        fit_power_law(psi[tail], np.abs(gap[tail]), n_boot=0) if np.all(gap[tail] > 0) else None
-    )
-    crossing = np.flatnonzero(gap < delta)
-    if crossing.size and crossing[0] > 0:
-        j = crossing[0]  # log-log interpolation of the first ψ_n with gap = Δ_t
-        frac = np.log(gap[j - 1] / delta) / np.log(gap[j - 1] / gap[j])
-        psi_cross = float(np.exp(np.log(psi[j - 1]) + frac * np.log(psi[j] / psi[j - 1])))
-    else:
-        psi_cross = math.nan
-    spec_psi = np.array(sorted(SPEC_GAPS), dtype=float)
-    spec_gap = np.array([SPEC_GAPS[int(x)] for x in spec_psi])
-    ours_at_spec = gap[np.searchsorted(psi, spec_psi)]
-    spec_dev = float(np.max(np.abs(ours_at_spec / spec_gap - 1)))
-    at = {float(x): float(g / delta) for x, g in zip(psi, gap, strict=True)}
-    summary = (
-        f"gap/Δ_t = {at[2.0]:.0f} (ψ_n=2) → {at[16.0]:.1f} (ψ_n=ψ_p) → {at[32.0]:.2f} (2ψ_p) → "
-        f"{at[64.0]:.2f} (4ψ_p) (mean over draws; crosses Δ_t at ψ_n ≈ "
-        f"{psi_cross / psi_p:.1f}ψ_p; matches our pilot's gaps within {spec_dev:.0%}); "
-        + decision.summary()
-    )
-
-    fig, ax = new_figure()
-    for s in range(n_seeds):
-        ax.loglog(psi / psi_p, gaps[:, s] / delta, "o", mfc="none", ms=3, color="C0", alpha=0.5)
-    ax.loglog(psi / psi_p, gap / delta, "o-", color="C0", label="GE closed form (mean over draws)")
-    ax.loglog(spec_psi / psi_p, spec_gap / delta, "x", color="C1", label="our pilot")
-    ax.axhline(1.0, color="0.5", ls=":", lw=1, label="gap = Δ_t")
-    ax.axvline(
-        threshold_ratio,
-        color=THEORY,
-        ls="--",
-        lw=1,
-        label=f"claimed: < Δ_t from {threshold_ratio:g}ψ_p",
-    )
-    x_tail = np.geomspace(2, psi.max() / psi_p, 20)
-    ax.loglog(
-        x_tail,
-        (gap[psi == 2 * psi_p][0] / delta) * (x_tail / 2) ** decay_exponent,
-        color=THEORY,
-        lw=1,
-        label=f"ψ_n^{decay_exponent:g} (theory tail)",
-    )
-    ax.set_xlabel("ψ_n / ψ_p = n/p")
-    ratios = psi[np.isin(psi, [2, 4, 8, 16, 32, 64])] / psi_p
-    ax.set_xticks(ratios, [f"{r:g}" for r in ratios])
-    ax.set_ylabel("(L_test − L_train)(τ = ∞) / Δ_t")
-    ax.set_title(f"ψ_p = {psi_p}, d = {d}, t = {DYNAMICS_T:g}", fontsize="small")
-    ax.legend(fontsize="x-small")
-    _plain_log_ticks(ax)
+    curve = gap_curve(psi, gaps, delta, psi_p, threshold_ratio, SPEC_GAPS)
+    fig = threshold_figure(gaps, curve, (psi_p, d, DYNAMICS_T), threshold_ratio, decay_exponent)
     return CheckResult(
         verdict=decision.verdict,
-        summary=summary,
-        measured={
-            "psi_n": psi,
-            "gap": gap,
-            "gap_over_delta": gap / delta,
-            "monotone": monotone,
-            "below_delta_beyond_threshold": below,
-            "max_gap_over_delta_beyond_threshold": worst_beyond,
-            "psi_n_where_gap_equals_delta": psi_cross,
-            "tail_slope": None if fit_tail is None else fit_tail.exponent,
-            "spec_gap_max_relative_deviation": spec_dev,
-            "units": units,
-        },
+        summary=_threshold_summary(curve, psi_p, decision),
+        measured=curve.measured(units),
         expected={
             "delta_t": delta,
-            "spec_gap": spec_gap,
+            "spec_gap": curve.pilot_gap,
             "threshold_psi_n": threshold_ratio * psi_p,
             "tail_slope_at_most": DECAY_TOL * decay_exponent,
         },
-        tolerance=f"means over draws: largest relative step of the gap < 0; gap < Δ_t = "
-        f"{delta:.4f} for ψ_n ≥ {threshold_ratio:g}ψ_p; log-log slope on [2ψ_p, 4ψ_p] ≤ "
-        f"{DECAY_TOL * decay_exponent:g} (Student-t bounds, Bonferroni over 3 parts)",
+        tolerance=_threshold_tolerance(delta, threshold_ratio, decay_exponent),
         figures=ctx.save_figure(fig),
         arrays={"psi_n": psi, "gaps": gaps},
         decision=decision.to_json(),
@@ -1002,11 +697,6 @@ def paper_tau_per_step(lr_ref: float, d: int, p: int) -> float:
     the 1/√p, so its lr acts on B = A/√p; paper τ = Training_time·p/d²,
     docs/diffusion.md#conventions-and-units)."""
     return lr_ref * p / d**2
-
-
-def _plateau_error(gd: NDArray[np.float64], flow: NDArray[np.float64]) -> float:
-    """|mean(1 − L_gd) − mean(1 − L_flow)| / |mean(1 − L_flow)| over a window of checkpoints."""
-    return float(abs(np.mean(gd) - np.mean(flow)) / abs(1.0 - np.mean(flow)))
 
 
 #: The plateaus on which GD is compared with the flow: (name, run phase, which τ range).
@@ -1033,6 +723,38 @@ GD_RULE = Rule(
         ),
     ),
 )
+
+GD_PHASES = {  # the two GD runs per ψ_n: sweep parameters by phase
+    "window": {"lr_factor": GD_WINDOW_LR, "tau_end": 3.0, "tau_end_is_test_min_multiple": True},
+    "late": {"lr_factor": GD_REFERENCE_LR, "tau_end": GD_LATE_TAU},
+}
+GD_TOLERANCE = (
+    f"|mean(1 − L_GD) − mean(1 − L_flow)| ≤ {GD_REL_TOL:.0%}·|mean(1 − L_flow)| on each plateau "
+    "(window at lr 1e-5·d/Δ_t; window and memorisation phase at the reference lr 0.01·d/Δ_t), "
+    "for train and test"
+)
+
+
+def _gd_summary(plateaus: GDPlateaus, decision: Decision, psi_ns: tuple[float, ...]) -> str:
+    errors = plateaus.first_draw
+    per_plateau = "; ".join(
+        f"ψ_n={x:g} {name}: train {errors[(x, name, 'train')]:.1%}, "
+        f"test {errors[(x, name, 'test')]:.1%}"
+        for x in psi_ns
+        for name, _, _ in GD_PLATEAUS
+    )
+    summary = (
+        f"worst relative error of 1 − L at the plateaus per draw "
+        f"{', '.join(f'{w:.1%}' for w in plateaus.worst_per_unit)} against {GD_REL_TOL:.0%}: "
+        f"{decision.summary()}; first draw: {per_plateau}"
+    )
+    lift = plateaus.reference_lift
+    if lift:
+        summary += (
+            f"; at the reference lr the SGD noise lifts the test loss in the generalisation "
+            f"window by {min(lift):.1f}–{max(lift):.1f} Δ_t above the flow"
+        )
+    return summary
 
 
 @claim(
@@ -1088,117 +810,26 @@ def gd_matches_flow(
     the worst of them, decided by :data:`GD_RULE` against 5%."""
     psi_ns = ctx.pick(quick=(2,), full=(2, 4, 8))
     n_seeds = ctx.pick(**GD_UNITS)
-    phases = ("window", "late")
-    phase_params = {
-        "window": {"lr_factor": GD_WINDOW_LR, "tau_end": 3.0, "tau_end_is_test_min_multiple": True},
-        "late": {"lr_factor": GD_REFERENCE_LR, "tau_end": GD_LATE_TAU},
-    }
     params = [
-        {"d": 10, "psi_p": 32, "psi_n": x, "t": DYNAMICS_T, "checkpoints": 60, **phase_params[ph]}
+        {"d": 10, "psi_p": 32, "psi_n": x, "t": DYNAMICS_T, "checkpoints": 60, **GD_PHASES[ph]}
         for x in psi_ns
-        for ph in phases
+        for ph in ("window", "late")
     ]
     records = ctx.sweep(gd_task, params, name="gd", n_seeds=n_seeds, paired_seeds=True)
-    rows, errors, reference_lift = [], {}, []
-    unit_errors: dict[int, list[float]] = {}
-    fig, axes = new_figure(ncols=len(psi_ns))
-    axes = np.atleast_1d(axes)
-    for r in records:
-        res, prm, unit = r["result"], r["params"], r["seed_index"]
-        phase = "window" if prm["lr_factor"] == GD_WINDOW_LR else "late"
-        ax = axes[psi_ns.index(prm["psi_n"])]
-        delta = res["delta"]
-        tau = np.asarray(res["steps"]) * tau_per_step(res["lr_ref"], res["d"], res["p"])
-
-        def flow_at(key: str, tau: NDArray[np.float64] = tau, res: dict = res) -> Any:
-            return np.interp(np.log(tau), np.log(res["tau"]), res[key])
-
-        tau_star = float(res["tau"][int(np.argmin(res["flow_test"]))])
-        ranges = {
-            "window": (tau >= tau_star / 1.5) & (tau <= tau_star * 1.5),
-            "late": tau >= tau.max() / 2,
-        }
-        if phase == "late" and ranges["window"].any():  # how far the SGD noise lifts the dip
-            lift = (
-                np.asarray(res["gd_test"])[ranges["window"]]
-                - flow_at("flow_test")[ranges["window"]]
-            )
-            reference_lift.append(float(np.mean(lift) / delta))
-        for name, run_phase, where in GD_PLATEAUS:
-            if run_phase != phase:
-                continue
-            sel = ranges[where]
-            for which in ("train", "test"):
-                gd = np.asarray(res[f"gd_{which}"])
-                flow = flow_at(f"flow_{which}")
-                err = _plateau_error(gd[sel], flow[sel]) if sel.any() else 1e6
-                unit_errors.setdefault(unit, []).append(err)
-                if unit == 0:
-                    errors[(prm["psi_n"], name, which)] = err
-                rows.append([unit, prm["psi_n"], name, which, err])
-        if unit != 0:  # the figure shows the first draw
-            continue
-        for which, marker in (("train", "o"), ("test", "s")):
-            ax.plot(
-                tau,
-                (np.asarray(res[f"gd_{which}"]) - 1) / delta,
-                marker,
-                ms=2.5,
-                mfc="none",
-                alpha=0.8,
-                color="C0" if phase == "window" else "C1",
-                label=f"GD {which}, lr_ref = {prm['lr_factor']:g}·d/Δ_t",
-            )
-        for where in ("window", "late") if phase == "late" else ("window",):
-            if ranges[where].any():
-                ax.axvspan(tau[ranges[where]].min(), tau[ranges[where]].max(), color="0.85",
-                           zorder=0)  # fmt: skip
-        if phase == "window":
-            for key, colour, ls, label in (
-                ("flow_train", THEORY, "-", "closed form, true U (train)"),
-                ("flow_test", THEORY, "--", "closed form, true U (test)"),
-                ("ge_test", "0.6", ":", "GE closed form (test)"),
-            ):
-                curve = (np.asarray(res[key]) - 1) / delta
-                ax.plot(res["tau"], curve, color=colour, ls=ls, lw=1, label=label)
-        ax.set_xscale("log")
-        ax.set_yscale("symlog", linthresh=1.0)
-        ax.set_xlabel("τ = kη/d²")
-        ax.set_ylabel("(L − 1)/Δ_t")
-        ax.set_title(f"ψ_n = {prm['psi_n']:g}, ψ_p = 32, d = 10", fontsize="small")
-    axes[0].legend(fontsize="xx-small")
-    _plain_log_ticks(*axes)
-    worst_per_unit = [max(unit_errors[u]) for u in sorted(unit_errors)]
-    decision = GD_RULE.decide({"max_relative_error": worst_per_unit})
-    per_plateau = "; ".join(
-        f"ψ_n={x:g} {name}: train {errors[(x, name, 'train')]:.1%}, "
-        f"test {errors[(x, name, 'test')]:.1%}"
-        for x in psi_ns
-        for name, _, _ in GD_PLATEAUS
-    )
-    summary = (
-        f"worst relative error of 1 − L at the plateaus per draw "
-        f"{', '.join(f'{w:.1%}' for w in worst_per_unit)} against {GD_REL_TOL:.0%}: "
-        f"{decision.summary()}; first draw: {per_plateau}"
-    )
-    if reference_lift:
-        summary += (
-            f"; at the reference lr the SGD noise lifts the test loss in the generalisation "
-            f"window by {min(reference_lift):.1f}–{max(reference_lift):.1f} Δ_t above the flow"
-        )
+    plateaus = gd_plateaus(records, tau_per_step, window_lr=GD_WINDOW_LR, plateaus=GD_PLATEAUS)
+    decision = GD_RULE.decide({"max_relative_error": plateaus.worst_per_unit})
+    fig = gd_flow_figure(psi_ns, plateaus.traces)
     return CheckResult(
         verdict=decision.verdict,
-        summary=summary,
+        summary=_gd_summary(plateaus, decision, psi_ns),
         decision=decision.to_json(),
         measured={
-            "plateau_relative_error": rows,
-            "max_relative_error": float(np.mean(worst_per_unit)),
-            "max_relative_error_per_unit": worst_per_unit,
-            "reference_lr_window_test_lift_over_delta": reference_lift,
+            "plateau_relative_error": plateaus.rows,
+            "max_relative_error": float(np.mean(plateaus.worst_per_unit)),
+            "max_relative_error_per_unit": plateaus.worst_per_unit,
+            "reference_lr_window_test_lift_over_delta": plateaus.reference_lift,
         },
         expected={"plateau_relative_error_at_most": GD_REL_TOL},
-        tolerance=f"|mean(1 − L_GD) − mean(1 − L_flow)| ≤ {GD_REL_TOL:.0%}·|mean(1 − L_flow)| on "
-        "each plateau (window at lr 1e-5·d/Δ_t; window and memorisation phase at the reference "
-        "lr 0.01·d/Δ_t), for train and test",
+        tolerance=GD_TOLERANCE,
         figures=ctx.save_figure(fig),
     )

@@ -407,3 +407,94 @@ def test_the_committed_domain_scan_covers_the_box_and_passes():
     np.testing.assert_allclose(points, rmt.domain_sample(1000, seed=1), rtol=1e-12)
     assert np.mean([r["passed"] for r in rows]) >= 0.999
     assert all(abs(r["total_mass"] - 1) <= rmt.SELF_CHECK_MASS_TOL for r in rows if r["passed"])
+
+
+# ---- independent routes to the constants and edges (the diffusion checks' statistics) ---------
+
+
+@pytest.mark.parametrize(
+    ("value", "half_unit"), [(0.08523, 5e-6), (5e-05, 5e-6), (0.60571, 5e-6), (0.01357, 5e-6)]
+)
+def test_half_unit_in_last_digit(value, half_unit):
+    assert rmt.half_unit_in_last_digit(value) == pytest.approx(half_unit * (1 + 1e-9), rel=1e-12)
+
+
+@pytest.mark.parametrize("t", [0.01, 0.3])
+def test_direct_constants_agree_with_the_conditional_mean_route(t):
+    k = rmt.rf_constants(t)
+    b, v2 = rmt.rf_constants_direct(k)
+    assert b == pytest.approx(k.b, abs=1e-10)
+    assert v2 == pytest.approx(k.v2, abs=1e-10)
+    assert b == pytest.approx(math.sqrt(k.delta) * k.a, abs=1e-10)  # Stein: b_t = √Δ_t a_t
+
+
+def test_compare_constants_counts_each_entry_against_its_rounding():
+    k = rmt.rf_constants(0.1)
+    table = {0.1: tuple(float(f"{x:.5g}") for x in (k.a, k.b, k.v2, k.s2))}
+    ok = rmt.compare_constants(table)
+    assert ok.within_rounding == 4
+    assert ok.worst_fraction_of_rounding <= 1.0
+    assert ok.identity_error < 1e-10
+    a, b, v2, s2 = table[0.1]
+    off = rmt.compare_constants({0.1: (a, b * (1 + 1e-3), v2, s2)})
+    assert off.within_rounding == 3
+    assert off.rows[0]["within_rounding"] == [True, False, True, True]
+    assert off.worst_fraction_of_rounding > 10
+
+
+def test_stieltjes_sanity_of_a_spectrum(spec_4096):
+    """The solver_sanity claim's case (ψ_p = 4096, ψ_n = 16, t = 0.01): Herglotz up to the
+    rounding next to square-root edges, q ~ −1/z far out, and the delta's residue 1 − (1+ψ_n)/ψ_p."""
+    sane = rmt.stieltjes_sanity(spec_4096, psi_p=4096.0, psi_n=16.0, t=0.01)
+    assert sane.converged
+    assert sane.min_imag_q_over_abs_q >= -1e-9
+    assert sane.far_field_error < 1e-3
+    assert sane.delta_residue == pytest.approx(1 - (1 + 16.0) / 4096.0, abs=1e-6)
+
+
+def test_per_point_comparison_puts_its_points_inside_the_bulks():
+    model = {"psi_p": 8.0, "psi_n": 2.0, "t": 0.01}
+    got = rmt.per_point_comparison(rmt.rf_spectrum, rmt.rf_stieltjes, 6, **model)
+    assert got.lam.size == 6 // len(got.spectrum.bulks) * len(got.spectrum.bulks)
+    assert all(any(b.lower < x < b.upper for b in got.spectrum.bulks) for x in got.lam)
+    assert got.max_relative_difference < 1e-4
+
+
+def test_u_tilde_edges_are_marchenko_pastur_for_sigma_identity():
+    """Σ = I makes Σ_t a scalar γ = e^{−2t} + Δ_t = 1, so Ũ's top bulk is a_t²ψ_p times a
+    Marchenko–Pastur law of ratio 1/ψ_p and variance γ, shifted by v_t² + s_t²."""
+    psi_p, t = 64.0, 0.01
+    k = rmt.rf_constants(t)
+    lo, hi = rmt.marchenko_pastur_edges(1 / psi_p, k.decay**2 + k.delta)
+    expected = [k.a**2 * psi_p * e + k.v2 + k.s2 for e in (lo, hi)]
+    assert rmt.u_tilde_top_edges(psi_p, t) == pytest.approx(expected, rel=1e-6)
+    ratio = np.array([64.0, 256.0])
+    mp_lo, mp_hi = rmt.rho1_marchenko_pastur_edges(ratio, t)
+    for r, got_lo, got_hi in zip(ratio, mp_lo, mp_hi, strict=True):
+        want = rmt.marchenko_pastur_edges(r, k.v2)
+        assert (got_lo, got_hi) == pytest.approx((k.s2 + want[0], k.s2 + want[1]), rel=1e-12)
+
+
+def test_two_bulks_reads_rho1_and_rho2_off_a_spectrum():
+    """A stand-in solver whose ρ1 is exactly Marchenko–Pastur in ψ_p/ψ_n and whose ρ2 is
+    ψ_p·(1, 2)·(1 + 1/ψ_n): ρ1 misses its asymptote by 0, ρ2/ψ_p does not spread across ψ_p and
+    ρ2's distance to Ũ's edges is what the stand-in makes it."""
+    t = 0.01
+
+    def spectrum_fn(*, psi_p, psi_n, t):
+        lo, hi = rmt.rho1_marchenko_pastur_edges(np.array(psi_p / psi_n), t)
+        low = rmt.Bulk(1 / psi_p, 1e-4, 2e-4)
+        rho1 = rmt.Bulk((psi_n - 1) / psi_p, float(lo), float(hi))
+        rho2 = rmt.Bulk(1 / psi_p, psi_p * (1 + 1 / psi_n), 2 * psi_p * (1 + 1 / psi_n))
+        return rmt.Spectrum(np.zeros(1), np.zeros(1), 0.0, 0.0, (low, rho1, rho2))
+
+    psi_ns = np.array([4.0, 16.0, 64.0])
+    got = rmt.two_bulks(spectrum_fn, psi_p=4096.0, psi_ns=psi_ns, psi_ps=(1024, 4096), t=t)
+    assert got.mp_edge_max_relative_error == 0.0
+    assert got.rho2_scale_spread == pytest.approx(0.0, abs=1e-15)
+    np.testing.assert_array_equal(got.rho1_edges, got.mp_edges)
+    np.testing.assert_allclose(got.rho2_edges[:, 0], 4096 * (1 + 1 / psi_ns))
+    limit = np.array(rmt.u_tilde_top_edges(4096.0, t))
+    np.testing.assert_allclose(
+        got.rho2_distance_to_u_tilde, np.max(np.abs(got.rho2_edges / limit - 1), axis=1)
+    )

@@ -92,7 +92,7 @@ def ge_task_with_double_division(params, rng):
 
 @functools.cache
 def _u_tilde_edges(psi_p, t):
-    return diffusion.u_tilde_top_edges(psi_p, t)
+    return rmt.u_tilde_top_edges(psi_p, t)
 
 
 def inverted_ratio_spectrum(*, psi_p, psi_n, t, **_):

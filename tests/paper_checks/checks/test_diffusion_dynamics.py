@@ -123,19 +123,6 @@ def test_tau_mem_claim_passes_inside_the_band(tmp_path):
     assert result.verdict is Verdict.PASS, result.summary
 
 
-def test_unit_exponents_fit_each_unit_alone():
-    """Two units with exact power laws of different slopes: each gets its own exponent; a unit
-    with fewer than three finite τ_mem has no τ_mem exponent."""
-    psi = np.array([4.0, 8.0, 16.0, 4.0, 8.0, 16.0])
-    unit = np.array([0, 0, 0, 1, 1, 1])
-    tau_gen = np.array([1.0, 1.0, 1.0, 1.0, 2.0, 4.0])
-    tau_mem = np.array([4.0, 8.0, 16.0, 4.0, np.nan, 16.0])
-    got = diffusion.unit_exponents(psi, unit, tau_gen, tau_mem, psi**-0.5)
-    np.testing.assert_allclose(got["tau_gen_exponent"], [0.0, 1.0], atol=1e-12)
-    np.testing.assert_allclose(got["tau_mem_exponent"], [1.0], atol=1e-12)
-    np.testing.assert_allclose(got["score_min_exponent"], [-0.5, -0.5], atol=1e-12)
-
-
 # ------------------------------------------------------------------ threshold
 @pytest.mark.claim_fails("diffusion.memorization_threshold")
 def test_memorization_threshold_fails_at_twice_p_as_the_spec_states_it(out_dir):
