@@ -3,10 +3,10 @@ Attention-Sink-Free" (Qiu et al., NeurIPS 2025; arXiv 2505.06708), on tiny CPU m
 
 Paper: Qiu, Wang, Zheng, Huang, Wen, Yang, Men, Yu, Huang, Huang, Liu, Zhou and Lin, NeurIPS
 2025, arXiv 2505.06708; the model, the measurements and the paper's numbers are in
-docs/gated_attention.md. Three testbeds, trained by :mod:`neural.gated_training`
-in sweeps shared by the claims that read them (sink; text at the base LR; text at the other
-LRs, so that no claim waits for runs it does not read), with paired seeds (same shared
-initialisation, data order and evaluation batch in every arm):
+docs/gated_attention.md. Three testbeds, trained by :mod:`neural.gated_training` through
+:func:`neural.gated_testbeds.train_arms` in sweeps shared by the claims that read them (sink; text
+at the base LR; text at the other LRs, so that no claim waits for runs it does not read), with
+paired seeds (same shared initialisation, data order and evaluation batch in every arm):
 
 * **text**: a byte-level LM on ``pydoc_data.topics`` (ships with CPython), baseline vs G1
   elementwise (FFN narrowed to match parameters) vs controls, over an LR grid;
@@ -23,13 +23,15 @@ Every testbed uses QK-norm (per-head RMSNorm of q and k before RoPE), the conven
 authors' configuration and of Qwen3 / Qwen3-Next; ``qk_norm: False`` in a testbed's
 ``base`` gives the model without it, whose numbers are the reference runs before 2026-12-01.
 
-torch is imported only inside :mod:`neural`, which this module loads lazily, so ``paper-checks
-list`` needs no torch.
+This module holds each testbed's sizes per scale, the claims' decision rules and the checks; the
+statistics the rules decide on are :mod:`theory.gated_attention` (with the paper's Table 4 and
+the thresholds fixed from it), the readouts of the runs :mod:`neural.gated_testbeds`, the
+figures :mod:`paper_checks.figures.gated_attention`. torch is imported only when a sweep trains,
+so ``paper-checks list`` needs no torch.
 """
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Callable
 from dataclasses import replace
@@ -38,49 +40,54 @@ from typing import Any
 import numpy as np
 
 from neural.attention_metrics import SINK_HEAD_THRESHOLD  # numpy only: no torch import
-from neural.lm_data import TEXT_VOCAB  # numpy only
+from neural.gated_testbeds import (  # numpy only: torch is imported when a sweep trains
+    ARM_LABELS,
+    DIVERGED_LOSS,
+    Runs,
+    arms_at_base_lr,
+    by_arm,
+    final,
+    final_loss,
+    finals,
+    gate_readout,
+    lr_grid,
+    paired_finals,
+    paired_stacks,
+    param_counts,
+    runs_for,
+    train_arms,
+)
 from paper_checks.claims import HistoryEntry, claim
 from paper_checks.context import Context
-from paper_checks.decision import Part, Rule
-from paper_checks.plotting import THEORY, new_figure
+from paper_checks.decision import Decision, Part, Rule
+from paper_checks.figures.gated_attention import (
+    gate_sparse_figure,
+    loss_figure,
+    lr_tolerance_figure,
+    massive_activations_figure,
+    sink_ordering_figure,
+    sink_removed_figure,
+)
 from paper_checks.results import CheckResult
+from theory.gated_attention import (
+    DEGRADE_NATS,
+    GATE_BELOW_MIN,
+    GATE_MEAN_MAX,
+    ORDER_WEAK_TOLERANCE,
+    PAPER_TABLE4,
+    SINK_MIN_RATIO,
+    SINK_REMOVED_RATIO,
+    compare_arms,
+    finite_mean,
+    has_baseline_sink,
+    lr_grid_statistics,
+    paired_log_ratio,
+    paired_t,
+    sink_statistics,
+    sparse_units,
+    sparsity_statistics,
+)
 
-logger = logging.getLogger(__name__)
-
-#: Table 4 of the paper (15A2B MoE): mean gate / M-Act / F-Attn.
-PAPER_TABLE4 = {
-    "none": {"gate_mean": None, "m_act": 1053.0, "f_attn": 0.467},
-    "elementwise": {"gate_mean": 0.116, "m_act": 94.0, "f_attn": 0.048},
-    "headwise": {"gate_mean": 0.172, "m_act": 98.0, "f_attn": 0.073},
-    "g2_value": {"gate_mean": 0.221, "m_act": 125.0, "f_attn": 0.297},
-    "input_independent": {"gate_mean": 0.335, "m_act": 471.0, "f_attn": 0.364},
-    "ns_sigmoid": {"gate_mean": 0.653, "m_act": 892.0, "f_attn": 0.451},
-    "head_shared": {"gate_mean": 0.271, "m_act": 286.0, "f_attn": 0.301},
-}
-ARM_LABELS = {
-    "none": "baseline",
-    "elementwise": "G1 elementwise",
-    "headwise": "G1 headwise",
-    "ns_sigmoid": "NS-sigmoid 0.5+0.5σ",
-    "input_independent": "σ(bias)",
-    "g2_value": "G2 after V",
-    "g5_output": "G5 after W_O",
-    "head_shared": "G1 head-shared",
-}
-
-#: Gate sparsity at the paper's level, fixed from Table 4 (G1 mean gate 0.116; NS-sigmoid 0.653,
-#: σ(bias) 0.335) before any run: a sparse gate has mean ≤ 0.25 and ≥ 20% of its values < 0.1.
-GATE_MEAN_MAX = 0.25
-GATE_BELOW_MIN = 0.20
-SINK_MIN_RATIO = 3.0  # the baseline has a sink when its F-Attn ≥ 3× uniform (our threshold)
-SINK_REMOVED_RATIO = 0.5  # removed: gated F-Attn ≤ 0.5× baseline
-DEGRADE_NATS = 0.05  # at the top LR a run degrades when its loss exceeds its best-LR loss by this
-#: "a ≥ b" (removes the sink at least as well) tolerates a F-Attn ratio up to 2, the factor that
-#: defines removal in sink_removed (Table 4: headwise 0.073 vs elementwise 0.048, 1.5×).
-ORDER_WEAK_TOLERANCE = math.log(2.0)
-#: A diverged text run counts with the loss at which training is declared diverged, ln(vocab) + 1
-#: (neural.gated_training), a diverged sink run with F-Attn 1 (all weight on token 0).
-DIVERGED_LOSS = math.log(TEXT_VOCAB) + 1.0
 #: The unit of every claim of this paper.
 PAIRED_SEED = (
     "one paired training seed: every arm trained from the same shared initialisation, data order "
@@ -104,24 +111,6 @@ SINK_ORDERING = (
     ("head_shared", ">", "input_independent"),
 )
 RUNS_ID = "gated_attention.runs"  # the claim id under which the shared sweeps are cached
-
-
-def _qk_norm_on(before: str) -> HistoryEntry:
-    """The record of the 2026-12-01 convention change: every testbed now normalises q and k.
-
-    No longer called: the claims' history entries carry this text inline, without the old
-    citation. Kept until the next change of this module's code, because removing it changes the
-    module's code fingerprint and so would stale every committed record of this paper."""
-    return HistoryEntry(
-        date="2026-12-01",
-        change="QK-norm on by default, as in Qwen3: per-head RMSNorm of q and k before RoPE in "
-        "every testbed",
-        reason="the authors' configuration enables QK-norm by default and Qwen3-Next always "
-        "normalises q and k per head; without it our layer outputs differ from theirs by 48-94% "
-        "(measured against the authors' layer), and the sink, M-Act and gate measurements may "
-        "depend on it",
-        before=before,
-    )
 
 
 def _seeds_redrawn(before: str) -> HistoryEntry:
@@ -286,57 +275,26 @@ def _train(
     ctx: Context, points: list[dict[str, Any]], name: str, seeds: int | None
 ) -> list[dict[str, Any]]:
     """Run (or read from the cache) one testbed's sweep under the claim id :data:`RUNS_ID`, so
-    every claim of the paper shares it, and log the parameter count of each arm."""
-    from neural.gated_training import gated_lm_task
-
-    records = replace(ctx, claim_id=RUNS_ID).sweep(
-        gated_lm_task,
-        points,
-        name=name,
-        n_seeds=n_seeds(ctx) if seeds is None else seeds,
-        paired_seeds=True,
-    )
-    counts = {r["params"]["gate"]: r["result"]["n_params"] for r in records}
-    for gate, count in counts.items():
-        logger.info("%s testbed, %s: %d parameters", name, ARM_LABELS[gate], count)
-    return records
+    every claim of the paper shares it (:func:`neural.gated_testbeds.train_arms`)."""
+    sweep = replace(ctx, claim_id=RUNS_ID).sweep
+    return train_arms(sweep, points, name, n_seeds(ctx) if seeds is None else seeds)
 
 
-def by_arm(
-    records: list[dict[str, Any]], lr: float | None = None
-) -> dict[str, list[dict[str, Any]]]:
-    """Run results grouped by gate, ordered by seed index (only runs at ``lr`` when given)."""
-    arms: dict[str, list[dict[str, Any]]] = {}
-    for record in sorted(records, key=lambda r: r["seed_index"]):
-        if lr is None or math.isclose(record["params"]["lr"], lr):
-            arms.setdefault(record["params"]["gate"], []).append(record["result"])
-    return arms
+# ----------------------------------------------------------------------------------- summaries
+def _fmt(values: np.ndarray) -> str:
+    """Per-seed numbers for a summary: ``0.123`` or ``[0.12, 0.34, ...]``."""
+    values = np.atleast_1d(np.asarray(values, dtype=float))
+    if len(values) == 1:
+        return f"{values[0]:.3g}"
+    return "[" + ", ".join(f"{v:.3g}" for v in values) + "]"
 
 
-def _final(runs: list[dict[str, Any]], key: str) -> np.ndarray:
-    """A final measurement of each run (NaN for a diverged run)."""
-    return np.array([np.nan if r["diverged"] else r["final"][key] for r in runs], dtype=float)
-
-
-def _param_counts(arms: dict[str, list[dict[str, Any]]]) -> dict[str, int]:
-    return {gate: int(runs[0]["n_params"]) for gate, runs in arms.items()}
-
-
-def _runs_for(arms: dict[str, list[dict[str, Any]]], gate: str, role: str) -> list[dict[str, Any]]:
-    if gate not in arms:
-        raise ValueError(f"{role} arm {gate!r} was not trained (arms: {', '.join(sorted(arms))})")
-    return arms[gate]
+def _versus(name: str, baseline: np.ndarray, gated: np.ndarray, gated_arm: str) -> str:
+    """``<name> baseline <per seed> vs <gated arm> <per seed>``, the head of a summary."""
+    return f"{name} baseline {_fmt(baseline)} vs {ARM_LABELS[gated_arm]} {_fmt(gated)}"
 
 
 # ----------------------------------------------------------------------------------- gate_sparse
-def sparsity_margin(gate_means: np.ndarray, below: np.ndarray) -> np.ndarray:
-    """Per seed, m = min(1 − ḡ/0.25, s/0.20 − 1) for the final mean gate ḡ and the share s of
-    gate values below 0.1: m ≥ 0 iff ḡ ≤ 0.25 and s ≥ 20% (the paper's level, Table 4: ḡ =
-    0.116); NaN for a diverged run."""
-    gate_means, below = np.asarray(gate_means, float), np.asarray(below, float)
-    return np.minimum(1.0 - gate_means / GATE_MEAN_MAX, below / GATE_BELOW_MIN - 1.0)
-
-
 SPARSE_RULE = Rule(
     unit=PAIRED_SEED.replace("every arm", "the G1 arm of the text testbed at the base LR"),
     parts=(
@@ -348,14 +306,8 @@ SPARSE_RULE = Rule(
     note=ONE_SEED_NOTE,
 )  # fmt: skip
 
-
-def sparse_units(gate_means: np.ndarray, below: np.ndarray) -> dict[str, list[float]]:
-    """The units of :data:`SPARSE_RULE`: per seed the final mean gate and share of values < 0.1,
-    a diverged run (NaN) at the non-sparse end of each scale (mean 1, share 0)."""
-    return {
-        "gate_mean": np.nan_to_num(np.asarray(gate_means, float), nan=1.0).tolist(),
-        "gate_below_0.1": np.nan_to_num(np.asarray(below, float), nan=0.0).tolist(),
-    }
+#: The gate measurements read from the control arm and the sink testbed (reported beside G1's).
+GATE_KEYS = ("gate_mean", "gate_below_0.1")
 
 
 @claim(
@@ -421,70 +373,19 @@ def gate_sparse(
     """Text testbed at the base LR, units = paired seeds: mean final gate ḡ below 0.25 and mean
     share of gate values < 0.1 above 20% (:data:`SPARSE_RULE`). The ``control_arm`` (NS-sigmoid)
     and the gated arm of the ``sink`` testbed are reported, not decisive."""
-    records = runs(ctx)
-    base_lr = _base_lr(records)
-    arms = by_arm(records, base_lr)
-    gated, control = _runs_for(arms, gated_arm, "gated"), _runs_for(arms, control_arm, "control")
-    means = _final(gated, "gate_mean")
-    first = np.array([r["trajectory"][0]["gate_mean"] for r in gated])
-    below = _final(gated, "gate_below_0.1")
-    margins = sparsity_margin(means, below)
-    decision = SPARSE_RULE.decide(sparse_units(means, below))
-    n_sparse = int(np.sum(margins >= 0))
-    sink_arm = _runs_for(by_arm(sink(ctx)), gated_arm, "sink") if sink is not None else []
-    sink_means, sink_below = _final(sink_arm, "gate_mean"), _final(sink_arm, "gate_below_0.1")
-    sink_text = (
-        f"; sink testbed (reported, not decided): mean gate {_fmt(sink_means)}, share < 0.1 "
-        f"{_fmt(sink_below)}"
-        if len(sink_arm)
-        else ""
-    )
-
-    fig, (ax_h, ax_t) = new_figure(ncols=2)
-    centres = np.linspace(0.025, 0.975, 20)
-    for gate in [g for g in ("elementwise", "headwise", "ns_sigmoid") if g in arms]:
-        hist = np.mean([r["final"]["gate_hist"] for r in arms[gate]], axis=0)
-        ax_h.step(centres, hist, where="mid", color=arm_colour(gate), label=ARM_LABELS[gate])
-    ax_h.axvline(0.1, color=THEORY, ls="--", lw=1, label=f"0.1: ≥ {GATE_BELOW_MIN:.0%} below")
-    ax_h.axvline(
-        PAPER_TABLE4[gated_arm]["gate_mean"] or 0.0, color=THEORY, lw=1.2,
-        label="paper's mean gate (Table 4)",
-    )  # fmt: skip
-    ax_h.set_xlabel("gate value σ(x W_θ)")
-    ax_h.set_ylabel("share of gate values")
-    ax_h.set_yscale("log")
-    ax_h.legend(fontsize="small")
-    gates = [g for g in ("elementwise", "headwise", "ns_sigmoid") if g in arms]
-    plot_over_training(ax_t, arms, gates, "gate_mean")
-    ax_t.axhline(GATE_MEAN_MAX, color=THEORY, ls="--", lw=1,
-                 label=f"{GATE_MEAN_MAX:g} (claim: mean at most this)")  # fmt: skip
-    ax_t.axhline(PAPER_TABLE4[gated_arm]["gate_mean"] or 0.0, color=THEORY, lw=1.2,
-                 label="paper (Table 4)")  # fmt: skip
-    ax_t.legend(fontsize="small")
+    arms = arms_at_base_lr(runs(ctx))
+    gated, control = runs_for(arms, gated_arm, "gated"), runs_for(arms, control_arm, "control")
+    sink_arm = runs_for(by_arm(sink(ctx)), gated_arm, "sink") if sink is not None else []
+    m = gate_readout(gated) | finals(control, GATE_KEYS, "control_{}")
+    m |= finals(sink_arm, GATE_KEYS, "sink_{}")
+    m |= sparsity_statistics(m["gate_mean"], m["gate_below_0.1"])
+    decision = SPARSE_RULE.decide(sparse_units(m["gate_mean"], m["gate_below_0.1"]))
+    fig = gate_sparse_figure(arms, gated_arm)
     return CheckResult(
         verdict=decision.verdict,
-        summary=f"{ARM_LABELS[gated_arm]}: mean gate {_fmt(means)} (at init {_fmt(first)}; paper "
-        f"0.116), share < 0.1 {_fmt(below)}; sparse in {n_sparse}/{len(margins)} seeds; "
-        f"{ARM_LABELS[control_arm]} mean {_fmt(_final(control, 'gate_mean'))}{sink_text}; "
-        + decision.summary(),
+        summary=_sparse_summary(m, gated_arm, control_arm) + decision.summary(),
         decision=decision.to_json(),
-        measured={
-            "gate_mean": means,
-            "gate_mean_at_init": first,
-            "gate_below_0.1": below,
-            "sparsity_margin": margins,
-            "sparsity_margin_min": float(np.min(margins)),
-            "sparsity_margin_max": float(np.max(margins)),
-            "seeds_sparse": n_sparse,
-            "control_gate_mean": _final(control, "gate_mean"),
-            "control_gate_below_0.1": _final(control, "gate_below_0.1"),
-            "sink_gate_mean": sink_means,
-            "sink_gate_below_0.1": sink_below,
-            "gated_output_below_1e-2": _final(gated, "gated_output_below_1e-2"),
-            "mean_gate_control_output_below_1e-2": _final(gated, "mean_gate_control_below_1e-2"),
-            "gate_mean_per_layer": [r["final"]["gate_mean_per_layer"] for r in gated],
-            "n_params": _param_counts(arms),
-        },
+        measured={**m, "n_params": param_counts(arms)},
         expected={
             "gate_mean_at_most": GATE_MEAN_MAX,
             "gate_below_0.1_at_least": GATE_BELOW_MIN,
@@ -497,6 +398,23 @@ def gate_sparse(
     )
 
 
+def _sparse_summary(m: dict[str, Any], gated_arm: str, control_arm: str) -> str:
+    """gate_sparse's summary before the decision's: G1's gate numbers, the control's mean gate
+    and, when it was trained, the sink testbed's."""
+    sink = (
+        f"; sink testbed (reported, not decided): mean gate {_fmt(m['sink_gate_mean'])}, share "
+        f"< 0.1 {_fmt(m['sink_gate_below_0.1'])}"
+        if len(m["sink_gate_mean"])
+        else ""
+    )
+    return (
+        f"{ARM_LABELS[gated_arm]}: mean gate {_fmt(m['gate_mean'])} (at init "
+        f"{_fmt(m['gate_mean_at_init'])}; paper 0.116), share < 0.1 {_fmt(m['gate_below_0.1'])}; "
+        f"sparse in {m['seeds_sparse']}/{len(m['gate_mean'])} seeds; {ARM_LABELS[control_arm]} mean "
+        f"{_fmt(m['control_gate_mean'])}{sink}; "
+    )
+
+
 # ----------------------------------------------------------------------- massive_activations_drop
 M_ACT_RULE = Rule(
     unit=PAIRED_SEED.replace("every arm", "baseline and G1 on the text testbed at the base LR"),
@@ -506,13 +424,6 @@ M_ACT_RULE = Rule(
     ),
     note=ONE_SEED_NOTE,
 )  # fmt: skip
-
-
-def paired_log_ratio(baseline: np.ndarray, gated: np.ndarray) -> np.ndarray:
-    """Per paired seed ln(gated / baseline), on the pairs where both runs are finite."""
-    baseline, gated = np.asarray(baseline, float), np.asarray(gated, float)
-    ok = np.isfinite(baseline) & np.isfinite(gated)
-    return np.log(gated[ok] / baseline[ok])
 
 
 @claim(
@@ -562,48 +473,27 @@ def massive_activations_drop(
 ) -> CheckResult:
     """Text testbed at the base LR: M-Act (mean over layers of max |residual|) gated vs baseline,
     paired by seed; decided by :data:`M_ACT_RULE` on the per-seed ln ratio."""
-    records = runs(ctx)
-    arms = by_arm(records, _base_lr(records))
-    base, gated = arms["none"], _runs_for(arms, gated_arm, "gated")
-    m_base, m_gated = _final(base, "m_act"), _final(gated, "m_act")
-    r_base, r_gated = _final(base, "max_over_median"), _final(gated, "max_over_median")
+    arms = arms_at_base_lr(runs(ctx))
+    base, gated = arms["none"], runs_for(arms, gated_arm, "gated")
+    m = paired_finals(base, gated, ("m_act", "max_over_median"))
+    m_base, m_gated = m["m_act_baseline"], m["m_act_gated"]
     log_ratio = paired_log_ratio(m_base, m_gated)
     decision = M_ACT_RULE.decide({"m_act_log_ratio": log_ratio.tolist()})
     lower = int(np.sum(m_gated < m_base))
-
-    fig, (ax, ax_f, ax_r) = new_figure(ncols=3)
-    plot_per_layer(ax, arms, ["none", gated_arm], "m_act_per_layer")
-    ax.set_title(f"paper (Table 4): {PAPER_TABLE4['none']['m_act']:g} → "
-                 f"{PAPER_TABLE4[gated_arm]['m_act']:g}", fontsize="small")  # fmt: skip
-    ax.legend(fontsize="small")
-    plot_per_layer(ax_f, arms, ["none", gated_arm], "f_attn_per_layer")
-    ax_f.axhline(base[0]["final"]["uniform"], color=THEORY, ls=":", lw=1, label="uniform")
-    ax_f.set_title("Fig. 2 analogue on the text LM", fontsize="small")
-    ax_f.legend(fontsize="small")
-    seeds = np.arange(len(m_base))
-    ax_r.plot(seeds, m_base, "o", label="baseline M-Act")
-    ax_r.plot(seeds, m_gated, "s", label=f"{ARM_LABELS[gated_arm]} M-Act")
-    ax_r.plot(seeds, m_base, "-", color=THEORY, lw=0.8, label="claim: gated below this line")
-    ax_r.set_xlabel("paired seed")
-    ax_r.set_ylabel("M-Act (mean over layers)")
-    ax_r.set_xticks(seeds)
-    ax_r.legend(fontsize="small")
+    fig = massive_activations_figure(arms, gated_arm, m_base, m_gated)
     return CheckResult(
         verdict=decision.verdict,
-        summary=f"M-Act baseline {_fmt(m_base)} vs {ARM_LABELS[gated_arm]} {_fmt(m_gated)}: "
-        f"gated lower in {lower}/{len(m_base)} seeds; max/median {_fmt(r_base)} vs "
-        f"{_fmt(r_gated)}; " + decision.summary(),
+        summary=f"{_versus('M-Act', m_base, m_gated, gated_arm)}: gated lower in {lower}/"
+        f"{len(m_base)} seeds; max/median {_fmt(m['max_over_median_baseline'])} vs "
+        f"{_fmt(m['max_over_median_gated'])}; " + decision.summary(),
         decision=decision.to_json(),
         measured={
+            **m,
             "m_act_log_ratio": log_ratio,
-            "m_act_baseline": m_base,
-            "m_act_gated": m_gated,
-            "max_over_median_baseline": r_base,
-            "max_over_median_gated": r_gated,
             "seeds_gated_lower": lower,
             "share_gated_lower": lower / len(m_base),
             "n_seeds": len(m_base),
-            "n_params": _param_counts(arms),
+            "n_params": param_counts(arms),
         },
         expected={
             "paper_m_act_baseline": PAPER_TABLE4["none"]["m_act"],
@@ -612,10 +502,7 @@ def massive_activations_drop(
         },
         tolerance=M_ACT_RULE.text(),
         figures=ctx.save_figure(fig),
-        arrays={
-            "m_act_per_layer_baseline": np.array([r["final"]["m_act_per_layer"] for r in base]),
-            "m_act_per_layer_gated": np.array([r["final"]["m_act_per_layer"] for r in gated]),
-        },
+        arrays=paired_stacks(base, gated, "m_act_per_layer"),
     )
 
 
@@ -630,14 +517,6 @@ SINK_RULE = Rule(
     ),
     note=ONE_SEED_NOTE,
 )  # fmt: skip
-
-
-def sink_units(f_base: np.ndarray, f_gated: np.ndarray, uniform: float) -> np.ndarray:
-    """Per seed whose baseline has a sink (F-Attn ≥ 3× uniform), ln(F_gated / F_base), a
-    diverged gated run (NaN) counted as F-Attn 1 (all weight on token 0)."""
-    f_base, f_gated = np.asarray(f_base, float), np.asarray(f_gated, float)
-    has_sink = f_base / uniform >= SINK_MIN_RATIO  # NaN (diverged baseline): no unit
-    return np.log(np.nan_to_num(f_gated[has_sink], nan=1.0) / f_base[has_sink])
 
 
 @claim(
@@ -712,61 +591,25 @@ def sink_removed(
     value (H_T − 1)/(T − 1). Units: seeds where the baseline's F-Attn ≥ 3× uniform; their mean
     ln(gated/baseline) must lie below ln 0.5 (:data:`SINK_RULE`)."""
     arms = by_arm(runs(ctx))
-    base, gated = arms["none"], _runs_for(arms, gated_arm, "gated")
+    base, gated = arms["none"], runs_for(arms, gated_arm, "gated")
     uniform = base[0]["final"]["uniform"]
-    f_base, f_gated = _final(base, "f_attn"), _final(gated, "f_attn")
-    base_ratio, relative = f_base / uniform, f_gated / f_base
-    units = sink_units(f_base, f_gated, uniform)
-    decision = SINK_RULE.decide({"f_attn_log_ratio": units.tolist()})
-    testable = len(units)
-    others = {
-        gate: _final(arms[gate], "f_attn") for gate in arms if gate not in ("none", gated_arm)
-    }
-    if not testable:
-        why = f"no baseline seed formed a sink (F-Attn/uniform {_fmt(base_ratio)} < {SINK_MIN_RATIO:g})"
-    else:
-        why = f"gated/baseline {_fmt(np.exp(units))} on {testable} seed(s) with a sink"
-
-    fig, (ax, ax_s) = new_figure(ncols=2)
-    seeds = np.arange(len(f_base))
-    ax.plot(seeds, f_base, "o", color=arm_colour("none"), label="baseline")
-    ax.plot(seeds, f_gated, "s", color=arm_colour(gated_arm), label=ARM_LABELS[gated_arm])
-    for j, (gate, values) in enumerate(others.items()):
-        ax.plot(seeds, values, "^v<>"[j % 4], color=arm_colour(gate), label=ARM_LABELS[gate])
-    plot_sink_references(ax, uniform)
-    ax.set_xlabel("paired seed")
-    ax.set_ylabel("F-Attn (weight on token 0)")
-    ax.set_xticks(seeds)
-    ax.legend(fontsize="small")
-    plot_over_training(ax_s, arms, ["none", gated_arm], "f_attn")
-    ax_s.axhline(uniform, color=THEORY, ls=":", lw=1, label="uniform")
-    ax_s.set_title(f"paper (Table 4): {PAPER_TABLE4['none']['f_attn']} → "
-                   f"{PAPER_TABLE4[gated_arm]['f_attn']}", fontsize="small")  # fmt: skip
-    ax_s.legend(fontsize="small")
+    m = paired_finals(base, gated, ("f_attn", "f_attn_max_head", "sink_rate"))
+    f_base, f_gated = m["f_attn_baseline"], m["f_attn_gated"]
+    m |= sink_statistics(f_base, f_gated, uniform)
+    decision = SINK_RULE.decide({"f_attn_log_ratio": m["f_attn_log_ratio"].tolist()})
+    others = {g: final(arms[g], "f_attn") for g in arms if g not in ("none", gated_arm)}
+    fig = sink_removed_figure(arms, gated_arm, f_base, f_gated, others, uniform)
     return CheckResult(
         verdict=decision.verdict,
-        summary=f"F-Attn baseline {_fmt(f_base)} vs {ARM_LABELS[gated_arm]} {_fmt(f_gated)} "
-        f"(uniform {uniform:.3f}); {why}; " + decision.summary(),
+        summary=f"{_versus('F-Attn', f_base, f_gated, gated_arm)} (uniform {uniform:.3f}); "
+        f"{_sink_why(m['f_attn_log_ratio'], m['baseline_over_uniform'])}; " + decision.summary(),
         decision=decision.to_json(),
         measured={
-            "f_attn_log_ratio": units,
-            "f_attn_baseline": f_base,
-            "f_attn_gated": f_gated,
+            **m,
             "uniform": uniform,
-            "baseline_over_uniform": base_ratio,
-            "gated_over_baseline": relative,
-            "gated_over_baseline_max": float(np.exp(units.max())) if testable else math.nan,
-            "seeds_with_sink": testable,
-            "f_attn_max_head_baseline": _final(base, "f_attn_max_head"),
-            "f_attn_max_head_gated": _final(gated, "f_attn_max_head"),
-            "sink_rate_baseline": _final(base, "sink_rate"),
-            "sink_rate_gated": _final(gated, "sink_rate"),
             "f_attn_other_arms": others,
-            "gate_mean": _final(gated, "gate_mean"),
-            "loss_baseline": _final(base, "val_loss"),
-            "loss_gated": _final(gated, "val_loss"),
-            "loss_floor": [r["loss_floor"] for r in base],
-            "n_params": _param_counts(arms),
+            **_sink_reported(base, gated),
+            "n_params": param_counts(arms),
         },
         expected={
             "paper_f_attn_baseline": PAPER_TABLE4["none"]["f_attn"],
@@ -776,11 +619,28 @@ def sink_removed(
         },
         tolerance=SINK_RULE.text(),
         figures=ctx.save_figure(fig),
-        arrays={
-            "f_attn_per_head_baseline": np.array([r["final"]["f_attn_per_head"] for r in base]),
-            "f_attn_per_head_gated": np.array([r["final"]["f_attn_per_head"] for r in gated]),
-        },
+        arrays=paired_stacks(base, gated, "f_attn_per_head"),
     )
+
+
+def _sink_why(units: np.ndarray, base_ratio: np.ndarray) -> str:
+    """What the units of sink_removed rest on: the gated/baseline ratios of the seeds with a
+    sink, or the baseline's F-Attn/uniform when none formed one."""
+    if not len(units):
+        return f"no baseline seed formed a sink (F-Attn/uniform {_fmt(base_ratio)} < {SINK_MIN_RATIO:g})"
+    return f"gated/baseline {_fmt(np.exp(units))} on {len(units)} seed(s) with a sink"
+
+
+def _sink_reported(base: Runs, gated: Runs) -> dict[str, Any]:
+    """What sink_removed reports beside the sink: the gated arm's mean gate, both arms' val loss
+    and the baseline runs' loss floor (the Bayes cross-entropy of the Bigram-Backcopy source,
+    :meth:`neural.lm_data.BigramBackcopy.optimal_loss`)."""
+    return {
+        "gate_mean": final(gated, "gate_mean"),
+        "loss_baseline": final(base, "val_loss"),
+        "loss_gated": final(gated, "val_loss"),
+        "loss_floor": [r["loss_floor"] for r in base],
+    }
 
 
 # ------------------------------------------------------------------------------- loss_not_worse
@@ -792,23 +652,6 @@ LOSS_RULE = Rule(
     ),
     note=ONE_SEED_NOTE,
 )  # fmt: skip
-
-
-def _loss(runs: list[dict[str, Any]]) -> np.ndarray:
-    """Final val loss per run, a diverged run counted at the divergence level ln(vocab) + 1."""
-    return np.nan_to_num(_final(runs, "val_loss"), nan=DIVERGED_LOSS)
-
-
-def paired_t(differences: np.ndarray) -> float:
-    """The paired t statistic t = mean(Δ) / (sd(Δ)/√n) (NaN for n < 2); the 95% CI excludes 0
-    iff |t| > t_{0.975, n−1}."""
-    d = np.asarray(differences, dtype=float)
-    if len(d) < 2:
-        return math.nan
-    sd = float(d.std(ddof=1))
-    if sd == 0:
-        return math.copysign(math.inf, float(d.mean())) if d.mean() != 0 else math.nan
-    return float(d.mean() / (sd / math.sqrt(len(d))))
 
 
 @claim(
@@ -868,40 +711,25 @@ def loss_not_worse(
 ) -> CheckResult:
     """Text testbed at the base LR: paired Δ = val loss(gated) − val loss(baseline) per seed,
     decided by :data:`LOSS_RULE` (Student-t bounds of the mean Δ against 0)."""
-    records = runs(ctx)
-    arms = by_arm(records, _base_lr(records))
-    base, gated = arms["none"], _runs_for(arms, gated_arm, "gated")
-    l_base, l_gated = _loss(base), _loss(gated)
+    arms = arms_at_base_lr(runs(ctx))
+    base, gated = arms["none"], runs_for(arms, gated_arm, "gated")
+    l_base, l_gated = final_loss(base), final_loss(gated)
     diff = l_gated - l_base
     decision = LOSS_RULE.decide({"delta": diff.tolist()})
     part = decision.parts[0]
-    mean, low, high = part.mean, part.lower, part.upper
-    counts = _param_counts(arms)
-
-    fig, (ax, ax_c) = new_figure(ncols=2)
-    seeds = np.arange(len(diff))
-    ax.plot(seeds, diff, "o", label="Δ = L(gated) − L(baseline)")
-    ax.axhline(0, color=THEORY, lw=1, label="no difference")
-    ax.axhline(math.log(5.761 / 6.026), color=THEORY, ls=":", lw=1, label="paper Δ (Table 1)")
-    if math.isfinite(low) and math.isfinite(high):
-        ax.axhspan(low, high, color="C0", alpha=0.15, label="t bounds of mean Δ (the decision)")
-    ax.set_xlabel("paired seed")
-    ax.set_ylabel("Δ val loss (nats/byte)")
-    ax.set_xticks(seeds)
-    ax.legend(fontsize="small")
-    plot_over_training(ax_c, arms, ["none", gated_arm], "val_loss")
-    ax_c.legend(fontsize="small")
+    counts = param_counts(arms)
+    fig = loss_figure(arms, gated_arm, diff, part.lower, part.upper)
     return CheckResult(
         verdict=decision.verdict,
-        summary=f"val loss baseline {_fmt(l_base)} vs {ARM_LABELS[gated_arm]} {_fmt(l_gated)} "
-        f"({counts['none']:,} vs {counts[gated_arm]:,} parameters); Δ: " + decision.summary(),
+        summary=f"{_versus('val loss', l_base, l_gated, gated_arm)} ({counts['none']:,} vs "
+        f"{counts[gated_arm]:,} parameters); Δ: " + decision.summary(),
         decision=decision.to_json(),
         measured={
             "loss_baseline": l_base,
             "loss_gated": l_gated,
             "delta": diff,
-            "delta_mean": mean,
-            "delta_bounds": [low, high],
+            "delta_mean": part.mean,
+            "delta_bounds": [part.lower, part.upper],
             "delta_t": paired_t(diff),
             "n_params": counts,
         },
@@ -915,21 +743,6 @@ def loss_not_worse(
 
 
 # ---------------------------------------------------------------------------------- lr_tolerance
-def lr_failures(losses: np.ndarray, diverged: np.ndarray) -> np.ndarray:
-    """Per seed, whether the run at the top LR (last column) failed: it diverged, or its loss
-    exceeds the best loss of the same arm and seed over the LR grid by more than 0.05 nats.
-    ``losses`` and ``diverged`` are (seeds, LRs); diverged runs have loss NaN."""
-    return diverged[:, -1] | (lr_degradation(losses, diverged) > DEGRADE_NATS)
-
-
-def lr_degradation(losses: np.ndarray, diverged: np.ndarray) -> np.ndarray:
-    """Per seed, loss at the top LR minus the best loss over the grid (inf when the top-LR run
-    diverged, NaN when every run diverged)."""
-    finite = np.where(diverged, np.nan, losses)
-    best = np.fmin.reduce(finite, axis=1)  # ignores NaN without a warning
-    return np.where(diverged[:, -1], np.inf, finite[:, -1] - best)
-
-
 LR_RULE = Rule(
     unit=PAIRED_SEED.replace("every arm", "baseline and G1 on the text testbed at every LR of the "
                              "grid"),
@@ -940,13 +753,6 @@ LR_RULE = Rule(
     ),
     note=ONE_SEED_NOTE,
 )  # fmt: skip
-
-
-def loss_excess(losses: np.ndarray, diverged: np.ndarray) -> np.ndarray:
-    """Per seed, the top-LR loss (last column) minus the best loss over the grid, a diverged run
-    counted at the divergence level ln(vocab) + 1 (so the excess stays finite)."""
-    counted = np.where(diverged, DIVERGED_LOSS, np.nan_to_num(losses, nan=DIVERGED_LOSS))
-    return counted[:, -1] - counted.min(axis=1)
 
 
 @claim(
@@ -1013,72 +819,42 @@ def lr_tolerance(
     > 0.05 nats) are reported beside it."""
     records = runs(ctx)
     lrs = sorted({r["params"]["lr"] for r in records if r["params"]["gate"] == gated_arm})
-    grids = {}
-    for gate in ("none", gated_arm):
-        per_lr = [_runs_for(by_arm(records, lr), gate, "compared") for lr in lrs]
-        grids[gate] = (
-            np.array([_final(runs_at, "val_loss") for runs_at in per_lr]).T,  # (seeds, LRs)
-            np.array([[r["diverged"] for r in runs_at] for runs_at in per_lr]).T,
-            [runs_at[0] for runs_at in per_lr],  # seed 0 at each LR, for the loss curves
-        )
-    fails = {gate: lr_failures(loss, div) for gate, (loss, div, _) in grids.items()}
-    n_base, n_gated = int(fails["none"].sum()), int(fails[gated_arm].sum())
-    excess = {gate: loss_excess(loss, div) for gate, (loss, div, _) in grids.items()}
-    gap = excess["none"] - excess[gated_arm]
+    base, gated = lr_grid(records, "none", lrs), lr_grid(records, gated_arm, lrs)
+    m = {
+        f"{key}_{arm}": value
+        for arm, grid in (("baseline", base), ("gated", gated))
+        for key, value in lr_grid_statistics(grid.loss, grid.diverged, DIVERGED_LOSS).items()
+    }
+    gap = m["excess_baseline"] - m["excess_gated"]
     decision = LR_RULE.decide({"excess_gap": gap.tolist()})
-    top = {gate: grids[gate][0][:, -1] for gate in grids}
-    worse = {gate: lr_degradation(loss, div) for gate, (loss, div, _) in grids.items()}
-    n_seeds = len(fails["none"])
-
-    fig, (ax, ax_c) = new_figure(ncols=2)
-    for gate, marker in (("none", "o"), (gated_arm, "s")):
-        for i, row in enumerate(grids[gate][0]):  # diverged runs (NaN) leave a gap
-            ax.plot(lrs, row, marker + "-", color=arm_colour(gate), lw=1,
-                    label=ARM_LABELS[gate] if i == 0 else None)  # fmt: skip
-    for gate in ("none", gated_arm):
-        best = np.fmin.reduce(grids[gate][0], axis=1)  # (seeds,)
-        for i, value in enumerate(best):
-            ax.axhline(value + DEGRADE_NATS, color=arm_colour(gate), ls=":", lw=1,
-                       label=f"best LR + {DEGRADE_NATS:g}: degraded above" if i == 0 else None)  # fmt: skip
-    ax.set_xscale("log")
-    ax.set_xlabel("peak learning rate")
-    ax.set_ylabel("final val loss (nats/byte)")
-    ax.legend(fontsize="small")
-    for gate in ("none", gated_arm):
-        for lr, r, style in zip(lrs, grids[gate][2], ["-", "--", "-.", ":"] * 3, strict=False):
-            every = r["settings"]["eval_every"]
-            steps = every * (np.arange(len(r["train_loss"])) + 1)
-            ax_c.plot(steps, r["train_loss"], style, color=arm_colour(gate), lw=1,
-                      label=f"{ARM_LABELS[gate]}, LR {lr:g}")  # fmt: skip
-    ax_c.set_xlabel("training step")
-    ax_c.set_ylabel("train loss (seed 0; chunk means)")
-    ax_c.set_yscale("log")
-    ax_c.legend(fontsize="x-small")
+    fig = lr_tolerance_figure(lrs, base, gated, gated_arm)
     return CheckResult(
         verdict=decision.verdict,
-        summary=f"at LR {lrs[-1]:g}: top-LR loss {_fmt(top['none'])} vs {_fmt(top[gated_arm])}, "
-        f"above the best LR by {_fmt(excess['none'])} vs {_fmt(excess[gated_arm])} nats "
-        f"(baseline vs {ARM_LABELS[gated_arm]}; failed in {n_base}/{n_seeds} vs "
-        f"{n_gated}/{n_seeds} seeds); excess gap: " + decision.summary(),
+        summary=_lr_summary(lrs, m, gated_arm) + decision.summary(),
         decision=decision.to_json(),
         measured={
             "excess_gap": gap,
-            "excess_baseline": excess["none"],
-            "excess_gated": excess[gated_arm],
             "lrs": lrs,
-            "loss_baseline": grids["none"][0],
-            "loss_gated": grids[gated_arm][0],
-            "diverged_baseline": grids["none"][1],
-            "diverged_gated": grids[gated_arm][1],
-            "degradation_baseline": worse["none"],
-            "degradation_gated": worse[gated_arm],
-            "failures_baseline": n_base,
-            "failures_gated": n_gated,
-            "n_seeds": n_seeds,
+            **m,
+            "diverged_baseline": base.diverged,
+            "diverged_gated": gated.diverged,
+            "n_seeds": len(gap),
         },
         expected={"excess_gap_lower_bound_above": 0.0, "degrade_nats_reported": DEGRADE_NATS},
         tolerance=LR_RULE.text(),
         figures=ctx.save_figure(fig),
+    )
+
+
+def _lr_summary(lrs: list[float], m: dict[str, Any], gated_arm: str) -> str:
+    """lr_tolerance's summary before the decision's: both arms' top-LR loss, its excess over
+    the best LR and the failure counts."""
+    n = len(m["excess_baseline"])
+    return (
+        f"at LR {lrs[-1]:g}: top-LR loss {_fmt(m['loss_baseline'][:, -1])} vs "
+        f"{_fmt(m['loss_gated'][:, -1])}, above the best LR by {_fmt(m['excess_baseline'])} vs "
+        f"{_fmt(m['excess_gated'])} nats (baseline vs {ARM_LABELS[gated_arm]}; failed in "
+        f"{m['failures_baseline']}/{n} vs {m['failures_gated']}/{n} seeds); excess gap: "
     )
 
 
@@ -1110,9 +886,43 @@ def ordering_rule(ordering: tuple[tuple[str, str, str], ...] = SINK_ORDERING) ->
     )
 
 
-def compare_arms(f_a: np.ndarray, f_b: np.ndarray) -> np.ndarray:
-    """One relation's units: per seed r = ln(F_b / F_a), a diverged run (NaN) counted as F-Attn 1."""
-    return np.log(np.nan_to_num(f_b, nan=1.0) / np.nan_to_num(f_a, nan=1.0))
+def baseline_sink(base: Runs) -> tuple[float, np.ndarray]:
+    """The uniform first-token weight of the testbed and, per seed, whether the baseline has a
+    sink (:func:`theory.gated_attention.has_baseline_sink`)."""
+    uniform = base[0]["final"]["uniform"]
+    return uniform, has_baseline_sink(final(base, "f_attn") / uniform, final(base, "sink_rate"))
+
+
+def relation_units(
+    arms: dict[str, Runs], ordering: tuple[tuple[str, str, str], ...], has_sink: np.ndarray
+) -> dict[str, np.ndarray]:
+    """The units of each relation of ``ordering`` (:func:`theory.gated_attention.compare_arms`)
+    on the final F-Attn of the seeds with a baseline sink (``has_sink``); a ValueError if an
+    arm it names was not trained."""
+    named = dict.fromkeys(g for a, _, b in ordering for g in (a, b))
+    f_attn = {g: final(runs_for(arms, g, "ordered"), "f_attn")[has_sink] for g in named}
+    return {relation_name(a, op, b): compare_arms(f_attn[a], f_attn[b]) for a, op, b in ordering}
+
+
+def relation_report(decision: Decision, units: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Per relation (part of ``decision``): its units (per-seed log ratios), their mean, the
+    decision's bounds, the number of units and the part's verdict."""
+    return {
+        p.part.statistic: {"log_ratio": units[p.part.statistic], "mean": p.mean,
+                           "bounds": [p.lower, p.upper], "n_seeds": p.n,
+                           "verdict": p.verdict.value}
+        for p in decision.parts
+    }  # fmt: skip
+
+
+def relation_counts(relations: dict[str, Any]) -> dict[str, Any]:
+    """The report of every relation (:func:`relation_report`) and how many PASS (as a float,
+    the claim's statistic) and FAIL."""
+    return {
+        "relations": relations,
+        "relations_holding": float(sum(r["verdict"] == "PASS" for r in relations.values())),
+        "relations_violated": sum(r["verdict"] == "FAIL" for r in relations.values()),
+    }
 
 
 @claim(
@@ -1177,83 +987,26 @@ def sink_ordering(
     each relation (a, op, b) of ``ordering`` is one part on the per-seed ln(F_b / F_a)
     (:func:`ordering_rule`)."""
     arms = by_arm(runs(ctx))
-    base = arms["none"]
-    uniform = base[0]["final"]["uniform"]
-    f_base = _final(base, "f_attn")
-    has_sink = has_baseline_sink(f_base / uniform, _final(base, "sink_rate"))
-    named = list(dict.fromkeys(g for a, _, b in ordering for g in (a, b)))
-    f_attn = {g: _final(_runs_for(arms, g, "ordered"), "f_attn") for g in named}
+    uniform, has_sink = baseline_sink(arms["none"])
     rule = ordering_rule(ordering)
-    units = {
-        relation_name(a, op, b): compare_arms(f_attn[a][has_sink], f_attn[b][has_sink])
-        for a, op, b in ordering
-    }
+    units = relation_units(arms, ordering, has_sink)
     decision = rule.decide({k: v.tolist() for k, v in units.items()})
-    relations = {
-        p.part.statistic: {"log_ratio": units[p.part.statistic], "mean": p.mean,
-                           "bounds": [p.lower, p.upper], "n_seeds": p.n,
-                           "verdict": p.verdict.value}
-        for p in decision.parts
-    }  # fmt: skip
+    relations = relation_report(decision, units)
     shown = ["none", *(g for g in ARM_LABELS if g in arms and g != "none")]
-    all_f = {g: _final(arms[g], "f_attn") for g in shown}
-    testable = int(has_sink.sum())
-    why = f"the baseline formed a sink in {testable}/{len(f_base)} seed(s)"
-    counted = has_sink if testable else np.ones_like(has_sink)  # no sink: show every seed
-    means = ", ".join(f"{ARM_LABELS[g]} {_finite_mean(all_f[g][counted]):.3f}" for g in shown)
-    where = "with a baseline sink" if testable else "(none with a baseline sink)"
-
-    fig, (ax, ax_r) = new_figure(ncols=2, figsize=(10, 3.8))
-    x = np.arange(len(shown))
-    for i, gate in enumerate(shown):
-        values = all_f[gate]
-        jitter = np.linspace(-0.15, 0.15, len(values))
-        ax.plot(i + jitter[has_sink], values[has_sink], "o", color=arm_colour(gate),
-                label="seed with a baseline sink" if i == 0 else None)  # fmt: skip
-        ax.plot(i + jitter[~has_sink], values[~has_sink], "x", color=arm_colour(gate), alpha=0.6,
-                label="seed without (not counted)" if i == 0 else None)  # fmt: skip
-        paper = PAPER_TABLE4.get(gate, {}).get("f_attn")
-        if paper is not None:
-            ax.plot(i, paper, "D", mfc="none", color=THEORY,
-                    label="paper Table 4 (MoE)" if gate == "none" else None)  # fmt: skip
-    plot_sink_references(ax, uniform)
-    ax.set_xticks(x, [ARM_LABELS[g] for g in shown], rotation=30, ha="right", fontsize="small")
-    ax.set_yscale("log")
-    ax.set_ylabel("F-Attn (weight on token 0)")
-    ax.legend(fontsize="x-small")
-    names = list(relations)
-    for j, name in enumerate(names):
-        r = relations[name]
-        ax_r.plot(r["log_ratio"], np.full(len(r["log_ratio"]), j), "o", mfc="none", color="C0",
-                  label="per seed" if j == 0 else None)  # fmt: skip
-        low, high = r["bounds"]
-        if math.isfinite(low) and math.isfinite(high):
-            ax_r.errorbar(
-                r["mean"], j, xerr=[[r["mean"] - low], [high - r["mean"]]], fmt="s", color="C3",
-                capsize=3, label="mean, t bounds (the decision)" if j == 0 else None,
-            )  # fmt: skip
-    ax_r.axvline(0, color=THEORY, lw=1.2, label="margin of '>': 0")
-    ax_r.axvline(-ORDER_WEAK_TOLERANCE, color=THEORY, ls="--", lw=1, label="margin of '≥': −ln 2")
-    ax_r.set_yticks(range(len(names)), [_relation_label(n) for n in names], fontsize="small")
-    ax_r.set_xlabel("ln F-Attn(right) / F-Attn(left)  (> 0: left removes more)")
-    ax_r.legend(fontsize="x-small")
+    m = {key: {g: final(arms[g], key) for g in shown} for key in ("f_attn", "m_act", "val_loss")}
+    fig = sink_ordering_figure(m["f_attn"], has_sink, uniform, relations)
     return CheckResult(
         verdict=decision.verdict,
-        summary=f"mean F-Attn on the {int(counted.sum())}/{len(f_base)} seed(s) {where}: "
-        f"{means} (uniform {uniform:.3f}); {why}; " + decision.summary(),
+        summary=_ordering_summary(m["f_attn"], has_sink, uniform) + decision.summary(),
         decision=decision.to_json(),
         measured={
-            "f_attn": all_f,
-            "f_attn_over_uniform": {g: v / uniform for g, v in all_f.items()},
+            **m,
+            "f_attn_over_uniform": {g: v / uniform for g, v in m["f_attn"].items()},
             "uniform": uniform,
-            "seeds_with_sink": testable,
-            "relations": relations,
-            "relations_holding": float(sum(r["verdict"] == "PASS" for r in relations.values())),
-            "relations_violated": sum(r["verdict"] == "FAIL" for r in relations.values()),
-            "gate_mean": {g: _final(arms[g], "gate_mean") for g in shown if g != "none"},
-            "m_act": {g: _final(arms[g], "m_act") for g in shown},
-            "val_loss": {g: _final(arms[g], "val_loss") for g in shown},
-            "n_params": _param_counts(arms),
+            "seeds_with_sink": int(has_sink.sum()),
+            **relation_counts(relations),
+            "gate_mean": {g: final(arms[g], "gate_mean") for g in shown if g != "none"},
+            "n_params": param_counts(arms),
         },
         expected={
             "ordering": [" ".join(rel) for rel in ordering],
@@ -1266,88 +1019,14 @@ def sink_ordering(
     )
 
 
-def has_baseline_sink(ratio: np.ndarray, sink_rate: np.ndarray) -> np.ndarray:
-    """Per seed, whether the baseline has a sink to order the gates on: mean F-Attn ≥ 3×
-    uniform, or a sink rate > 0 (some (layer, head) puts > 0.3 on token 0, the sink rate of Gu
-    et al. 2024, arXiv 2410.10781). With several heads a sink sits in a few heads, which the head
-    average dilutes."""
-    return (np.asarray(ratio) >= SINK_MIN_RATIO) | (np.asarray(sink_rate) > 0)
-
-
-def _finite_mean(values: np.ndarray) -> float:
-    """The mean of the finite entries (NaN when there are none, without a warning)."""
-    finite = values[np.isfinite(values)]
-    return float(finite.mean()) if len(finite) else math.nan
-
-
-def _relation_label(name: str) -> str:
-    a, op, b = name.split()
-    return f"{ARM_LABELS[a]} {op.replace('>=', '≥')} {ARM_LABELS[b]}"
-
-
-# ------------------------------------------------------------------------------------- helpers
-TRAJECTORY_LABELS = {"gate_mean": "mean gate", "f_attn": "F-Attn", "val_loss": "val loss (nats)"}
-
-
-def arm_colour(gate: str) -> str:
-    """The colour of an arm, the same in every figure."""
-    return f"C{list(ARM_LABELS).index(gate)}"
-
-
-PER_LAYER_LABELS = {"m_act_per_layer": "M-Act: max |residual|", "f_attn_per_layer": "F-Attn"}
-
-
-def plot_sink_references(ax: Any, uniform: float) -> list[Any]:
-    """The uniform first-token weight (H_T − 1)/(T − 1) and the sink threshold 3× uniform."""
-    return [
-        ax.axhline(uniform, color=THEORY, ls=":", lw=1, label="uniform (H_T−1)/(T−1)"),
-        ax.axhline(SINK_MIN_RATIO * uniform, color=THEORY, ls="--", lw=1,
-                   label=f"sink threshold {SINK_MIN_RATIO:g}×"),
-    ]  # fmt: skip
-
-
-def plot_per_layer(
-    ax: Any, arms: dict[str, list[dict[str, Any]]], gates: list[str], key: str
-) -> list[Any]:
-    """One line per run of each arm: the final per-layer ``key`` against the layer index."""
-    artists = []
-    for gate in gates:
-        for i, r in enumerate(arms[gate]):
-            values = r["final"][key]
-            artists += ax.plot(range(len(values)), values, "o-", color=arm_colour(gate), lw=1,
-                               alpha=0.7, label=ARM_LABELS[gate] if i == 0 else None)  # fmt: skip
-    ax.set_xlabel("layer")
-    ax.set_ylabel(PER_LAYER_LABELS[key])
-    ax.set_xticks(range(len(values)))
-    return artists
-
-
-def plot_over_training(
-    ax: Any, arms: dict[str, list[dict[str, Any]]], gates: list[str], key: str
-) -> list[Any]:
-    """One line per run of each arm: ``key`` of the trajectory against the training step (an
-    arm keeps its colour in every figure)."""
-    artists = []
-    for gate in gates:
-        colour = arm_colour(gate)
-        for i, r in enumerate(arms[gate]):
-            steps = [p["step"] for p in r["trajectory"]]
-            artists += ax.plot(steps, [p[key] for p in r["trajectory"]], color=colour, lw=1,
-                               label=ARM_LABELS[gate] if i == 0 else None)  # fmt: skip
-    ax.set_xlabel("training step")
-    ax.set_ylabel(TRAJECTORY_LABELS[key])
-    return artists
-
-
-def _base_lr(records: list[dict[str, Any]]) -> float:
-    """The LR at which the controls were trained (the most common LR of the runs)."""
-    lrs = [r["params"]["lr"] for r in records]
-    return max(set(lrs), key=lrs.count)
-
-
-def _fmt(values: np.ndarray) -> str:
-    """Per-seed numbers for a summary: ``0.123`` or ``[0.12, 0.34, ...]``."""
-    values = np.atleast_1d(np.asarray(values, dtype=float))
-    if len(values) == 1:
-        return f"{values[0]:.3g}"
-    return "[" + ", ".join(f"{v:.3g}" for v in values) + "]"
+def _ordering_summary(f_attn: dict[str, np.ndarray], has_sink: np.ndarray, uniform: float) -> str:
+    """sink_ordering's summary before the decision's: each arm's mean F-Attn over the seeds
+    with a baseline sink (over every seed when none has one)."""
+    testable, n = int(has_sink.sum()), len(has_sink)
+    counted = has_sink if testable else np.ones_like(has_sink)  # no sink: show every seed
+    means = ", ".join(f"{ARM_LABELS[g]} {finite_mean(v[counted]):.3f}" for g, v in f_attn.items())
+    where = "with a baseline sink" if testable else "(none with a baseline sink)"
+    return (
+        f"mean F-Attn on the {int(counted.sum())}/{n} seed(s) {where}: {means} (uniform "
+        f"{uniform:.3f}); the baseline formed a sink in {testable}/{n} seed(s); "
+    )
