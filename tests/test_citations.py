@@ -68,9 +68,6 @@ _STALES = "a string in the check's code; rewording it stales records that take"
 #: ``(file, exact text on one line) -> reason``: citations left in place on purpose. Each text is
 #: blanked out of its line before the scan, and must occur exactly once in its file.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("paper_checks/checks/deep_crl.py", 'label="spec §5 table"'): (
-        f"{_STALES} about 60 CPU-minutes to remake; reworded at deep_crl's next rerun"
-    ),
     ("paper_checks/checks/online.py", "first d equals the spec's 774"): (
         f"{_STALES} about 25 CPU-minutes to remake; reworded at online's next rerun"
     ),
