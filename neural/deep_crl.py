@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -37,6 +38,7 @@ __all__ = [
     "Critic",
     "CriticRun",
     "Encoder",
+    "RankAgreement",
     "Variant",
     "checkpoint_path",
     "configured",
@@ -46,6 +48,7 @@ __all__ = [
     "infonce_terms",
     "load_checkpoint",
     "paired_energy",
+    "rank_agreement",
     "run_key",
     "save_checkpoint",
     "signal_at_init",
@@ -376,6 +379,43 @@ def spearman_rows(f: np.ndarray, target: np.ndarray, mask: np.ndarray) -> float:
 
     rhos = [spearmanr(f[i, m], target[i, m]).statistic for i, m in enumerate(mask) if m.sum() >= 3]
     return float(np.mean(rhos))
+
+
+class RankAgreement(NamedTuple):
+    """What :func:`rank_agreement` measures: per depth, per-seed arrays in record order."""
+
+    #: depth -> per seed, mean per-state Spearman ρ(f, −distance).
+    rho: dict[int, np.ndarray]
+    #: depth -> per seed, the shortcut index ρ(f, −Euclidean) − ρ(f, −distance).
+    shortcut: dict[int, np.ndarray]
+    #: ρ(log M, −distance), M the exact successor measure the data are drawn from: the line the
+    #: geodesic check draws for the InfoNCE optimum f* = log M(s, g)/p(g).
+    rho_opt: float
+
+
+def rank_agreement(
+    records: Sequence[Mapping[str, Any]],
+    maze: GridMaze,
+    distance: Callable[[GridMaze], np.ndarray] = GridMaze.geodesic_distances,
+    gamma: float = 0.95,
+    horizon: int = 20,
+) -> RankAgreement:
+    """How trained critics rank goals (the paper's Fig. 9 question: does f follow the corridor or
+    the Euclidean shortcut through the wall?). For each record of :func:`train_maze_critic` run
+    with ``return_f`` on ``maze``: ρ = :func:`spearman_rows` of f(s, g) against −distance(s, g)
+    over the goals 0 < geodesic(s, g) ≤ ``horizon`` (1/(1−γ) = 20 moves), and the shortcut index
+    ρ(f, −Euclidean) − ρ; grouped by depth in record order. ``rho_opt`` is the same ρ for log M,
+    M = (1−γ)·P·(I−γP)⁻¹ (:func:`sims.mazes.successor_measure`)."""
+    target, geo, euc = distance(maze), maze.geodesic_distances(), maze.euclidean_distances()
+    mask = (geo > 0) & (geo <= horizon)
+    m = successor_measure(maze.transition_matrix(), gamma)
+    rho_opt = spearman_rows(np.log(m), -target, mask)
+    rho, shortcut = {}, {}
+    for d in dict.fromkeys(r["params"]["depth"] for r in records):
+        fs = [np.asarray(r["result"]["f"]) for r in records if r["params"]["depth"] == d]
+        rho[d] = np.array([spearman_rows(f, -target, mask) for f in fs])
+        shortcut[d] = np.array([spearman_rows(f, -euc, mask) for f in fs]) - rho[d]
+    return RankAgreement(rho, shortcut, rho_opt)
 
 
 def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:

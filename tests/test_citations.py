@@ -19,8 +19,8 @@ and a line is flagged for:
   no output the toolkit writes (a git-ignored path such as ``docs/results/latest``).
 
 Not flagged: ``report.md``, the report ``paper-checks report`` writes into a results folder;
-anchors in ``tests/``, whose fixtures render pages of made-up claims; and the few texts of
-:data:`ALLOWED`, each in one named file, where each must still occur exactly once.
+and anchors in ``tests/``, whose fixtures render pages of made-up claims. There are no
+exemptions: a citation that cannot be followed is reworded.
 
 This file is not scanned: it holds the patterns, and examples of them, on purpose.
 """
@@ -64,15 +64,6 @@ NUMBERED = re.compile(r"^(?:§\s*)?(\d+)(?:[.):\s]|$)")
 HTML_ANCHOR = re.compile(r"<a\s+(?:id|name)=\"([^\"]+)\"")
 #: Markdown files the toolkit writes at run time (never tracked).
 OUTPUTS = {"report.md"}
-
-_STALES = "a string in the check's code; rewording it stales records that take"
-#: ``(file, exact text on one line) -> reason``: citations left in place on purpose. Each text is
-#: blanked out of its line before the scan, and must occur exactly once in its file.
-ALLOWED: dict[tuple[str, str], str] = {
-    ("paper_checks/checks/deep_crl.py", 'label="spec §5 table"'): (
-        f"{_STALES} about 60 CPU-minutes to remake; reworded at deep_crl's next rerun"
-    ),
-}
 
 
 def _git_files() -> list[PurePosixPath]:
@@ -199,21 +190,12 @@ def offences_in_line(line: str, where: PurePosixPath) -> list[tuple[str, str]]:
     return found
 
 
-def allowed_out(line: str, path: PurePosixPath) -> str:
-    """``line`` of file ``path`` with the texts :data:`ALLOWED` in that file blanked out."""
-    for where, text in ALLOWED:
-        if where == str(path):
-            line = line.replace(text, " " * len(text))
-    return line
-
-
 def offences_in_file(path: PurePosixPath) -> list[str]:
     """``path:line: kind: text`` for every unresolvable citation in tracked file ``path``."""
     text = (ROOT / path).read_text(encoding="utf-8")
-    lines = [allowed_out(line, path) for line in text.splitlines()]
     return [
         f"{path}:{i}: {kind}: {text}"
-        for i, line in enumerate(lines, 1)
+        for i, line in enumerate(text.splitlines(), 1)
         for kind, text in offences_in_line(line, path)
     ]
 
@@ -239,26 +221,6 @@ def test_every_citation_resolves(path):
             + "\n".join(offences),
             pytrace=False,
         )
-
-
-@pytest.mark.skipif(not TRACKED, reason="not a git checkout: the tracked files are unknown")
-@pytest.mark.parametrize(("where", "text"), list(ALLOWED), ids=str)
-def test_every_allowed_text_still_occurs_once(where, text):
-    path = PurePosixPath(where)
-    assert path in TRACKED_SET, f"{where} is gone: drop its entries from ALLOWED"
-    lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
-    count = sum(line.count(text) for line in lines)
-    assert count == 1, f"{text!r} occurs {count} times in {where}: update ALLOWED"
-    assert offences_in_line(text, path), f"{text!r} cites nothing unresolvable: drop it"
-    assert ALLOWED[where, text].startswith(_STALES)
-
-
-def test_an_allowed_text_is_blanked_only_in_its_own_file():
-    where, text = "paper_checks/checks/deep_crl.py", 'label="spec §5 table"'
-    line = f"ax.plot(x, y, {text})"
-    assert offences_in_line(allowed_out(line, PurePosixPath(where)), PurePosixPath(where)) == []
-    other = PurePosixPath("paper_checks/checks/rlvr.py")
-    assert [kind for kind, _ in offences_in_line(allowed_out(line, other), other)] == ["spec"]
 
 
 FLAGGED = [

@@ -14,19 +14,37 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from paper_checks.claims import HistoryEntry, claim
 from paper_checks.context import Context
 from paper_checks.decision import Decision, Part, Rule, within
-from paper_checks.plotting import THEORY, new_figure
+from paper_checks.figures.deep_crl import (
+    geodesic_figure,
+    online_figure,
+    signal_figure,
+    trainability_figure,
+)
 from paper_checks.results import CheckResult, Verdict
-from sims.mazes import U4, U_SMALL, GridMaze, serpentine_layout, successor_measure
-from theory.deep_crl import no_residual_log_gain_per_layer
+from sims.deep_crl_units import (
+    SignalStats,
+    by_point,
+    mean_se,
+    signal_arrays,
+    signal_entry,
+    signal_points,
+    signal_statistics,
+    signal_units,
+    success_by_depth,
+    trainability_units,
+)
+from sims.mazes import U4, U_SMALL, GridMaze, serpentine_layout
 
-DEPTH_NOTE = "D = Dense layers inside residual blocks (D + 2 in all)"
+if TYPE_CHECKING:
+    from neural.deep_crl import RankAgreement
+
 #: The convention every claim here runs under (neural.deep_crl.CONFIGS["cpu"], the default; the
 #: reference's flax settings are config="reference").
 CPU_CONFIG = "config 'cpu': LayerNorm ε 1e-5 (the reference's flax: 1e-6)"
@@ -80,28 +98,6 @@ PAPER_WIDTH = 256
 PAPER_SIGNAL_DEPTHS = (1024,)
 
 
-def _mean_se(values: Sequence[float]) -> tuple[float, float]:
-    v = np.asarray(values, dtype=float)
-    return float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0
-
-
-def _geometric_mean_se(values: Sequence[float]) -> tuple[float, float]:
-    """exp(mean log v) and the s.e. of mean log v: the summary of multiplicative quantities whose
-    seeds spread over decades (the no-residual gains at D = 256 range over 500–12,000)."""
-    mean_log, se_log = _mean_se(np.log(np.asarray(values, dtype=float)))
-    return float(np.exp(mean_log)), se_log
-
-
-def _by_point(records: list[dict[str, Any]], key: str) -> dict[tuple, list[float]]:
-    """Group a sweep's ``result[key]`` by (variant, depth) (records without ``key`` left out)."""
-    out: dict[tuple, list[float]] = {}
-    for r in records:
-        point = (r["params"]["variant"], r["params"]["depth"])
-        if key in r["result"]:
-            out.setdefault(point, []).append(r["result"][key])
-    return out
-
-
 def _factor_rule(variant: str, depth: int) -> float:
     """The agreement factor of a tabled entry."""
     if variant == "no_res_no_ln":
@@ -109,12 +105,6 @@ def _factor_rule(variant: str, depth: int) -> float:
     if variant == "no_res" and depth >= 64:
         return NO_RES_DEEP_FACTOR
     return SIGNAL_FACTOR
-
-
-def _by_seed(records: list[dict[str, Any]], key: str) -> dict[tuple, np.ndarray]:
-    """:func:`_by_point` with each point's values in seed order (unit i = seed index i)."""
-    ordered = sorted(records, key=lambda r: r.get("seed_index", 0))
-    return {k: np.asarray(v, float) for k, v in _by_point(ordered, key).items()}
 
 
 #: The shape bounds of ``signal_propagation``, as per-unit statistics (direction, margin).
@@ -129,10 +119,6 @@ SIGNAL_SHAPES: dict[str, tuple[str, str, float]] = {
 }  # fmt: skip
 
 
-def _entry(v: str, metric: str, d: int) -> str:
-    return f"{v}.{metric}.D{d}"
-
-
 def signal_rule(table: Mapping[str, Mapping[str, Mapping[int, float]]] = SPEC_SIGNAL_TABLE) -> Rule:
     """The rule of ``signal_propagation``: an equivalence pair (TOST) per tabled entry on the
     per-seed ln(measured / table) within ± ln(factor), one on the no-res growth rate over theory
@@ -142,7 +128,7 @@ def signal_rule(table: Mapping[str, Mapping[str, Mapping[int, float]]] = SPEC_SI
         for metric, by_depth in metrics.items():
             for d, want in sorted(by_depth.items()):
                 text = f"ln({v} {metric} at D = {d} / table {want:g})"
-                parts += within(_entry(v, metric, d), text, 0.0, math.log(_factor_rule(v, d)))
+                parts += within(signal_entry(v, metric, d), text, 0.0, math.log(_factor_rule(v, d)))
     parts += within("no_res_rate", "no-res ln-gain rate D 64→256 / ½·log(E[φ′²]/E[φ²]) − 1", 0.0,
                     RATE_TOL)  # fmt: skip
     parts += [Part(k, text, way, m, m) for k, (text, way, m) in SIGNAL_SHAPES.items()]
@@ -151,34 +137,6 @@ def signal_rule(table: Mapping[str, Mapping[str, Mapping[int, float]]] = SPEC_SI
         "point (3 per root seed at quick, 5 at full)",
         parts=tuple(parts),
     )
-
-
-def signal_units(
-    records: list[dict[str, Any]],
-    table: Mapping[str, Mapping[str, Mapping[int, float]]],
-    extra: Sequence[int] = (),
-) -> dict[str, list[float]]:
-    """Per seed index, the statistics of :func:`signal_rule` from a signal sweep's records."""
-    got = {m: _by_seed(records, m) for m in ("grad_ratio", "trunk_gain", "jacobian_gain",
-                                              "output_rms")}  # fmt: skip
-    units: dict[str, np.ndarray] = {}
-    for v, metrics in table.items():
-        for metric, by_depth in metrics.items():
-            for d, want in by_depth.items():
-                units[_entry(v, metric, d)] = np.log(got[metric][(v, d)] / want)
-    jac, grad = got["jacobian_gain"], got["grad_ratio"]
-    rate = np.log(jac[("no_res", 256)] / jac[("no_res", 64)]) / (256 - 64)
-    units["no_res_rate"] = rate / no_residual_log_gain_per_layer() - 1
-    band = np.log([grad[("paper", d)] for d in [*sorted(table["paper"]["grad_ratio"]), *extra]])
-    units["paper_grad_band"] = np.ptp(band, axis=0)
-    no_ln = np.log([jac[("no_ln", d)] for d in sorted(table["no_ln"]["jacobian_gain"])])
-    units["no_ln_jacobian_band"] = np.ptp(no_ln, axis=0)
-    trunk = [got["trunk_gain"][("no_ln", d)] for d in sorted(table["no_ln"]["trunk_gain"])]
-    units["no_ln_trunk_max_dev"] = np.max(np.abs(np.array(trunk) - 1), axis=0)
-    units["no_res_jacobian_growth"] = np.log(jac[("no_res", 256)] / jac[("no_res", 4)])
-    out = got["output_rms"]
-    units["vanishing_16_over_4"] = np.log10(out[("no_res_no_ln", 16)] / out[("no_res_no_ln", 4)])
-    return {k: np.asarray(v, float).tolist() for k, v in units.items()}
 
 
 def _decision_counts(decision: Decision) -> str:
@@ -195,6 +153,85 @@ def _decision_counts(decision: Decision) -> str:
     if decision.verdict.value == "INCONCLUSIVE" and decision.units_needed is not None:
         text += f"; about {decision.units_needed} units would decide it"
     return text + (f"; {decision.reason}" if decision.reason else "")
+
+
+#: The tolerance line of ``signal_propagation``'s record.
+SIGNAL_TOLERANCE = (
+    f"every tabled geometric mean over seeds within ×{SIGNAL_FACTOR} "
+    f"(×{NO_RES_DEEP_FACTOR:g} no-res D ≥ 64; ×{VANISHING_FACTOR:g} vanishing outputs), the "
+    "no-res growth "
+    f"rate within {RATE_TOL:.0%} of theory, plus the five shape bounds; {CPU_CONFIG}"
+)
+
+
+def _signal_limits(stats: SignalStats) -> dict[str, float]:
+    """Each summary of the geometric means over its bound, measured / limit (≤ 1 passes)."""
+    shapes = stats.shapes
+    return {
+        "table": stats.worst,
+        "no_res_rate": abs(stats.rates.mean() / stats.rate_theory - 1) / RATE_TOL,
+        "paper_grad_band": shapes["paper_grad_band"] / np.log(2),
+        "no_ln_jacobian_band": shapes["no_ln_jacobian_band"] / np.log(1.3),
+        "no_ln_trunk_max_dev": shapes["no_ln_trunk_max_dev"] / 0.01,
+        "no_res_jacobian_growth": 30 / shapes["no_res_jacobian_growth"],
+        "vanishing_16_over_4": shapes["vanishing_16_over_4"] / 1e-3,
+    }
+
+
+def _signal_summary(
+    stats: SignalStats, decision: Decision, width: int, extra: Sequence[int]
+) -> str:
+    rows, shapes, deep, curve = stats.rows, stats.shapes, stats.deep, stats.curve
+    misses = [f"{r[0]} {r[1]} D{r[2]}: {r[3]:.3g} vs {r[5]:.3g}" for r in rows if r[6] > r[7]]
+    return (
+        _decision_counts(decision)
+        + f"; geometric means: {len(rows) - len(misses)}/{len(rows)} table entries within their "
+        "factor"
+        + (f" (misses: {'; '.join(misses[:4])})" if misses else "")
+        + f"; no-res log-gain rate D 64→256 {stats.rates.mean():.4f}/layer vs theory "
+        f"{stats.rate_theory:.4f}; paper grad ratio "
+        f"{curve('paper', 'grad_ratio').round(3).tolist()} at D 4–256, "
+        f"no-LN Jacobian gain {curve('no_ln', 'jacobian_gain').round(2).tolist()}, "
+        f"no-res Jacobian gain ×{shapes['no_res_jacobian_growth']:.0f} from D 4 to 256, "
+        f"no-res-no-LN output ×{shapes['vanishing_16_over_4']:.1e} from D 4 to 16"
+        + "".join(
+            f"; width {width}, paper block at D {d}: grad ratio {deep['grad_ratio'][d]:.3f}, "
+            f"trunk gain {deep['trunk_gain'][d]:.3g}, Jacobian gain "
+            f"{deep['jacobian_gain'][d]:.3g}"
+            for d in extra
+        )
+    )
+
+
+def _signal_measured(
+    stats: SignalStats, limits: Mapping[str, float], width: int, extra: Sequence[int]
+) -> dict[str, Any]:
+    beyond = {m: {str(d): v for d, v in by_depth.items()} for m, by_depth in stats.deep.items()}
+    return {
+        "table": [
+            {"variant": r[0], "metric": r[1], "depth": r[2], "geo_mean": r[3], "se_log": r[4]}
+            for r in stats.rows
+        ],
+        **stats.shapes,
+        "no_res_rate_per_layer": stats.rates,
+        "worst_ratio_over_factor": stats.worst,
+        "check_over_limit": limits,
+        "worst_check_over_limit": float(max(limits.values())),
+    } | ({"width": width, "paper_block_beyond_table": beyond} if extra else {})
+
+
+def _signal_expected(stats: SignalStats) -> dict[str, Any]:
+    return {
+        "table": [
+            {"variant": r[0], "metric": r[1], "depth": r[2], "value": r[5]} for r in stats.rows
+        ],
+        "paper_grad_band": f"≤ log 2 = {np.log(2):.3f}",
+        "no_ln_jacobian_band": f"≤ log 1.3 = {np.log(1.3):.3f}",
+        "no_ln_trunk_max_dev": "≤ 0.01",
+        "no_res_jacobian_growth": "≥ 30",
+        "no_res_rate_per_layer": stats.rate_theory,
+        "vanishing_16_over_4": "≤ 1e-3",
+    }
 
 
 # --------------------------------------------------------------------------- signal_propagation
@@ -271,138 +308,21 @@ def signal_propagation(
     width = ctx.pick(quick=SIGNAL_WIDTH, full=SIGNAL_WIDTH, paper=PAPER_WIDTH)
     extra = ctx.pick(quick=(), full=(), paper=PAPER_SIGNAL_DEPTHS)  # paper block only, untabled
     n_seeds = SIGNAL_SEEDS[ctx.scale]
-    params = [
-        {"variant": v, "depth": d, "width": width}
-        for v in table
-        for d in sorted({d for metric in table[v].values() for d in metric})
-    ] + [{"variant": "paper", "depth": d, "width": width} for d in extra]
+    params = signal_points(table, width, extra)
     records = ctx.sweep(signal_task, params, name="init", n_seeds=n_seeds)
-    rows, worst = [], 0.0
-    for v, metrics in table.items():
-        for metric, by_depth in metrics.items():
-            got = _by_point(records, metric)
-            for d, want in by_depth.items():
-                mean, se = _geometric_mean_se(got[(v, d)])
-                factor = _factor_rule(v, d)
-                ratio = max(mean / want, want / mean) if mean > 0 else np.inf
-                worst = max(worst, ratio / factor)
-                rows.append((v, metric, d, mean, se, want, ratio, factor))
-    jac = _by_point(records, "jacobian_gain")
-    rates = np.log(np.array(jac[("no_res", 256)]) / np.array(jac[("no_res", 64)])) / (256 - 64)
-    rate_theory = no_residual_log_gain_per_layer()
-    mean_of = {(r[0], r[1], r[2]): r[3] for r in rows}
-
-    def curve(v: str, metric: str) -> np.ndarray:
-        return np.array([mean_of[(v, metric, d)] for d in sorted(table[v][metric])])
-
-    deep = {  # the paper block beyond the table (paper scale): geometric means over seeds
-        metric: {d: _geometric_mean_se(_by_point(records, metric)[("paper", d)])[0] for d in extra}
-        for metric in ("grad_ratio", "trunk_gain", "jacobian_gain")
-    }
-    band = [*curve("paper", "grad_ratio"), *deep["grad_ratio"].values()]
-    shapes = {
-        "paper_grad_band": float(np.ptp(np.log(band))),
-        "no_ln_jacobian_band": float(np.ptp(np.log(curve("no_ln", "jacobian_gain")))),
-        "no_ln_trunk_max_dev": float(np.max(np.abs(curve("no_ln", "trunk_gain") - 1))),
-        "no_res_jacobian_growth": float(curve("no_res", "jacobian_gain")[-1])
-        / float(curve("no_res", "jacobian_gain")[0]),
-        "vanishing_16_over_4": float(
-            mean_of[("no_res_no_ln", "output_rms", 16)] / mean_of[("no_res_no_ln", "output_rms", 4)]
-        ),
-    }
-    limits = {  # measured / limit: ≤ 1 passes
-        "table": worst,
-        "no_res_rate": abs(rates.mean() / rate_theory - 1) / RATE_TOL,
-        "paper_grad_band": shapes["paper_grad_band"] / np.log(2),
-        "no_ln_jacobian_band": shapes["no_ln_jacobian_band"] / np.log(1.3),
-        "no_ln_trunk_max_dev": shapes["no_ln_trunk_max_dev"] / 0.01,
-        "no_res_jacobian_growth": 30 / shapes["no_res_jacobian_growth"],
-        "vanishing_16_over_4": shapes["vanishing_16_over_4"] / 1e-3,
-    }
-    worst_check = float(max(limits.values()))
-    rule = signal_rule(table)
-    decision = rule.decide(signal_units(records, table, extra))
-
-    fig, axes = new_figure(ncols=3, figsize=(13, 3.8))
-    panels = [("grad_ratio", "‖∇W_first‖ / ‖∇W_last‖"), ("jacobian_gain", "input-Jacobian gain"),
-              ("trunk_gain", "trunk ‖h_out‖ / ‖h_in‖")]  # fmt: skip
-    for ax, (metric, label) in zip(axes, panels, strict=True):
-        for k, v in enumerate(v for v in table if metric in table[v]):
-            depths = sorted(table[v][metric])
-            values = _by_point(records, metric)
-            for d in depths:
-                ax.plot([d] * len(values[(v, d)]), values[(v, d)], ".", color=f"C{k}", alpha=0.5)
-            ax.plot(depths, curve(v, metric), "o-", color=f"C{k}", mfc="none", label=v)
-            ax.plot(depths, [table[v][metric][d] for d in depths], "x--", color=THEORY, lw=0.8)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel(f"depth D ({DEPTH_NOTE})", fontsize="small")
-        ax.set_ylabel(label)
-    axes[0].plot([], [], "x--", color=THEORY, label="spec §5 table")
-    axes[0].legend(fontsize="x-small")
-    axes[0].set_title(f"at init, width {width}, {n_seeds} seeds (dots)", fontsize="small")
-    n_checked = len(rows)
-    misses = [f"{r[0]} {r[1]} D{r[2]}: {r[3]:.3g} vs {r[5]:.3g}" for r in rows if r[6] > r[7]]
+    stats = signal_statistics(records, table, extra, factor=_factor_rule)  # geometric means
+    limits = _signal_limits(stats)
+    decision = signal_rule(table).decide(signal_units(records, table, extra))
+    fig = signal_figure(stats, width, n_seeds)
     return CheckResult(
         verdict=decision.verdict,
         decision=decision.to_json(),
-        summary=_decision_counts(decision)
-        + f"; geometric means: {n_checked - len(misses)}/{n_checked} table entries within their "
-        "factor"
-        + (f" (misses: {'; '.join(misses[:4])})" if misses else "")
-        + f"; no-res log-gain rate D 64→256 {rates.mean():.4f}/layer vs theory "
-        f"{rate_theory:.4f}; paper grad ratio {curve('paper', 'grad_ratio').round(3).tolist()} at D 4–256, "
-        f"no-LN Jacobian gain {curve('no_ln', 'jacobian_gain').round(2).tolist()}, "
-        f"no-res Jacobian gain ×{shapes['no_res_jacobian_growth']:.0f} from D 4 to 256, "
-        f"no-res-no-LN output ×{shapes['vanishing_16_over_4']:.1e} from D 4 to 16"
-        + "".join(
-            f"; width {width}, paper block at D {d}: grad ratio {deep['grad_ratio'][d]:.3f}, "
-            f"trunk gain {deep['trunk_gain'][d]:.3g}, Jacobian gain "
-            f"{deep['jacobian_gain'][d]:.3g}"
-            for d in extra
-        ),
-        measured={
-            "table": [
-                {"variant": r[0], "metric": r[1], "depth": r[2], "geo_mean": r[3], "se_log": r[4]}
-                for r in rows
-            ],
-            **shapes,
-            "no_res_rate_per_layer": rates,
-            "worst_ratio_over_factor": worst,
-            "check_over_limit": limits,
-            "worst_check_over_limit": worst_check,
-        }
-        | (
-            {
-                "width": width,
-                "paper_block_beyond_table": {
-                    m: {str(d): v for d, v in by_depth.items()} for m, by_depth in deep.items()
-                },
-            }
-            if extra
-            else {}
-        ),
-        expected={
-            "table": [
-                {"variant": r[0], "metric": r[1], "depth": r[2], "value": r[5]} for r in rows
-            ],
-            "paper_grad_band": f"≤ log 2 = {np.log(2):.3f}",
-            "no_ln_jacobian_band": f"≤ log 1.3 = {np.log(1.3):.3f}",
-            "no_ln_trunk_max_dev": "≤ 0.01",
-            "no_res_jacobian_growth": "≥ 30",
-            "no_res_rate_per_layer": rate_theory,
-            "vanishing_16_over_4": "≤ 1e-3",
-        },
-        tolerance=f"every tabled geometric mean over seeds within ×{SIGNAL_FACTOR} "
-        f"(×{NO_RES_DEEP_FACTOR:g} no-res D ≥ 64; ×{VANISHING_FACTOR:g} vanishing outputs), the "
-        "no-res growth "
-        f"rate within {RATE_TOL:.0%} of theory, plus the five shape bounds; {CPU_CONFIG}",
+        summary=_signal_summary(stats, decision, width, extra),
+        measured=_signal_measured(stats, limits, width, extra),
+        expected=_signal_expected(stats),
+        tolerance=SIGNAL_TOLERANCE,
         figures=ctx.save_figure(fig),
-        arrays={
-            f"{v}.{m}": np.array([[d, *_by_point(records, m)[(v, d)]] for d in sorted(table[v][m])])
-            for v in table
-            for m in table[v]
-        },
+        arrays=signal_arrays(stats),
     )
 
 
@@ -453,20 +373,6 @@ def trainability_rule(
     return Rule(unit=PAIRED_CRITIC_SEED, parts=(*beats, deeper))
 
 
-def trainability_units(
-    loss: Mapping[tuple, np.ndarray],
-    reference: str,
-    contenders: Sequence[str],
-    depths: Sequence[int],
-) -> dict[str, list[float]]:
-    """Per paired seed, the statistics of :func:`trainability_rule` from final losses by
-    (variant, depth) (arrays in seed order)."""
-    units = {f"{c}_minus_{reference}": loss[(c, 16)] - loss[(reference, 16)] for c in contenders}
-    deeper = np.array([loss[(reference, d)] - loss[(reference, 4)] for d in depths if d > 4])
-    units["deeper_minus_d4"] = deeper.max(axis=0)
-    return {k: np.asarray(v, float).tolist() for k, v in units.items()}
-
-
 def _sizes(ctx: Context, table: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any]:
     return table[ctx.scale]
 
@@ -475,6 +381,56 @@ def _task_sizes(size: Mapping[str, Any]) -> dict[str, Any]:
     """The training-task parameters of a size entry (checkpoint_every only where it is set)."""
     keys = ("width", "steps", "batch", "checkpoint_every")
     return {k: size[k] for k in keys if k in size}
+
+
+def _critic_points(size: Mapping[str, Any], variants: Sequence[str], **extra: Any) -> list[dict]:
+    """The fixed-data critic sweep's points: every variant at every depth of ``size``."""
+    return [
+        {"variant": v, "depth": d, **_task_sizes(size), **extra}
+        for v in variants
+        for d in size["depths"]
+    ]
+
+
+def _rule_expected(rule: Rule) -> dict[str, str]:
+    """Each part's pass side, e.g. ``{"no_ln_minus_paper": "> 0"}``."""
+    return {
+        p.statistic: f"{'>' if p.direction == 'greater' else '<'} {p.pass_margin:g}"
+        for p in rule.parts
+    }
+
+
+def _trainability_summary(
+    size: Mapping[str, Any],
+    loss: Mapping[tuple, np.ndarray],
+    variants: Sequence[str],
+    beats: Mapping[str, bool],
+    deeper: Mapping[int, tuple[float, float]],
+    decision: Decision,
+) -> str:
+    at16 = ", ".join(f"{v} {mean_se(loss[(v, 16)])[0]:.3f}" for v in variants)
+    return (
+        f"width {size['width']}, {size['steps']} steps, {size['n_seeds']} seeds: "
+        f"InfoNCE at D = 16: {at16}; {variants[0]} beats "
+        + ", ".join(f"{c} in {'every' if b else 'not every'} seed" for c, b in beats.items())
+        + "; deeper − D4: "
+        + ", ".join(f"D{d} {m:+.3f} ± {se:.3f}" for d, (m, se) in deeper.items())
+        + "; "
+        + decision.summary()
+    )
+
+
+def _trainability_measured(
+    loss: Mapping[tuple, np.ndarray],
+    beats: Mapping[str, bool],
+    deeper: Mapping[int, tuple[float, float]],
+    decision: Decision,
+) -> dict[str, Any]:
+    return {
+        "loss": {f"{v}@{d}": loss[(v, d)] for v, d in loss},
+        "beats_every_seed": beats,
+        "deeper_minus_d4": {str(d): {"mean": m, "se": se} for d, (m, se) in deeper.items()},
+    } | {name: float(np.mean(v)) for name, v in decision.units.items()}
 
 
 @claim(
@@ -529,61 +485,23 @@ def trainability(
 
     size = _sizes(ctx, TRAIN_SIZES)
     variants = (reference, *contenders)
-    params = [  # in a fixed order, so any (reference, contenders) reuses one cached sweep
-        {"variant": v, "depth": d, **_task_sizes(size)}
-        for v in sorted(variants)
-        for d in size["depths"]
-    ]
+    params = _critic_points(size, sorted(variants))  # any (reference, contenders): one sweep
     records = ctx.sweep(task, params, name="fixed_data", n_seeds=size["n_seeds"], paired_seeds=True)
-    loss = {k: np.array(v) for k, v in _by_point(records, "train_loss").items()}
+    loss = {k: np.array(v) for k, v in by_point(records, "train_loss").items()}
     beats = {c: bool(np.all(loss[(reference, 16)] < loss[(c, 16)])) for c in contenders}
     deeper = {
-        d: _mean_se(loss[(reference, d)] - loss[(reference, 4)]) for d in size["depths"] if d > 4
+        d: mean_se(loss[(reference, d)] - loss[(reference, 4)]) for d in size["depths"] if d > 4
     }
     rule = trainability_rule(reference, contenders)
     decision = rule.decide(trainability_units(loss, reference, contenders, size["depths"]))
-
-    fig, (ax, ax_c) = new_figure(ncols=2, figsize=(10, 3.8))
-    for k, v in enumerate(variants):
-        depths = list(size["depths"])
-        for j, d in enumerate(depths):
-            ax.plot([d] * len(loss[(v, d)]), loss[(v, d)], ".", color=f"C{k}", alpha=0.6)
-            curves = [r["result"]["loss_curve"] for r in records
-                      if r["params"]["variant"] == v and r["params"]["depth"] == d]  # fmt: skip
-            ax_c.plot(np.mean(curves, axis=0), color=f"C{k}", ls=["-", "--", ":", "-."][j % 4],
-                      label=f"{v}, D = {d}")  # fmt: skip
-        stats = [_mean_se(loss[(v, d)]) for d in depths]
-        ax.errorbar(depths, [s[0] for s in stats], [s[1] for s in stats], fmt="o-",
-                    color=f"C{k}", mfc="none", capsize=3, label=f"{v} (mean ± s.e.)")  # fmt: skip
-    ax.axhline(np.log(size["batch"]), color=THEORY, ls="--", lw=0.8, label="chance, log B")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel(f"depth D ({DEPTH_NOTE})", fontsize="small")
-    ax.set_ylabel("final training InfoNCE (nats)")
-    ax.legend(fontsize="x-small")
-    ax_c.set_xlabel("SGD step / (steps/50)")
-    ax_c.set_ylabel("training InfoNCE")
-    ax_c.legend(fontsize="x-small", ncol=2)
-    at16 = ", ".join(f"{v} {_mean_se(loss[(v, 16)])[0]:.3f}" for v in variants)
+    curves = by_point(records, "loss_curve")
+    fig = trainability_figure(loss, curves, variants, size["depths"], size["batch"])
     return CheckResult(
         verdict=decision.verdict,
-        summary=f"width {size['width']}, {size['steps']} steps, {size['n_seeds']} seeds: "
-        f"InfoNCE at D = 16: {at16}; {reference} beats "
-        + ", ".join(f"{c} in {'every' if b else 'not every'} seed" for c, b in beats.items())
-        + "; deeper − D4: "
-        + ", ".join(f"D{d} {m:+.3f} ± {se:.3f}" for d, (m, se) in deeper.items())
-        + "; "
-        + decision.summary(),
+        summary=_trainability_summary(size, loss, variants, beats, deeper, decision),
         decision=decision.to_json(),
-        measured={
-            "loss": {f"{v}@{d}": loss[(v, d)] for v, d in loss},
-            "beats_every_seed": beats,
-            "deeper_minus_d4": {str(d): {"mean": m, "se": se} for d, (m, se) in deeper.items()},
-        }
-        | {name: float(np.mean(v)) for name, v in decision.units.items()},
-        expected={
-            p.statistic: f"{'>' if p.direction == 'greater' else '<'} {p.pass_margin:g}"
-            for p in rule.parts
-        },
+        measured=_trainability_measured(loss, beats, deeper, decision),
+        expected=_rule_expected(rule),
         tolerance=f"{rule.text()} {CPU_CONFIG_INPUT}",
         figures=ctx.save_figure(fig),
         arrays={f"loss.{v}.{d}": loss[(v, d)] for v, d in loss},
@@ -627,6 +545,50 @@ SERPENTINE = (
     7,
     13,
 )  # 7 corridors of 13 cells: 97 free cells (docs/deep_crl.md, "Networks and mazes")
+
+
+def _geodesic_summary(size: Mapping[str, Any], ranks: RankAgreement, decision: Decision) -> str:
+    rho, shortcut, rho_opt = ranks
+    return (
+        f"serpentine {SERPENTINE[0]}×{SERPENTINE[1]} (97 cells), width {size['width']}, "
+        f"{size['steps']} steps, {size['n_seeds']} seeds: ρ_geo "
+        + ", ".join(f"D{d} {rho[d].mean():.3f}" for d in rho)
+        + f" (optimum {rho_opt:.3f}); shortcut index D0 {shortcut[0].mean():+.3f} → "
+        f"D4 {shortcut[4].mean():+.3f}; " + decision.summary()
+    )
+
+
+def _geodesic_measured(
+    ranks: RankAgreement, decision: Decision, u4_records: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    rho, shortcut, rho_opt = ranks
+    return {
+        "rho_geo": {str(d): rho[d] for d in rho},
+        "shortcut_index": {str(d): shortcut[d] for d in rho},
+        "rho_gain_d4_minus_d0": float((rho[4] - rho[0]).mean()),
+        "rho_gain_bounds": [decision.parts[0].lower, decision.parts[0].upper],
+        "shortcut_change_d4_minus_d0": float(np.mean(shortcut[4] - shortcut[0])),
+        "rho_geo_optimum": rho_opt,
+        "u4_rho_geo_seed0": {str(r["params"]["depth"]): r["result"]["rho_geo"] for r in u4_records},
+    }
+
+
+def _geodesic_expected(min_gain: float) -> dict[str, str]:
+    return {
+        "rho_gain_d4_minus_d0": f"lower bound > {min_gain}",
+        "shortcut_change_d4_minus_d0": "upper bound < 0",
+    }
+
+
+def _geodesic_arrays(
+    ranks: RankAgreement, u4_records: Sequence[Mapping[str, Any]]
+) -> dict[str, np.ndarray]:
+    rho, shortcut, _ = ranks
+    return (
+        {f"rho_geo.{d}": rho[d] for d in rho}
+        | {f"shortcut.{d}": shortcut[d] for d in rho}
+        | {f"u4_q_row_start.{r['params']['depth']}": r["result"]["q_row_start"] for r in u4_records}
+    )
 
 
 @claim(
@@ -677,94 +639,30 @@ def critic_learns_geodesic(
     critics trained the same way on U4 random-walk data at the shallowest and deepest depth (one
     seed; shown, not scored). Decided by :func:`geodesic_rule` over paired seeds: the gain
     ρ(D4) − ρ(D0) above ``min_gain`` and the shortcut index ρ_euc − ρ_geo falling."""
-    from neural.deep_crl import spearman_rows, train_maze_critic
+    from neural.deep_crl import rank_agreement, train_maze_critic
 
     size = _sizes(ctx, GEODESIC_SIZES)
-    params = [
-        {"variant": "paper", "depth": d, **_task_sizes(size), "return_f": True}
-        for d in size["depths"]
-    ]
+    params = _critic_points(size, ["paper"], return_f=True)
     records = ctx.sweep(
         train_maze_critic, params, name="fixed_data", n_seeds=size["n_seeds"], paired_seeds=True
     )
     u4_params = [p | {"layout": U4} for p in (params[0], params[-1])]  # shallowest and deepest
     u4_records = ctx.sweep(train_maze_critic, u4_params, name="u4_fixed_data", n_seeds=1)
     maze = GridMaze.from_layout(serpentine_layout(*SERPENTINE))
-    target, geo, euc = distance(maze), maze.geodesic_distances(), maze.euclidean_distances()
-    mask = (geo > 0) & (geo <= 20)
-    m = successor_measure(maze.transition_matrix(), 0.95)
-    rho_opt = spearman_rows(np.log(m), -target, mask)
-    rho, shortcut = {}, {}
-    for d in size["depths"]:
-        fs = [np.asarray(r["result"]["f"]) for r in records if r["params"]["depth"] == d]
-        rho[d] = np.array([spearman_rows(f, -target, mask) for f in fs])
-        shortcut[d] = np.array([spearman_rows(f, -euc, mask) for f in fs]) - rho[d]
-    gain = rho[4] - rho[0]
+    ranks = rank_agreement(records, maze, distance)  # per depth and seed: ρ_geo, shortcut index
+    gain, change = ranks.rho[4] - ranks.rho[0], ranks.shortcut[4] - ranks.shortcut[0]
     rule = geodesic_rule(min_gain)
-    decision = rule.decide(
-        {"rho_gain": gain.tolist(), "shortcut_change": (shortcut[4] - shortcut[0]).tolist()}
-    )
-    bounds = [decision.parts[0].lower, decision.parts[0].upper]
-    shortcut_drop = float(np.mean(shortcut[4] - shortcut[0]))
-
-    fig, (ax, ax_q0, ax_q1, ax_u0, ax_u1) = new_figure(ncols=5, figsize=(20, 3.8))
-    depths = list(size["depths"])
-    for d in depths:
-        ax.plot([d] * len(rho[d]), rho[d], ".", color="C0", alpha=0.6)
-        ax.plot([d] * len(shortcut[d]), shortcut[d], ".", color="C1", alpha=0.6)
-    for k, (series, label) in enumerate([(rho, "ρ(f, −geodesic)"), (shortcut, "shortcut ρ_euc − ρ_geo")]):  # fmt: skip
-        stats = [_mean_se(series[d]) for d in depths]
-        ax.errorbar(depths, [s[0] for s in stats], [s[1] for s in stats], fmt="o-",
-                    color=f"C{k}", mfc="none", capsize=3, label=label)  # fmt: skip
-    ax.axhline(rho_opt, color=THEORY, ls="--", lw=0.8, label="optimum f* = log M/p (theory)")
-    ax.set_xlabel(f"depth D ({DEPTH_NOTE}; 0 = one hidden layer)", fontsize="small")
-    ax.set_ylabel("mean per-state Spearman ρ")
-    ax.legend(fontsize="x-small")
-    u4 = GridMaze.from_layout(U4)
-    for axq, d, grid, recs, where in [
-        (ax_q0, depths[0], maze, records, "serpentine"),
-        (ax_q1, depths[-1], maze, records, "serpentine"),
-        (ax_u0, depths[0], u4, u4_records, "U4, fixed random-walk data"),
-        (ax_u1, depths[-1], u4, u4_records, "U4, fixed random-walk data"),
-    ]:
-        q = np.full(grid.walls.shape, np.nan)
-        f = np.asarray(next(r for r in recs if r["params"]["depth"] == d)["result"]["f"])
-        q[tuple(grid.cells.T)] = f[grid.index[grid.start]]
-        axq.imshow(q, cmap="viridis")
-        axq.plot(*grid.start[::-1], "r*", ms=10)
-        axq.set_title(f"{where}: Q-map f(start, g), D = {d} (seed 0)", fontsize="small")
-        axq.set_xticks([])
-        axq.set_yticks([])
+    decision = rule.decide({"rho_gain": gain.tolist(), "shortcut_change": change.tolist()})
+    fig = geodesic_figure(ranks, maze, records, u4_records)
     return CheckResult(
         verdict=decision.verdict,
         decision=decision.to_json(),
-        summary=f"serpentine {SERPENTINE[0]}×{SERPENTINE[1]} (97 cells), width {size['width']}, "
-        f"{size['steps']} steps, {size['n_seeds']} seeds: ρ_geo "
-        + ", ".join(f"D{d} {rho[d].mean():.3f}" for d in depths)
-        + f" (optimum {rho_opt:.3f}); shortcut index D0 {shortcut[0].mean():+.3f} → "
-        f"D4 {shortcut[4].mean():+.3f}; " + decision.summary(),
-        measured={
-            "rho_geo": {str(d): rho[d] for d in depths},
-            "shortcut_index": {str(d): shortcut[d] for d in depths},
-            "rho_gain_d4_minus_d0": float(gain.mean()),
-            "rho_gain_bounds": bounds,
-            "shortcut_change_d4_minus_d0": shortcut_drop,
-            "rho_geo_optimum": rho_opt,
-            "u4_rho_geo_seed0": {
-                str(r["params"]["depth"]): r["result"]["rho_geo"] for r in u4_records
-            },
-        },
-        expected={
-            "rho_gain_d4_minus_d0": f"lower bound > {min_gain}",
-            "shortcut_change_d4_minus_d0": "upper bound < 0",
-        },
+        summary=_geodesic_summary(size, ranks, decision),
+        measured=_geodesic_measured(ranks, decision, u4_records),
+        expected=_geodesic_expected(min_gain),
         tolerance=f"{rule.text()} {CPU_CONFIG_INPUT}",
         figures=ctx.save_figure(fig),
-        arrays={f"rho_geo.{d}": rho[d] for d in depths}
-        | {f"shortcut.{d}": shortcut[d] for d in depths}
-        | {
-            f"u4_q_row_start.{r['params']['depth']}": r["result"]["q_row_start"] for r in u4_records
-        },
+        arrays=_geodesic_arrays(ranks, u4_records),
     )
 
 
@@ -810,15 +708,6 @@ def _online_caveat(verdict: Verdict, shallow: float, deep: float) -> str:
     return "; the difference is within the seed noise"
 
 
-def _success_by_depth(records: Sequence[Mapping[str, Any]]) -> dict[int, np.ndarray]:
-    """Per-seed final far-goal success of online runs, by depth (sweep order)."""
-    depths = dict.fromkeys(r["params"]["depth"] for r in records)
-    return {
-        d: np.array([r["result"]["final_success"] for r in records if r["params"]["depth"] == d])
-        for d in depths
-    }
-
-
 def _reported_text(
     reported: Mapping[str, Mapping[int, np.ndarray]], shallow: int, deep: int
 ) -> str:
@@ -849,6 +738,95 @@ def online_decision(deep: Sequence[float], shallow: Sequence[float]) -> Decision
     """:data:`ONLINE_RULE` on per-seed scores of the deep and the shallow agent, paired by seed."""
     gain = np.asarray(deep, float) - np.asarray(shallow, float)
     return ONLINE_RULE.decide({"success_gain": gain.tolist()})
+
+
+def _online_quick() -> CheckResult:
+    """Quick scale trains no online agent: INCONCLUSIVE by declaration."""
+    return CheckResult(
+        verdict=Verdict.INCONCLUSIVE,
+        summary=f"{FULL_ONLY}: 2 depths × 3 seeds of online CRL training",
+        decision=ONLINE_RULE.decide({"success_gain": []}).to_json(),
+        measured={"success_diff": None},
+        expected={},
+        tolerance=f"{FULL_ONLY}; {CPU_CONFIG_ONLINE}",
+    )
+
+
+def _reported_success(
+    ctx: Context, task: Callable[..., dict[str, Any]], params: Sequence[dict], n_seeds: int
+) -> dict[str, dict[int, np.ndarray]]:
+    """config -> depth -> per-seed far-goal success of :data:`ONLINE_REPORTED_CONFIGS`, each
+    trained at the deciding arm's points (reported, never deciding)."""
+    return {
+        config: success_by_depth(
+            ctx.sweep(
+                task,
+                [{**p, "config": config} for p in params],
+                name=f"online-{config}",
+                n_seeds=n_seeds,
+                paired_seeds=True,
+            ),
+        )
+        for config in ONLINE_REPORTED_CONFIGS
+    }
+
+
+def _online_summary(
+    size: Mapping[str, Any],
+    runs: Mapping[int, Sequence[Mapping[str, Any]]],
+    success: Mapping[int, np.ndarray],
+    at_goal: Mapping[int, np.ndarray],
+    reported: Mapping[str, Mapping[int, np.ndarray]],
+    decision: Decision,
+) -> str:
+    shallow, deep = size["depths"][0], size["depths"][-1]
+    per_seed = {d: ", ".join(f"{v:.2f}" for v in success[d]) for d in runs}
+    tag_diff = mean_se(at_goal[deep])[0] - mean_se(at_goal[shallow])[0]
+    return (
+        f"small U-maze, width {size['task'].get('width', 64)}, "
+        f"{runs[shallow][0]['grad_steps_total']} SGD steps, "
+        f"{size['n_seeds']} seeds: far-goal success "
+        + "; ".join(
+            f"D{d} {success[d].mean():.2f} ± {mean_se(success[d])[1]:.2f} [{per_seed[d]}]"
+            for d in runs
+        )
+        + f"; paired gain D{deep} − D{shallow}: "
+        + decision.summary()
+        + "; time at goal "
+        + ", ".join(f"D{d} {at_goal[d].mean():.3f}" for d in runs)
+        + f" (Δ {tag_diff:+.3f})"
+        + _online_caveat(decision.verdict, success[shallow].mean(), success[deep].mean())
+        + _reported_text(reported, shallow, deep)
+    )
+
+
+def _online_measured(
+    success: Mapping[int, np.ndarray],
+    at_goal: Mapping[int, np.ndarray],
+    reported: Mapping[str, Mapping[int, np.ndarray]],
+    decision: Decision,
+    shallow: int,
+    deep: int,
+) -> dict[str, Any]:
+    return {
+        "success": {str(d): success[d] for d in success},
+        "reported_configs": {
+            config: {str(d): v for d, v in by_depth.items()}
+            for config, by_depth in reported.items()
+        },
+        "time_at_goal": {str(d): at_goal[d] for d in success},
+        "success_diff": float(success[deep].mean() - success[shallow].mean()),
+        "success_gain_bounds": [decision.parts[0].lower, decision.parts[0].upper],
+        "time_at_goal_diff": mean_se(at_goal[deep])[0] - mean_se(at_goal[shallow])[0],
+    }
+
+
+def _online_expected() -> dict[str, Any]:
+    """What ``online_maze`` asserts, beside the paper's Ant U4 numbers it shows."""
+    return {
+        "success_gain": f"lower bound > {ONLINE_MIN_GAIN}",
+        "paper_ant_u4_time_at_goal": {str(d): t for d, t in PAPER_ANT_U4_TIME_AT_GOAL.items()},
+    }
 
 
 @claim(
@@ -927,109 +905,27 @@ def online_maze(
     beside it. Verdict from :func:`online_decision` on the paired per-seed success rates. ``task``
     replaces the training run (default :func:`neural.crl.train_online_crl`)."""
     if ctx.scale == "quick":
-        decision = ONLINE_RULE.decide({"success_gain": []})
-        return CheckResult(
-            verdict=Verdict.INCONCLUSIVE,
-            summary=f"{FULL_ONLY}: 2 depths × 3 seeds of online CRL training",
-            decision=decision.to_json(),
-            measured={"success_diff": None},
-            expected={},
-            tolerance=f"{FULL_ONLY}; {CPU_CONFIG_ONLINE}",
-        )
+        return _online_quick()
     if task is None:
         from neural.crl import train_online_crl as task
 
     size = ctx.pick(quick=ONLINE_SIZES, full=ONLINE_SIZES, paper=ONLINE_PAPER_SIZES)
     params = [{"depth": d, **size["task"]} for d in size["depths"]]
     records = ctx.sweep(task, params, name="online", n_seeds=size["n_seeds"], paired_seeds=True)
-    task_params = size["task"]
-    shallow, deep = size["depths"][0], size["depths"][-1]
-    maze = GridMaze.from_layout(task_params.get("layout", U_SMALL))
     runs = {d: [r["result"] for r in records if r["params"]["depth"] == d] for d in size["depths"]}
-    success = _success_by_depth(records)
-    at_goal = {d: np.array([r["final_time_at_goal"] for r in runs[d]]) for d in runs}
+    success, at_goal = success_by_depth(records), success_by_depth(records, "final_time_at_goal")
+    shallow, deep = size["depths"][0], size["depths"][-1]
     decision = decide(success[deep], success[shallow])
-    verdict, gain = decision.verdict, decision.parts[0]
-    diff = float(success[deep].mean() - success[shallow].mean())
-    tag_diff = _mean_se(at_goal[deep])[0] - _mean_se(at_goal[shallow])[0]
-    reported = {  # config -> depth -> per-seed far-goal success; reported, not deciding
-        config: _success_by_depth(
-            ctx.sweep(
-                task,
-                [{**p, "config": config} for p in params],
-                name=f"online-{config}",
-                n_seeds=size["n_seeds"],
-                paired_seeds=True,
-            ),
-        )
-        for config in ONLINE_REPORTED_CONFIGS
-    }
-
-    fig, axes = new_figure(ncols=4, figsize=(16, 3.8))
-    for ax, key, label in [(axes[0], "success", "far-goal success rate"),
-                           (axes[1], "time_at_goal", "far-goal time at goal / T")]:  # fmt: skip
-        for k, d in enumerate(size["depths"]):
-            for run in runs[d]:
-                ax.plot(run["env_steps"], run[key], color=f"C{k}", alpha=0.35, lw=0.8)
-            mean = np.mean([run[key] for run in runs[d]], axis=0)
-            ax.plot(runs[d][0]["env_steps"], mean, color=f"C{k}", lw=2, label=f"D = {d} (mean)")
-        ax.set_xlabel("environment steps")
-        ax.set_ylabel(label)
-        ax.set_ylim(-0.03, 1.03)
-    for k, d in enumerate(size["depths"]):
-        for config, by_depth in reported.items():
-            axes[0].axhline(by_depth[d].mean(), color=f"C{k}", ls=":", lw=1.2,
-                            label=f"D = {d}, config {config!r}: final mean")  # fmt: skip
-    axes[0].legend(fontsize="x-small", title=DEPTH_NOTE, title_fontsize="xx-small")
-    axes[0].set_title(f"{size['n_seeds']} seeds (thin lines), actor = critic depth",
-                      fontsize="small")  # fmt: skip
-    for d, t in PAPER_ANT_U4_TIME_AT_GOAL.items():
-        axes[1].axhline(t / 1000, color=THEORY, ls="--" if d == 4 else "-", lw=0.8,
-                        label=f"paper Ant U4, D = {d}: {t:g}/1000 (not comparable)")  # fmt: skip
-    axes[1].legend(fontsize="xx-small")
-    for ax, d in zip(axes[2:], (shallow, deep), strict=True):
-        q = np.asarray(runs[d][0]["q_map"], dtype=float)  # None (JSON) = wall
-        ax.imshow(q, cmap="viridis")
-        per_cell = q.shape[0] / maze.walls.shape[0]  # q_map pixels per cell
-        ax.plot(*((np.array(maze.start[::-1]) + 0.5) * per_cell - 0.5), "r*", ms=10)
-        ax.set_title(f"small U-maze Q-map f(start, π̄, g), D = {d} (seed 0)", fontsize="small")
-        ax.set_xticks([])
-        ax.set_yticks([])
-    per_seed = {d: ", ".join(f"{v:.2f}" for v in success[d]) for d in runs}
+    reported = _reported_success(ctx, task, params, size["n_seeds"])
+    maze = GridMaze.from_layout(size["task"].get("layout", U_SMALL))
     return CheckResult(
-        verdict=verdict,
+        verdict=decision.verdict,
         decision=decision.to_json(),
-        summary=f"small U-maze, width {task_params.get('width', 64)}, "
-        f"{runs[shallow][0]['grad_steps_total']} SGD steps, "
-        f"{size['n_seeds']} seeds: far-goal success "
-        + "; ".join(
-            f"D{d} {success[d].mean():.2f} ± {_mean_se(success[d])[1]:.2f} [{per_seed[d]}]"
-            for d in runs
-        )
-        + f"; paired gain D{deep} − D{shallow}: "
-        + decision.summary()
-        + "; time at goal "
-        + ", ".join(f"D{d} {at_goal[d].mean():.3f}" for d in runs)
-        + f" (Δ {tag_diff:+.3f})"
-        + _online_caveat(verdict, success[shallow].mean(), success[deep].mean())
-        + _reported_text(reported, shallow, deep),
-        measured={
-            "success": {str(d): success[d] for d in runs},
-            "reported_configs": {
-                config: {str(d): v for d, v in by_depth.items()}
-                for config, by_depth in reported.items()
-            },
-            "time_at_goal": {str(d): at_goal[d] for d in runs},
-            "success_diff": diff,
-            "success_gain_bounds": [gain.lower, gain.upper],
-            "time_at_goal_diff": tag_diff,
-        },
-        expected={
-            "success_gain": f"lower bound > {ONLINE_MIN_GAIN}",
-            "paper_ant_u4_time_at_goal": {str(d): t for d, t in PAPER_ANT_U4_TIME_AT_GOAL.items()},
-        },
+        summary=_online_summary(size, runs, success, at_goal, reported, decision),
+        measured=_online_measured(success, at_goal, reported, decision, shallow, deep),
+        expected=_online_expected(),
         tolerance=f"{ONLINE_RULE.text()} {CPU_CONFIG_ONLINE}",
-        figures=ctx.save_figure(fig),
+        figures=ctx.save_figure(online_figure(runs, reported, maze, PAPER_ANT_U4_TIME_AT_GOAL)),
         arrays={f"success.{d}": success[d] for d in runs}
         | {f"time_at_goal.{d}": at_goal[d] for d in runs},
     )

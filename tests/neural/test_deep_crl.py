@@ -18,11 +18,13 @@ from neural.deep_crl import (
     energy_matrix,
     get_config,
     infonce_terms,
+    rank_agreement,
     signal_at_init,
     spearman_rows,
     train_maze_critic,
     with_constant_feature,
 )
+from sims.mazes import GridMaze, serpentine_layout, successor_measure
 from tests.naive import energy_naive, infonce_naive
 
 
@@ -117,6 +119,27 @@ def test_spearman_rows_skips_short_rows_and_scores_perfect_rankings():
     f = np.array([[0.0, 1.0, 2.0, 3.0], [3.0, 2.0, 1.0, 0.0]])
     mask = np.array([[True, True, True, True], [True, True, False, False]])
     assert spearman_rows(f, f * 2, mask) == pytest.approx(1.0)
+
+
+def test_rank_agreement_scores_geodesic_and_euclidean_critics():
+    """Critics whose f is −geodesic (depth 0) and −Euclidean (depth 4), two seeds each: the first
+    ranks goals perfectly (ρ = 1) and the shortcut index is negative; the second follows the
+    shortcut through the walls (ρ < 1, shortcut index 1 − ρ > 0); log M scores ``rho_opt``."""
+    maze = GridMaze.from_layout(serpentine_layout(3, 5))
+    geo, euc = maze.geodesic_distances(), maze.euclidean_distances()
+    m = successor_measure(maze.transition_matrix(), 0.95)
+    records = [{"params": {"depth": d}, "result": {"f": f}} for d, f in [(0, -geo), (4, -euc)] * 2]
+    got = rank_agreement(records, maze)
+    assert list(got.rho) == [0, 4]
+    np.testing.assert_allclose(got.rho[0], [1.0, 1.0])
+    assert got.rho[4][0] == got.rho[4][1] < 0.99
+    np.testing.assert_allclose(got.shortcut[4], 1 - got.rho[4])
+    assert np.all(got.shortcut[0] < 0)
+    log_m = rank_agreement([{"params": {"depth": 0}, "result": {"f": np.log(m)}}], maze)
+    assert log_m.rho[0][0] == got.rho_opt
+    # against Euclidean "theory" the roles swap: the Euclidean critic ranks perfectly
+    swapped = rank_agreement(records, maze, distance=GridMaze.euclidean_distances)
+    np.testing.assert_allclose(swapped.rho[4], [1.0, 1.0])
 
 
 def test_constant_feature_is_appended():

@@ -23,6 +23,9 @@ from sims._jsonio import to_jsonable
 #: squares of the tail fits) differ from this tree's output on another machine by ≤ 6e-15, for
 #: the code before the one-screen refactor and after it alike.
 PINNED = {
+    # deep_crl: only online_maze is cheap at quick (INCONCLUSIVE by declaration, no training);
+    # signal_propagation, critic_learns_geodesic and trainability cost 11-60 CPU-s
+    "deep_crl.online_maze": 0.0,
     # diffusion: the spectrum claims and the two GE closed-form sweeps (gd_matches_flow, ~11
     # CPU-s, is left out)
     "diffusion.constants": 0.0,
