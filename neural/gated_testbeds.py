@@ -27,7 +27,6 @@ __all__ = [
     "ARM_LABELS",
     "DIVERGED_LOSS",
     "LRGrid",
-    "Runs",
     "arms_at_base_lr",
     "base_lr",
     "by_arm",

@@ -64,11 +64,17 @@ class TimescaleSweep:
     (seed index), τ_gen, τ_mem (nan where the score error never doubles after its minimum) and
     the minimal score error; ``results`` are the records' results (the curves, for a figure)."""
 
+    #: ψ_n of each record.
     psi: Array
+    #: The unit (seed index) of each record.
     unit: NDArray[np.int64]
+    #: τ_gen of each record.
     tau_gen: Array
+    #: τ_mem of each record (nan where the score error never doubles after its minimum).
     tau_mem: Array
+    #: The minimal score error of each record.
     score_min: Array
+    #: The records' results (the curves, for a figure).
     results: list[dict[str, Any]]
 
     @classmethod
@@ -206,6 +212,7 @@ class GapCurve:
 
     #: The ψ_n grid and Δ_t.
     psi: Array
+    #: Δ_t, the gap level the threshold is read at.
     delta: float
     #: Mean gap over units per ψ_n.
     gap: Array
@@ -219,7 +226,9 @@ class GapCurve:
     psi_n_where_gap_equals_delta: float
     #: The pilot's ψ_n and gaps, and the largest relative deviation of ours from them there.
     pilot_psi_n: Array
+    #: The pilot's gaps at ``pilot_psi_n``.
     pilot_gap: Array
+    #: The largest relative deviation of our gaps from ``pilot_gap``.
     pilot_max_relative_deviation: float
 
     def measured(self, units: dict[str, list[float]]) -> dict[str, Any]:

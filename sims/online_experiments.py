@@ -433,9 +433,13 @@ class AdversaryPilot:
     the guaranteed mistakes ``g``, the game value ``v``, and the rule's game against SOA
     (``trace``, :func:`sims.online.run_adversary`)."""
 
+    #: The sequence's length.
     n: int
+    #: The mistakes it guarantees.
     g: int
+    #: The game value.
     v: int
+    #: The rule's game against SOA (:func:`sims.online.run_adversary`).
     trace: dict[str, Any]
 
 
@@ -614,11 +618,17 @@ class SearchTotals:
     seconds, moves, classes scored, the restart with the lowest energy, and the pairs exactly on
     the 2/3 line."""
 
+    #: (Ldim, M_tr) pairs met, with how many times each was met.
     pairs: dict[tuple[int, int], int]
+    #: CPU seconds of the restarts.
     cpu: float
+    #: Moves made.
     moves: int
+    #: Classes scored.
     scored: int
+    #: The restart with the lowest energy.
     best: dict[str, Any]
+    #: The pairs met exactly on the 2/3 line.
     line_pairs: list[tuple[int, int]]
 
 

@@ -52,8 +52,11 @@ class LowerBoundScan:
     (None if none), ``stays`` whether it holds at every d ≥ first scanned (every d to 2000, then
     every 97th d to ``d_max``)."""
 
+    #: ``holds[d − 1]``: whether (1 − ε)^n ≥ 1/2 at d, for d = 1..2000 (bool array).
     holds: np.ndarray
+    #: The first d at which it holds (None if none up to 2000).
     first: int | None
+    #: Whether it holds at every d ≥ ``first`` scanned (every d to 2000, then every 97th d).
     stays: bool
 
 
