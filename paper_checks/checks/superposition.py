@@ -11,7 +11,7 @@ and tolerance below is fixed before the run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,11 +19,43 @@ import numpy as np
 from paper_checks.claims import HistoryEntry, claim
 from paper_checks.context import Context
 from paper_checks.decision import Part, Rule, within
-from paper_checks.plotting import THEORY, new_figure
+from paper_checks.figures.superposition import (
+    density_figure,
+    geometry_figure,
+    knob_figure,
+    llm_figure,
+    reference_figure,
+    robust_figure,
+    strong_figure,
+    weak_figure,
+    weak_law_figure,
+)
 from paper_checks.results import CheckResult, Verdict
-from sims.superposition import SparseBatch, loss_and_grad, sample_batch, train_task
+from sims.superposition import loss_and_grad, train_task
+from sims.superposition_units import (
+    Eq8Estimate,
+    OverlapSample,
+    by_unit,
+    density_units,
+    eq8_monte_carlo,
+    exponents_over,
+    gradient_error,
+    knob_units,
+    ladder_exponent,
+    ladder_tasks,
+    ladder_tasks_over,
+    per_model,
+    random_overlaps,
+    select,
+    simplex_etf_gaps,
+    strong_unit,
+    sweep_models,
+    weak_ideal_exponent,
+    weak_law_units,
+    weak_sweep_tasks,
+    weak_unit,
+)
 from theory import superposition as theory
-from theory.fits import PowerLawFit, fit_power_law
 
 PAPER = "superposition"
 
@@ -67,106 +99,10 @@ def _aligned_schedule(before: str) -> HistoryEntry:
     )
 
 
-def _ladder_tasks(
-    widths: Sequence[int], gammas: Sequence[float], split_at: int | None, **common: Any
-) -> list[dict[str, Any]]:
-    """Sweep parameters for every (m, γ) pair: one task, or two (widths below ``split_at`` and
-    the rest) so that small and large widths are not padded to the same max m."""
-    pairs = [(m, g) for g in gammas for m in widths]
-    groups = (
-        [pairs]
-        if split_at is None
-        else [
-            [pg for pg in pairs if pg[0] < split_at],
-            [pg for pg in pairs if pg[0] >= split_at],
-        ]
-    )
-    return [
-        {**common, "widths": [m for m, _ in grp], "gammas": [g for _, g in grp]}
-        for grp in groups
-        if grp
-    ]
-
-
-def _models(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every trained model of a sweep, with its task's α, E and seed index attached."""
-    return [
-        {
-            **model,
-            "alpha": record["params"].get("alpha", 1.0),
-            "density": record["params"].get("density", 1.0),
-            "seed": record["seed_index"],
-        }
-        for record in records
-        for model in record["result"]["models"]
-    ]
-
-
-def _select(models: list[dict[str, Any]], **where: Any) -> list[dict[str, Any]]:
-    """The models matching every ``key=value``, sorted by width."""
-    chosen = [m for m in models if all(np.isclose(m[k], v) for k, v in where.items())]
-    return sorted(chosen, key=lambda m: m["m"])
-
-
-def _fit(models: list[dict[str, Any]], window: tuple[float, float]) -> PowerLawFit:
-    """OLS of log L on log m over ``window`` (no bootstrap: the spread is that over units)."""
-    widths = np.array([m["m"] for m in models], dtype=float)
-    losses = np.array([m["loss"] for m in models])
-    return fit_power_law(widths, losses, window=window, n_boot=0)
-
-
-def _relative_gap(models: list[dict[str, Any]], reference: np.ndarray) -> np.ndarray:
-    """L / reference − 1 per model (inf where the reference is 0 and L is not)."""
-    losses = np.array([m["loss"] for m in models])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gap = losses / reference - 1
-    return np.where(np.isnan(gap), 0.0, gap)
-
-
 def _decide(checks: dict[str, bool]) -> tuple[Verdict, str]:
     """PASS iff every named check holds; the summary suffix names the failed ones."""
     failed = [name for name, ok in checks.items() if not ok]
     return Verdict.of(not failed), (f"; failed: {', '.join(failed)}" if failed else "")
-
-
-def _plot_gap_axes(ax: Any, band: tuple[float, float]) -> None:
-    """Axes of L / L_unl − 1 against m, with the tolerance band and the theory line at 0."""
-    ax.axhspan(*band, color="0.9", label="tolerance")
-    ax.axhline(0, color=THEORY, lw=1, label="L = L_unl (theory)")
-    ax.set_xscale("log")
-    ax.set_xlabel("m")
-    ax.set_ylabel("L / L_unl − 1")
-    ax.legend(fontsize=6)
-
-
-def _plot_loss_vs_m(ax: Any, curves: dict[str, tuple[list[dict[str, Any]], PowerLawFit]]) -> None:
-    """Loss against m (log-log) with each fitted power law."""
-    for i, (label, (models, fit)) in enumerate(curves.items()):
-        widths = np.array([m["m"] for m in models], dtype=float)
-        ax.loglog(widths, [m["loss"] for m in models], "o", color=f"C{i}", mfc="none", label=label)
-        ax.loglog(
-            widths,
-            fit.prefactor * widths**fit.exponent,
-            "--",
-            color=f"C{i}",
-            lw=1,
-            label=f"fit α_m = {-fit.exponent:.2f}",
-        )
-    ax.set_xlabel("m (hidden width)")
-    ax.set_ylabel("L (summed over features)")
-    ax.legend(fontsize=6)
-
-
-def _units(models: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """The models of each unit (one training seed index of the sweep: every task of that seed
-    index, each with its own data stream and initialisation), in seed order."""
-    seeds = sorted({m["seed"] for m in models})
-    return [[m for m in models if m["seed"] == s] for s in seeds]
-
-
-def _exponent(models: list[dict[str, Any]], window: tuple[float, float]) -> float:
-    """α_m of one unit's ladder: minus the OLS slope of log L on log m over ``window``."""
-    return -_fit(models, window).exponent
 
 
 def _decided(rule: Rule, units: dict[str, list[float]], words: str, **fields: Any) -> CheckResult:
@@ -215,12 +151,101 @@ def _unit_history(before: str, change: str) -> HistoryEntry:
     )
 
 
+def _listed(values: Iterable[Any], spec: str = ".3f") -> str:
+    """``values`` formatted with ``spec`` and joined by ", " (the per-unit lists of a summary)."""
+    return ", ".join(format(v, spec) for v in values)
+
+
 # ------------------------------------------------------------------------------------- geometry
 OVERLAP_WIDTHS = (4, 8, 16, 32, 64)
 #: z bound of each of the six Monte Carlo identities (5 overlap means, eq. 8): two-sided
 #: P(|z| > 4) = 6.3e-5 each, so a correct theory FAILs with probability ≈ 4e-4 per root seed
 #: (family-wise, Bonferroni), ≈ 2e-3 over the five root seeds of the quick reference.
 Z_MAX = 4.0
+
+
+ETF_WIDTHS = np.arange(2, 17)
+#: The finite-n weak ideal's width exponent on the reference widths at n = 1000, per α (a pilot
+#: computation, ±0.01); each must be reproduced to ± 0.02.
+WEAK_IDEAL = {1.25: 0.43, 1.5: 0.61, 1.75: 0.80, 2.0: 1.02}
+GEOMETRY_TOLERANCE = (
+    f"mean within {Z_MAX:g} s.e. and variance within 10% at every m; ETF coherence = Welch "
+    "bound ± 1e-12; gradient rel. error < 1e-3 (float64); eq. 8 within 4 s.e. of Monte Carlo; "
+    "weak-ideal exponents ± 0.02"
+)
+
+
+def _geometry_checks(
+    overlaps: OverlapSample,
+    etf: tuple[list[float], list[float]],
+    grad_err: float,
+    eq8: Eq8Estimate,
+    ideal: dict[float, float],
+) -> tuple[dict[str, bool], float]:
+    """Whether each identity of the geometry claim holds, and the worst |deviation| / tolerance
+    over all of them."""
+    z, var_err = overlaps.z, overlaps.var_err
+    etf_gap, etf_spread = etf
+    checks = {
+        "random overlaps": bool(np.all(np.abs(z) <= Z_MAX) and np.all(np.abs(var_err) <= 0.10)),
+        "simplex ETF": bool(max(etf_gap) < 1e-12 and max(etf_spread) < 1e-12),
+        "gradient": grad_err < 1e-3,
+        "eq. 8": abs(eq8.z) <= 4.0,
+        "weak ideal": all(abs(ideal[a] - v) <= 0.02 for a, v in WEAK_IDEAL.items()),
+    }
+    worst = max(
+        float(np.max(np.abs(z))) / Z_MAX,
+        float(np.max(np.abs(var_err))) / 0.10,
+        max(*etf_gap, *etf_spread) / 1e-12,
+        grad_err / 1e-3,
+        abs(eq8.z) / 4.0,
+        max(abs(ideal[a] - v) for a, v in WEAK_IDEAL.items()) / 0.02,
+    )
+    return checks, worst
+
+
+def _geometry_summary(
+    overlaps: OverlapSample, etf_gap: list[float], grad_err: float, eq8: Eq8Estimate
+) -> str:
+    return (
+        f"max |z| of mean overlap {np.max(np.abs(overlaps.z)):.2f} (≤ {Z_MAX:g}), max variance "
+        f"error {np.max(np.abs(overlaps.var_err)):.3f} (≤ 0.10); ETF − Welch {max(etf_gap):.1e}; "
+        f"gradient rel. error {grad_err:.1e} (< 1e-3); eq. 8 z = {eq8.z:.2f}"
+    )
+
+
+def _geometry_measured(
+    overlaps: OverlapSample,
+    etf_gap: list[float],
+    grad_err: float,
+    eq8: Eq8Estimate,
+    ideal: dict[float, float],
+    worst: float,
+) -> dict[str, Any]:
+    return {
+        "m": np.array(OVERLAP_WIDTHS, dtype=float),
+        "mean_sq_overlap": overlaps.means,
+        "z_mean": overlaps.z,
+        "var_sq_overlap": overlaps.variances,
+        "var_rel_error": overlaps.var_err,
+        "etf_minus_welch_max": max(etf_gap),
+        "gradient_rel_error": grad_err,
+        "eq8_loss": eq8.exact,
+        "eq8_monte_carlo": eq8.mc,
+        "weak_ideal_exponent": [ideal[a] for a in WEAK_IDEAL],
+        "worst_tolerance_ratio": worst,
+    }
+
+
+def _geometry_expected(overlap_mean: Callable, overlap_variance: Callable) -> dict[str, Any]:
+    return {
+        "mean_sq_overlap": [float(overlap_mean(m)) for m in OVERLAP_WIDTHS],
+        "var_sq_overlap": [float(overlap_variance(m)) for m in OVERLAP_WIDTHS],
+        "etf_minus_welch_max": 0.0,
+        "gradient_rel_error": 0.0,
+        "weak_ideal_exponent": list(WEAK_IDEAL.values()),
+        "worst_tolerance_ratio": 1.0,
+    }
 
 
 @claim(
@@ -268,169 +293,30 @@ def geometry(
     fitted on the reference widths at n = 1000 gives α_m = .43/.61/.80/1.02 (±0.02)."""
     rng = ctx.rng("geometry")
     pairs = ctx.pick(quick=50_000, full=1_000_000)
-    means, ses, variances, z, var_err = [], [], [], [], []
-    for m in OVERLAP_WIDTHS:
-        u = rng.normal(size=(pairs, m))
-        v = rng.normal(size=(pairs, m))
-        sq = (np.sum(u * v, axis=1) ** 2) / (np.sum(u * u, axis=1) * np.sum(v * v, axis=1))
-        means.append(sq.mean())
-        ses.append(sq.std(ddof=1) / np.sqrt(pairs))
-        variances.append(sq.var(ddof=1))
-        z.append((means[-1] - overlap_mean(m)) / ses[-1])
-        var_err.append(variances[-1] / overlap_variance(m) - 1)
-    z, var_err = np.array(z), np.array(var_err)
-    overlaps_ok = bool(np.all(np.abs(z) <= Z_MAX) and np.all(np.abs(var_err) <= 0.10))
-
-    etf_widths = np.arange(2, 17)
-    etf_gap, etf_spread = [], []
-    for m in etf_widths:
-        frame = theory.simplex_etf(int(m))
-        off = np.abs(frame @ frame.T)[~np.eye(m + 1, dtype=bool)]
-        etf_gap.append(abs(off.max() - theory.welch_bound(m + 1, m)))
-        etf_spread.append(np.ptp(off))
-    etf_ok = bool(max(etf_gap) < 1e-12 and max(etf_spread) < 1e-12)
-
-    grad_err = _gradient_error(gradient, ctx.rng("gradient"))
-    eq8 = _eq8_monte_carlo(ctx.rng("eq8"), ctx.pick(quick=200_000, full=2_000_000))
-    eq8_ok = abs(eq8["z"]) <= 4.0
-
-    ideal = {1.25: 0.43, 1.5: 0.61, 1.75: 0.80, 2.0: 1.02}  # a pilot computation, ±0.01
-    widths = np.array(REFERENCE_WIDTHS)
-    ideal_measured = {
-        a: -fit_power_law(
-            widths, theory.weak_ideal_loss(theory.feature_frequencies(1000, a), widths), n_boot=0
-        ).exponent
-        for a in ideal
+    overlaps = random_overlaps(rng, OVERLAP_WIDTHS, pairs, overlap_mean, overlap_variance)
+    etf_gap, etf_spread = simplex_etf_gaps(ETF_WIDTHS)
+    grad_err = gradient_error(gradient, ctx.rng("gradient"))
+    eq8 = eq8_monte_carlo(ctx.rng("eq8"), ctx.pick(quick=200_000, full=2_000_000))
+    ideal = {
+        a: weak_ideal_exponent(theory.feature_frequencies(1000, a), REFERENCE_WIDTHS)[1]
+        for a in WEAK_IDEAL
     }
-    ideal_ok = all(abs(ideal_measured[a] - v) <= 0.02 for a, v in ideal.items())
-
-    worst = max(
-        float(np.max(np.abs(z))) / Z_MAX,
-        float(np.max(np.abs(var_err))) / 0.10,
-        max(*etf_gap, *etf_spread) / 1e-12,
-        grad_err / 1e-3,
-        abs(eq8["z"]) / 4.0,
-        max(abs(ideal_measured[a] - v) for a, v in ideal.items()) / 0.02,
-    )
-    checks = {
-        "random overlaps": overlaps_ok,
-        "simplex ETF": etf_ok,
-        "gradient": grad_err < 1e-3,
-        "eq. 8": eq8_ok,
-        "weak ideal": ideal_ok,
-    }
+    checks, worst = _geometry_checks(overlaps, (etf_gap, etf_spread), grad_err, eq8, ideal)
     verdict, failed = _decide(checks)
-
-    fig, (ax, ax_e) = new_figure(ncols=2)
-    ms = np.array(OVERLAP_WIDTHS, dtype=float)
-    grid = np.geomspace(ms[0], ms[-1], 50)
-    ax.loglog(grid, 1 / grid, "-", color=THEORY, lw=1, label="1/m (theory)")
-    ax.loglog(
-        grid,
-        theory.random_overlap_variance(grid),
-        ":",
-        color=THEORY,
-        lw=1,
-        label="2(m−1)/(m²(m+2)) (theory)",
-    )
-    ax.loglog(ms, means, "o", mfc="none", label="mean (w·w′)², sampled")
-    ax.loglog(ms, variances, "s", mfc="none", label="var (w·w′)², sampled")
-    ax.set_xlabel("m")
-    ax.set_ylabel("squared overlap of random unit vectors")
-    ax.legend(fontsize=6)
-    ax_e.plot(etf_widths, 1 / etf_widths, "-", color=THEORY, lw=1, label="Welch bound κ = 1/m")
-    ax_e.plot(
-        etf_widths,
-        [
-            np.abs(theory.simplex_etf(int(m)) @ theory.simplex_etf(int(m)).T)[0, 1]
-            for m in etf_widths
-        ],
-        "o",
-        mfc="none",
-        label="simplex ETF max |w_i·w_j|",
-    )
-    ax_e.set_xlabel("m (m + 1 vectors)")
-    ax_e.set_ylabel("coherence")
-    ax_e.set_title(f"trainer gradient rel. error {grad_err:.1e}", fontsize="small")
-    ax_e.legend(fontsize=6)
+    fig = geometry_figure(OVERLAP_WIDTHS, overlaps.means, overlaps.variances, ETF_WIDTHS, grad_err)
     return CheckResult(
         verdict=verdict,
-        summary=f"max |z| of mean overlap {np.max(np.abs(z)):.2f} (≤ {Z_MAX:g}), max variance error "
-        f"{np.max(np.abs(var_err)):.3f} (≤ 0.10); ETF − Welch {max(etf_gap):.1e}; gradient rel. "
-        f"error {grad_err:.1e} (< 1e-3); eq. 8 z = {eq8['z']:.2f}" + failed,
-        measured={
-            "m": ms,
-            "mean_sq_overlap": means,
-            "z_mean": z,
-            "var_sq_overlap": variances,
-            "var_rel_error": var_err,
-            "etf_minus_welch_max": max(etf_gap),
-            "gradient_rel_error": grad_err,
-            "eq8_loss": eq8["exact"],
-            "eq8_monte_carlo": eq8["mc"],
-            "weak_ideal_exponent": [ideal_measured[a] for a in ideal],
-            "worst_tolerance_ratio": worst,
-        },
-        expected={
-            "mean_sq_overlap": [float(overlap_mean(m)) for m in OVERLAP_WIDTHS],
-            "var_sq_overlap": [float(overlap_variance(m)) for m in OVERLAP_WIDTHS],
-            "etf_minus_welch_max": 0.0,
-            "gradient_rel_error": 0.0,
-            "weak_ideal_exponent": list(ideal.values()),
-            "worst_tolerance_ratio": 1.0,
-        },
-        tolerance=f"mean within {Z_MAX:g} s.e. and variance within 10% at every m; ETF coherence = Welch "
-        "bound ± 1e-12; gradient rel. error < 1e-3 (float64); eq. 8 within 4 s.e. of Monte Carlo; "
-        "weak-ideal exponents ± 0.02",
+        summary=_geometry_summary(overlaps, etf_gap, grad_err, eq8) + failed,
+        measured=_geometry_measured(overlaps, etf_gap, grad_err, eq8, ideal, worst),
+        expected=_geometry_expected(overlap_mean, overlap_variance),
+        tolerance=GEOMETRY_TOLERANCE,
         figures=ctx.save_figure(fig),
-        arrays={"m": ms, "mean": np.array(means), "variance": np.array(variances)},
+        arrays={
+            "m": np.array(OVERLAP_WIDTHS, dtype=float),
+            "mean": np.array(overlaps.means),
+            "variance": np.array(overlaps.variances),
+        },
     )
-
-
-def _gradient_error(gradient: Callable, rng: np.random.Generator) -> float:
-    """Max relative error of ``gradient``'s (W, b) against central differences of the exact batch
-    loss (dense, float64), on K = 2 models, n = 24, m = 5, B = 48, E = 2."""
-    n_models, n, m, n_batch, eps = 2, 24, 5, 48, 1e-6
-    W = rng.normal(size=(n_models, n, m)) / np.sqrt(m)
-    b = rng.normal(size=(n_models, n)) * 0.5
-    batch = sample_batch(theory.feature_frequencies(n, 1.0, density=2.0), n_batch, rng)
-    x = batch.dense()
-
-    def loss(W_: np.ndarray, b_: np.ndarray) -> np.ndarray:
-        y = np.maximum(np.einsum("bi,kim,kjm->kbj", x, W_, W_) + b_[:, None, :], 0.0)
-        return np.sum((y - x) ** 2, axis=(1, 2)) / n_batch  # (K,)
-
-    _, grad_W, grad_b = gradient(W, b, batch)
-    errors = []
-    for param, grad in ((W, np.asarray(grad_W)), (b, np.asarray(grad_b))):
-        numeric = np.zeros_like(param)
-        for idx in np.ndindex(param.shape):
-            step = np.zeros_like(param)
-            step[idx] = eps
-            args_plus = (W + step, b) if param is W else (W, b + step)
-            args_minus = (W - step, b) if param is W else (W, b - step)
-            numeric[idx] = (loss(*args_plus)[idx[0]] - loss(*args_minus)[idx[0]]) / (2 * eps)
-        errors.append(np.max(np.abs(numeric - grad)) / np.max(np.abs(numeric)))
-    return float(max(errors))
-
-
-def _eq8_monte_carlo(rng: np.random.Generator, samples: int) -> dict[str, float]:
-    """Eq. (8) against the batch loss on data with exactly one active feature (i ~ p/Σp,
-    v ~ U(0, 2)), n = 16, m = 4."""
-    n, m = 16, 4
-    W = rng.normal(size=(1, n, m)) / np.sqrt(m)
-    b = rng.normal(size=(1, n)) * 0.3
-    p = theory.feature_frequencies(n, 1.2)
-    exact = theory.one_active_loss(W[0], b[0], p)
-    rows = np.arange(samples)
-    cols = rng.choice(n, size=samples, p=p / p.sum())
-    batch = SparseBatch(rows, cols, rng.uniform(0, 2, size=samples), (samples, n))
-    per_sample = []
-    for chunk in np.array_split(rows, 20):
-        sub = SparseBatch(rows[chunk] - chunk[0], cols[chunk], batch.values[chunk], (chunk.size, n))
-        per_sample.append(float(loss_and_grad(W, b, sub)[0][0]))
-    mc, se = float(np.mean(per_sample)), float(np.std(per_sample, ddof=1) / np.sqrt(20))
-    return {"exact": exact, "mc": mc, "z": (mc - exact) / se}
 
 
 # ----------------------------------------------------------------------------- strong_inverse_m
@@ -486,47 +372,31 @@ def _strong_units(
     each, sorted by width."""
     records = ctx.sweep(
         train_task,
-        _ladder_tasks(widths, [STRONG_GAMMA], split_at, alpha=1.0, **_at_scale(ctx, sizes)),
+        ladder_tasks(widths, [STRONG_GAMMA], split_at, alpha=1.0, **_at_scale(ctx, sizes)),
         name="ladder",
         n_seeds=n_seeds,
     )
-    return [_select(u) for u in _units(_models(records))]
-
-
-def _strong_unit(
-    models: list[dict[str, Any]], predicted_exponent: float, overlap_theory: Callable
-) -> dict[str, Any]:
-    """One unit's statistics of :data:`STRONG_RULE` (and what the figure shows)."""
-    widths = np.array([m["m"] for m in models], dtype=float)
-    losses = np.array([m["loss"] for m in models])
-    overlap = np.array(
-        [
-            np.nan if m["overlap_strong"]["mean"] is None else m["overlap_strong"]["mean"]
-            for m in models
-        ]
-    )
-    predicted = np.array([float(overlap_theory(int(w))) for w in widths])
-    # fewer than two rows with norm > 1 at a checked width counts as a 100% overlap error
-    error = np.nan_to_num(np.abs(overlap / predicted - 1), nan=1.0)
-    checked = widths >= OVERLAP_MIN_M
-    alpha_m = _exponent(models, Q1_WINDOW)
-    return {
-        "alpha_m": alpha_m,
-        "alpha_m_error": alpha_m - predicted_exponent,
-        "overlap_error": float(np.max(error[checked])),
-        "phi_half_min": float(min(m["phi_half"] for m in models)),
-        "local_slope_min": float(np.min(-np.diff(np.log(losses)) / np.diff(np.log(widths)))),
-        "widths": widths,
-        "losses": losses,
-        "overlap": overlap,
-        "predicted_overlap": predicted,
-        "checked": checked,
-    }
+    return [select(u) for u in by_unit(sweep_models(records))]
 
 
 def _unit_lists(rows: list[dict[str, Any]], rule: Rule) -> dict[str, list[float]]:
     """The rule's statistics, one value per unit."""
     return {s: [float(r[s]) for r in rows] for s in rule.statistics}
+
+
+def _strong_measured(
+    units: list[list[dict[str, Any]]], rows: list[dict[str, Any]]
+) -> dict[str, Any]:
+    alphas = [r["alpha_m"] for r in rows]
+    return {
+        "m": rows[0]["widths"],
+        "loss": [r["losses"] for r in rows],
+        "alpha_m": float(np.mean(alphas)),
+        "alpha_m_per_unit": alphas,
+        "phi_half": [[m["phi_half"] for m in u] for u in units],
+        "phi_one": [[m["phi_one"] for m in u] for u in units],
+        "mean_sq_overlap_strong": [r["overlap"] for r in rows],
+    }
 
 
 @claim(
@@ -576,37 +446,16 @@ def strong_inverse_m(
     error of the mean squared overlap of rows with norm > 1 against ``overlap_theory(m)`` for
     m ≥ 14 below 15%; min φ_{1/2} > 0.99; L strictly decreasing (smallest local slope > 0)."""
     units = _strong_units(ctx, QUICK_WIDTHS, 20, QUICK, _ladder_units(ctx))
-    rows = [_strong_unit(u, predicted_exponent, overlap_theory) for u in units]
-
-    fig, (ax, ax_o) = new_figure(ncols=2)
-    _plot_loss_vs_m(ax, {f"unit {i}": (u, _fit(u, Q1_WINDOW)) for i, u in enumerate(units)})
-    widths, losses = rows[0]["widths"], rows[0]["losses"]
-    ax.loglog(
-        widths,
-        np.exp(np.mean(np.log(losses) + predicted_exponent * np.log(widths)))
-        * widths**-predicted_exponent,
-        "-",
-        color=THEORY,
-        lw=1,
-        label=f"theory ∝ m^−{predicted_exponent:g}",
-    )
-    ax.legend(fontsize=6)
-    _plot_overlaps(ax_o, rows)
-    alphas = [r["alpha_m"] for r in rows]
+    rows = [
+        strong_unit(u, predicted_exponent, overlap_theory, Q1_WINDOW, OVERLAP_MIN_M) for u in units
+    ]
+    fig = strong_figure(units, rows, predicted_exponent, Q1_WINDOW, OVERLAP_TOL)
     return _decided(
         STRONG_RULE,
         _unit_lists(rows, STRONG_RULE),
-        f"α_m per unit {', '.join(f'{a:.3f}' for a in alphas)} (predicted "
+        f"α_m per unit {_listed(r['alpha_m'] for r in rows)} (predicted "
         f"{predicted_exponent:g} ± {Q1_BAND:g})",
-        measured={
-            "m": widths,
-            "loss": [r["losses"] for r in rows],
-            "alpha_m": float(np.mean(alphas)),
-            "alpha_m_per_unit": alphas,
-            "phi_half": [[m["phi_half"] for m in u] for u in units],
-            "phi_one": [[m["phi_one"] for m in u] for u in units],
-            "mean_sq_overlap_strong": [r["overlap"] for r in rows],
-        },
+        measured=_strong_measured(units, rows),
         expected={
             "alpha_m_error": 0.0,
             "phi_half": 1.0,
@@ -617,34 +466,11 @@ def strong_inverse_m(
         f"{PHI_ALL:g}; L strictly decreasing; Student-t over units",
         figures=ctx.save_figure(fig),
         arrays={
-            "m": widths,
+            "m": rows[0]["widths"],
             "loss": np.array([r["losses"] for r in rows]),
             "norms": np.array([[m["norms"] for m in u] for u in units]),
         },
     )
-
-
-def _plot_overlaps(ax: Any, rows: list[dict[str, Any]]) -> None:
-    """Mean squared overlap of the rows with norm > 1 against 1/m, for every unit."""
-    first = rows[0]
-    inv, predicted = 1 / first["widths"], first["predicted_overlap"]
-    ax.plot(inv, predicted, "-", color=THEORY, lw=1, label="1/m (random / ETF-like, theory)")
-    ax.fill_between(
-        inv,
-        predicted * (1 - OVERLAP_TOL),
-        predicted * (1 + OVERLAP_TOL),
-        color="0.9",
-        label=f"±{OVERLAP_TOL:.0%}",
-    )
-    for i, row in enumerate(rows):
-        checked = row["checked"]
-        ax.plot(
-            inv[checked], row["overlap"][checked], "o", color=f"C{i}", label=f"unit {i} (checked)"
-        )
-        ax.plot(inv[~checked], row["overlap"][~checked], "o", color=f"C{i}", mfc="none")
-    ax.set_xlabel("1/m")
-    ax.set_ylabel("mean (Ŵ_i·Ŵ_j)² of rows with ‖W_i‖ > 1")
-    ax.legend(fontsize=6)
 
 
 # ------------------------------------------------------------------------ weak_tracks_unlearned
@@ -670,6 +496,29 @@ WEAK_RULE = Rule(
         ),
     ),
 )
+
+
+def _weak_summary(rows: list[dict[str, Any]]) -> str:
+    return (
+        "L/L_unl − 1 per unit in "
+        + ", ".join(f"[{r['gap_min']:+.3f}, {r['gap_max']:+.3f}]" for r in rows)
+        + f" (band [{WEAK_BAND[0]:+g}, {WEAK_BAND[1]:+g}]); min weak/strong at α = 1.5, m ≥ 20: "
+        + _listed((r["weak_over_strong_min"] for r in rows), ".2f")
+        + f" (> {WEAK_OVER_STRONG:g})"
+    )
+
+
+def _weak_measured(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "m": QUICK_WIDTHS,
+        **{f"rel_gap_alpha{a:g}": [r["gaps"][a] for r in rows] for a in WEAK_ALPHAS},
+        **{
+            f"loss_weak_alpha{a:g}": [[m["loss"] for m in r["curves"][a][0]] for r in rows]
+            for a in WEAK_ALPHAS
+        },
+        **{f"loss_unlearned_alpha{a:g}": [r["curves"][a][1] for r in rows] for a in WEAK_ALPHAS},
+        "weak_over_strong_alpha1.5": [r["over"] for r in rows],
+    }
 
 
 @claim(
@@ -703,99 +552,21 @@ def weak_tracks_unlearned(
     L_unl = Σ_{‖W_i‖ ≤ 1/2}(4/3 p_i − p_i²), the largest L/L_unl − 1 over (m, α) below 0.2 and the
     smallest above −0.05; at α = 1.5 and m ≥ 20, L(γ = 0.1) / L(γ = −1) (same data stream) above
     1.5 at every m."""
-    strong_widths = tuple(w for w in QUICK_WIDTHS if w >= WEAK_OVER_STRONG_MIN_M)
-    params = []
-    for alpha in WEAK_ALPHAS:
-        params += _ladder_tasks(
-            QUICK_WIDTHS, [WEAK_GAMMA], 20, alpha=alpha, **_at_scale(ctx, QUICK)
-        )
-    params[1]["widths"] += list(strong_widths)  # α = 1.5, m ≥ 20: strong models on the same data
-    params[1]["gammas"] += [STRONG_GAMMA] * len(strong_widths)
+    params = weak_sweep_tasks(
+        QUICK_WIDTHS, WEAK_ALPHAS, WEAK_GAMMA, STRONG_GAMMA, WEAK_OVER_STRONG_MIN_M, 20,
+        **_at_scale(ctx, QUICK),
+    )  # fmt: skip
     records = ctx.sweep(train_task, params, name="ladders", n_seeds=_ladder_units(ctx))
-    rows = []
-    for models in _units(_models(records)):
-        gaps, curves = {}, {}
-        for alpha in WEAK_ALPHAS:
-            weak = _select(models, alpha=alpha, gamma=WEAK_GAMMA)
-            p = theory.feature_frequencies(QUICK["n"], alpha)
-            unl = np.array([unlearned_loss(p, np.asarray(m["norms"]) > 0.5) for m in weak])
-            gap = _relative_gap(weak, unl)
-            gaps[alpha] = np.where(np.isfinite(gap), gap, 1e6)  # L_unl = 0 < L: a huge gap
-            curves[alpha] = (weak, unl)
-        weak15 = {m["m"]: m["loss"] for m in curves[1.5][0]}
-        strong15 = _select(models, alpha=1.5, gamma=STRONG_GAMMA)
-        over = np.array([weak15[m["m"]] / m["loss"] for m in strong15])
-        every = np.concatenate(list(gaps.values()))
-        rows.append(
-            {
-                "gap_max": float(every.max()),
-                "gap_min": float(every.min()),
-                "weak_over_strong_min": float(over.min()),
-                "gaps": gaps,
-                "curves": curves,
-                "strong15": strong15,
-                "over": over,
-            }
-        )
-
-    fig, (ax, ax_r) = new_figure(ncols=2)
-    first = rows[0]
-    _plot_loss_vs_m(
-        ax,
-        {
-            f"unit 0: weak γ = {WEAK_GAMMA:g}, α = {a:g}": (w, _fit(w, Q1_WINDOW))
-            for a, (w, _) in first["curves"].items()
-        },
-    )
-    for i, (_, (weak, unl)) in enumerate(first["curves"].items()):
-        ax.loglog(
-            [m["m"] for m in weak],
-            unl,
-            "-",
-            color=THEORY,
-            lw=0.8,
-            label="L_unl (theory)" if i == 0 else None,
-        )
-    ax.loglog(
-        [m["m"] for m in first["strong15"]],
-        [m["loss"] for m in first["strong15"]],
-        "s",
-        color="C2",
-        mfc="none",
-        label="unit 0: strong γ = −1, α = 1.5",
-    )
-    ax.legend(fontsize=6)
-    for u, row in enumerate(rows):
-        for j, alpha in enumerate(WEAK_ALPHAS):
-            ax_r.plot(
-                QUICK_WIDTHS,
-                row["gaps"][alpha],
-                "o-" if j == 0 else "s--",
-                color=f"C{u}",
-                lw=0.8,
-                label=f"unit {u}, α = {alpha:g}",
-            )
-    _plot_gap_axes(ax_r, WEAK_BAND)
+    rows = [
+        weak_unit(u, WEAK_ALPHAS, QUICK["n"], unlearned_loss, WEAK_GAMMA, STRONG_GAMMA)
+        for u in by_unit(sweep_models(records))
+    ]
+    fig = weak_figure(rows, QUICK_WIDTHS, WEAK_GAMMA, Q1_WINDOW, WEAK_BAND)
     return _decided(
         WEAK_RULE,
         _unit_lists(rows, WEAK_RULE),
-        "L/L_unl − 1 per unit in "
-        + ", ".join(f"[{r['gap_min']:+.3f}, {r['gap_max']:+.3f}]" for r in rows)
-        + f" (band [{WEAK_BAND[0]:+g}, {WEAK_BAND[1]:+g}]); min weak/strong at α = 1.5, m ≥ 20: "
-        + ", ".join(f"{r['weak_over_strong_min']:.2f}" for r in rows)
-        + f" (> {WEAK_OVER_STRONG:g})",
-        measured={
-            "m": QUICK_WIDTHS,
-            **{f"rel_gap_alpha{a:g}": [r["gaps"][a] for r in rows] for a in WEAK_ALPHAS},
-            **{
-                f"loss_weak_alpha{a:g}": [[m["loss"] for m in r["curves"][a][0]] for r in rows]
-                for a in WEAK_ALPHAS
-            },
-            **{
-                f"loss_unlearned_alpha{a:g}": [r["curves"][a][1] for r in rows] for a in WEAK_ALPHAS
-            },
-            "weak_over_strong_alpha1.5": [r["over"] for r in rows],
-        },
+        _weak_summary(rows),
+        measured=_weak_measured(rows),
         expected={"rel_gap": 0.0, "weak_over_strong_min": WEAK_OVER_STRONG},
         tolerance=f"per unit: {WEAK_BAND[0]:+g} < L/L_unl − 1 < {WEAK_BAND[1]:+g} at every m "
         f"and α; L_weak / L_strong > {WEAK_OVER_STRONG:g} at α = 1.5, m ≥ "
@@ -881,53 +652,34 @@ def regime_knob(ctx: Context, *, band: Callable = phi_half_band) -> CheckResult:
     params = _at_scale(ctx, {**QUICK, "steps": 3000})
     records = ctx.sweep(
         train_task,
-        _ladder_tasks([KNOB_M], KNOB_GAMMAS, None, alpha=1.0, **params),
+        ladder_tasks([KNOB_M], KNOB_GAMMAS, None, alpha=1.0, **params),
         name="gammas",
         n_seeds=KNOB_UNITS,
     )
-    units = [sorted(u, key=lambda m: m["gamma"]) for u in _units(_models(records))]
-    gammas = np.array([m["gamma"] for m in units[0]])
-    bands = np.array([band(g, KNOB_M, params["n"]) for g in gammas])
-    phi = np.array([[m["phi_half"] for m in u] for u in units])  # (units, γ)
-    miss = np.maximum(bands[:, 0] - phi, phi - bands[:, 1]).clip(min=0)
-    units_ = {
-        "band_miss": miss.max(axis=1).tolist(),
-        "rise_max": np.diff(phi, axis=1).max(axis=1).tolist(),
-        "fall": (phi[:, 0] - phi[:, -1]).tolist(),
-    }
-    violations = int(np.sum(miss > 0) + np.sum(np.diff(phi, axis=1) > 0))
-
-    fig, ax = new_figure()
-    ax.fill_between(
-        gammas, bands[:, 0], bands[:, 1], color="0.9", step="mid", label="theory band (Figs. 3, 13)"
-    )
-    for i, u in enumerate(units):
-        ax.plot(gammas, phi[i], "o-", color=f"C{i}", label=f"φ_1/2, unit {i}")
-        ax.plot(gammas, [m["phi_one"] for m in u], "s--", color=f"C{i}", mfc="none", lw=0.8)
-    ax.axhline(KNOB_M / params["n"], color=THEORY, ls=":", lw=1, label="m/n")
-    ax.set_xlabel("γ (weight decay; < 0: growth)")
-    ax.set_ylabel("fraction of rows (squares: φ_1)")
-    ax.legend(fontsize=6)
+    knob = knob_units(records, band, KNOB_M, params["n"])
+    fig = knob_figure(knob, KNOB_M / params["n"])
     return _decided(
         KNOB_RULE,
-        units_,
-        "φ_1/2 per unit at γ = "
-        + ", ".join(f"{g:g}" for g in gammas)
-        + ": "
-        + "; ".join(", ".join(f"{f:.3f}" for f in row) for row in phi),
+        knob.units,
+        f"φ_1/2 per unit at γ = {_listed(knob.gammas, 'g')}: "
+        + "; ".join(_listed(row) for row in knob.phi),
         measured={
-            "gamma": gammas,
-            "phi_half": phi,
-            "phi_one": [[m["phi_one"] for m in u] for u in units],
-            "loss": [[m["loss"] for m in u] for u in units],
-            "violations": violations,
+            "gamma": knob.gammas,
+            "phi_half": knob.phi,
+            "phi_one": knob.phi_one,
+            "loss": knob.loss,
+            "violations": knob.violations,
         },
-        expected={"phi_half_low": bands[:, 0], "phi_half_high": bands[:, 1], "band_miss": 0.0},
+        expected={
+            "phi_half_low": knob.bands[:, 0],
+            "phi_half_high": knob.bands[:, 1],
+            "band_miss": 0.0,
+        },
         tolerance=f"per unit: φ_1/2 within {KNOB_SLACK:g} of the band (1 at γ ≤ −0.5, ≤ 3m/n at "
         f"γ = 0.5) and non-increasing in γ to {KNOB_SLACK:g}, φ(0.5) < φ(−1); Student-t over "
         "units",
         figures=ctx.save_figure(fig),
-        arrays={"gamma": gammas, "phi_half": phi},
+        arrays={"gamma": knob.gammas, "phi_half": knob.phi},
     )
 
 
@@ -994,42 +746,18 @@ def strong_robust_to_alpha(
     scale only)."""
     if ctx.scale == "quick":
         return _inconclusive_full_only(ROBUST_RULE, "15 ladders of 6 widths (about 11 CPU-minutes)")
-    params = []
-    for alpha in ROBUST_ALPHAS:
-        params += _ladder_tasks(
-            QUICK_WIDTHS, [STRONG_GAMMA], 20, alpha=alpha, **_at_scale(ctx, QUICK)
-        )
-    models = _models(ctx.sweep(train_task, params, name="ladders", n_seeds=ROBUST_SEEDS))
-    units = _units(models)
-    per_unit = np.array(
-        [[_exponent(_select(u, alpha=a), Q1_WINDOW) for a in ROBUST_ALPHAS] for u in units]
-    )  # (units, alphas)
+    params = ladder_tasks_over(
+        "alpha", ROBUST_ALPHAS, QUICK_WIDTHS, [STRONG_GAMMA], 20, **_at_scale(ctx, QUICK)
+    )
+    records = ctx.sweep(train_task, params, name="ladders", n_seeds=ROBUST_SEEDS)
+    units = by_unit(sweep_models(records))
+    per_unit = exponents_over(units, "alpha", ROBUST_ALPHAS, Q1_WINDOW)  # (units, alphas)
     expected = np.array([predicted(a) for a in ROBUST_ALPHAS])
     deviation = np.abs(per_unit - expected).max(axis=1)
     mean = per_unit.mean(axis=0)
-
-    fig, (ax, ax_a) = new_figure(ncols=2)
-    curves = {}
-    for a in ROBUST_ALPHAS:
-        chosen = _select(units[0], alpha=a)
-        curves[f"α = {a:g} (unit 0)"] = (chosen, _fit(chosen, Q1_WINDOW))
-    _plot_loss_vs_m(ax, curves)
+    first = {a: select(units[0], alpha=a) for a in ROBUST_ALPHAS}
+    fig = robust_figure(first, per_unit, expected, Q1_BAND, Q1_WINDOW)
     alphas = np.array(ROBUST_ALPHAS)
-    for i, row in enumerate(per_unit):
-        ax_a.plot(alphas, row, "o", color=f"C{i}", mfc="none", label=f"unit {i}")
-    ax_a.fill_between(alphas, expected - Q1_BAND, expected + Q1_BAND, color="0.9", step="mid")
-    ax_a.step(alphas, expected, where="mid", color=THEORY, lw=1, label="expected (Fig. 5)")
-    ax_a.plot(
-        alphas,
-        np.maximum(1, 2 * (alphas - 1)),
-        ":",
-        color=THEORY,
-        lw=1,
-        label="max(1, 2(α−1)), n → ∞ conjecture",
-    )
-    ax_a.set_xlabel("α (p_i ∝ i^−α)")
-    ax_a.set_ylabel("α_m")
-    ax_a.legend(fontsize=6)
     return _decided(
         ROBUST_RULE,
         {"max_abs_deviation": deviation.tolist()},
@@ -1100,28 +828,11 @@ def reference_sweep(ctx: Context, *, predicted_exponent: float = 1.0) -> CheckRe
     if ctx.scale == "quick":
         return _inconclusive_full_only(REFERENCE_RULE, "n = 1000 ladder, 6000 steps")
     units = _strong_units(ctx, REFERENCE_WIDTHS, 50, FULL_N1000, REFERENCE_UNITS)
-    alphas = np.array([_exponent(u, F2_WINDOW) for u in units])
-    phi_one = np.array([[m["phi_one"] for m in u] for u in units])  # (units, m)
-    phi_half = np.array([[m["phi_half"] for m in u] for u in units])
-    losses = np.array([[m["loss"] for m in u] for u in units])
+    alphas = np.array([ladder_exponent(u, F2_WINDOW) for u in units])
+    phi_one, phi_half = per_model(units, "phi_one"), per_model(units, "phi_half")  # (units, m)
+    losses = per_model(units, "loss")
     widths = np.array([m["m"] for m in units[0]])
-
-    fig, (ax, ax_p) = new_figure(ncols=2)
-    _plot_loss_vs_m(
-        ax,
-        {f"strong, n = 1000, unit {i}": (u, _fit(u, F2_WINDOW)) for i, u in enumerate(units)},
-    )
-    ax.loglog(
-        list(PAPER_LOSS), list(PAPER_LOSS.values()), "x", color=THEORY, label="paper (Fig. 14)"
-    )
-    ax.legend(fontsize=6)
-    for i in range(len(units)):
-        ax_p.semilogx(widths, phi_one[i], "o-", color=f"C{i}", label=f"φ_1 (‖W_i‖ > 1), unit {i}")
-        ax_p.semilogx(widths, phi_half[i], "s--", color=f"C{i}", mfc="none", lw=0.8)
-    ax_p.semilogx([10, 100], [0.1, 0.9], "x", color=THEORY, label="paper φ_1 ≈ 0.1 → 0.9 (Fig. 16)")
-    ax_p.set_xlabel("m")
-    ax_p.set_ylabel("fraction of rows (squares: φ_1/2)")
-    ax_p.legend(fontsize=6)
+    fig = reference_figure(units, phi_one, phi_half, PAPER_LOSS, F2_WINDOW)
     mean_loss = losses.mean(axis=0)
     return _decided(
         REFERENCE_RULE,
@@ -1130,27 +841,18 @@ def reference_sweep(ctx: Context, *, predicted_exponent: float = 1.0) -> CheckRe
             "phi_one_rise": (phi_one[:, -1] - phi_one[:, 0]).tolist(),
             "phi_half_min": phi_half.min(axis=1).tolist(),
         },
-        f"α_m per unit {', '.join(f'{a:.3f}' for a in alphas)}; φ_1 {phi_one[:, 0].mean():.2f} → "
+        f"α_m per unit {_listed(alphas)}; φ_1 {phi_one[:, 0].mean():.2f} → "
         f"{phi_one[:, -1].mean():.2f}; unit-mean L(10) = {mean_loss[0]:.3f} (paper 0.7), "
         f"L(100) = {mean_loss[-1]:.4f} (paper 0.07)",
-        measured={
-            "m": widths,
-            "loss": losses,
-            "alpha_m": float(alphas.mean()),
-            "alpha_m_per_unit": alphas,
-            "phi_one": phi_one,
-            "phi_half": phi_half,
-        },
-        expected={
-            "alpha_m": predicted_exponent,
-            "loss_paper": PAPER_LOSS,
-            "phi_one_paper": [0.1, 0.9],
-        },
+        measured={"m": widths, "loss": losses, "alpha_m": float(alphas.mean()),
+                  "alpha_m_per_unit": alphas, "phi_one": phi_one, "phi_half": phi_half},
+        expected={"alpha_m": predicted_exponent, "loss_paper": PAPER_LOSS,
+                  "phi_one_paper": [0.1, 0.9]},
         tolerance=f"per unit: |α_m − {predicted_exponent:g}| < {Q1_BAND:g} (OLS on m = 10..100); "
         f"φ_1(100) > φ_1(10); φ_1/2 > {PHI_ALL:g}; Student-t over units; losses reported, not gated",
         figures=ctx.save_figure(fig),
         arrays={"m": widths, "phi_one": phi_one},
-    )
+    )  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------- weak_law
@@ -1216,79 +918,27 @@ def weak_law(ctx: Context, *, ideal_loss: Callable = theory.weak_ideal_loss) -> 
     on the same widths| below 0.2, and the worst |L/L_unl − 1| below 0.15."""
     if ctx.scale == "quick":
         return _inconclusive_full_only(WEAK_LAW_RULE, "four n = 1000 ladders, 6000 steps")
-    params = []
-    for alpha in WEAK_ALPHAS:
-        params += _ladder_tasks(
-            REFERENCE_WIDTHS, F3_GAMMAS, 50, alpha=alpha, **_at_scale(ctx, FULL_N1000)
-        )
+    params = ladder_tasks_over(
+        "alpha", WEAK_ALPHAS, REFERENCE_WIDTHS, F3_GAMMAS, 50, **_at_scale(ctx, FULL_N1000)
+    )
     records = ctx.sweep(train_task, params, name="ladders", n_seeds=WEAK_LAW_UNITS)
     widths = np.array(REFERENCE_WIDTHS, dtype=float)
-    ideals = {}
-    for alpha in WEAK_ALPHAS:
-        p = theory.feature_frequencies(FULL_N1000["n"], alpha)
-        ideal = np.asarray(ideal_loss(p, widths.astype(int)))
-        ideals[alpha] = (
-            p,
-            ideal,
-            -fit_power_law(widths, ideal, window=F2_WINDOW, n_boot=0).exponent,
-        )
-    rows, units_ = [], {"exponent_deviation_max": [], "loss_gap_max": []}
-    fig, (ax, ax_r) = new_figure(ncols=2)
-    for u, models in enumerate(_units(_models(records))):
-        worst_exp, worst_gap = 0.0, 0.0
-        for alpha in WEAK_ALPHAS:
-            p, _, ideal_exponent = ideals[alpha]
-            for gamma in F3_GAMMAS:
-                chosen = _select(models, alpha=alpha, gamma=gamma)
-                alpha_m = _exponent(chosen, F2_WINDOW)
-                unl = np.array([theory.weak_loss(p, np.asarray(m["norms"]) > 0.5) for m in chosen])
-                gap = _relative_gap(chosen, unl)
-                gap = np.where(np.isfinite(gap), gap, 1e6)  # L_unl = 0 < L: a huge gap
-                worst_exp = max(worst_exp, abs(alpha_m - ideal_exponent))
-                worst_gap = max(worst_gap, float(np.max(np.abs(gap))))
-                rows.append(
-                    {
-                        "unit": u,
-                        "alpha": alpha,
-                        "gamma": gamma,
-                        "alpha_m": alpha_m,
-                        "ideal_alpha_m": ideal_exponent,
-                        "max_rel_gap": float(np.max(np.abs(gap))),
-                        "kept": [int(np.sum(np.asarray(m["norms"]) > 0.5)) for m in chosen],
-                    }
-                )
-                label = f"α = {alpha:g}, γ = {gamma:g}"
-                if u == 0:
-                    fit = _fit(chosen, F2_WINDOW)
-                    ax.loglog(widths, [m["loss"] for m in chosen], "o", mfc="none", label=label)
-                    ax.loglog(widths, fit.prefactor * widths**fit.exponent, "--", lw=0.8)
-                ax_r.semilogx(widths, gap, "o-", lw=0.8, label=f"unit {u}, {label}")
-        units_["exponent_deviation_max"].append(worst_exp)
-        units_["loss_gap_max"].append(worst_gap)
-    for i, alpha in enumerate(WEAK_ALPHAS):
-        ax.loglog(
-            widths,
-            ideals[alpha][1],
-            "-",
-            color=THEORY,
-            lw=1,
-            label="finite-n ideal" if i == 0 else None,
-        )
-    ax.set_xlabel("m (hidden width)")
-    ax.set_ylabel("L (summed over features; unit 0)")
-    ax.legend(fontsize=6)
-    _plot_gap_axes(ax_r, (-F3_LOSS_TOL, F3_LOSS_TOL))
+    p = {a: theory.feature_frequencies(FULL_N1000["n"], a) for a in WEAK_ALPHAS}
+    ideal = {a: weak_ideal_exponent(p[a], widths, ideal_loss, F2_WINDOW) for a in WEAK_ALPHAS}
+    exponents = {a: exponent for a, (_, exponent) in ideal.items()}
+    law = weak_law_units(by_unit(sweep_models(records)), F3_GAMMAS, p, exponents, F2_WINDOW)
+    fig = weak_law_figure(law, widths, [c for c, _ in ideal.values()], F3_LOSS_TOL, F2_WINDOW)
     return _decided(
         WEAK_LAW_RULE,
-        units_,
+        law.units,
         "; ".join(
             f"unit {r['unit']} α={r['alpha']:g} γ={r['gamma']:g}: α_m {r['alpha_m']:.2f} vs ideal "
             f"{r['ideal_alpha_m']:.2f}, max |L/L_unl − 1| {r['max_rel_gap']:.2f}"
-            for r in rows
+            for r in law.runs
         ),
-        measured={"runs": rows},
+        measured={"runs": law.runs},
         expected={
-            "alpha_m": {f"{a:g}": ideals[a][2] for a in WEAK_ALPHAS},
+            "alpha_m": {f"{a:g}": e for a, e in exponents.items()},
             "exponent_deviation_max": F3_BAND,
             "loss_gap_max": F3_LOSS_TOL,
         },
@@ -1379,77 +1029,35 @@ def density_scaling(ctx: Context, *, predicted_slope: float = 1.0) -> CheckResul
     63 numbers give 1.3), lies in [0.7, 1.5], and α_m moves by < 0.2 from its E = 1 value."""
     if ctx.scale == "quick":
         return _inconclusive_full_only(DENSITY_RULE, "three ladders of 6 widths")
-    params = []
-    for density in DENSITIES:
-        params += _ladder_tasks(
-            QUICK_WIDTHS, [STRONG_GAMMA], 20, alpha=1.0, density=density, **_at_scale(ctx, QUICK)
-        )
-    records = ctx.sweep(train_task, params, name="ladders", n_seeds=DENSITY_UNITS)
-    units = _units(_models(records))
-    slopes, exps, all_losses = [], [], []
-    for models in units:
-        by_e = {e: _select(models, density=e) for e in DENSITIES}
-        losses = np.array([[m["loss"] for m in by_e[e]] for e in DENSITIES])  # (E, m)
-        slopes.append(
-            [
-                fit_power_law(np.array(DENSITIES), losses[:, j], n_boot=0).exponent
-                for j in range(losses.shape[1])
-            ]
-        )
-        exps.append([_exponent(by_e[e], Q1_WINDOW) for e in DENSITIES])
-        all_losses.append(losses)
-    slopes, exps = np.array(slopes), np.array(exps)  # (units, m), (units, E)
-    ratio = slopes / predicted_slope
-    units_ = {
-        "slope_ratio_min": ratio.min(axis=1).tolist(),
-        "slope_ratio_max": ratio.max(axis=1).tolist(),
-        "alpha_shift_max": np.abs(exps - exps[:, :1]).max(axis=1).tolist(),
-    }
-
-    fig, (ax, ax_e) = new_figure(ncols=2)
-    first = {e: _select(units[0], density=e) for e in DENSITIES}
-    _plot_loss_vs_m(
-        ax, {f"E = {e:g} (unit 0)": (first[e], _fit(first[e], Q1_WINDOW)) for e in DENSITIES}
+    params = ladder_tasks_over(
+        "density", DENSITIES, QUICK_WIDTHS, [STRONG_GAMMA], 20, alpha=1.0, **_at_scale(ctx, QUICK)
     )
-    widths = np.array(QUICK_WIDTHS, dtype=float)
-    losses = all_losses[0]
-    for j, m in enumerate(widths):
-        ax_e.loglog(DENSITIES, losses[:, j], "o", color=f"C{j}", mfc="none", label=f"m = {m:g}")
-        ax_e.loglog(
-            DENSITIES,
-            losses[0, j] * np.array(DENSITIES) ** predicted_slope,
-            "-",
-            color=THEORY,
-            lw=0.6,
-        )
-    ax_e.set_xlabel("E (activation density)")
-    ax_e.set_ylabel("L (unit 0)")
-    ax_e.set_title("lines: L ∝ E (theory)", fontsize="small")
-    ax_e.legend(fontsize=5)
+    records = ctx.sweep(train_task, params, name="ladders", n_seeds=DENSITY_UNITS)
+    units = by_unit(sweep_models(records))
+    slopes, exps, losses = density_units(units, DENSITIES, Q1_WINDOW)  # (units, m), (units, E)
+    ratio = slopes / predicted_slope
+    first = {e: select(units[0], density=e) for e in DENSITIES}
+    fig = density_figure(first, losses[0], QUICK_WIDTHS, predicted_slope, Q1_WINDOW)
     return _decided(
         DENSITY_RULE,
-        units_,
+        {
+            "slope_ratio_min": ratio.min(axis=1).tolist(),
+            "slope_ratio_max": ratio.max(axis=1).tolist(),
+            "alpha_shift_max": np.abs(exps - exps[:, :1]).max(axis=1).tolist(),
+        },
         "slopes of L in E per unit in "
         + ", ".join(f"[{s.min():.2f}, {s.max():.2f}]" for s in slopes)
         + "; unit-mean α_m at E = "
         + ", ".join(f"{e:g}: {x:.2f}" for e, x in zip(DENSITIES, exps.mean(axis=0), strict=True)),
-        measured={
-            "m": widths,
-            "density": DENSITIES,
-            "loss": np.array(all_losses),
-            "slope_in_E": slopes,
-            "alpha_m": exps,
-        },
-        expected={
-            "slope_in_E": predicted_slope,
-            "alpha_m_shift_max": DENSITY_SHIFT,
-        },
+        measured={"m": np.array(QUICK_WIDTHS, dtype=float), "density": DENSITIES,
+                  "loss": np.array(losses), "slope_in_E": slopes, "alpha_m": exps},
+        expected={"slope_in_E": predicted_slope, "alpha_m_shift_max": DENSITY_SHIFT},
         tolerance=f"per unit: slope of log L on log E in [{DENSITY_SLOPE[0]:g}, "
         f"{DENSITY_SLOPE[1]:g}] × predicted at every m; |α_m(E) − α_m(1)| < {DENSITY_SHIFT:g}; "
         "Student-t over units",
         figures=ctx.save_figure(fig),
-        arrays={"loss": np.array(all_losses)},
-    )
+        arrays={"loss": np.array(losses)},
+    )  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------- LLMs
@@ -1481,32 +1089,14 @@ def llm_consistency(
     est = width_exponent()
     combined = float(np.hypot(est.sigma, PAPER_LLM["alpha_m_fit_sigma"]))
     diff = abs(est.value - PAPER_LLM["alpha_m_fit"])
-    checks = {
-        "value": abs(est.value - PAPER_LLM["chinchilla"]) <= 0.005,
-        "uncertainty": abs(est.sigma_linear - PAPER_LLM["chinchilla_sigma"]) <= 0.005,
-        "consistent": diff <= combined,
-    }
-    verdict, failed = _decide(checks)
-    fig, ax = new_figure()
-    ax.errorbar(
-        [0],
-        [PAPER_LLM["alpha_m_fit"]],
-        yerr=[PAPER_LLM["alpha_m_fit_sigma"]],
-        fmt="o",
-        label="fitted on 27 LLMs (paper)",
+    verdict, failed = _decide(
+        {
+            "value": abs(est.value - PAPER_LLM["chinchilla"]) <= 0.005,
+            "uncertainty": abs(est.sigma_linear - PAPER_LLM["chinchilla_sigma"]) <= 0.005,
+            "consistent": diff <= combined,
+        }
     )
-    ax.errorbar(
-        [1],
-        [est.value],
-        yerr=[est.sigma],
-        fmt="s",
-        color=THEORY,
-        label="Chinchilla 2.52 × 0.35 (ours, quadrature)",
-    )
-    ax.axhline(1.0, ls=":", color="0.5", lw=1, label="toy strong regime: 1")
-    ax.set_xticks([0, 1], ["fit", "Chinchilla"])
-    ax.set_ylabel("α_m")
-    ax.legend(fontsize=6)
+    fig = llm_figure(PAPER_LLM, est)
     return CheckResult(
         verdict=verdict,
         summary=f"α_m = {est.value:.3f} ± {est.sigma:.3f} (quadrature; linear {est.sigma_linear:.3f}) vs "

@@ -1,0 +1,530 @@
+"""The superposition claims' sweeps as tasks and units, their per-unit statistics, and the sampled
+identities of the geometry claim (Liu, Liu & Gore, NeurIPS 2025, arXiv 2505.10465; the model and
+its conventions are written out in docs/superposition.md#the-papers-model-and-what-the-checks-use).
+
+The sweeps run :func:`sims.superposition.train_task` on the parameters built here
+(:func:`ladder_tasks`). A record is ``{"params": {...}, "result": {"models": [...]}, "seed_index":
+i}``; each model carries its width ``m``, weight decay ``gamma``, loss ``loss`` (summed over
+features), the fractions ``phi_half`` and ``phi_one`` of rows with ‖W_i‖ above 1/2 and 1, the row
+norms ``norms`` and ``overlap_strong`` (the mean squared overlap (Ŵ_i·Ŵ_j)² of the rows with
+‖W_i‖ > 1). A *unit* is one training seed index of a sweep: every task of that seed index, each
+with its own data stream and initialisation (:func:`by_unit`).
+
+This module only reads records: :mod:`sims.superposition` does not import it, so the sweep caches
+keyed on the code of ``train_task`` stay valid whatever changes here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from sims.superposition import SparseBatch, loss_and_grad, sample_batch
+from theory import superposition as theory
+from theory.fits import PowerLawFit, fit_power_law
+
+__all__ = [
+    "DensityUnits",
+    "Eq8Estimate",
+    "KnobUnits",
+    "OverlapSample",
+    "WeakLawUnits",
+    "by_unit",
+    "density_units",
+    "eq8_monte_carlo",
+    "exponents_over",
+    "gradient_error",
+    "knob_units",
+    "ladder_exponent",
+    "ladder_fit",
+    "ladder_tasks",
+    "ladder_tasks_over",
+    "per_model",
+    "random_overlaps",
+    "relative_gap",
+    "select",
+    "simplex_etf_gaps",
+    "strong_unit",
+    "sweep_models",
+    "unlearned_gap",
+    "weak_ideal_exponent",
+    "weak_law_units",
+    "weak_sweep_tasks",
+    "weak_unit",
+]
+
+Model = dict[str, Any]
+Array = NDArray[np.float64]
+
+
+# ----------------------------------------------------------------------------- sweep tasks
+def ladder_tasks(
+    widths: Sequence[int], gammas: Sequence[float], split_at: int | None, **common: Any
+) -> list[dict[str, Any]]:
+    """Sweep parameters for every (m, γ) pair (γ outer, m inner): one task, or two (the widths
+    below ``split_at`` and the rest) so that small and large widths are not padded to the same
+    max m; each task is ``{**common, "widths": [...], "gammas": [...]}``."""
+    pairs = [(m, g) for g in gammas for m in widths]
+    groups = (
+        [pairs]
+        if split_at is None
+        else [
+            [pg for pg in pairs if pg[0] < split_at],
+            [pg for pg in pairs if pg[0] >= split_at],
+        ]
+    )
+    return [
+        {**common, "widths": [m for m, _ in grp], "gammas": [g for _, g in grp]}
+        for grp in groups
+        if grp
+    ]
+
+
+def ladder_tasks_over(
+    key: str,
+    values: Sequence[float],
+    widths: Sequence[int],
+    gammas: Sequence[float],
+    split_at: int | None,
+    **common: Any,
+) -> list[dict[str, Any]]:
+    """:func:`ladder_tasks` once per value of the task parameter ``key`` (``alpha`` for the
+    frequency exponent p_i ∝ i^−α, ``density`` for E = Σ p_i), concatenated in ``values`` order."""
+    return [
+        task
+        for value in values
+        for task in ladder_tasks(widths, gammas, split_at, **{key: value}, **common)
+    ]
+
+
+def weak_sweep_tasks(
+    widths: Sequence[int],
+    alphas: Sequence[float],
+    weak_gamma: float,
+    strong_gamma: float,
+    strong_min_m: int,
+    split_at: int,
+    **sizes: Any,
+) -> list[dict[str, Any]]:
+    """The weak-superposition sweep of §3 (Fig. 4): a γ = ``weak_gamma`` ladder per α, split at
+    ``split_at``, and the γ = ``strong_gamma`` models of widths ≥ ``strong_min_m`` added to the
+    second task (the first α's widths ≥ ``split_at``), so that they train on the same data
+    stream as the weak models they are compared with."""
+    strong_widths = tuple(w for w in widths if w >= strong_min_m)
+    params = ladder_tasks_over("alpha", alphas, widths, [weak_gamma], split_at, **sizes)
+    params[1]["widths"] += list(strong_widths)
+    params[1]["gammas"] += [strong_gamma] * len(strong_widths)
+    return params
+
+
+# ------------------------------------------------------------------------- records and units
+def sweep_models(records: Sequence[Mapping[str, Any]]) -> list[Model]:
+    """Every trained model of a sweep, with its task's α (1 when absent), density E (1 when
+    absent) and seed index (``seed``) attached."""
+    return [
+        {
+            **model,
+            "alpha": record["params"].get("alpha", 1.0),
+            "density": record["params"].get("density", 1.0),
+            "seed": record["seed_index"],
+        }
+        for record in records
+        for model in record["result"]["models"]
+    ]
+
+
+def by_unit(models: Sequence[Model]) -> list[list[Model]]:
+    """The models of each unit (one training seed index of the sweep: every task of that seed
+    index, each with its own data stream and initialisation), in seed order."""
+    seeds = sorted({m["seed"] for m in models})
+    return [[m for m in models if m["seed"] == s] for s in seeds]
+
+
+def select(models: Sequence[Model], **where: Any) -> list[Model]:
+    """The models matching every ``key=value`` (to float tolerance), sorted by width."""
+    chosen = [m for m in models if all(np.isclose(m[k], v) for k, v in where.items())]
+    return sorted(chosen, key=lambda m: m["m"])
+
+
+def per_model(units: Sequence[Sequence[Model]], key: str) -> Array:
+    """``model[key]`` per unit and model: an array (units, models)."""
+    return np.array([[m[key] for m in u] for u in units])
+
+
+def ladder_fit(models: Sequence[Model], window: tuple[float, float]) -> PowerLawFit:
+    """OLS of log L on log m over ``window`` (no bootstrap: the spread is that over units)."""
+    widths = np.array([m["m"] for m in models], dtype=float)
+    losses = np.array([m["loss"] for m in models])
+    return fit_power_law(widths, losses, window=window, n_boot=0)
+
+
+def ladder_exponent(models: Sequence[Model], window: tuple[float, float]) -> float:
+    """α_m of one ladder, L ∝ m^−α_m: minus the OLS slope of log L on log m over ``window``."""
+    return -ladder_fit(models, window).exponent
+
+
+def exponents_over(
+    units: Sequence[Sequence[Model]], key: str, values: Sequence[float], window: tuple[float, float]
+) -> Array:
+    """α_m (:func:`ladder_exponent`) of each unit's ladder at each value of ``key`` (``alpha`` or
+    ``density``): an array (units, values)."""
+    return np.array(
+        [[ladder_exponent(select(u, **{key: v}), window) for v in values] for u in units]
+    )
+
+
+def relative_gap(models: Sequence[Model], reference: ArrayLike) -> Array:
+    """L / reference − 1 per model (inf where the reference is 0 and L is not, 0 where both are)."""
+    losses = np.array([m["loss"] for m in models])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gap = losses / reference - 1
+    return np.where(np.isnan(gap), 0.0, gap)
+
+
+def unlearned_gap(
+    models: Sequence[Model], p: ArrayLike, unlearned_loss: Callable = theory.weak_loss
+) -> tuple[Array, Array]:
+    """Per model, the weak-superposition loss of the features it does not represent,
+    L_unl = Σ_{‖W_i‖ ≤ 1/2} (4/3 p_i − p_i²) (§3; ``unlearned_loss(p, kept)``, kept = ‖W_i‖ > 1/2),
+    and L/L_unl − 1, set to 10^6 where L_unl = 0 < L (a huge gap)."""
+    unl = np.array([unlearned_loss(p, np.asarray(m["norms"]) > 0.5) for m in models])
+    gap = relative_gap(models, unl)
+    return unl, np.where(np.isfinite(gap), gap, 1e6)
+
+
+# ----------------------------------------------------------------------- per-unit statistics
+def strong_unit(
+    models: Sequence[Model],
+    predicted_exponent: float,
+    overlap_theory: Callable[[int], float],
+    window: tuple[float, float],
+    overlap_min_m: int,
+) -> dict[str, Any]:
+    """One strong-superposition ladder's statistics (Figs. 1, 5, 17): ``alpha_m`` (OLS over
+    ``window``) and ``alpha_m_error`` = α_m − ``predicted_exponent``; ``overlap_error``, the worst
+    |mean (Ŵ_i·Ŵ_j)² of the rows with ‖W_i‖ > 1 ÷ ``overlap_theory(m)`` − 1| over m ≥
+    ``overlap_min_m`` (a width with fewer than two such rows counts as a 100% error);
+    ``phi_half_min``, the smallest φ_1/2; ``local_slope_min``, the smallest −Δlog L/Δlog m between
+    adjacent widths. Also the widths, losses, overlaps, predicted overlaps and the checked-width
+    mask, for the record and the figure."""
+    widths = np.array([m["m"] for m in models], dtype=float)
+    losses = np.array([m["loss"] for m in models])
+    overlap = np.array(
+        [
+            np.nan if m["overlap_strong"]["mean"] is None else m["overlap_strong"]["mean"]
+            for m in models
+        ]
+    )
+    predicted = np.array([float(overlap_theory(int(w))) for w in widths])
+    error = np.nan_to_num(np.abs(overlap / predicted - 1), nan=1.0)
+    checked = widths >= overlap_min_m
+    alpha_m = ladder_exponent(models, window)
+    return {
+        "alpha_m": alpha_m,
+        "alpha_m_error": alpha_m - predicted_exponent,
+        "overlap_error": float(np.max(error[checked])),
+        "phi_half_min": float(min(m["phi_half"] for m in models)),
+        "local_slope_min": float(np.min(-np.diff(np.log(losses)) / np.diff(np.log(widths)))),
+        "widths": widths,
+        "losses": losses,
+        "overlap": overlap,
+        "predicted_overlap": predicted,
+        "checked": checked,
+    }
+
+
+def weak_unit(
+    models: Sequence[Model],
+    alphas: Sequence[float],
+    n: int,
+    unlearned_loss: Callable,
+    weak_gamma: float,
+    strong_gamma: float,
+    strong_alpha: float = 1.5,
+) -> dict[str, Any]:
+    """One unit of the weak-superposition sweep (§3, Fig. 4): per α, the γ = ``weak_gamma``
+    ladder's L/L_unl − 1 (:func:`unlearned_gap`, p_i ∝ i^−α over n features), ``gap_max`` and
+    ``gap_min`` over every (m, α), and ``weak_over_strong_min``, the smallest L(weak) / L(strong)
+    at α = ``strong_alpha`` over the widths where the unit trained a γ = ``strong_gamma`` model.
+    Also ``gaps`` and ``curves`` (α → (models, L_unl)), ``strong15`` (the strong models) and
+    ``over`` (the ratios), for the record and the figure."""
+    gaps, curves = {}, {}
+    for alpha in alphas:
+        weak = select(models, alpha=alpha, gamma=weak_gamma)
+        unl, gaps[alpha] = unlearned_gap(weak, theory.feature_frequencies(n, alpha), unlearned_loss)
+        curves[alpha] = (weak, unl)
+    weak_loss = {m["m"]: m["loss"] for m in curves[strong_alpha][0]}
+    strong = select(models, alpha=strong_alpha, gamma=strong_gamma)
+    over = np.array([weak_loss[m["m"]] / m["loss"] for m in strong])
+    every = np.concatenate(list(gaps.values()))
+    return {
+        "gap_max": float(every.max()),
+        "gap_min": float(every.min()),
+        "weak_over_strong_min": float(over.min()),
+        "gaps": gaps,
+        "curves": curves,
+        "strong15": strong,
+        "over": over,
+    }
+
+
+class KnobUnits(NamedTuple):
+    """The φ_1/2-against-γ sweep (Figs. 3, 13) per unit, γ ascending (:func:`knob_units`)."""
+
+    #: The weight decays γ, ascending.
+    gammas: Array
+    #: (γ, 2): the theory band's lower and upper φ_1/2 at each γ.
+    bands: Array
+    #: (units, γ): φ_1/2, the fraction of rows with ‖W_i‖ > 1/2.
+    phi: Array
+    #: Per unit and γ, φ_1 (rows with ‖W_i‖ > 1).
+    phi_one: list[list[float]]
+    #: Per unit and γ, the loss.
+    loss: list[list[float]]
+    #: The rule's statistics per unit: ``band_miss`` (largest distance of φ_1/2 outside the band),
+    #: ``rise_max`` (largest rise between consecutive γ) and ``fall`` (φ_1/2 at the first γ minus
+    #: at the last).
+    units: dict[str, list[float]]
+    #: How many (unit, γ) points lie outside the band plus how many steps rise.
+    violations: int
+
+
+def knob_units(
+    records: Sequence[Mapping[str, Any]],
+    band: Callable[[float, int, int], tuple[float, float]],
+    m: int,
+    n: int,
+) -> KnobUnits:
+    """The statistics of the regime knob (Figs. 3, 13) on a sweep of width-``m`` models over γ:
+    φ_1/2 per unit and γ against ``band(γ, m, n)``."""
+    units = [sorted(u, key=lambda x: x["gamma"]) for u in by_unit(sweep_models(records))]
+    gammas = np.array([x["gamma"] for x in units[0]])
+    bands = np.array([band(g, m, n) for g in gammas])
+    phi = per_model(units, "phi_half")  # (units, γ)
+    miss = np.maximum(bands[:, 0] - phi, phi - bands[:, 1]).clip(min=0)
+    stats = {
+        "band_miss": miss.max(axis=1).tolist(),
+        "rise_max": np.diff(phi, axis=1).max(axis=1).tolist(),
+        "fall": (phi[:, 0] - phi[:, -1]).tolist(),
+    }
+    violations = int(np.sum(miss > 0) + np.sum(np.diff(phi, axis=1) > 0))
+    return KnobUnits(
+        gammas,
+        bands,
+        phi,
+        [[x["phi_one"] for x in u] for u in units],
+        [[x["loss"] for x in u] for u in units],
+        stats,
+        violations,
+    )
+
+
+def weak_ideal_exponent(
+    p: ArrayLike,
+    widths: ArrayLike,
+    ideal_loss: Callable = theory.weak_ideal_loss,
+    window: tuple[float, float] | None = None,
+) -> tuple[Array, float]:
+    """The finite-n weak ideal Σ_{i>m}(4/3 p_i − p_i²) at ``widths`` (``ideal_loss(p, widths)``)
+    and its width exponent: minus the OLS slope of its log on log m over ``window`` (→ α − 1 as
+    n → ∞; docs/superposition.md#weak-and-strong-superposition)."""
+    widths = np.asarray(widths)
+    ideal = np.asarray(ideal_loss(p, widths.astype(int)))
+    return ideal, -fit_power_law(widths, ideal, window=window, n_boot=0).exponent
+
+
+class WeakLawUnits(NamedTuple):
+    """The weak-law sweep per unit and (α, γ) ladder (:func:`weak_law_units`)."""
+
+    #: Per unit and (α, γ): unit, alpha, gamma, alpha_m, ideal_alpha_m, max_rel_gap and kept
+    #: (rows with ‖W_i‖ > 1/2 per width).
+    runs: list[dict[str, Any]]
+    #: The rule's statistics per unit: ``exponent_deviation_max`` and ``loss_gap_max``.
+    units: dict[str, list[float]]
+    #: Per unit and (α, γ), in ``runs`` order: the ladder's models and L/L_unl − 1 (the figure's).
+    ladders: list[tuple[list[Model], Array]]
+
+
+def weak_law_units(
+    units: Sequence[Sequence[Model]],
+    gammas: Sequence[float],
+    frequencies: Mapping[float, ArrayLike],
+    ideal_exponents: Mapping[float, float],
+    window: tuple[float, float],
+) -> WeakLawUnits:
+    """Per unit, the worst over (α, γ) of |α_m − the ideal exponent| (α_m by OLS over ``window``)
+    and of |L/L_unl − 1| over the widths (Fig. 4); α runs over ``frequencies`` (α → p) in its
+    order, ``ideal_exponents[α]`` from :func:`weak_ideal_exponent`."""
+    runs, ladders = [], []
+    stats: dict[str, list[float]] = {"exponent_deviation_max": [], "loss_gap_max": []}
+    for u, models in enumerate(units):
+        worst_exp, worst_gap = 0.0, 0.0
+        for alpha, p in frequencies.items():
+            ideal_exponent = ideal_exponents[alpha]
+            for gamma in gammas:
+                chosen = select(models, alpha=alpha, gamma=gamma)
+                alpha_m = ladder_exponent(chosen, window)
+                _, gap = unlearned_gap(chosen, p)
+                worst_exp = max(worst_exp, abs(alpha_m - ideal_exponent))
+                worst_gap = max(worst_gap, float(np.max(np.abs(gap))))
+                runs.append(
+                    {
+                        "unit": u,
+                        "alpha": alpha,
+                        "gamma": gamma,
+                        "alpha_m": alpha_m,
+                        "ideal_alpha_m": ideal_exponent,
+                        "max_rel_gap": float(np.max(np.abs(gap))),
+                        "kept": [int(np.sum(np.asarray(m["norms"]) > 0.5)) for m in chosen],
+                    }
+                )
+                ladders.append((chosen, gap))
+        stats["exponent_deviation_max"].append(worst_exp)
+        stats["loss_gap_max"].append(worst_gap)
+    return WeakLawUnits(runs, stats, ladders)
+
+
+class DensityUnits(NamedTuple):
+    """The density sweep per unit (:func:`density_units`)."""
+
+    #: (units, m): the log-log slope of L against E at each width.
+    slopes: Array
+    #: (units, E): α_m of each density's ladder.
+    exponents: Array
+    #: Per unit, the losses (E, m).
+    losses: list[Array]
+
+
+def density_units(
+    units: Sequence[Sequence[Model]], densities: Sequence[float], window: tuple[float, float]
+) -> DensityUnits:
+    """Per unit of the density sweep (Figs. 14, 15): at every width the OLS slope of log L on
+    log E over ``densities``, and at every E the ladder's α_m over ``window``."""
+    slopes, exponents, all_losses = [], [], []
+    for models in units:
+        by_e = {e: select(models, density=e) for e in densities}
+        losses = np.array([[m["loss"] for m in by_e[e]] for e in densities])  # (E, m)
+        slopes.append(
+            [
+                fit_power_law(np.array(densities), losses[:, j], n_boot=0).exponent
+                for j in range(losses.shape[1])
+            ]
+        )
+        exponents.append([ladder_exponent(by_e[e], window) for e in densities])
+        all_losses.append(losses)
+    return DensityUnits(np.array(slopes), np.array(exponents), all_losses)
+
+
+# ------------------------------------------------------------------------- geometry identities
+class OverlapSample(NamedTuple):
+    """Squared overlaps (w·w′)² of random unit-vector pairs per width (:func:`random_overlaps`)."""
+
+    #: Per width, the sample mean.
+    means: list[float]
+    #: Per width, the standard error of the mean, s/√pairs.
+    ses: list[float]
+    #: Per width, the sample variance (ddof = 1).
+    variances: list[float]
+    #: Per width, (mean − theory mean) / s.e.
+    z: Array
+    #: Per width, sample variance / theory variance − 1.
+    var_err: Array
+
+
+def random_overlaps(
+    rng: np.random.Generator,
+    widths: Sequence[int],
+    pairs: int,
+    mean: Callable[[int], float] = theory.random_overlap_mean,
+    variance: Callable[[int], float] = theory.random_overlap_variance,
+) -> OverlapSample:
+    """Monte Carlo of the squared overlap of two independent uniform unit vectors in R^m (App. A:
+    (w·w′)² ~ Beta(1/2, (m−1)/2), mean 1/m, variance 2(m−1)/(m²(m+2))): ``pairs`` Gaussian pairs
+    per width, normalised, against ``mean(m)`` and ``variance(m)``."""
+    means, ses, variances, z, var_err = [], [], [], [], []
+    for m in widths:
+        u = rng.normal(size=(pairs, m))
+        v = rng.normal(size=(pairs, m))
+        sq = (np.sum(u * v, axis=1) ** 2) / (np.sum(u * u, axis=1) * np.sum(v * v, axis=1))
+        means.append(sq.mean())
+        ses.append(sq.std(ddof=1) / np.sqrt(pairs))
+        variances.append(sq.var(ddof=1))
+        z.append((means[-1] - mean(m)) / ses[-1])
+        var_err.append(variances[-1] / variance(m) - 1)
+    return OverlapSample(means, ses, variances, np.array(z), np.array(var_err))
+
+
+def simplex_etf_gaps(widths: ArrayLike) -> tuple[list[float], list[float]]:
+    """For the simplex ETF of m + 1 unit vectors in R^m at each m of ``widths`` (exact, no
+    sampling): |max off-diagonal |w_i·w_j| − the Welch bound 1/m| and the spread (max − min) of
+    the off-diagonal |w_i·w_j| (both 0 for an equiangular tight frame)."""
+    gaps, spreads = [], []
+    for m in np.asarray(widths):
+        frame = theory.simplex_etf(int(m))
+        off = np.abs(frame @ frame.T)[~np.eye(m + 1, dtype=bool)]
+        gaps.append(abs(off.max() - theory.welch_bound(m + 1, m)))
+        spreads.append(np.ptp(off))
+    return gaps, spreads
+
+
+def gradient_error(gradient: Callable, rng: np.random.Generator) -> float:
+    """Max relative error of ``gradient``'s (W, b) (the signature of
+    :func:`sims.superposition.loss_and_grad`) against central differences (ε = 1e-6) of the exact
+    dense float64 batch loss Σ_j (ReLU(x WᵀW + b) − x)² / B, on K = 2 models, n = 24, m = 5,
+    B = 48, E = 2."""
+    n_models, n, m, n_batch, eps = 2, 24, 5, 48, 1e-6
+    W = rng.normal(size=(n_models, n, m)) / np.sqrt(m)
+    b = rng.normal(size=(n_models, n)) * 0.5
+    batch = sample_batch(theory.feature_frequencies(n, 1.0, density=2.0), n_batch, rng)
+    x = batch.dense()
+
+    def loss(W_: np.ndarray, b_: np.ndarray) -> np.ndarray:
+        y = np.maximum(np.einsum("bi,kim,kjm->kbj", x, W_, W_) + b_[:, None, :], 0.0)
+        return np.sum((y - x) ** 2, axis=(1, 2)) / n_batch  # (K,)
+
+    _, grad_W, grad_b = gradient(W, b, batch)
+    errors = []
+    for param, grad in ((W, np.asarray(grad_W)), (b, np.asarray(grad_b))):
+        numeric = np.zeros_like(param)
+        for idx in np.ndindex(param.shape):
+            step = np.zeros_like(param)
+            step[idx] = eps
+            args_plus = (W + step, b) if param is W else (W, b + step)
+            args_minus = (W - step, b) if param is W else (W, b - step)
+            numeric[idx] = (loss(*args_plus)[idx[0]] - loss(*args_minus)[idx[0]]) / (2 * eps)
+        errors.append(np.max(np.abs(numeric - grad)) / np.max(np.abs(numeric)))
+    return float(max(errors))
+
+
+class Eq8Estimate(NamedTuple):
+    """Eq. (8)'s loss and its Monte Carlo estimate (:func:`eq8_monte_carlo`)."""
+
+    #: Eq. (8)'s closed form, :func:`theory.superposition.one_active_loss`.
+    exact: float
+    #: The mean of 20 chunks' batch losses.
+    mc: float
+    #: (mc − exact) / its standard error over the 20 chunks.
+    z: float
+
+
+def eq8_monte_carlo(rng: np.random.Generator, samples: int) -> Eq8Estimate:
+    """Eq. (8) against the trainer's batch loss on ``samples`` rows with exactly one active
+    feature (i ~ p/Σp with p_i ∝ i^−1.2, v ~ U(0, 2)), n = 16, m = 4, a random (W, b); the
+    Monte Carlo mean and its s.e. over 20 equal chunks."""
+    n, m = 16, 4
+    W = rng.normal(size=(1, n, m)) / np.sqrt(m)
+    b = rng.normal(size=(1, n)) * 0.3
+    p = theory.feature_frequencies(n, 1.2)
+    exact = theory.one_active_loss(W[0], b[0], p)
+    rows = np.arange(samples)
+    cols = rng.choice(n, size=samples, p=p / p.sum())
+    batch = SparseBatch(rows, cols, rng.uniform(0, 2, size=samples), (samples, n))
+    per_sample = []
+    for chunk in np.array_split(rows, 20):
+        sub = SparseBatch(rows[chunk] - chunk[0], cols[chunk], batch.values[chunk], (chunk.size, n))
+        per_sample.append(float(loss_and_grad(W, b, sub)[0][0]))
+    mc, se = float(np.mean(per_sample)), float(np.std(per_sample, ddof=1) / np.sqrt(20))
+    return Eq8Estimate(exact, mc, (mc - exact) / se)
