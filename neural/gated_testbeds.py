@@ -32,6 +32,7 @@ __all__ = [
     "by_arm",
     "final",
     "final_loss",
+    "final_stack",
     "finals",
     "gate_readout",
     "lr_grid",
@@ -39,6 +40,7 @@ __all__ = [
     "paired_stacks",
     "param_counts",
     "runs_for",
+    "shared_final",
     "train_arms",
 ]
 
@@ -132,13 +134,25 @@ def paired_finals(base: Runs, gated: Runs, keys: Iterable[str]) -> dict[str, np.
     return finals(base, keys, "{}_baseline") | finals(gated, keys, "{}_gated")
 
 
+def final_stack(runs: Runs, key: str) -> np.ndarray:
+    """The final ``key`` (a per-layer or per-head list, a histogram) of every run stacked into
+    one array, a diverged run's row NaN (it keeps only its loss); ``(len(runs), 0)`` when no run
+    finished."""
+    shapes = [np.shape(r["final"][key]) for r in runs if not r["diverged"]]
+    missing = np.full(shapes[0] if shapes else (0,), np.nan)
+    return np.array([missing if r["diverged"] else r["final"][key] for r in runs], dtype=float)
+
+
 def paired_stacks(base: Runs, gated: Runs, key: str) -> dict[str, np.ndarray]:
-    """The final ``key`` (a per-layer or per-head list) of every run stacked into one array per
-    arm, as ``<key>_baseline`` and ``<key>_gated`` (a diverged run has none: all must finish)."""
-    return {
-        f"{key}_baseline": np.array([r["final"][key] for r in base]),
-        f"{key}_gated": np.array([r["final"][key] for r in gated]),
-    }
+    """:func:`final_stack` of the baseline's and the gated arm's runs, as ``<key>_baseline`` and
+    ``<key>_gated``."""
+    return {f"{key}_baseline": final_stack(base, key), f"{key}_gated": final_stack(gated, key)}
+
+
+def shared_final(runs: Runs, key: str) -> float:
+    """A final number that every finished run shares (the testbed's uniform first-token weight),
+    read from the first run that finished; NaN when none did."""
+    return next((float(r["final"][key]) for r in runs if not r["diverged"]), math.nan)
 
 
 def final_loss(runs: Runs) -> np.ndarray:
@@ -157,7 +171,7 @@ def gate_readout(gated: Runs) -> dict[str, Any]:
         "gate_below_0.1": final(gated, "gate_below_0.1"),
         "gated_output_below_1e-2": final(gated, "gated_output_below_1e-2"),
         "mean_gate_control_output_below_1e-2": final(gated, "mean_gate_control_below_1e-2"),
-        "gate_mean_per_layer": [r["final"]["gate_mean_per_layer"] for r in gated],
+        "gate_mean_per_layer": final_stack(gated, "gate_mean_per_layer").tolist(),
     }
 
 

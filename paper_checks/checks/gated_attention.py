@@ -48,6 +48,7 @@ from neural.gated_testbeds import (  # numpy only: torch is imported when a swee
     by_arm,
     final,
     final_loss,
+    final_stack,
     finals,
     gate_readout,
     lr_grid,
@@ -55,6 +56,7 @@ from neural.gated_testbeds import (  # numpy only: torch is imported when a swee
     paired_stacks,
     param_counts,
     runs_for,
+    shared_final,
     train_arms,
 )
 from paper_checks.claims import HistoryEntry, claim
@@ -394,7 +396,7 @@ def gate_sparse(
         },
         tolerance=SPARSE_RULE.text(),
         figures=ctx.save_figure(fig),
-        arrays={"gate_hist": np.array([r["final"]["gate_hist"] for r in gated])},
+        arrays={"gate_hist": final_stack(gated, "gate_hist")},
     )
 
 
@@ -592,7 +594,7 @@ def sink_removed(
     ln(gated/baseline) must lie below ln 0.5 (:data:`SINK_RULE`)."""
     arms = by_arm(runs(ctx))
     base, gated = arms["none"], runs_for(arms, gated_arm, "gated")
-    uniform = base[0]["final"]["uniform"]
+    uniform = shared_final(base + gated, "uniform")
     m = paired_finals(base, gated, ("f_attn", "f_attn_max_head", "sink_rate"))
     f_base, f_gated = m["f_attn_baseline"], m["f_attn_gated"]
     m |= sink_statistics(f_base, f_gated, uniform)
@@ -889,7 +891,7 @@ def ordering_rule(ordering: tuple[tuple[str, str, str], ...] = SINK_ORDERING) ->
 def baseline_sink(base: Runs) -> tuple[float, np.ndarray]:
     """The uniform first-token weight of the testbed and, per seed, whether the baseline has a
     sink (:func:`theory.gated_attention.has_baseline_sink`)."""
-    uniform = base[0]["final"]["uniform"]
+    uniform = shared_final(base, "uniform")
     return uniform, has_baseline_sink(final(base, "f_attn") / uniform, final(base, "sink_rate"))
 
 

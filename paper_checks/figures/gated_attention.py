@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from neural.gated_testbeds import ARM_LABELS
+from neural.gated_testbeds import ARM_LABELS, final_stack, shared_final
 from paper_checks.plotting import THEORY, new_figure
 from theory.gated_attention import (
     DEGRADE_NATS,
@@ -59,16 +59,17 @@ def plot_sink_references(ax: Any, uniform: float) -> list[Any]:
 
 
 def plot_per_layer(ax: Any, arms: Arms, gates: list[str], key: str) -> list[Any]:
-    """One line per run of each arm: the final per-layer ``key`` against the layer index."""
+    """One line per finished run of each arm: the final per-layer ``key`` against the layer
+    index (a diverged run has none)."""
     artists = []
     for gate in gates:
-        for i, r in enumerate(arms[gate]):
-            values = r["final"][key]
+        stack = final_stack(arms[gate], key)
+        for i, values in enumerate(stack):
             artists += ax.plot(range(len(values)), values, "o-", color=arm_colour(gate), lw=1,
                                alpha=0.7, label=ARM_LABELS[gate] if i == 0 else None)  # fmt: skip
     ax.set_xlabel("layer")
     ax.set_ylabel(PER_LAYER_LABELS[key])
-    ax.set_xticks(range(len(values)))
+    ax.set_xticks(range(stack.shape[-1]))
     return artists
 
 
@@ -94,7 +95,7 @@ def gate_sparse_figure(arms: Arms, gated_arm: str) -> Figure:
     centres = np.linspace(0.025, 0.975, 20)
     gates = [g for g in ("elementwise", "headwise", "ns_sigmoid") if g in arms]
     for gate in gates:
-        hist = np.mean([r["final"]["gate_hist"] for r in arms[gate]], axis=0)
+        hist = np.nanmean(final_stack(arms[gate], "gate_hist"), axis=0)
         ax_h.step(centres, hist, where="mid", color=arm_colour(gate), label=ARM_LABELS[gate])
     ax_h.axvline(0.1, color=THEORY, ls="--", lw=1, label=f"0.1: ≥ {GATE_BELOW_MIN:.0%} below")
     ax_h.axvline(
@@ -125,7 +126,7 @@ def massive_activations_figure(
                  f"{PAPER_TABLE4[gated_arm]['m_act']:g}", fontsize="small")  # fmt: skip
     ax.legend(fontsize="small")
     plot_per_layer(ax_f, arms, ["none", gated_arm], "f_attn_per_layer")
-    ax_f.axhline(arms["none"][0]["final"]["uniform"], color=THEORY, ls=":", lw=1, label="uniform")
+    ax_f.axhline(shared_final(arms["none"], "uniform"), color=THEORY, ls=":", lw=1, label="uniform")
     ax_f.set_title("Fig. 2 analogue on the text LM", fontsize="small")
     ax_f.legend(fontsize="small")
     seeds = np.arange(len(m_base))

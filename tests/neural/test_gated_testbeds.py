@@ -102,3 +102,22 @@ def test_lr_grid_is_seeds_by_lrs():
     assert [r["final"]["val_loss"] for r in grid.first_seed] == [2.0, 2.0]
     with pytest.raises(ValueError, match="compared arm 'elementwise'"):
         tb.lr_grid(records, "elementwise", [3e-3])
+
+
+def test_a_diverged_run_stacks_as_a_nan_row_and_shares_nothing():
+    runs = [
+        _record("none", 0, diverged=True),
+        _record("none", 1, per_head=[[0.3, 0.4]], uniform=0.05),
+        _record("none", 2, uniform=0.05),
+    ]
+    runs = tb.by_arm(runs)["none"]
+    stack = tb.final_stack(runs, "per_head")
+    assert stack.shape == (3, 1, 2)
+    assert np.isnan(stack[0]).all()
+    np.testing.assert_array_equal(stack[1:], [[[0.3, 0.4]], [[0.1, 0.2]]])
+    assert tb.shared_final(runs, "uniform") == 0.05
+    assert tb.final_stack(runs[:1], "per_head").shape == (1, 0)
+    assert np.isnan(tb.shared_final(runs[:1], "uniform"))
+    stacks = tb.paired_stacks(runs, runs[1:], "per_head")
+    assert stacks["per_head_baseline"].shape == (3, 1, 2)
+    assert stacks["per_head_gated"].shape == (2, 1, 2)

@@ -488,3 +488,39 @@ def test_listing_the_claims_does_not_import_torch():
         "assert 'gated_attention.sink_removed' in ids; assert 'torch' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ------------------------------------------------------------------- a diverged run in any arm
+def _diverged(records: list[dict], gate: str, seed: int) -> list[dict]:
+    """``records`` with the run of ``gate`` at ``seed`` replaced by a diverged one (its final
+    numbers reduced to the divergence loss, as :func:`neural.gated_training.train_run` leaves
+    them)."""
+    return [
+        _record(gate, seed, r["params"]["lr"], diverged=True)
+        if (r["params"]["gate"], r["seed_index"]) == (gate, seed)
+        else r
+        for r in records
+    ]
+
+
+DIVERGING = {
+    "gate_sparse": lambda: _sparse_records([0.2, 0.21, 0.19, 0.2], [0.3, 0.28, 0.31, 0.29]),
+    "massive_activations_drop": lambda: _m_act_records([5.0, 6, 7, 5], [4.0, 5, 5.4, 4.1]),
+    "sink_removed": lambda: (
+        _sink_records([1 / 16, 1 / 14, 1 / 18, 1 / 15])
+        + [_record("ns_sigmoid", s, f_attn=7 * UNIFORM) for s in range(4)]
+    ),
+    "loss_not_worse": lambda: _loss_records([-0.01, -0.02, -0.015, -0.01]),
+    "sink_ordering": lambda: _ordering_records(4, n=4),
+}
+
+
+@pytest.mark.parametrize("gate", ["none", "elementwise"])
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("name", sorted(DIVERGING))
+def test_a_diverged_run_in_either_arm_is_read_not_crashed_on(ctx, name, gate, seed):
+    # a diverged run keeps only its loss: every check, its arrays and its figure read it as
+    # missing (NaN), the first seed's included
+    records = _diverged(DIVERGING[name](), gate, seed)
+    result = getattr(ga, name)(ctx, runs=_runs(records))
+    assert result.verdict in (Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE), result.summary
