@@ -63,9 +63,11 @@ def made_at(run: Mapping[str, Any], claim_id: str) -> str:
 
 def superseded_by(record: CheckResult, run: Mapping[str, Any]) -> dict[str, str] | None:
     """The recorded rule change that came after ``record`` was made, when the record is stale
-    (made by other code than today's claim): the history entry dated on or after the record,
-    or None when the record is fresh, or stale with no recorded reason (a defect the tests
-    catch)."""
+    (made by other code than today's claim): the last history entry dated after the day the
+    record was made, or None when the record is fresh, or stale with no such entry (a defect
+    the tests catch). An entry of the record's own day does not count: history carries dates
+    only, so a record made that day may already follow the new rule and be stale for another
+    reason (a refactor) that no rule change explains."""
     from paper_checks.claims import all_claims
     from paper_checks.runner import claim_fingerprint
 
@@ -73,7 +75,7 @@ def superseded_by(record: CheckResult, run: Mapping[str, Any]) -> dict[str, str]
     if claim is None or record.provenance.get("code") == claim_fingerprint(claim):
         return None
     made = made_at(run, record.claim_id)[:10]
-    later = [h.to_json() for h in claim.history if h.date >= made]
+    later = [h.to_json() for h in claim.history if h.date > made]
     return later[-1] if later else None
 
 

@@ -138,3 +138,25 @@ def test_blocks_are_replaced_between_their_markers_only():
     assert render_blocks(text, {"x": "new"}, "f") == text.replace("old", "new")
     with pytest.raises(ValueError, match="unknown generated block 'x'"):
         render_blocks(text, {}, "f")
+
+
+def test_a_stale_record_reads_as_the_old_rules_only_when_the_rule_changed_on_a_later_day():
+    from dataclasses import replace
+
+    from paper_checks.claims import all_claims
+    from paper_checks.docs import superseded_by
+    from paper_checks.runner import claim_fingerprint
+
+    claim = next(c for c in all_claims() if c.id == "gated_attention.massive_activations_drop")
+    last = claim.history[-1].date
+    stale = replace(
+        record(claim.id, Verdict.PASS), provenance={"git_sha": "abc", "code": "older code"}
+    )
+    made_before = {**RUN, "created": "2026-11-01T12:00:00+00:00"}
+    assert superseded_by(stale, made_before) == claim.history[-1].to_json()
+    # made on the day of the last change: it may follow the new rule already, so a refactor,
+    # not the rule change, made it stale; it is not shown as the old rule's
+    made_that_day = {**RUN, "created": f"{last}T23:00:00+00:00"}
+    assert superseded_by(stale, made_that_day) is None
+    fresh = replace(stale, provenance={"code": claim_fingerprint(claim)})
+    assert superseded_by(fresh, made_before) is None
