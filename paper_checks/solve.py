@@ -609,6 +609,10 @@ def load_class(path: Path) -> Any:
     return ConceptClass.from_file(path)
 
 
+#: Seconds between the rings of :func:`_within`'s alarm after the first.
+RING_AGAIN_S = 0.05
+
+
 class _TimeUp(BaseException):
     """Raised by the alarm of :func:`_within` (a BaseException: no reader may swallow it)."""
 
@@ -619,8 +623,14 @@ def _within(
 ) -> Iterator[None]:
     """Stop the body after ``seconds`` (SIGALRM; only where signals reach it: the main thread of
     a POSIX process) with a ValueError saying that the time limit was reached during ``what``
-    and what is ``lost``."""
+    and what is ``lost``.
+
+    The alarm rings again every :data:`RING_AGAIN_S` until the body has stopped: a ring that
+    lands in a garbage collector's weakref callback or a ``__del__`` is swallowed there (Python
+    passes it to ``sys.unraisablehook``, which here drops it unprinted), and the next ring
+    stops the body."""
     import signal
+    import sys
     import threading
 
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
@@ -631,17 +641,25 @@ def _within(
     def ring(*_: object) -> None:
         raise _TimeUp
 
-    previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    def drop_swallowed_rings(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, _TimeUp):
+            previous_hook(unraisable)
+
+    previous, previous_hook = signal.signal(signal.SIGALRM, ring), sys.unraisablehook
+    sys.unraisablehook = drop_swallowed_rings
+    signal.setitimer(signal.ITIMER_REAL, seconds, RING_AGAIN_S)
     try:
-        yield
+        try:
+            yield
+        finally:  # a ring pending here raises before the timer is off: caught below
+            signal.setitimer(signal.ITIMER_REAL, 0)
     except _TimeUp:
         raise ValueError(
             f"--time-limit {seconds:g} s was reached while {what}; {lost}: allow more time"
         ) from None
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        sys.unraisablehook = previous_hook
 
 
 def _online_child(H: Any, max_n: int | None, queue: Any) -> None:

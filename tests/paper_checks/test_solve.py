@@ -643,3 +643,33 @@ def test_cli_json_has_stable_keys_and_the_library_numbers(tmp_path: Path, monkey
     )
     assert out == to_jsonable(expected)
     assert (tmp_path / "p.png").is_file()
+
+
+def test_a_time_limit_ring_swallowed_in_a_weakref_callback_rings_again():
+    # the first ring lands in a weakref callback, where Python swallows any exception; the
+    # alarm rings again and stops the body, and the swallowed ring is not reported
+    import time
+    import weakref
+
+    from paper_checks.solve import _within
+
+    class Node:
+        pass
+
+    def slow_callback(_: object) -> None:
+        end = time.monotonic() + 0.3
+        while time.monotonic() < end:
+            pass
+
+    def body() -> bool:
+        with _within(0.05, "reading"):
+            node = Node()
+            ref = weakref.ref(node, slow_callback)
+            del node  # the callback runs here and swallows the first ring
+            end = time.monotonic() + 10  # only a later ring ends this loop early
+            while time.monotonic() < end:
+                pass
+        return ref() is None
+
+    with pytest.raises(ValueError, match=r"--time-limit 0\.05 s was reached while reading"):
+        body()
