@@ -903,24 +903,13 @@ def transformer_crossing(
     params: dict | None = None,
     task: Callable | None = None,
 ) -> CheckResult:
-    """Arm B (``neural.rlvr_transformer``): per test prompt, the exact success probability p of
-    base, GRPO and distilled models (enumeration of edge paths, possible because the output space
-    is small) and n = 256 samples; per-problem exact pass@k
-    for k ≤ 1024, judged at k = 1 and k = 256 (records without p, from older runs: the unbiased
-    estimator for k ≤ n/4, judged at k = n/4), pooled over seeds (problems of different seeds
-    are distinct). Gate: the base's pass@1 must be ≥ chance + 0.10 and ≥ 3 × chance (uniform
-    random nodes), else INCONCLUSIVE. Then PASS when the 95% paired-bootstrap CIs over problems
-    show pass@1(RL) > pass@1(base), pass@K(base) > pass@K(RL) and pass@K(distill) > pass@K(base)
-    at the large k, K. ``task`` replaces ``arm_b_task`` (same record
-    format), e.g. to hand the claim synthetic counts.
-
-    Reported, not part of the verdict: per-problem accuracy histograms and the Venn counts of
-    the solved sets of base, RL and distillation (docs/rlvr.md#passk-and-its-estimator), and the
-    KL ablation: GRPO with a KL penalty of 0.001 to the base (arm ``rl_kl``) against GRPO
-    without, paired-bootstrap CIs of the differences at k = 1 and the large k (the paper: similar
-    pass@1, lower pass@128); with exact p, RL's logit map fitted to the pooled prompts
-    (``logit_map``: the logit-affine model's α and β, docs/rlvr.md#sharpening-models-our-analysis,
-    overall and on the low-p tail, which set whether a crossing can happen)."""
+    """Arm B (``neural.rlvr_transformer``): base, GRPO and distilled transformers, per test
+    prompt the exact success probability p (edge paths enumerated) and 256 samples. Units: the
+    models whose base passed the gate (:func:`arm_b_gate`); each gives its mean pass@1 gain and
+    pass@256 loss of GRPO against the base (exact pass@k pooled by :func:`pool_arm_b`), decided
+    by :data:`ARM_B_RULE`. Reported, not decided (:func:`arm_b_measured`): paired-bootstrap CIs
+    over the pooled prompts, the crossing k*, Venn counts of the solved sets, the KL ablation
+    and RL's logit map. ``task`` replaces ``arm_b_task`` (same record format)."""
     if task is None and importlib.util.find_spec("torch") is None:
         why = "torch is not installed (pip install -e '.[neural]'); Arm B not run"
         return _arm_b_not_run(why, "needs torch")
