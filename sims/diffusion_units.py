@@ -210,7 +210,7 @@ def threshold_units(
 class GapCurve:
     """:func:`gap_curve`: the gap averaged over units and what it does."""
 
-    #: The ψ_n grid and Δ_t.
+    #: The ψ_n grid.
     psi: Array
     #: Δ_t, the gap level the threshold is read at.
     delta: float

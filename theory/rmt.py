@@ -1243,24 +1243,21 @@ def rho1_marchenko_pastur_edges(
 class TwoBulks:
     """:func:`two_bulks`: the edges of ρ1 and ρ2 across ψ_n and ψ_p, and the laws they follow."""
 
-    #: (lower, upper) edges of ρ1 and of ρ2, one row per ψ_n.
+    #: (lower, upper) edges of ρ1, one row per ψ_n.
     rho1_edges: NDArray[np.float64]
     #: (lower, upper) edges of ρ2, one row per ψ_n.
     rho2_edges: NDArray[np.float64]
     #: Power laws in ψ_n of ψ_p/λ at ρ1's lower and upper edge (their exponents ≈ 1: τ_mem ∝ ψ_n).
     rho1_fits: tuple[PowerLawFit, PowerLawFit]
-    #: :func:`rho1_marchenko_pastur_edges` per ψ_n, and the largest relative distance of ρ1's
-    #: edges from them where ψ_p/ψ_n is large.
+    #: :func:`rho1_marchenko_pastur_edges` per ψ_n.
     mp_edges: NDArray[np.float64]
     #: The largest relative distance of ρ1's edges from ``mp_edges`` where ψ_p/ψ_n is large.
     mp_edge_max_relative_error: float
-    #: ρ2's edges divided by ψ_p, one row per ψ_p of the scaling sweep, and their largest
-    #: relative spread across ψ_p.
+    #: ρ2's edges divided by ψ_p, one row per ψ_p of the scaling sweep.
     rho2_edges_over_psi_p: NDArray[np.float64]
     #: The largest relative spread of ``rho2_edges_over_psi_p`` across ψ_p.
     rho2_scale_spread: float
-    #: :func:`u_tilde_top_edges` at the sweep's ψ_p, and per ψ_n the largest relative distance of
-    #: ρ2's edges from them.
+    #: :func:`u_tilde_top_edges` at the sweep's ψ_p.
     u_tilde_edges: NDArray[np.float64]
     #: Per ψ_n, the largest relative distance of ρ2's edges from ``u_tilde_edges``.
     rho2_distance_to_u_tilde: NDArray[np.float64]
