@@ -524,3 +524,8 @@ def test_a_diverged_run_in_either_arm_is_read_not_crashed_on(ctx, name, gate, se
     records = _diverged(DIVERGING[name](), gate, seed)
     result = getattr(ga, name)(ctx, runs=_runs(records))
     assert result.verdict in (Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE), result.summary
+    arm = "_baseline" if gate == "none" else "_gated"
+    for key, stack in result.arrays.items():
+        if key.endswith(arm) or (key == "gate_hist" and gate != "none"):
+            assert np.isnan(stack[seed]).all(), key
+            assert not np.isnan(np.delete(stack, seed, axis=0)).any(), key
