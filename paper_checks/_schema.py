@@ -226,6 +226,26 @@ DECISION = obj(
     {"units": map_of(list_of(null(NUM))), "units_needed": null(INT), "reason": STR},
 )
 
+#: The statuses of a run's comparison with its committed reference (:mod:`paper_checks.reproduce`).
+SAME, SAME_VERDICT, DIFFERS, NOT_COMPARED = (
+    "same numbers",
+    "same verdict",
+    "verdict differs",
+    "not compared",
+)
+
+REPRODUCTION = either(
+    obj({"status": one_of(SAME)}),
+    obj(
+        {
+            "status": one_of(SAME_VERDICT),
+            "largest_difference": obj({"quantity": STR, "relative": NUM}),
+        }
+    ),
+    obj({"status": one_of(DIFFERS), "verdict": VERDICT, "reference": VERDICT}),
+    obj({"status": one_of(NOT_COMPARED), "reason": STR}),
+)
+
 CLAIM = obj(
     {
         "claim_id": _claim_id,
@@ -248,6 +268,7 @@ CLAIM = obj(
         "decision": null(DECISION),
         "error": null(STR),
         "arrays": null(STR),
+        "reproduction": null(REPRODUCTION),
     },
 )
 

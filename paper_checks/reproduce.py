@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from paper_checks._schema import DIFFERS, NOT_COMPARED, SAME, SAME_VERDICT
 from paper_checks.results import CheckResult, comparable, load_results
 from sims._jsonio import to_jsonable
 
@@ -33,13 +34,6 @@ REFERENCE_ROOT = Path(__file__).resolve().parent.parent / "docs" / "results"
 
 #: Magnitudes below this count as this in a relative difference.
 FLOOR = 1e-12
-
-SAME, SAME_VERDICT, DIFFERS, NOT_COMPARED = (
-    "same numbers",
-    "same verdict",
-    "verdict differs",
-    "not compared",
-)
 
 
 def load_reference_run(scale: str) -> tuple[dict[str, Any], dict[str, CheckResult]] | None:

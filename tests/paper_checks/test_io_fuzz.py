@@ -524,6 +524,23 @@ def test_report_list_and_merge_read_any_results_json_cleanly(content):
             assert snapshot(dst) == before
 
 
+@pytest.mark.parametrize(
+    "reproduction",
+    [{"": None}, [1], {"status": "same verdict"}, {"status": "verdict differs", "verdict": 1}],
+)
+def test_a_malformed_reproduction_is_one_line_naming_it(reproduction):
+    # found by make fuzz: report read a claim's reproduction without the schema
+    payload = json.loads(valid_results_text())
+    payload["claims"][0]["reproduction"] = reproduction
+    with workdir() as tmp:
+        run = tmp / "run"
+        run.mkdir()
+        (run / "results.json").write_text(json.dumps(payload))
+        code, _, err = call(["report", run])
+        assert code == 2, err
+        assert "claims[0].reproduction" in one_error_line(err)
+
+
 @SETTINGS
 @given(
     claim_id=st.sampled_from(["../victim", "/etc/passwd", "rlvr.not_registered", "a/b", ""])
