@@ -322,6 +322,19 @@ def test_the_narrow_rho2_just_above_psi_p_one_is_found(psi_p, psi_n, t):
     assert spec.self_check_passed, spec.total_mass
 
 
+@pytest.mark.xfail(
+    strict=True, raises=AssertionError, reason="known failure: empty bulks at psi_p = 1"
+)
+def test_no_bulk_of_non_positive_mass_at_psi_p_one():
+    """Found by make fuzz (2026-12-03), not yet fixed: at ψ_p = 1 exactly (ρ2's mass 1 − 1/ψ_p
+    is 0), ψ_n = 2981, t = e, grid points just above s_t² pass the bulk threshold and give two
+    bulks of mass −5e-11 and −3e-19 beside the true one (the self-check, on the total, passes).
+    Dropping them changes theory.rmt and so every diffusion record's code: left for a session
+    that can rerun them."""
+    spec = rmt.rf_spectrum(psi_p=1.0, psi_n=2980.9579870417283, t=math.e, points=400)
+    assert all(b.mass > 0 for b in spec.bulks), spec.bulks
+
+
 def test_a_spectrum_failing_its_self_check_warns_or_raises():
     """The pre-fix single tanh-sinh mass estimate (mass_levels=0) overshoots the mass by 2e-3 at
     one of the pinned points above: the spectrum says so, warns, and raises under strict."""
