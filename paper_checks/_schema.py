@@ -179,6 +179,7 @@ REPLICATION = either(
                     {"replicate": INT},
                 )
             ),
+            "looks": list_of(obj({"root_seeds": INT, "n_units": ANY, "verdict": VERDICT})),
         },
     ),
 )

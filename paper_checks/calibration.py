@@ -52,6 +52,7 @@ __all__ = [
     "operating_characteristics",
     "part_characteristics",
     "power",
+    "sequential_error_rates",
     "units_to_decide",
 ]
 
@@ -299,6 +300,45 @@ def error_rates(
             np.mean(rule.verdicts({"x": at_fail}, skew=skew) == Verdict.FAIL)
         ),
     }
+
+
+def sequential_error_rates(
+    family: Family,
+    looks: tuple[int, ...],
+    *,
+    sets: int,
+    seed: int,
+    direction: str = "greater",
+    alpha: float = ALPHA,
+) -> dict[str, float]:
+    """The error rates of a one-part rule decided in sequence, as the runner decides a claim with
+    planned looks (:func:`paper_checks.runner.run_claims`): ``sets`` synthetic sequences of
+    units drawn from ``family``; look k decides the first ``looks[k]`` units at level
+    α/K (K = ``len(looks)``, :meth:`Rule.verdicts` with ``looks=K``), and a sequence stops at
+    its first decided look. ``pass_at_pass_margin`` is P(the sequence ends in PASS) with the true
+    mean on the pass margin, ``fail_at_fail_margin`` P(it ends in FAIL) on the fail margin (one
+    sd between them). By Bonferroni over the looks each is at most ``alpha``, whatever the
+    correlation of the looks; the simulation measures how far below."""
+    if not looks or list(looks) != sorted(set(looks)) or looks[0] < 1:
+        raise ValueError(f"looks must be increasing positive unit counts (got {looks})")
+    greater = direction == "greater"
+    pass_margin, fail_margin = (1.0, 0.0) if greater else (0.0, 1.0)
+    rule = Rule("synthetic", (Part("x", "a unit value", direction, pass_margin, fail_margin),))
+    rule = Rule(rule.unit, rule.parts, alpha=alpha, min_units=2)
+    rng = np.random.default_rng(seed)
+    rates = {}
+    for key, margin, wrong in (
+        ("pass_at_pass_margin", pass_margin, Verdict.PASS),
+        ("fail_at_fail_margin", fail_margin, Verdict.FAIL),
+    ):
+        draws = margin + family.draw(rng, (sets, looks[-1]))
+        final = np.full(sets, Verdict.INCONCLUSIVE, dtype=object)
+        for n in looks:
+            open_ = final == Verdict.INCONCLUSIVE
+            if n >= 2 and open_.any():
+                final[open_] = rule.verdicts({"x": draws[open_, :n]}, looks=len(looks))
+        rates[key] = float(np.mean(final == wrong))
+    return rates
 
 
 @functools.cache

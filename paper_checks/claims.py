@@ -25,8 +25,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -92,6 +92,12 @@ class Claim:
     Without a decision it is ``exact``: an exact check over random instances (or a Monte Carlo
     identity with a family-wise test), where one violation is a counterexample: it FAILs when
     any root seed FAILs and PASSes when every root seed PASSes.
+
+    ``looks``: scale -> the root-seed counts at which a decided claim is looked at, in order
+    (each look's units include the earlier ones), fixed before the looks they add are made. The
+    runner adds root seeds look by look until the claim is decided or the last look is made
+    (:func:`paper_checks.runner.run_claims`), and α is spent evenly over the K looks planned at
+    that scale (level α/K per look, Bonferroni). A scale not listed has one look.
     """
 
     id: str
@@ -104,11 +110,20 @@ class Claim:
     statistic: str | None = None
     history: tuple[HistoryEntry, ...] = ()
     decision: Rule | None = None
+    looks: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def exact(self) -> bool:
         """A stochastic claim without a ``decision``: an exact check over random instances."""
         return self.stochastic and self.decision is None
+
+    def looks_at(self, scale: str | None) -> tuple[int, ...]:
+        """The planned root-seed counts of the looks at ``scale`` (empty: one look)."""
+        return tuple(self.looks.get(scale or "", ()))
+
+    def look_count(self, scale: str | None) -> int:
+        """K, the number of looks α is spent over at ``scale``: the planned count, else 1."""
+        return max(1, len(self.looks_at(scale)))
 
 
 _REGISTRY: dict[str, Claim] = {}
@@ -125,19 +140,19 @@ def claim(
     statistic: str | None = None,
     history: Iterable[HistoryEntry] = (),
     decision: Rule | None = None,
+    looks: Mapping[str, Iterable[int]] | None = None,
 ) -> Callable[[CheckFn], CheckFn]:
     """Register the decorated function as the check of claim ``claim_id`` (``<paper>.<name>``).
 
     ``rule`` must say what PASSes and what FAILs; with a ``decision`` it may be left out (its
-    text is generated from the decision's parts and margins, and from the claim's planned looks
-    in :mod:`paper_checks.looks`) or give only a preamble. A
+    text is generated from the decision's parts and margins, and from its planned ``looks``,
+    scale -> increasing root-seed counts, :attr:`Claim.looks`) or give only a preamble. A
     ``stochastic`` claim must name its deciding ``statistic``; without a ``decision`` it is an
     exact check over random instances (:attr:`Claim.exact`).
     """
+    planned = _planned_looks(claim_id, looks, decision)
     if decision is not None:
-        from paper_checks.looks import planned
-
-        text = decision.text(looks=planned(claim_id))
+        text = decision.text(looks=planned)
         rule = f"{rule.strip()} {text}" if rule else text
         if not stochastic:
             raise ValueError(f"claim {claim_id!r}: a decision over units needs stochastic=True")
@@ -160,11 +175,43 @@ def claim(
         if claim_id in _REGISTRY and _REGISTRY[claim_id].check is not fn:
             raise ValueError(f"claim {claim_id!r} is registered twice")
         _REGISTRY[claim_id] = Claim(
-            claim_id, paper, statement, source, fn, rule, stochastic, statistic, entries, decision
+            claim_id,
+            paper,
+            statement,
+            source,
+            fn,
+            rule,
+            stochastic,
+            statistic,
+            entries,
+            decision,
+            planned,
         )
         return fn
 
     return register
+
+
+def _planned_looks(
+    claim_id: str, looks: Mapping[str, Iterable[int]] | None, decision: Rule | None
+) -> dict[str, tuple[int, ...]]:
+    """``looks`` checked: only a claim with a decision has them, each at a known scale, as
+    strictly increasing positive root-seed counts."""
+    from paper_checks.context import SCALES
+
+    planned = {scale: tuple(counts) for scale, counts in (looks or {}).items()}
+    if planned and decision is None:
+        raise ValueError(f"claim {claim_id!r}: planned looks need a decision over units")
+    for scale, counts in planned.items():
+        if scale not in SCALES:
+            raise ValueError(f"claim {claim_id!r}: looks at unknown scale {scale!r}")
+        ok = all(isinstance(c, int) and not isinstance(c, bool) and c >= 1 for c in counts)
+        if not counts or not ok or list(counts) != sorted(set(counts)):
+            raise ValueError(
+                f"claim {claim_id!r}: looks at {scale} must be increasing positive root-seed "
+                f"counts (got {counts})"
+            )
+    return planned
 
 
 def _load_checks() -> None:

@@ -6,7 +6,7 @@ names its per-unit statistic T, the direction the claim asserts, a pass margin �
 threshold) and a fail margin δ_F (the value that contradicts it). For a part that asserts
 ``mean T > δ_P`` ("greater"; "less" mirrors it), over n units with mean m and sd s, at the
 one-sided level a = α/(K·p) (Bonferroni over the p parts and over the K planned looks of
-:mod:`paper_checks.looks`, K = 1 for a claim with none; α = 0.025):
+:attr:`paper_checks.claims.Claim.looks`, K = 1 for a claim with none; α = 0.025):
 
     L = m − c · s/√n,      U = m + c · s/√n,
     c = t_{1−a, n−1} · (1 + λ · γ · (2z² + 1) / (6 z √n)),   z = Φ⁻¹(1 − a),  γ = 1,  λ = 1.5
@@ -380,7 +380,8 @@ class Rule:
 
     def text(self, looks: Mapping[str, Sequence[int]] | None = None) -> str:
         """The rule in words, generated from its parts and margins, and from the planned looks
-        (scale -> root-seed counts, :mod:`paper_checks.looks`) when there are several."""
+        (scale -> root-seed counts, :attr:`paper_checks.claims.Claim.looks`) when there are
+        several."""
         m = len(self.parts)
         level = f"one-sided level {self.alpha:g}" + (f"/{m} (Bonferroni)" if m > 1 else "")
         planned = [
@@ -392,6 +393,7 @@ class Rule:
         ]
         if planned:
             level += "; " + "; ".join(planned)
+            level += "; a run adds the next look's root seeds only while the claim is undecided"
         body = "; ".join(p.describe() for p in self.parts)
         text = (
             f"Units: {self.unit}. Bounds on the mean over units, m ± c·s/√n, {level}; c is "

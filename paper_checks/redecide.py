@@ -1,7 +1,7 @@
 """Re-decide a run's stored units under today's rules: ``paper-checks report --redecide RUN_DIR``.
 
 A claim decided over units stores its per-unit values in its record (``decision.units``), and the
-decision (:mod:`paper_checks.decision`, with the planned looks of :mod:`paper_checks.looks`) is
+decision (:mod:`paper_checks.decision`, with the claim's planned looks, :attr:`Claim.looks`) is
 not part of a claim's fingerprint. So when the decision changes, no claim is rerun: its stored
 units are decided again. :func:`redecide_run` rewrites only the outputs of the decision, for
 every decided claim of the run whose record was made by today's claim code:
@@ -230,6 +230,19 @@ def _redecided_rows(
                 f"root seed(s) {missing} have no {claim.statistic} (no units of it)"
             )
     summary = replication_summary(claim, new_rows, pooled.verdict)
+    looks = rep.get("looks")
+    if looks and shares is not None:  # each look again, over the root seeds it had
+        from paper_checks.decision import pool_units
+
+        summary["looks"] = [
+            {
+                **look,
+                "verdict": decide_units(
+                    claim, pool_units(shares[: look["root_seeds"]]), scale
+                ).verdict.value,
+            }
+            for look in looks
+        ]
     return {**rep, **summary}
 
 

@@ -116,10 +116,11 @@ PRESENTATION_MODULES = frozenset(
 
 #: The registry's descriptive keywords of :func:`paper_checks.claims.claim`: words about a claim
 #: that compute none of its numbers (the record copies them, and the tests hold the copies equal
-#: to the registry), left out of its fingerprint like docstrings and comments; likewise every
+#: to the registry), left out of its fingerprint like docstrings and comments; likewise its
+#: planned ``looks`` (how many root seeds the runner adds, not what a root seed computes), every
 #: argument of a dated :class:`~paper_checks.claims.HistoryEntry` and a rule's ``note``.
 DESCRIPTIVE_KEYWORDS = (
-    *(("claim", keyword) for keyword in ("statement", "source", "rule", "history")),
+    *(("claim", keyword) for keyword in ("statement", "source", "rule", "history", "looks")),
     ("HistoryEntry", "*"),
     ("Rule", "note"),
 )
@@ -219,36 +220,50 @@ def replication_summary(
 
 def decide_units(claim: Claim, units: Mapping[str, list[float]], scale: str | None) -> Any:
     """The :class:`~paper_checks.decision.Decision` of ``claim``'s rule over ``units`` at
-    ``scale``: α spent over the claim's planned looks there (:mod:`paper_checks.looks`). Every
+    ``scale``: α spent over the claim's planned looks there (:attr:`Claim.looks`). Every
     verdict of a decided claim comes from here: the headline (:func:`pooled_verdict`, one root
     seed or several), each root seed's diagnostic and a re-decision of stored units
     (:mod:`paper_checks.redecide`)."""
-    from paper_checks.looks import look_count
-
     assert claim.decision is not None
     rule = claim.decision
     return rule.decide(
-        {s: units.get(s, []) for s in rule.statistics}, looks=look_count(claim.id, scale)
+        {s: units.get(s, []) for s in rule.statistics}, looks=claim.look_count(scale)
     )
 
 
-def look_note(claim: Claim, scale: str | None, root_seeds: int) -> str:
-    """ "" for a claim with one look at ``scale``; else which planned look ``root_seeds`` is, or
-    that it is an unplanned one (its error rates are then not the rule's)."""
-    from paper_checks.looks import looks
+def next_look(claim: Claim, scale: str | None, root_seeds: int) -> int | None:
+    """The root-seed count of the planned look after one made at ``root_seeds``, or None when
+    no later look is planned at ``scale``."""
+    return next((n for n in claim.looks_at(scale) if n > root_seeds), None)
 
-    planned = looks(claim.id, scale or "")
+
+def first_look(claim: Claim, scale: str | None, replicates: int) -> int:
+    """The root seeds of a decided claim's first look in a run asked for ``replicates``: that
+    many, raised to its first planned look at ``scale`` (a look before the first planned one
+    would be one more than α is spent over)."""
+    planned = claim.looks_at(scale) if claim.decision is not None else ()
+    return max(replicates, planned[0]) if planned else replicates
+
+
+def look_note(claim: Claim, scale: str | None, root_seeds: int) -> str:
+    """ "" for a claim with one look at ``scale``; else which planned look ``root_seeds`` is. A
+    look at a count between two planned ones takes the place of the earlier (the runner then
+    looks only at the later planned counts, so no more than K looks are made); a count below
+    the first planned one is an unplanned look (its error rates are then not the rule's)."""
+    planned = claim.looks_at(scale)
     if len(planned) < 2:
         return ""
     counts = ", ".join(map(str, planned))
-    if root_seeds in planned:
+    slot = sum(n <= root_seeds for n in planned)
+    if slot:
         return (
-            f"planned look {planned.index(root_seeds) + 1} of {len(planned)} at {scale} "
+            f"planned look {slot} of {len(planned)} at {scale} "
             f"(root seeds {counts}; α/{len(planned)} per look)"
         )
     return (
-        f"UNPLANNED LOOK: {root_seeds} root seed(s), not one of the {len(planned)} looks planned "
-        f"at {scale} ({counts} root seeds), so the rule's error rates do not hold"
+        f"UNPLANNED LOOK: {root_seeds} root seed(s), fewer than the first of the "
+        f"{len(planned)} looks planned at {scale} ({counts} root seeds), so the rule's error "
+        "rates do not hold"
     )
 
 
@@ -445,33 +460,44 @@ def run_claims(
     or more threads the last takes the shortest left, so that the short checks (mostly
     statistics and figures, in this process) run while the workers compute the long checks'
     sweeps instead of queuing behind them. Claims without a cost count as 0.
+
+    A stochastic claim runs under ``replicates`` root seeds; a decided claim with planned looks
+    at the run's scale (:attr:`Claim.looks`) first under :func:`first_look` of them, and while
+    its pooled verdict is INCONCLUSIVE the runner adds the root seeds of its next planned look
+    (:func:`next_look`) and decides again, until it is decided or its last look is made. The
+    looks made are in the record (``replication.looks``). They depend on the units' values
+    only, so the same seed gives the same record on any number of workers.
     """
     concurrency = max(1, default_concurrency(ctx) if concurrency is None else concurrency)
     costs = costs or {}
+    scale = ctx.scale
+    target = {
+        i: first_look(claim, scale, replicates) if claim.stochastic else 1
+        for i, claim in enumerate(claims)
+    }
     units = deque(
         sorted(
-            (
-                (i, r)
-                for i, claim in enumerate(claims)
-                for r in range(replicates if claim.stochastic else 1)
-            ),
+            ((i, r) for i in range(len(claims)) for r in range(target[i])),
             key=lambda unit: -costs.get(claims[unit[0]].id, 0.0),
         )
     )
-    n_units = len(units)
     # fingerprints first, in this thread: ast.parse is not safe in concurrent threads (3.11)
     codes = [claim_fingerprint(claim) for claim in claims]
     for note in set_aside_unreadable(ctx.out_dir):
         logger.warning("%s: it is computed again", note)
     runs: dict[int, dict[int, CheckResult]] = {i: {} for i in range(len(claims))}
+    looked: dict[int, list[dict[str, Any]]] = {i: [] for i in range(len(claims))}
     results: dict[int, CheckResult] = {}
-    taking, stop, done = threading.Lock(), threading.Event(), queue.SimpleQueue()
+    work, stop, done = threading.Condition(), threading.Event(), queue.SimpleQueue()
 
     def lane(shortest_first: bool) -> None:
-        """Check units, taken from one end of the queue, until it is empty or the run stops."""
-        while not stop.is_set():
-            with taking:
-                if not units:
+        """Check units, taken from one end of the queue, until every claim has its result or
+        the run stops (a lane waits while the queue is empty, for the looks still to come)."""
+        while True:
+            with work:
+                while not units and not stop.is_set():
+                    work.wait()
+                if stop.is_set():
                     return
                 i, r = units.pop() if shortest_first else units.popleft()
             try:
@@ -481,35 +507,32 @@ def run_claims(
                 done.put((i, r, None, err))
                 return
 
+    n_lanes = min(concurrency, len(units))
     threads = [
-        threading.Thread(target=lane, args=(k == concurrency - 1 and k > 0,), name=f"check_{k}")
-        for k in range(min(concurrency, n_units))
+        threading.Thread(target=lane, args=(k == n_lanes - 1 and k > 0,), name=f"check_{k}")
+        for k in range(n_lanes)
     ]
     for thread in threads:
         thread.start()
     bar = tqdm(total=len(claims), desc="claims", unit="claim", disable=None, file=sys.stderr)
     try:
-        for _ in range(n_units):
+        while len(results) < len(claims):
             i, r, result, err = done.get()
             if err is not None:
                 raise err
             runs[i][r] = result
             claim = claims[i]
-            if len(runs[i]) < (replicates if claim.stochastic else 1):
+            if len(runs[i]) < target[i]:
                 continue
-            result = runs[i][0]
-            if replicates > 1:
-                ordered = [runs[i][k] for k in sorted(runs[i])]
-                headline = pooled_verdict(claim, ordered) if claim.stochastic else result
-                result = replace(headline, replication=replicate_claim(claim, ctx, ordered))
-                write_claim(ctx.out_dir, result)
-            elif claim.decision is not None:  # one root seed: the same rule application
-                headline = pooled_verdict(claim, [result])
-                if (headline.verdict, headline.summary) != (result.verdict, result.summary) or (
-                    not _same(headline.decision or {}, result.decision or {})
-                ):
-                    result = headline
-                    write_claim(ctx.out_dir, result)
+            ordered = [runs[i][k] for k in sorted(runs[i])]
+            more = _next_look(claim, scale, ordered, looked[i])
+            if more is not None:
+                with work:  # the next look's root seeds go first: the claim waits for them
+                    units.extendleft(range_units(i, target[i], more))
+                    work.notify_all()
+                target[i] = more
+                continue
+            result = _headline(claim, ctx, ordered, looked[i], replicates > 1)
             logger.info("%s: %s (%s)", claim.id, result.verdict.value, result.summary)
             results[i] = result
             bar.set_postfix_str(claim.id)
@@ -517,6 +540,65 @@ def run_claims(
             if on_result is not None:
                 on_result(result)
     finally:  # on an interrupt, start nothing new; the checks under way end by themselves
-        stop.set()
+        with work:
+            stop.set()
+            work.notify_all()
         bar.close()
     return [results[i] for i in range(len(claims))]
+
+
+def range_units(i: int, start: int, stop: int) -> list[tuple[int, int]]:
+    """The units (claim ``i``, replicate r) for r in [start, stop), in the order
+    ``deque.extendleft`` takes them so that the lowest replicate is taken first."""
+    return [(i, r) for r in reversed(range(start, stop))]
+
+
+def _next_look(
+    claim: Claim, scale: str, runs: list[CheckResult], looked: list[dict[str, Any]]
+) -> int | None:
+    """Record the look made over ``runs`` in ``looked`` and return the root-seed count of the
+    next planned look when the claim is still undecided there, else None."""
+    if claim.decision is None or len(claim.looks_at(scale)) < 2:
+        return None
+    if any(run.verdict is Verdict.ERROR for run in runs):
+        return None
+    headline = pooled_verdict(claim, runs)
+    units = (headline.decision or {}).get("units", {})
+    looked.append(
+        {
+            "root_seeds": len(runs),
+            "n_units": unit_counts(units) if units else 0,
+            "verdict": headline.verdict.value,
+        }
+    )
+    if headline.verdict is not Verdict.INCONCLUSIVE:
+        return None
+    return next_look(claim, scale, len(runs))
+
+
+def _headline(
+    claim: Claim,
+    ctx: Context,
+    runs: list[CheckResult],
+    looked: list[dict[str, Any]],
+    replicated: bool,
+) -> CheckResult:
+    """The headline result of ``claim`` over its ``runs`` (one per root seed, in order), with
+    its replication record (when the run was ``replicated`` or added root seeds) and the looks
+    made, written when it differs from the primary run's record."""
+    result = runs[0]
+    if replicated or len(runs) > 1:
+        headline = pooled_verdict(claim, runs) if claim.stochastic else result
+        replication = replicate_claim(claim, ctx, runs)
+        if looked:
+            replication = {**replication, "looks": looked}
+        result = replace(headline, replication=replication)
+        write_claim(ctx.out_dir, result)
+    elif claim.decision is not None:  # one root seed: the same rule application
+        headline = pooled_verdict(claim, [result])
+        if (headline.verdict, headline.summary) != (result.verdict, result.summary) or (
+            not _same(headline.decision or {}, result.decision or {})
+        ):
+            result = headline
+            write_claim(ctx.out_dir, result)
+    return result

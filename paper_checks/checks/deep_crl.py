@@ -251,6 +251,8 @@ def _signal_expected(stats: SignalStats) -> dict[str, Any]:
     stochastic=True,
     statistic="worst_check_over_limit",
     decision=signal_rule(),
+    # declared 2026-12-02: 5 units per root seed; 111 would decide it
+    looks={"full": (1, 25)},
     history=[
         HistoryEntry(
             date="2026-11-30",

@@ -437,6 +437,8 @@ M_ACT_RULE = Rule(
     rule="Text testbed at the base LR; M-Act = mean over layers of max |residual|.",
     stochastic=True,
     decision=M_ACT_RULE,
+    # declared 2026-12-02: 5 paired training seeds per root seed; 8 would decide it
+    looks={"full": (1, 4)},
     history=[
         _seeds_redrawn(
             "PASS (5 paired seeds at the quick sizes: gated M-Act lower in 4/5, 2.25, 1.66, "
@@ -769,6 +771,8 @@ LR_RULE = Rule(
     "(every excess 0) no unit count decides it.",
     stochastic=True,
     decision=LR_RULE,
+    # declared 2026-12-02: 5 paired training seeds per root seed; 11 would decide it
+    looks={"full": (1, 4)},
     history=[
         _seeds_redrawn(
             "INCONCLUSIVE (quick, one seed: both arms degrade at LR 1e-2, baseline +0.129, "

@@ -863,6 +863,8 @@ def _arm_b_gated_out(trained: Sequence[Mapping[str, Any]], margin: float) -> Che
     "(none learned: no units).",
     stochastic=True,
     decision=ARM_B_RULE,
+    # declared 2026-12-02: 8 trained models per root seed; 109 would decide it
+    looks={"full": (3, 15)},
     history=[
         HistoryEntry(
             date="2026-11-30",

@@ -409,6 +409,8 @@ def _strong_measured(
     stochastic=True,
     statistic="alpha_m",
     decision=STRONG_RULE,
+    # declared 2026-12-02: 3 units per root seed; 23 would decide it
+    looks={"full": (1, 12)},
     history=[
         _aligned_schedule("PASS (α_m = 0.905, quick)"),
         _unit_history(
@@ -724,6 +726,8 @@ ROBUST_RULE = Rule(
     rule=FULL_ONLY_RULE,
     stochastic=True,
     decision=ROBUST_RULE,
+    # declared 2026-12-02: 3 units per root seed; 6 would decide it
+    looks={"full": (1, 3)},
     history=[
         _aligned_schedule(
             "INCONCLUSIVE at quick (full scale only); PASS at full by hand in docs/superposition.md "
@@ -806,6 +810,8 @@ REFERENCE_RULE = Rule(
     stochastic=True,
     statistic="alpha_m",
     decision=REFERENCE_RULE,
+    # declared 2026-12-02: 3 units per root seed; 6 would decide it
+    looks={"full": (1, 3)},
     history=[
         _aligned_schedule(
             "INCONCLUSIVE at quick (full scale only); PASS at full by hand in docs/superposition.md "
@@ -896,6 +902,8 @@ WEAK_LAW_RULE = Rule(
     rule=FULL_ONLY_RULE,
     stochastic=True,
     decision=WEAK_LAW_RULE,
+    # declared 2026-12-02: 1 unit per root seed; fewer than 3 are INCONCLUSIVE by declaration
+    looks={"full": (1, 3)},
     history=[
         _aligned_schedule(
             "INCONCLUSIVE at quick (full scale only); FAIL at full by hand in docs/superposition.md "

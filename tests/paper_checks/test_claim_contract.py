@@ -131,8 +131,7 @@ def test_every_stochastic_claim_is_decided_over_units_or_exact_over_instances():
 def test_reference_verdicts_recompute_from_their_committed_units(claim, scale):
     """A reader can recompute every decided verdict from the repository: the rule applied to the
     per-unit values stored in the record, at the level its planned looks at that scale leave
-    (paper_checks.looks), gives the record's verdict and bounds; a record is a planned look."""
-    from paper_checks.looks import looks
+    (Claim.looks), gives the record's verdict and bounds; a record is a planned look."""
     from paper_checks.runner import decide_units
 
     if scale not in REFERENCE_RUNS:
@@ -152,7 +151,7 @@ def test_reference_verdicts_recompute_from_their_committed_units(claim, scale):
             ), stored["statistic"]
     rep = record.replication or {}
     root_seeds = rep.get("n", 1) if not rep.get("deterministic", True) else 1
-    planned = looks(claim.id, scale)
+    planned = claim.looks_at(scale)
     assert not planned or root_seeds in planned, (
         f"{claim.id}: a look at {root_seeds} root seeds, not one of those planned at {scale} "
         f"({planned})"

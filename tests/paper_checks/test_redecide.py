@@ -44,6 +44,13 @@ def decided():
     _REGISTRY.pop(CLAIM_ID, None)
 
 
+def _plan_looks(monkeypatch, counts: tuple[int, ...]) -> None:
+    """Declare looks at ``counts`` root seeds at quick for the registered test claim."""
+    from dataclasses import replace
+
+    monkeypatch.setitem(_REGISTRY, CLAIM_ID, replace(_REGISTRY[CLAIM_ID], looks={"quick": counts}))
+
+
 def _run(out: Path, replicates: int) -> dict:
     assert main(["run", CLAIM_ID, "--replicates", str(replicates), "--out", str(out)]) in (0, 1)
     return _payload(out)
@@ -174,9 +181,7 @@ def test_a_merged_run_is_redecided_with_its_planned_looks(decided, tmp_path, mon
     _run(ref, 1)
     _run(extra, 3)
     assert main(["merge", str(extra), str(ref)]) == 0
-    from paper_checks import looks
-
-    monkeypatch.setitem(looks.PLANNED_LOOKS, (CLAIM_ID, "quick"), (1, 3))
+    _plan_looks(monkeypatch, (1, 3))
     (outcome,) = redecide_run(ref)
     record = _record(_payload(ref))
     assert outcome.changed
@@ -191,10 +196,8 @@ def test_a_merged_run_is_redecided_with_its_planned_looks(decided, tmp_path, mon
 
 
 def test_one_root_seed_with_planned_looks_is_redecided_once(decided, tmp_path, monkeypatch):
-    from paper_checks import looks
-
     _run(tmp_path / "r", 1)
-    monkeypatch.setitem(looks.PLANNED_LOOKS, (CLAIM_ID, "quick"), (1, 3))
+    _plan_looks(monkeypatch, (1, 3))
     assert redecide_run(tmp_path / "r")[0].changed
     record = _record(_payload(tmp_path / "r"))
     assert record["summary"].startswith("draws: ")  # the check's own words kept

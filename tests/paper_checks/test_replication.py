@@ -14,7 +14,7 @@ from paper_checks.context import Context
 from paper_checks.decision import Part, Rule
 from paper_checks.report import render_markdown
 from paper_checks.results import CheckResult, Verdict, load_results
-from paper_checks.runner import run_claim
+from paper_checks.runner import run_claim, run_claims
 from sims._jsonio import read_json
 
 THRESHOLD = 0.7
@@ -117,17 +117,18 @@ def _gain(mean: float, units: int):
     return check
 
 
-def _decided(fn) -> Claim:
+def _decided(fn, looks: dict[str, tuple[int, ...]] | None = None) -> Claim:
     return Claim(
         "rlvr.test_gain",
         "rlvr",
         "a gain",
         "tests",
         fn,
-        GAIN_RULE.text(),
+        GAIN_RULE.text(looks=looks),
         True,
         "x_mean",
         decision=GAIN_RULE,
+        looks=looks or {},
     )
 
 
@@ -157,16 +158,12 @@ def test_each_root_seed_is_decided_by_the_same_rule_and_counts_its_units(tmp_pat
         assert row["statistic"] == pytest.approx(own.mean())
 
 
-@pytest.fixture
-def planned(monkeypatch):
-    """rlvr.test_gain with two planned looks at quick, at 2 and 4 root seeds."""
-    from paper_checks import looks
-
-    monkeypatch.setitem(looks.PLANNED_LOOKS, ("rlvr.test_gain", "quick"), (2, 4))
+#: rlvr.test_gain with two planned looks at quick, at 2 and 4 root seeds.
+PLANNED = {"quick": (2, 4)}
 
 
-def test_planned_looks_spend_alpha_over_the_looks(tmp_path, planned):
-    result = run_claim(_decided(_gain(1.0, 3)), Context(out_dir=tmp_path), replicates=4)
+def test_planned_looks_spend_alpha_over_the_looks(tmp_path):
+    result = run_claim(_decided(_gain(1.0, 3), PLANNED), Context(out_dir=tmp_path), replicates=4)
     units = result.decision["units"]
     assert result.decision["parts"][0]["level"] == pytest.approx(0.025 / 2)
     assert result.verdict is GAIN_RULE.decide(units, looks=2).verdict
@@ -174,23 +171,83 @@ def test_planned_looks_spend_alpha_over_the_looks(tmp_path, planned):
     assert all(row["n_units"] == 3 for row in result.replication["replicates"])
 
 
-def test_a_look_not_in_the_plan_is_flagged(tmp_path, planned):
-    result = run_claim(_decided(_gain(1.0, 3)), Context(out_dir=tmp_path), replicates=3)
-    assert "UNPLANNED LOOK: 3 root seed(s)" in result.summary
+def _units_of(mean: float, units: int, root_seeds: int) -> np.ndarray:
+    """The unit values :func:`_gain` draws under the first ``root_seeds`` root seeds."""
+    return np.concatenate(
+        [
+            mean + Context(claim_id="rlvr.test_gain", replicate=r).rng("x").normal(size=units)
+            for r in range(root_seeds)
+        ]
+    )
+
+
+def _first_undecided_and_then_decided(units: int) -> float:
+    """A mean at which :func:`_gain`'s units are INCONCLUSIVE over 2 root seeds and decided
+    over 4 at level α/2 (searched on the seeded draws, so the test does not hang on luck)."""
+    for mean in np.arange(0.05, 3.0, 0.05):
+        two = GAIN_RULE.decide({"x": _units_of(mean, units, 2)}, looks=2).verdict
+        four = GAIN_RULE.decide({"x": _units_of(mean, units, 4)}, looks=2).verdict
+        if two is Verdict.INCONCLUSIVE and four is not Verdict.INCONCLUSIVE:
+            return float(mean)
+    raise AssertionError("no such mean")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_undecided_claim_gets_the_root_seeds_of_its_next_look(tmp_path, workers):
+    mean = _first_undecided_and_then_decided(2)
+    claim = _decided(_gain(mean, 2), PLANNED)
+    result = run_claim(claim, Context(out_dir=tmp_path), replicates=1)
+    assert result.replication["n"] == 4  # raised to the first look (2), then the second (4)
+    looks = result.replication["looks"]
+    assert [(look["root_seeds"], look["n_units"]) for look in looks] == [(2, 4), (4, 8)]
+    assert looks[0]["verdict"] == "INCONCLUSIVE"
+    assert looks[1]["verdict"] == result.verdict.value != "INCONCLUSIVE"
+    assert result.decision["units"]["x"] == pytest.approx(_units_of(mean, 2, 4).tolist())
+    assert result.verdict is GAIN_RULE.decide({"x": _units_of(mean, 2, 4)}, looks=2).verdict
+    assert "planned look 2 of 2 at quick" in result.summary
+    assert (tmp_path / "replicates" / "r3").is_dir()
+    again = run_claims([claim], Context(out_dir=tmp_path / "w"), 1, concurrency=workers)[0]
+    assert again.decision == result.decision
+    assert again.replication["looks"] == result.replication["looks"]
+
+
+def test_a_claim_decided_at_its_first_look_gets_no_more_root_seeds(tmp_path):
+    result = run_claim(_decided(_gain(3.0, 4), PLANNED), Context(out_dir=tmp_path), replicates=1)
+    assert result.verdict is Verdict.PASS
+    assert result.replication["n"] == 2
+    assert result.replication["looks"] == [{"root_seeds": 2, "n_units": 8, "verdict": "PASS"}]
+    assert not (tmp_path / "replicates" / "r2").exists()
+
+
+def test_a_look_between_planned_counts_takes_the_earlier_ones_place(tmp_path):
+    # 3 root seeds stand in for the first look (2); an undecided claim then gets the second (4)
+    result = run_claim(_decided(_gain(0.0, 3), PLANNED), Context(out_dir=tmp_path), replicates=3)
+    assert [look["root_seeds"] for look in result.replication["looks"]] == [3, 4]
     assert result.decision["parts"][0]["level"] == pytest.approx(0.025 / 2)
+    assert "planned look 2 of 2 at quick" in result.summary
 
 
-def test_one_root_seed_gets_its_headline_from_the_same_rule_application(tmp_path, planned):
-    # the check decides at α; with two looks planned the headline is decided at α/2, from the
-    # same units, and the check's own decision text in its summary is replaced
-    check = _gain(1.0, 12)
+def test_a_look_before_the_first_planned_one_is_flagged_when_merged(tmp_path):
+    from paper_checks.runner import look_note
+
+    note = look_note(_decided(_gain(1.0, 3), PLANNED), "quick", 1)
+    assert note.startswith("UNPLANNED LOOK: 1 root seed(s)")
+
+
+def test_one_root_seed_gets_its_headline_from_the_same_rule_application(tmp_path):
+    # the check decides at α; with two looks planned at 1 and 4 root seeds the headline is
+    # decided at α/2, from the same units, and the check's own decision text in its summary is
+    # replaced (a clear gain: decided at the first look, so no root seed is added)
+    check = _gain(2.0, 12)
     own = check(Context(claim_id="rlvr.test_gain"))
-    result = run_claim(_decided(check), Context(out_dir=tmp_path), replicates=1)
+    claim = _decided(check, {"quick": (1, 4)})
+    result = run_claim(claim, Context(out_dir=tmp_path), replicates=1)
     again = GAIN_RULE.decide(own.decision["units"], looks=2)
+    assert again.verdict is Verdict.PASS
     assert result.decision == json.loads(json.dumps(again.to_json()))
     assert result.verdict is again.verdict
     assert result.summary.startswith(again.summary())
-    assert "UNPLANNED LOOK: 1 root seed(s)" in result.summary
+    assert "planned look 1 of 2 at quick" in result.summary
     assert read_json(tmp_path / "rlvr.test_gain.json")["decision"] == result.decision
 
 
