@@ -133,20 +133,38 @@ def inter_model_matrix(
 
 
 # ------------------------------------------------------------------------- top-N distinct models
+#: Cosine similarities closer than this are ties: far above the rounding of a product of unit
+#: vectors (about 1e-15), far below any difference between texts' embeddings.
+TIE_TOLERANCE = 1e-9
+
+
+def tie_ranks(values: np.ndarray, tolerance: float = TIE_TOLERANCE) -> np.ndarray:
+    """Integer ranks of ``values`` (same shape; larger value, larger rank) in which values that
+    a chain of gaps below ``tolerance`` joins share one rank: a sort by rank treats them as ties.
+    """
+    x = np.asarray(values, dtype=float)
+    flat = np.sort(x, axis=None)
+    starts = np.concatenate([[True], np.diff(flat) >= tolerance])
+    group = np.cumsum(starts) - 1  # the tie group of each sorted value
+    return group[np.searchsorted(flat, x, side="left")]
+
+
 def distinct_model_curve(unit: np.ndarray, models: np.ndarray, n_max: int) -> np.ndarray:
     """For one query's pooled responses: the mean over responses of the number of distinct source
     models among each response's N nearest neighbours (cosine, excluding itself), N = 1..n_max
     (Figure 8). The response's own model counts only when a neighbour comes from it, so fully
     disjoint models give 1 up to N = n − 1 and 2 at N = n. Ties in similarity are broken by
-    position (stable sort)."""
+    position (stable sort); similarities within :data:`TIE_TOLERANCE` of each other are ties
+    (:func:`tie_ranks`), so that equal cosines computed with different rounding (the matrix
+    product's summation order differs between BLAS builds) do not reorder the neighbours."""
     e = np.asarray(unit, dtype=float)
     labels = np.unique(np.asarray(models), return_inverse=True)[1]
     r = e.shape[0]
     if not 1 <= n_max <= r - 1:
         raise ValueError(f"n_max must be between 1 and {r - 1} (got {n_max})")
-    sim = e @ e.T
-    np.fill_diagonal(sim, -np.inf)
-    order = np.argsort(-sim, axis=1, kind="stable")[:, :n_max]  # (R, N)
+    rank = tie_ranks(e @ e.T)
+    np.fill_diagonal(rank, -1)
+    order = np.argsort(-rank, axis=1, kind="stable")[:, :n_max]  # (R, N)
     nbr = labels[order]  # (R, N) model index of each neighbour
     seen = np.zeros((r, labels.max() + 1), dtype=bool)
     new = np.zeros((r, n_max), dtype=bool)

@@ -98,6 +98,28 @@ def test_distinct_model_curve_matches_the_loop(seed, n_models, per):
         assert curve[n - 1] == pytest.approx(naive.distinct_models_naive(e, list(models), n))
 
 
+@settings(max_examples=40)
+@given(seed=st.integers(0, 2**16), n_models=st.integers(2, 4), per=st.integers(2, 5))
+def test_equal_cosines_are_ties_whatever_their_rounding(seed, n_models, per):
+    # ±1 vectors of one length: their cosines are integers / 9, with many exact ties, which the
+    # float product of the normalised vectors computes with rounding errors; the curve is the
+    # exact one (integer dot products, ties by position), also with the rows permuted in
+    # their last bits by a different normalisation
+    signs = np.random.default_rng(seed).choice([-1, 1], size=(n_models * per, 9))
+    models = np.repeat([f"m{i}" for i in range(n_models)], per)
+    n_max = n_models * per - 1
+    exact = [
+        naive.distinct_models_naive(signs.tolist(), list(models), n) for n in range(1, n_max + 1)
+    ]
+    for unit in (signs / 3.0, signs * (1 / 3.0), signs / np.linalg.norm(signs, axis=1)[:, None]):
+        assert hm.distinct_model_curve(unit, models, n_max).tolist() == pytest.approx(exact)
+
+
+def test_tie_ranks_join_values_closer_than_the_tolerance():
+    x = np.array([[0.5, 0.5 + 1e-13, 0.2], [0.2 - 1e-12, 0.9, 0.5 - 1e-14]])
+    assert hm.tie_ranks(x).tolist() == [[1, 1, 0], [0, 2, 1]]
+
+
 def test_disjoint_models_bottom_out_at_two_not_one():
     unit, labels = orthogonal_models(4, 6, 0.3, np.random.default_rng(1))
     curve = hm.distinct_model_curve(unit, labels, 6)
