@@ -79,6 +79,25 @@ def mean_pairwise_similarity(unit: np.ndarray) -> float:
     return float((total @ total - np.einsum("ij,ij->", e, e)) / (n * (n - 1)))
 
 
+#: u = 2⁻⁵³, the unit roundoff of float64.
+UNIT_ROUNDOFF = 2.0**-53
+
+
+def similarity_rounding_bound(n: int, dim: int) -> float:
+    """(4(N + d) + d(N + 1))·u: how far float64 rounding may move s̄ of N planted unit vectors
+    in R^d from c. The O(N·d) sums of :func:`mean_pairwise_similarity` err by at most
+    γ_{N+d}·N² in ‖Σe_i‖² and γ_{N·d}·N in Σ‖e_i‖², so by about 2(N + d)·u in s̄ after the
+    division by N(N − 1) (first-order bounds of inner products and sums, Higham 2002,
+    "Accuracy and Stability of Numerical Algorithms", §3.1; 4 leaves room for the second
+    order); a Householder QR frame of R^d with N + 1 columns is orthonormal to about
+    d(N + 1)·u (Higham §19.3), which moves the planted cosines by as much. The bound also
+    covers the pairwise loop's mean (N(N − 1)/2 inner products of length d, summed
+    pairwise)."""
+    if n < 2 or dim < 1:
+        raise ValueError(f"n must be ≥ 2 and dim ≥ 1 (got n = {n}, dim = {dim})")
+    return (4 * (n + dim) + dim * (n + 1)) * UNIT_ROUNDOFF
+
+
 def mean_similarity_over_pairs(unit: np.ndarray) -> float:
     """s̄ by its definition: the mean of e_i·e_j over the N(N − 1)/2 pairs i < j, by an explicit
     loop over pairs (O(N²·d)), the brute force that :func:`mean_pairwise_similarity`'s O(N·d)

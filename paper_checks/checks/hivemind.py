@@ -34,7 +34,7 @@ from sims.hivemind import (
 from theory import hivemind as hm
 from theory.significance import CurveZTest, curve_z_test
 
-#: Exact float agreement (the O(N·d) mean matches brute force over pairs to 1e-15 in our tests).
+#: Exact float agreement of the orthogonal models' inter-model entries and top-N curve.
 EXACT_TOL = 1e-15
 
 
@@ -47,16 +47,33 @@ EXACT_TOL = 1e-15
     source="Jiang et al. 2025 (arXiv 2510.22954), §3 and Fig. 4 (intra-model similarity), as the "
     "authors' code computes it",
     rule="PASS when, on planted and random unit vectors, max |s̄ − c| and max |fast − brute force| "
-    "are both ≤ 1e-15 and identical texts land in the top histogram bin; FAIL when either error "
-    "exceeds 1e-15 or they do not. Never INCONCLUSIVE.",
+    "are both within float64 rounding, (4(N + d) + d(N + 1))·u for the largest set (N vectors "
+    "in d = N + 1 dimensions; about 3e-13 at quick), and identical texts land in the top "
+    "histogram bin; FAIL when either error exceeds it or they do not. Never INCONCLUSIVE.",
     stochastic=True,
     statistic="max_abs_error",
+    history=[
+        HistoryEntry(
+            date="2026-12-04",
+            change="the tolerance of both errors went from 1e-15 (an empirical figure: 'in our "
+            "tests') to the rounding bound (4(N + d) + d(N + 1))·u of "
+            "theory.hivemind.similarity_rounding_bound (3.3e-13 at quick, 4.7e-12 at full)",
+            reason="1e-15 is about 5 units of u: on numpy 2.4.6 with its OpenBLAS, root seed "
+            "replicate 3 of the quick reference errs by 1.1e-15 in s̄ of a planted set (the "
+            "same draws erred less under the BLAS of the earlier reference), so the verdict "
+            "depended on the BLAS build, not on the formula; float32 embeddings (errors ~1e-8) "
+            "and the self-pair mean (errors ~c/N) still FAIL",
+            before="FAIL at quick over 5 root seeds (replicate 3: max |s̄ − c| = 1.1e-15 > "
+            "1e-15; the other four PASS); PASS in the committed references",
+        )
+    ],
 )
 def similarity_exact(
     ctx: Context, *, mean_similarity: Callable[[np.ndarray], float] = hm.mean_pairwise_similarity
 ) -> CheckResult:
     """Planted constructions (c ∈ {0.05, …, 0.99}, N ∈ {2, 5, 20, 50}) give s̄ = c, and on random
-    unit vectors the fast mean equals brute force over pairs, both within 1e-14. Identical texts
+    unit vectors the fast mean equals brute force over pairs, both within float64 rounding
+    (:func:`theory.hivemind.similarity_rounding_bound`). Identical texts
     (cosine 1 + 1e-16) land in the top histogram bin."""
     cs = np.array([0.05, 0.2, 0.5, 0.8, 0.9, 0.99])
     ns = ctx.pick(quick=(2, 5, 20, 50), full=(2, 5, 20, 50, 200))
@@ -66,11 +83,12 @@ def similarity_exact(
     identical = hm.normalize_rows(np.ones((3, 4)))
     top_bin = float(hm.similarity_histogram(np.array([identical[0] @ identical[1] + 2e-16]))[-1])
     max_error = max(planted_error, brute_error)
-    fig = similarity_exact_figure(cs, ns, means, EXACT_TOL)
+    tolerance = hm.similarity_rounding_bound(max(ns), max(ns) + 1)
+    fig = similarity_exact_figure(cs, ns, means, tolerance)
     return CheckResult(
-        verdict=Verdict.of(max_error <= EXACT_TOL and top_bin == 100.0),
+        verdict=Verdict.of(max_error <= tolerance and top_bin == 100.0),
         summary=f"max |s̄ − c| = {planted_error:.1e}, max |fast − brute| = {brute_error:.1e} "
-        f"(≤ {EXACT_TOL:g}); identical texts in the top bin: {top_bin:g}%",
+        f"(≤ {tolerance:.1e}, the rounding bound); identical texts in the top bin: {top_bin:g}%",
         measured={
             "c": cs,
             "n": list(ns),
@@ -79,6 +97,7 @@ def similarity_exact(
             "max_planted_error": planted_error,
             "max_brute_force_error": brute_error,
             "max_abs_error": max_error,
+            "rounding_bound": tolerance,
             "identical_top_bin_percent": top_bin,
         },
         expected={
@@ -86,7 +105,8 @@ def similarity_exact(
             "max_abs_error": 0.0,
             "identical_top_bin_percent": 100.0,
         },
-        tolerance=f"|s̄ − c| ≤ {EXACT_TOL:g} and |(N‖ē‖²−1)/(N−1) − brute force| ≤ {EXACT_TOL:g}",
+        tolerance=f"|s̄ − c| ≤ {tolerance:.2g} and |(N‖ē‖²−1)/(N−1) − brute force| ≤ "
+        f"{tolerance:.2g} ((4(N + d) + d(N + 1))·u at N = {max(ns)}, d = N + 1)",
         figures=ctx.save_figure(fig),
         arrays={"c": cs, "s_bar": means.s_bar, "fast": means.fast, "brute": means.brute},
     )

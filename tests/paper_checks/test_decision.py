@@ -315,9 +315,7 @@ def _declared_budgets() -> list[tuple[str, str, tuple[int, ...], float]]:
 
 
 @pytest.mark.parametrize("direction", ["greater", "less"])
-@pytest.mark.parametrize(
-    ("claim_id", "scale", "units", "level"), _declared_budgets(), ids=str
-)
+@pytest.mark.parametrize(("claim_id", "scale", "units", "level"), _declared_budgets(), ids=str)
 def test_every_declared_sequence_of_looks_keeps_both_error_rates(
     claim_id, scale, units, level, direction
 ):

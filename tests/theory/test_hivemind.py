@@ -283,3 +283,23 @@ def test_paraphrase_split_separates_same_and_different_topics():
     assert sorted(different.tolist()) == pytest.approx(
         sorted([sim[0, 2], sim[0, 3], sim[1, 2], sim[1, 3]])
     )
+
+
+@pytest.mark.parametrize("n", [2, 5, 20, 50, 200])
+def test_planted_means_stay_within_the_rounding_bound(n):
+    from sims.hivemind import planted_similarity
+
+    rng = np.random.default_rng(n)
+    bound = hm.similarity_rounding_bound(n, n + 1)
+    errors = [
+        abs(hm.mean_pairwise_similarity(planted_similarity(c, n, rng)) - c)
+        for c in (0.05, 0.5, 0.99)
+        for _ in range(20)
+    ]
+    assert max(errors) <= bound
+    assert bound < 1e-11  # far below the float32 errors (~1e-8) the claim must FAIL on
+
+
+def test_the_rounding_bound_refuses_sizes_without_pairs():
+    with pytest.raises(ValueError, match="n must be"):
+        hm.similarity_rounding_bound(1, 3)
