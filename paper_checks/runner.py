@@ -127,15 +127,20 @@ DESCRIPTIVE_KEYWORDS = (
 
 
 def claim_fingerprint(claim: Claim) -> str:
-    """sha256 of the code of the claim's check module and of every project module it imports,
-    transitively (:func:`sims.sweep.code_fingerprint`: comments, docstrings and ``__all__`` left
-    out), less :data:`PRESENTATION_MODULES` and the :data:`DESCRIPTIVE_KEYWORDS` of its
-    registration: the code that computes the claim's numbers (the check, its theory, simulations
-    and networks, the context's seeds and sizes, the sweep engine). A result whose fingerprint
-    differs from today's was made by other code."""
+    """sha256 of the code the claim's check can run: the check function and what it reads in its
+    own module (:func:`sims.sweep.module_slice`: the definitions, constants and imports it uses,
+    transitively), and every project module those import, transitively
+    (:func:`sims.sweep.code_fingerprint`: comments, docstrings and ``__all__`` left out), less
+    :data:`PRESENTATION_MODULES` and the :data:`DESCRIPTIVE_KEYWORDS` of its registration: the
+    code that computes the claim's numbers (the check, its theory, simulations and networks, the
+    context's seeds and sizes, the sweep engine). Editing another claim's check in the same
+    module leaves it as it was. A result whose fingerprint differs from today's was made by
+    other code."""
     from sims.sweep import code_fingerprint
 
-    return code_fingerprint(claim.check, skip=PRESENTATION_MODULES, ignore=DESCRIPTIVE_KEYWORDS)
+    return code_fingerprint(
+        claim.check, skip=PRESENTATION_MODULES, ignore=DESCRIPTIVE_KEYWORDS, sliced=True
+    )
 
 
 def run_claim(claim: Claim, ctx: Context, replicates: int = 1) -> CheckResult:

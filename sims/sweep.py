@@ -407,6 +407,87 @@ def _parsed(
         return _IMPORTS[key]
 
 
+def _parsed_slice(
+    name: str, path: Path, source: bytes, ignore: tuple[tuple[str, str], ...], root: str
+) -> tuple[frozenset[str], str]:
+    """:func:`_parsed` of the part of a module that its top-level function ``root`` can run
+    (:func:`module_slice`), cached likewise (with ``root`` in the key)."""
+    key = (name, hashlib.sha256(source).hexdigest(), ignore, root)
+    with _AST_LOCK:
+        if key not in _IMPORTS:
+            tree = module_slice(ast.parse(source), root, ignore)
+            imports = frozenset(_imported_modules(tree, name, path.name == "__init__.py"))
+            code = hashlib.sha256(canonical_code(tree, ignore).encode()).hexdigest()
+            _IMPORTS[key] = (imports, code)
+        return _IMPORTS[key]
+
+
+def _bound_names(node: ast.stmt) -> set[str]:
+    """The names a top-level statement binds: a def's or class's name, assignment targets, and
+    the names an import binds. Empty for any other statement."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {node.name}
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return {(a.asname or a.name).partition(".")[0] for a in node.names}
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+        targets = [node.target]
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _referenced_names(node: ast.AST, drop: set[tuple[str | None, str | None]]) -> set[str]:
+    """Every name ``node`` reads, outside the keyword arguments that ``drop`` leaves out of the
+    canonical code (and outside calls whose every argument it leaves out)."""
+    found: set[str] = set()
+    todo: list[ast.AST] = [node]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, ast.Name):
+            found.add(current.id)
+        if isinstance(current, ast.Call):
+            callee = _callee(current.func)
+            todo.append(current.func)
+            if (callee, "*") in drop:
+                continue
+            todo.extend(current.args)
+            todo.extend(k.value for k in current.keywords if (callee, k.arg) not in drop)
+            continue
+        todo.extend(ast.iter_child_nodes(current))
+    return found
+
+
+def module_slice(
+    tree: ast.Module, root: str, ignore: Collection[tuple[str, str]] = ()
+) -> ast.Module:
+    """The module ``tree`` cut down to what its top-level function ``root`` can run: ``root``'s
+    definition (decorators included) and, transitively, the top-level definitions, assignments
+    and imports of every name it reads (outside the keyword arguments ``ignore`` drops). Any
+    other top-level statement (a bare call, an ``if`` or ``try`` block) is kept whole. Editing a
+    definition that ``root`` never reads leaves the slice as it was."""
+    drop = {(callee, keyword) for callee, keyword in ignore}
+    bound = [(node, _bound_names(node)) for node in tree.body]
+    if not any(root in names for _, names in bound):
+        raise ValueError(f"module defines no top-level {root!r}")
+    keep = [not names for _, names in bound]  # other statements are kept whole
+    wanted, done = {root}, set()
+    for node, names in bound:
+        if not names:
+            wanted |= _referenced_names(node, drop)
+    while wanted - done:
+        name = (wanted - done).pop()
+        done.add(name)
+        for i, (node, names) in enumerate(bound):
+            if name in names and not keep[i]:
+                keep[i] = True
+                wanted |= _referenced_names(node, drop)
+            elif name in names:
+                keep[i] = True
+    body = [node for node, kept in zip(tree.body, keep, strict=True) if kept]
+    return ast.Module(body=body, type_ignores=[])
+
+
 def canonical_code(tree: ast.AST, ignore: Collection[tuple[str, str]] = ()) -> str:
     """The code of a parsed module with what cannot change a computed number left out: comments
     and layout (not in the AST), docstrings, the module's ``__all__``, and the keyword arguments
@@ -466,6 +547,7 @@ def code_fingerprint(
     fn: Callable[..., Any],
     skip: Collection[str] = (),
     ignore: Collection[tuple[str, str]] = (),
+    sliced: bool = False,
 ) -> str:
     """A sha256 of the code a task function can run: the :func:`canonical_code` of the module
     defining ``fn`` and of every module of this project (``theory``, ``sims``, ``neural``,
@@ -473,7 +555,10 @@ def code_fingerprint(
     from the import statements (imports inside functions included). Editing the code of any of
     them changes the fingerprint; editing a comment, a docstring, ``__all__``, the keywords in
     ``ignore`` or a module the task never imports (a claim's plotting code) does not.
-    Modules named in ``skip`` are neither hashed nor followed.
+    Modules named in ``skip`` are neither hashed nor followed. ``sliced``: ``fn``'s own module
+    counts only as far as ``fn`` can run it (:func:`module_slice`: its definition and what it
+    reads, the imports it reads included), so editing another function of that module leaves
+    the fingerprint as it was.
     The sources are read from disk at every call (milliseconds for a task's few modules, each
     parsed once per text), so an edit made during a long-lived session counts; a module edited
     on disk but not reloaded is fingerprinted as edited."""
@@ -487,7 +572,11 @@ def code_fingerprint(
         path = None if name in codes or name in skip else _module_file(name)
         if path is None:
             continue
-        imports, codes[name] = _parsed(name, path, path.read_bytes(), ignored)
+        if sliced and name == module:
+            root = fn.__name__
+            imports, codes[name] = _parsed_slice(name, path, path.read_bytes(), ignored, root)
+        else:
+            imports, codes[name] = _parsed(name, path, path.read_bytes(), ignored)
         todo.extend(m for m in imports if m.partition(".")[0] in roots)
     digest = hashlib.sha256()
     for name in sorted(codes):

@@ -158,14 +158,12 @@ TIE_TOLERANCE = 1e-9
 
 
 def tie_ranks(values: np.ndarray, tolerance: float = TIE_TOLERANCE) -> np.ndarray:
-    """Integer ranks of ``values`` (same shape; larger value, larger rank) in which values that
-    a chain of gaps below ``tolerance`` joins share one rank: a sort by rank treats them as ties.
-    """
-    x = np.asarray(values, dtype=float)
-    flat = np.sort(x, axis=None)
-    starts = np.concatenate([[True], np.diff(flat) >= tolerance])
-    group = np.cumsum(starts) - 1  # the tie group of each sorted value
-    return group[np.searchsorted(flat, x, side="left")]
+    """``values`` on a grid of step ``tolerance`` (integers, same shape, in the values' order):
+    values that rounding alone tells apart share a grid point, so a sort by it treats them as
+    ties. Two such values land on different points only when they straddle a half-step
+    boundary, i.e. when their common value lies within rounding (~1e-15) of one: about one
+    chance in 10⁶ per near tie at the default step."""
+    return np.rint(np.asarray(values, dtype=float) / tolerance)
 
 
 def distinct_model_curve(unit: np.ndarray, models: np.ndarray, n_max: int) -> np.ndarray:
@@ -173,8 +171,8 @@ def distinct_model_curve(unit: np.ndarray, models: np.ndarray, n_max: int) -> np
     models among each response's N nearest neighbours (cosine, excluding itself), N = 1..n_max
     (Figure 8). The response's own model counts only when a neighbour comes from it, so fully
     disjoint models give 1 up to N = n − 1 and 2 at N = n. Ties in similarity are broken by
-    position (stable sort); similarities within :data:`TIE_TOLERANCE` of each other are ties
-    (:func:`tie_ranks`), so that equal cosines computed with different rounding (the matrix
+    position (stable sort); similarities that fall on one point of a grid of step
+    :data:`TIE_TOLERANCE` are ties (:func:`tie_ranks`), so that equal cosines computed with different rounding (the matrix
     product's summation order differs between BLAS builds) do not reorder the neighbours."""
     e = np.asarray(unit, dtype=float)
     labels = np.unique(np.asarray(models), return_inverse=True)[1]
@@ -182,7 +180,7 @@ def distinct_model_curve(unit: np.ndarray, models: np.ndarray, n_max: int) -> np
     if not 1 <= n_max <= r - 1:
         raise ValueError(f"n_max must be between 1 and {r - 1} (got {n_max})")
     rank = tie_ranks(e @ e.T)
-    np.fill_diagonal(rank, -1)
+    np.fill_diagonal(rank, -np.inf)
     order = np.argsort(-rank, axis=1, kind="stable")[:, :n_max]  # (R, N)
     nbr = labels[order]  # (R, N) model index of each neighbour
     seen = np.zeros((r, labels.max() + 1), dtype=bool)

@@ -20,6 +20,7 @@ from sims.sweep import (
     canonical_code,
     code_fingerprint,
     make_executor,
+    module_slice,
     param_grid,
     run_sweep,
     task_checkpoint_dir,
@@ -238,6 +239,85 @@ def test_code_fingerprint_follows_the_modules_a_task_imports(task_package):
     skipping = code_fingerprint(task, skip={"codepkg.helper"})
     task_package("helper", "OFFSET = 2.0\n")
     assert code_fingerprint(task, skip={"codepkg.helper"}) == skipping  # skipped: not hashed
+
+
+CHECKS = """
+import math
+
+from .helper import OFFSET
+from .unused import X
+
+SCALE = 2.0
+LABEL = "a"
+
+
+def _shared(v):
+    return v * SCALE
+
+
+def _words(v):
+    return f"{LABEL}: {v}"
+
+
+@register(name="a", source="Thm 1", history=[note(_words(1))])
+def first(ctx):
+    return _shared(OFFSET) + math.pi
+
+
+@register(name="b", source="Thm 2")
+def second(ctx):
+    return _words(X)
+"""
+
+
+def _named(name: str):
+    """A stand-in for a function ``name`` of ``codepkg.checks`` (the fingerprint reads only the
+    module's source, found by the function's module and name)."""
+
+    def fn():
+        return None
+
+    fn.__module__, fn.__name__ = "codepkg.checks", name
+    return fn
+
+
+def test_a_sliced_fingerprint_counts_only_what_the_function_reads(task_package):
+    # `first` reads _shared, SCALE, OFFSET (so codepkg.helper) and math; `second` reads _words,
+    # LABEL and X (so codepkg.unused); the registration's ignored keywords read nothing
+    ignore = [("register", "source"), ("register", "history")]
+
+    def prints(text: str) -> tuple[str, str]:
+        task_package("checks", textwrap.dedent(text))
+        return tuple(
+            code_fingerprint(_named(f), ignore=ignore, sliced=True) for f in ("first", "second")
+        )
+
+    a, b = prints(CHECKS)
+    label = prints(CHECKS.replace('LABEL = "a"', 'LABEL = "b"'))
+    assert (label[0] == a, label[1] == b) == (True, False)  # only second reads LABEL
+    shared = prints(CHECKS.replace("v * SCALE", "v * SCALE + 0"))
+    assert (shared[0] == a, shared[1] == b) == (False, True)  # only first reads _shared
+    assert prints(CHECKS.replace('source="Thm 1"', 'source="Thm 3"')) == (a, b)  # ignored
+    renamed = prints(CHECKS.replace('name="a"', 'name="c"'))
+    assert (renamed[0] == a, renamed[1] == b) == (False, True)  # a kept keyword of first's
+    prints(CHECKS)
+    task_package("helper", "OFFSET = 1.0\n")
+    after = tuple(
+        code_fingerprint(_named(f), ignore=ignore, sliced=True) for f in ("first", "second")
+    )
+    assert after[0] != a  # first imports the helper
+    assert after[1] == b  # second does not
+    assert code_fingerprint(_named("second"), ignore=ignore) != b  # whole module: it does
+
+
+def test_a_slice_keeps_other_top_level_statements_and_refuses_an_unknown_root():
+    import ast
+
+    tree = ast.parse("A = 1\nB = A\nprint(B)\ndef f():\n    return 2\n")
+    kept = module_slice(tree, "f")
+    assert [type(n).__name__ for n in kept.body] == ["Assign", "Assign", "Expr", "FunctionDef"]
+    with pytest.raises(ValueError, match="no top-level 'g'"):
+        module_slice(tree, "g")
 
 
 def test_cache_is_not_reused_after_the_task_code_changes(tmp_path, task_package, caplog):
