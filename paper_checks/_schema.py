@@ -21,7 +21,7 @@ MAX_DEPTH = 64
 #: A claim id as the registry writes them (``paper.name``): safe as a file name.
 CLAIM_ID = re.compile(r"[A-Za-z0-9_]+(?:[.-][A-Za-z0-9_]+)*")
 
-VERDICTS = ("PASS", "FAIL", "INCONCLUSIVE", "ERROR")
+VERDICTS = ("PASS", "FAIL", "INCONCLUSIVE", "ERROR", "NOT_RUN")
 
 Check = Callable[[Any, str], None]
 

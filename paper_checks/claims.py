@@ -98,6 +98,10 @@ class Claim:
     runner adds root seeds look by look until the claim is decided or the last look is made
     (:func:`paper_checks.runner.run_claims`), and α is spent evenly over the K looks planned at
     that scale (level α/K per look, Bonferroni). A scale not listed has one look.
+
+    ``not_run_at``: scale -> why the claim does not run there (its experiment has no version
+    at that size); the runner records it as NOT_RUN without calling the check, shown apart
+    from the verdicts.
     """
 
     id: str
@@ -111,6 +115,7 @@ class Claim:
     history: tuple[HistoryEntry, ...] = ()
     decision: Rule | None = None
     looks: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    not_run_at: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def exact(self) -> bool:
@@ -141,6 +146,7 @@ def claim(
     history: Iterable[HistoryEntry] = (),
     decision: Rule | None = None,
     looks: Mapping[str, Iterable[int]] | None = None,
+    not_run_at: Mapping[str, str] | None = None,
 ) -> Callable[[CheckFn], CheckFn]:
     """Register the decorated function as the check of claim ``claim_id`` (``<paper>.<name>``).
 
@@ -151,6 +157,15 @@ def claim(
     exact check over random instances (:attr:`Claim.exact`).
     """
     planned = _planned_looks(claim_id, looks, decision)
+    skipped = dict(not_run_at or {})
+    from paper_checks.context import SCALES
+
+    for scale, why in skipped.items():
+        if scale not in SCALES or not str(why).strip():
+            raise ValueError(
+                f"claim {claim_id!r}: not_run_at maps a scale of {SCALES} to a reason "
+                f"(got {scale!r}: {why!r})"
+            )
     if decision is not None:
         text = decision.text(looks=planned)
         rule = f"{rule.strip()} {text}" if rule else text
@@ -186,6 +201,7 @@ def claim(
             entries,
             decision,
             planned,
+            skipped,
         )
         return fn
 

@@ -35,6 +35,7 @@ from paper_checks.results import (
     check_latest,
     check_update,
     load_results,
+    tally,
     update_latest,
     update_results,
     write_results,
@@ -291,8 +292,7 @@ def _reference_costs(scale: str) -> dict[str, float]:
 
 
 def _tally(results: Sequence[CheckResult]) -> str:
-    counts = {v: sum(r.verdict is v for r in results) for v in Verdict}
-    return ", ".join(f"{n} {v.value}" for v, n in counts.items() if n)
+    return tally(r.verdict for r in results)
 
 
 #: Width of the per-claim lines when stdout is not a terminal.

@@ -23,7 +23,7 @@ from typing import Any
 from paper_checks._files import write_text
 from paper_checks.claims import PAPERS
 from paper_checks.report import format_value, render_decision, replication_text
-from paper_checks.results import CheckResult, load_results
+from paper_checks.results import CheckResult, load_results, tally
 from sims._jsonio import read_json
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,9 +146,6 @@ def _commit(records: Records) -> str:
 
 def render_provenance(scale: str, run: Mapping[str, Any], records: Records) -> str:
     """One sentence: which committed run the numbers come from (its command line), and its tally."""
-    counts: dict[str, int] = {}
-    for r in records.values():
-        counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
     fragile = sum(bool((r.replication or {}).get("fragile")) for r in records.values())
     old = sum(superseded_by(r, run) is not None for r in records.values())
     old_text = f" {old} of them were made under an old rule, rerun pending." if old else ""
@@ -166,7 +163,7 @@ def render_provenance(scale: str, run: Mapping[str, Any], records: Records) -> s
         f"{scale.capitalize()}: `docs/results/{scale}/results.json` from `paper-checks {argv}`"
         f"{updates} at root seed {run['seed']}, commit `{_commit(records)}`. {len(records)} "
         "claims: "
-        + ", ".join(f"{n} {v}" for v, n in counts.items())
+        + tally(r.verdict for r in records.values())
         + f"; on {fragile} a root seed alone PASSes where another FAILs. Stochastic verdicts "
         f"are decided over the units of all root seeds together.{old_text}"
     )
@@ -176,12 +173,9 @@ def render_reference_line(scale: str, run: Mapping[str, Any], records: Records) 
     """One line on a reference run: where it is, its root seeds and scale, its tally, and where
     its command history is (the full lines are :func:`render_provenance`'s, in
     docs/running.md)."""
-    counts: dict[str, int] = {}
-    for r in records.values():
-        counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
     old = sum(superseded_by(r, run) is not None for r in records.values())
     contradicting = sum(bool((r.replication or {}).get("fragile")) for r in records.values())
-    tally = ", ".join(f"{n} {v}" for v, n in counts.items())
+    verdicts = tally(r.verdict for r in records.values())
     notes = [f"{contradicting} with root seeds contradicting each other"] if contradicting else []
     if old:
         notes.append(f"{old} made under an old rule, rerun pending")
@@ -190,7 +184,7 @@ def render_reference_line(scale: str, run: Mapping[str, Any], records: Records) 
         f"{max([run.get('replicates', 1)] + [u.get('replicates', 1) for u in run.get('updates', [])])}"
         f" root seeds pooled per stochastic claim; commands in "
         f"[docs/running.md](docs/running.md#reference-runs-generated)): {len(records)} claims, "
-        f"{tally}" + (f" ({'; '.join(notes)})" if notes else "") + "."
+        f"{verdicts}" + (f" ({'; '.join(notes)})" if notes else "") + "."
     )
 
 

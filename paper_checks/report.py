@@ -13,7 +13,7 @@ from typing import Any
 
 from paper_checks._files import write_text
 from paper_checks.calibration import part_characteristics
-from paper_checks.results import CheckResult, Verdict, load_results
+from paper_checks.results import CheckResult, load_results, tally
 
 _MAX_LIST = 6
 
@@ -289,7 +289,7 @@ def _details(result: CheckResult) -> str:
 
 
 def _tally(results: list[CheckResult]) -> str:
-    return ", ".join(f"{sum(r.verdict is v for r in results)} {v.value}" for v in Verdict)
+    return tally(r.verdict for r in results)
 
 
 def _docs_link(run_dir: Path, paper: str) -> str:

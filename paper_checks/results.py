@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import enum
 import os
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Self
@@ -31,13 +32,16 @@ class Verdict(enum.StrEnum):
 
     PASS and FAIL compare a measurement with the paper's theory under a stated tolerance rule.
     INCONCLUSIVE means the check could not decide at this scale and says why (never a hidden miss).
-    ERROR means the check itself crashed; the traceback is kept in ``error``.
+    ERROR means the check itself crashed; the traceback is kept in ``error``. NOT_RUN means the
+    claim does not run at this scale (it declares where and why: ``not_run_at``); it is shown
+    apart and is not a verdict, never counted as INCONCLUSIVE.
     """
 
     PASS = "PASS"
     FAIL = "FAIL"
     INCONCLUSIVE = "INCONCLUSIVE"
     ERROR = "ERROR"
+    NOT_RUN = "NOT_RUN"
 
     @classmethod
     def of(cls, passed: bool) -> Verdict:
@@ -181,6 +185,19 @@ def write_claim(run_dir: Path, result: CheckResult) -> dict[str, Any]:
     record = result.to_json(arrays_file)
     _files.write_json(run_dir / f"{result.claim_id}.json", record, run_dir)
     return record
+
+
+def tally(verdicts: Iterable[str]) -> str:
+    """'3 PASS, 1 FAIL; 2 not run at this scale': the count of each verdict that occurs, in
+    :class:`Verdict` order, with the claims that did not run at this scale set apart."""
+    counts = Counter(str(v) for v in verdicts)
+    ran = [f"{counts[v]} {v}" for v in Verdict if counts[v] and v is not Verdict.NOT_RUN]
+    skipped = counts[Verdict.NOT_RUN]
+    return "; ".join(
+        part
+        for part in (", ".join(ran), f"{skipped} not run at this scale" if skipped else "")
+        if part
+    )
 
 
 def _counts(records: list[dict[str, Any]]) -> dict[str, int]:

@@ -108,6 +108,8 @@ PRESENTATION_MODULES = frozenset(
         "paper_checks.results",
         "paper_checks.plotting",
         "paper_checks._inputs",
+        # how fingerprints are taken computes no number either
+        "sims._fingerprint",
         # one figure module per paper: figures draw what a check measured, they compute none of it
         "paper_checks.figures",
         *(f"paper_checks.figures.{paper}" for paper in PAPERS),
@@ -120,7 +122,10 @@ PRESENTATION_MODULES = frozenset(
 #: planned ``looks`` (how many root seeds the runner adds, not what a root seed computes), every
 #: argument of a dated :class:`~paper_checks.claims.HistoryEntry` and a rule's ``note``.
 DESCRIPTIVE_KEYWORDS = (
-    *(("claim", keyword) for keyword in ("statement", "source", "rule", "history", "looks")),
+    *(
+        ("claim", keyword)
+        for keyword in ("statement", "source", "rule", "history", "looks", "not_run_at")
+    ),
     ("HistoryEntry", "*"),
     ("Rule", "note"),
 )
@@ -128,15 +133,15 @@ DESCRIPTIVE_KEYWORDS = (
 
 def claim_fingerprint(claim: Claim) -> str:
     """sha256 of the code the claim's check can run: the check function and what it reads in its
-    own module (:func:`sims.sweep.module_slice`: the definitions, constants and imports it uses,
+    own module (:func:`sims._fingerprint.module_slice`: the definitions, constants and imports it uses,
     transitively), and every project module those import, transitively
-    (:func:`sims.sweep.code_fingerprint`: comments, docstrings and ``__all__`` left out), less
+    (:func:`sims._fingerprint.code_fingerprint`: comments, docstrings and ``__all__`` left out), less
     :data:`PRESENTATION_MODULES` and the :data:`DESCRIPTIVE_KEYWORDS` of its registration: the
     code that computes the claim's numbers (the check, its theory, simulations and networks, the
     context's seeds and sizes, the sweep engine). Editing another claim's check in the same
     module leaves it as it was. A result whose fingerprint differs from today's was made by
     other code."""
-    from sims.sweep import code_fingerprint
+    from sims._fingerprint import code_fingerprint
 
     return code_fingerprint(
         claim.check, skip=PRESENTATION_MODULES, ignore=DESCRIPTIVE_KEYWORDS, sliced=True
@@ -409,7 +414,7 @@ def _check_once(claim: Claim, ctx: Context, code: str | None = None) -> CheckRes
     start, cpu_start = time.perf_counter(), time.thread_time()
     with CpuMeter() as meter:
         try:
-            result = claim.check(ctx)
+            result = _not_run(claim, ctx.scale) or claim.check(ctx)
         except Exception as err:
             logger.exception("claim %s crashed", claim.id)
             result = CheckResult(
@@ -436,6 +441,15 @@ def _check_once(claim: Claim, ctx: Context, code: str | None = None) -> CheckRes
     )
     write_claim(ctx.out_dir, result)
     return result
+
+
+def _not_run(claim: Claim, scale: str) -> CheckResult | None:
+    """The NOT_RUN record of a claim that declares it does not run at ``scale``, else None."""
+    why = claim.not_run_at.get(scale)
+    if why is None:
+        return None
+    text = f"not run at {scale} scale: {why}"
+    return CheckResult(Verdict.NOT_RUN, text, {}, {}, text)
 
 
 def default_concurrency(ctx: Context) -> int:
@@ -477,7 +491,9 @@ def run_claims(
     costs = costs or {}
     scale = ctx.scale
     target = {
-        i: first_look(claim, scale, replicates) if claim.stochastic else 1
+        i: first_look(claim, scale, replicates)
+        if claim.stochastic and scale not in claim.not_run_at
+        else 1
         for i, claim in enumerate(claims)
     }
     units = deque(
@@ -592,6 +608,8 @@ def _headline(
     its replication record (when the run was ``replicated`` or added root seeds) and the looks
     made, written when it differs from the primary run's record."""
     result = runs[0]
+    if result.verdict is Verdict.NOT_RUN:
+        return result
     if replicated or len(runs) > 1:
         headline = pooled_verdict(claim, runs) if claim.stochastic else result
         replication = replicate_claim(claim, ctx, runs)

@@ -841,6 +841,9 @@ def _online_expected() -> dict[str, Any]:
     rule="Far-goal success rate (3 goals behind the wall) under the deterministic policy, mean "
     "of the last 3 evaluations.",
     stochastic=True,
+    not_run_at={
+        "quick": "2 depths × 3 seeds of online CRL training do not fit quick; run it with --scale full"
+    },
     statistic="success_diff",
     decision=ONLINE_RULE,
     history=[

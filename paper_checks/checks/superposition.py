@@ -74,9 +74,11 @@ STRONG_GAMMA = -1.0
 WEAK_GAMMA = 0.1
 FULL_ONLY = "full scale only (run with --scale full)"
 FULL_ONLY_RULE = (
-    "INCONCLUSIVE only at quick scale, by declaration: quick is too small for this sweep, which "
+    "Not run at quick scale (NOT_RUN, not a verdict): quick is too small for this sweep, which "
     "runs at full (and paper) scale only."
 )
+#: Where the full-scale-only sweeps do not run, and why.
+NOT_AT_QUICK = {"quick": "quick is too small for this sweep; run it with --scale full"}
 
 
 # ----------------------------------------------------------------------------------- helpers
@@ -725,6 +727,7 @@ ROBUST_RULE = Rule(
     source="Liu, Liu & Gore (2025, arXiv 2505.10465) Fig. 5 (α_m against α, strong superposition)",
     rule=FULL_ONLY_RULE,
     stochastic=True,
+    not_run_at=NOT_AT_QUICK,
     decision=ROBUST_RULE,
     # declared 2026-12-02: 3 units per root seed; 6 would decide it
     looks={"full": (1, 3)},
@@ -808,6 +811,7 @@ REFERENCE_RULE = Rule(
     source="Liu, Liu & Gore (2025, arXiv 2505.10465) Figs. 14–16 (n = 1000, m = 10..100)",
     rule="The losses are reported beside the paper's, not gated. " + FULL_ONLY_RULE,
     stochastic=True,
+    not_run_at=NOT_AT_QUICK,
     statistic="alpha_m",
     decision=REFERENCE_RULE,
     # declared 2026-12-02: 3 units per root seed; 6 would decide it
@@ -901,6 +905,7 @@ WEAK_LAW_RULE = Rule(
     "here (docs/superposition.md#weak-and-strong-superposition)",
     rule=FULL_ONLY_RULE,
     stochastic=True,
+    not_run_at=NOT_AT_QUICK,
     decision=WEAK_LAW_RULE,
     # declared 2026-12-02: 1 unit per root seed; fewer than 3 are INCONCLUSIVE by declaration
     looks={"full": (1, 3)},
@@ -1002,6 +1007,7 @@ DENSITY_RULE = Rule(
     "E)",
     rule=FULL_ONLY_RULE,
     stochastic=True,
+    not_run_at=NOT_AT_QUICK,
     decision=DENSITY_RULE,
     history=[
         _aligned_schedule(

@@ -74,7 +74,7 @@ def test_reference_results_hold_the_registered_rule_and_replication(claim, scale
 @pytest.mark.parametrize("claim", CLAIMS, ids=IDS)
 def test_reference_results_are_not_older_than_the_claim_code(claim, scale):
     """The docs quote a reference record only while it was made by today's code: the fingerprint
-    of the check module and everything it imports (sims.sweep.code_fingerprint)."""
+    of the check (its slice of its module) and everything it imports (sims._fingerprint)."""
     if scale not in REFERENCE_RUNS:
         pytest.skip(f"no committed {scale} reference run")
     run, records = load_reference(scale)

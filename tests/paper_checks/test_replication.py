@@ -393,3 +393,61 @@ def test_markdown_shows_a_fragile_flag():
     md = render_markdown(run | {"scheduler": "processes", "wall_time_s": 1.0}, [result])
     assert "CONTRADICTING: 3 seeds (each: FAIL 2, PASS 1)" in md
     assert "each root seed alone: PASS in 1 of 3, FAIL in 2 of 3" in md
+
+
+def test_a_claim_that_does_not_run_at_a_scale_is_recorded_apart(tmp_path):
+    from dataclasses import replace
+
+    calls = []
+
+    def check(ctx):
+        calls.append((ctx.scale, ctx.replicate))
+        return CheckResult(Verdict.PASS, "ran", {"u": 0.1}, {}, "")
+
+    claim = replace(_make(check), not_run_at={"quick": "too small at quick"})
+    result = run_claim(claim, Context(out_dir=tmp_path / "q"), replicates=3)
+    assert calls == []  # the check is never called, and no root seed is added
+    assert result.verdict is Verdict.NOT_RUN
+    assert result.summary == "not run at quick scale: too small at quick"
+    assert result.replication is None
+    assert read_json(tmp_path / "q" / "rlvr.test_coin.json")["verdict"] == "NOT_RUN"
+    full = run_claim(claim, Context(scale="full", out_dir=tmp_path / "f"), replicates=1)
+    assert (full.verdict, calls) == (Verdict.PASS, [("full", 0)])
+
+
+def test_not_run_is_shown_apart_from_the_verdicts_and_fails_nothing(tmp_path, capsys):
+    claim(
+        "rlvr.test_not_run",
+        paper="rlvr",
+        statement="A sweep too large for quick <for tests>.",
+        source="tests",
+        rule="PASS when it runs; FAIL never.",
+        stochastic=False,
+        not_run_at={"quick": "the sweep is full scale only"},
+    )(lambda ctx: CheckResult(Verdict.PASS, "ran", {}, {}, ""))
+    try:
+        code = main(["run", "rlvr.test_not_run", "--out", str(tmp_path), "--fail-on", "fail"])
+    finally:
+        _REGISTRY.pop("rlvr.test_not_run", None)
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "1 claim: 1 not run at this scale" in out
+    assert "INCONCLUSIVE" not in out
+    _, results = load_results(tmp_path)
+    assert results[0].verdict is Verdict.NOT_RUN
+
+
+@pytest.mark.parametrize(
+    ("not_run_at", "match"), [({"tiny": "why"}, "not_run_at"), ({"quick": " "}, "not_run_at")]
+)
+def test_not_run_at_needs_a_known_scale_and_a_reason(not_run_at, match):
+    with pytest.raises(ValueError, match=match):
+        claim(
+            "rlvr.test_bad_not_run",
+            paper="rlvr",
+            statement="s",
+            source="tests",
+            rule="PASS; FAIL",
+            stochastic=False,
+            not_run_at=not_run_at,
+        )

@@ -14,13 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sims._fingerprint import module_slice
 from sims.sweep import (
     ProcessExecutor,
     SerialExecutor,
     canonical_code,
     code_fingerprint,
     make_executor,
-    module_slice,
     param_grid,
     run_sweep,
     task_checkpoint_dir,

@@ -1,0 +1,264 @@
+"""Fingerprints of code: the sha256 of what a function can run, read from the source files of
+its module and of every project module it imports, transitively, with what computes no number
+left out (comments, docstrings, ``__all__``, descriptive keyword arguments).
+
+A sweep's cache (:mod:`sims.sweep`) and a claim's record (:func:`paper_checks.runner.
+claim_fingerprint`) are keyed by them, so a result made by other code is known to be stale. The
+machinery lives apart from the sweep engine so that the claims' fingerprints can leave it out:
+editing how fingerprints are taken changes no computed number.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import sys
+import threading
+from collections.abc import Callable, Collection
+from pathlib import Path
+from typing import Any
+
+__all__ = ["canonical_code", "code_fingerprint", "module_slice"]
+
+
+def _module_file(name: str) -> Path | None:
+    """The source file of module ``name``, found on disk without importing anything; None when
+    it has no Python source (built-in, extension, not a module)."""
+    if name == "__main__":
+        path = getattr(sys.modules.get("__main__"), "__file__", None)
+        return Path(path) if path and str(path).endswith(".py") else None
+    top, *rest = name.split(".")
+    try:
+        spec = importlib.util.find_spec(top)  # a top-level name: finds, never imports
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if not rest:
+        return Path(spec.origin) if spec.origin and spec.origin.endswith(".py") else None
+    for location in spec.submodule_search_locations or ():
+        folder = Path(location).joinpath(*rest[:-1])
+        for path in (folder / f"{rest[-1]}.py", folder / rest[-1] / "__init__.py"):
+            if path.is_file():
+                return path
+    return None
+
+
+def _imported_modules(tree: ast.AST, name: str, is_package: bool) -> set[str]:
+    """Absolute names of the modules an AST imports anywhere (lazy imports included), with
+    ``from pkg import sub`` giving both ``pkg`` and ``pkg.sub``."""
+    package = name if is_package else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            parts = package.split(".") if package else []
+            base = ".".join(parts[: len(parts) - node.level + 1]) if node.level else ""
+            module = ".".join(p for p in (base, node.module or "") if p)
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+#: CPython 3.11 builds Python AST objects with interpreter-wide state (gh-106905): two threads
+#: in ast.parse at once, ours or a library's, can fail. Checks run in threads, so each module's
+#: imports and code are parsed once per source text (the runner warms this in the main thread).
+_AST_LOCK = threading.Lock()
+_IMPORTS: dict[tuple[Any, ...], tuple[frozenset[str], str]] = {}
+
+
+def _parsed(
+    name: str, path: Path, source: bytes, ignore: tuple[tuple[str, str], ...]
+) -> tuple[frozenset[str], str]:
+    """(the modules a module's source imports, the sha256 of its :func:`canonical_code`), cached
+    by (module, sha256 of source, ``ignore``)."""
+    key = (name, hashlib.sha256(source).hexdigest(), ignore)
+    with _AST_LOCK:
+        if key not in _IMPORTS:
+            tree = ast.parse(source)
+            imports = frozenset(_imported_modules(tree, name, path.name == "__init__.py"))
+            code = hashlib.sha256(canonical_code(tree, ignore).encode()).hexdigest()
+            _IMPORTS[key] = (imports, code)
+        return _IMPORTS[key]
+
+
+def _parsed_slice(
+    name: str, path: Path, source: bytes, ignore: tuple[tuple[str, str], ...], root: str
+) -> tuple[frozenset[str], str]:
+    """:func:`_parsed` of the part of a module that its top-level function ``root`` can run
+    (:func:`module_slice`), cached likewise (with ``root`` in the key); of the whole module when
+    ``root`` is not a top-level name of it (a nested function or a lambda)."""
+    key = (name, hashlib.sha256(source).hexdigest(), ignore, root)
+    with _AST_LOCK:
+        if key not in _IMPORTS:
+            tree = ast.parse(source)
+            if any(root in _bound_names(node) for node in tree.body):
+                tree = module_slice(tree, root, ignore)
+            imports = frozenset(_imported_modules(tree, name, path.name == "__init__.py"))
+            code = hashlib.sha256(canonical_code(tree, ignore).encode()).hexdigest()
+            _IMPORTS[key] = (imports, code)
+        return _IMPORTS[key]
+
+
+def _bound_names(node: ast.stmt) -> set[str]:
+    """The names a top-level statement binds: a def's or class's name, assignment targets, and
+    the names an import binds. Empty for any other statement."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {node.name}
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return {(a.asname or a.name).partition(".")[0] for a in node.names}
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+        targets = [node.target]
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _referenced_names(node: ast.AST, drop: set[tuple[str | None, str | None]]) -> set[str]:
+    """Every name ``node`` reads, outside the keyword arguments that ``drop`` leaves out of the
+    canonical code (and outside calls whose every argument it leaves out)."""
+    found: set[str] = set()
+    todo: list[ast.AST] = [node]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, ast.Name):
+            found.add(current.id)
+        if isinstance(current, ast.Call):
+            callee = _callee(current.func)
+            todo.append(current.func)
+            if (callee, "*") in drop:
+                continue
+            todo.extend(current.args)
+            todo.extend(k.value for k in current.keywords if (callee, k.arg) not in drop)
+            continue
+        todo.extend(ast.iter_child_nodes(current))
+    return found
+
+
+def module_slice(
+    tree: ast.Module, root: str, ignore: Collection[tuple[str, str]] = ()
+) -> ast.Module:
+    """The module ``tree`` cut down to what its top-level function ``root`` can run: ``root``'s
+    definition (decorators included) and, transitively, the top-level definitions, assignments
+    and imports of every name it reads (outside the keyword arguments ``ignore`` drops). Any
+    other top-level statement (a bare call, an ``if`` or ``try`` block) is kept whole. Editing a
+    definition that ``root`` never reads leaves the slice as it was."""
+    drop = {(callee, keyword) for callee, keyword in ignore}
+    bound = [(node, _bound_names(node)) for node in tree.body]
+    if not any(root in names for _, names in bound):
+        raise ValueError(f"module defines no top-level {root!r}")
+    keep = [not names for _, names in bound]  # other statements are kept whole
+    wanted, done = {root}, set()
+    for node, names in bound:
+        if not names:
+            wanted |= _referenced_names(node, drop)
+    while wanted - done:
+        name = (wanted - done).pop()
+        done.add(name)
+        for i, (node, names) in enumerate(bound):
+            if name in names and not keep[i]:
+                keep[i] = True
+                wanted |= _referenced_names(node, drop)
+            elif name in names:
+                keep[i] = True
+    body = [node for node, kept in zip(tree.body, keep, strict=True) if kept]
+    return ast.Module(body=body, type_ignores=[])
+
+
+def canonical_code(tree: ast.AST, ignore: Collection[tuple[str, str]] = ()) -> str:
+    """The code of a parsed module with what cannot change a computed number left out: comments
+    and layout (not in the AST), docstrings, the module's ``__all__``, and the keyword arguments
+    named by ``ignore``, pairs (callee name, keyword) such as ``("claim", "source")`` for a
+    registry's descriptive metadata (keyword ``"*"``: every argument of such calls, for a call
+    that only holds words, like a dated history entry). Written node by node with empty fields dropped, so the text
+    does not depend on the Python version's ``ast.dump`` defaults."""
+    drop = {(callee, keyword) for callee, keyword in ignore}
+
+    def body(nodes: list[ast.stmt], module: bool) -> list[ast.stmt]:
+        kept = [n for n in nodes if not (module and _assigns_all(n))]
+        first = kept[0] if kept else None
+        docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+        return kept[1:] if docstring and isinstance(first.value.value, str) else kept
+
+    def dump(node: Any) -> str:
+        if isinstance(node, list):
+            return "[" + ",".join(dump(v) for v in node) + "]"
+        if not isinstance(node, ast.AST):
+            return repr(node)
+        fields = []
+        for field, raw in ast.iter_fields(node):
+            if field in ("ctx", "type_comment", "kind") or raw is None or raw == []:
+                continue
+            value = raw
+            if field == "body" and isinstance(
+                node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+            ):
+                value = body(raw, isinstance(node, ast.Module))
+            if isinstance(node, ast.Call) and field in ("args", "keywords"):
+                callee = _callee(node.func)
+                if (callee, "*") in drop:
+                    continue
+                if field == "keywords":
+                    value = [k for k in raw if (callee, k.arg) not in drop]
+            fields.append(f"{field}={dump(value)}")
+        return f"{type(node).__name__}({','.join(fields)})"
+
+    return dump(tree)
+
+
+def _assigns_all(node: ast.stmt) -> bool:
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    return isinstance(node, ast.Assign | ast.AnnAssign) and any(
+        isinstance(t, ast.Name) and t.id == "__all__" for t in targets
+    )
+
+
+def _callee(func: ast.expr) -> str | None:
+    """The name a call is made by: ``f`` for ``f(...)`` and ``m.f(...)``."""
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
+
+
+def code_fingerprint(
+    fn: Callable[..., Any],
+    skip: Collection[str] = (),
+    ignore: Collection[tuple[str, str]] = (),
+    sliced: bool = False,
+) -> str:
+    """A sha256 of the code a task function can run: the :func:`canonical_code` of the module
+    defining ``fn`` and of every module of this project (``theory``, ``sims``, ``neural``,
+    ``paper_checks``) or of ``fn``'s own top-level package that it imports, transitively, read
+    from the import statements (imports inside functions included). Editing the code of any of
+    them changes the fingerprint; editing a comment, a docstring, ``__all__``, the keywords in
+    ``ignore`` or a module the task never imports (a claim's plotting code) does not.
+    Modules named in ``skip`` are neither hashed nor followed. ``sliced``: ``fn``'s own module
+    counts only as far as ``fn`` can run it (:func:`module_slice`: its definition and what it
+    reads, the imports it reads included), so editing another function of that module leaves
+    the fingerprint as it was.
+    The sources are read from disk at every call (milliseconds for a task's few modules, each
+    parsed once per text), so an edit made during a long-lived session counts; a module edited
+    on disk but not reloaded is fingerprinted as edited."""
+    module = fn.__module__
+    roots = {"theory", "sims", "neural", "paper_checks", module.partition(".")[0]}
+    ignored = tuple(sorted(ignore))
+    codes: dict[str, str] = {}
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        path = None if name in codes or name in skip else _module_file(name)
+        if path is None:
+            continue
+        if sliced and name == module:
+            root = fn.__name__
+            imports, codes[name] = _parsed_slice(name, path, path.read_bytes(), ignored, root)
+        else:
+            imports, codes[name] = _parsed(name, path, path.read_bytes(), ignored)
+        todo.extend(m for m in imports if m.partition(".")[0] in roots)
+    digest = hashlib.sha256()
+    for name in sorted(codes):
+        digest.update(f"{name}\0{codes[name]}\0".encode())
+    return digest.hexdigest()
