@@ -208,12 +208,17 @@ def cmd_run(args: argparse.Namespace) -> int:
             return None
         return compare(result, ref_records.get(result.claim_id), ref_run, args.replicates)
 
-    def finished(result: CheckResult) -> None:
+    def show(result: CheckResult) -> None:
         repro = reproduction(result)
         known = repro is not None and ref_records.get(result.claim_id) is not None
         _print_claim_line(result, describe(repro) if known else "")
 
     with RunLock(out_dir):  # a second run into the same --out is refused while this one writes
+        if not args.update and (finished.exists() or finished.is_symlink()):  # made meanwhile
+            raise ValueError(
+                f"--out {os.fspath(out_dir)!r} holds a finished run ({finished.name}), written "
+                "by another run while this one started; choose another --out"
+            )
         start = time.perf_counter()
         with make_executor(args.workers, args.scheduler) as executor:
             ctx = Context(args.scale, args.seed, out_dir, executor, backend)
@@ -223,7 +228,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 claims,
                 ctx,
                 args.replicates,
-                on_result=finished,
+                on_result=show,
                 costs=_reference_costs(args.scale),
             )
         results = [replace(r, reproduction=reproduction(r)) for r in results]

@@ -8,8 +8,11 @@ identical whatever the worker count, except the keys listed in :data:`TIMING_KEY
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import fcntl
 import os
+import stat
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields
@@ -436,69 +439,76 @@ def update_latest(results_root: Path, run_dir: Path) -> bool:
 LOCK_NAME = ".paper-checks.lock"
 
 
-#: The largest PID a lock file may hold (pid_t is a C int; Linux's pid_max is at most 2^22).
-MAX_PID = 2**31 - 1
-
-
-def _pid_alive(pid: int) -> bool:
-    """Whether ``pid`` (in 1..MAX_PID: 0 and -1 would signal process groups) is a live process."""
-    if not 1 <= pid <= MAX_PID:
-        return False
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, OverflowError):
-        return False
-    except PermissionError:  # alive, another user's
-        return True
-    return True
-
-
 class RunLock:
-    """An exclusive lock on a run directory while a run writes it: ``DIR/.paper-checks.lock``
-    holds the PID of the holder. A second run into the same directory is refused (ValueError
-    naming the holder's PID); a lock whose PID is not a live process (a dead holder, a PID out of
-    range such as 0, -1 or 2^64, text that is not a PID, or this process not holding it now, e.g.
-    after a crash in a test session) is taken over."""
-
-    _held: set[Path] = set()  # noqa: RUF012  (locks held by this process)
+    """An exclusive lock on a run directory while a run writes it: the kernel's ``flock`` on
+    ``DIR/.paper-checks.lock``, which holds the holder's PID for the message only. A second
+    writer, in this process or another, is refused (ValueError naming the holder's PID); the
+    kernel releases the lock when its holder dies, however it dies, so a lock file left behind
+    (any PID in it, or none) is simply taken. A lock path that is not a regular file (a link, a
+    FIFO, a directory) is refused without being opened for reading. Released by unlinking the
+    file while still holding it; a taker that locked a file since unlinked tries again."""
 
     def __init__(self, run_dir: Path) -> None:
         self.path = Path(run_dir).resolve() / LOCK_NAME
+        self._fd: int | None = None
 
-    def _try_create(self) -> bool:
+    def _open(self) -> int:
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            return False
-        with os.fdopen(fd, "w", encoding="ascii") as fh:
-            fh.write(f"{os.getpid()}\n")
-        return True
+            fd = os.open(self.path, flags, 0o644)
+        except OSError as err:
+            raise ValueError(
+                f"--out {str(self.path.parent)!r}: cannot open the lock file {self.path.name} "
+                f"({err.strerror or err}); it must be a regular file or absent"
+            ) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise ValueError(
+                f"--out {str(self.path.parent)!r}: the lock file {self.path.name} is not a "
+                "regular file; remove it"
+            )
+        return fd
 
-    def _holder(self) -> int | None:
+    def _holder(self, fd: int) -> str:
         try:
-            return int(self.path.read_text(encoding="ascii").strip())
-        except (OSError, ValueError, UnicodeDecodeError):
-            return None
+            text = os.pread(fd, 32, 0).decode("ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return "another paper-checks process"
+        return f"paper-checks process {text}" if text.isdigit() else "another paper-checks process"
 
     def acquire(self) -> RunLock:
-        for _ in range(3):
-            if self._try_create():
-                RunLock._held.add(self.path)
-                return self
-            pid = self._holder()
-            mine = pid == os.getpid() and self.path not in RunLock._held
-            if pid is not None and _pid_alive(pid) and not mine:
+        for _ in range(100):  # another taker may unlink the file between our open and lock
+            fd = self._open()
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = self._holder(fd)
+                os.close(fd)
                 raise ValueError(
-                    f"--out {str(self.path.parent)!r} is in use by paper-checks process {pid} "
-                    f"(lock file {self.path.name}); wait for it or choose another --out"
-                )
-            self.path.unlink(missing_ok=True)  # stale: its holder is gone
+                    f"--out {str(self.path.parent)!r} is in use by {holder} (lock file "
+                    f"{self.path.name}); wait for it or choose another --out"
+                ) from None
+            try:
+                same = self.path.lstat().st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:  # released (unlinked) between our open and our lock: try again
+                os.close(fd)
+                continue
+            with contextlib.suppress(OSError):  # the PID is for messages: a full disk is fine
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+            self._fd = fd
+            return self
         raise ValueError(f"--out {str(self.path.parent)!r}: cannot take the lock {self.path.name}")
 
     def release(self) -> None:
-        if self.path in RunLock._held:
-            RunLock._held.discard(self.path)
-            self.path.unlink(missing_ok=True)
+        if self._fd is None:
+            return
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        os.close(self._fd)
+        self._fd = None
 
     def __enter__(self) -> Self:
         return self.acquire()

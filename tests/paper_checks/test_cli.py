@@ -178,7 +178,7 @@ def test_real_run_json(real_run):
     assert run["argv"] == ["run", REAL, "--out", "results/r1"]
     assert (run["scale"], run["seed"], run["workers"], run["backend"]) == ("quick", 0, 1, "numpy")
     assert run["scheduler"] == "processes"
-    assert payload["counts"] == {"PASS": 1, "FAIL": 0, "INCONCLUSIVE": 0, "ERROR": 0}
+    assert payload["counts"] == {"PASS": 1, "FAIL": 0, "INCONCLUSIVE": 0, "ERROR": 0, "NOT_RUN": 0}
     (record,) = payload["claims"]
     assert record == read_json(real_run.dir / f"{REAL}.json")
     assert record["claim_id"] == REAL
@@ -316,7 +316,7 @@ def test_inconclusive_claim_exits_0(fake_claims, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     code, payload = run_fake([fake_claims("inc")], tmp_path)
     assert code == 0
-    assert payload["counts"] == {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 1, "ERROR": 0}
+    assert payload["counts"] == {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 1, "ERROR": 0, "NOT_RUN": 0}
     assert "1 INCONCLUSIVE" in capsys.readouterr().out
 
 
@@ -326,7 +326,7 @@ def test_one_failure_among_passes_exits_1(fake_claims, tmp_path, monkeypatch, ca
     code, payload = run_fake([crash, ok, fail, ok], tmp_path)  # repeats run once
     assert code == 1
     assert [c["claim_id"] for c in payload["claims"]] == sorted([ok, fail, crash])
-    assert payload["counts"] == {"PASS": 1, "FAIL": 1, "INCONCLUSIVE": 0, "ERROR": 1}
+    assert payload["counts"] == {"PASS": 1, "FAIL": 1, "INCONCLUSIVE": 0, "ERROR": 1, "NOT_RUN": 0}
     assert (
         capsys.readouterr().out.splitlines()[-2].startswith("3 claims: 1 PASS, 1 FAIL, 1 ERROR (")
     )

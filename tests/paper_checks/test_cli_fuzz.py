@@ -104,18 +104,100 @@ def test_run_out_that_cannot_be_a_run_directory(tmp_path, out):
         assert out.read_text() == "mine\n"
 
 
+#: A process that takes the run lock of the directory argv[1] and holds it until killed.
+HOLDER = """
+import sys, time
+from pathlib import Path
+from paper_checks.results import RunLock
+lock = RunLock(Path(sys.argv[1])).acquire()
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
+@contextlib.contextmanager
+def _hold(out: Path) -> Iterator[subprocess.Popen]:
+    """A child process holding ``out``'s run lock (it says so before this yields), killed
+    with SIGKILL at the end unless it is dead already."""
+    with subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(out)], stdout=subprocess.PIPE, text=True
+    ) as holder:
+        assert holder.stdout.readline().strip() == "held"
+        try:
+            yield holder
+        finally:
+            holder.kill()
+            holder.wait()
+
+
 def test_run_into_a_locked_out_is_refused_naming_the_holder(tmp_path):
     out = tmp_path / "run"
     out.mkdir()
-    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    try:
-        (out / LOCK_NAME).write_text(f"{holder.pid}\n")
+    with _hold(out) as holder:
         line = assert_one_line_exit_2(["run", "online.bound_constants", "--out", out])
         assert str(holder.pid) in line
         assert sorted(p.name for p in out.iterdir()) == [LOCK_NAME]
-    finally:
-        holder.kill()
+
+
+def test_the_kernel_releases_the_lock_of_a_killed_holder(tmp_path):
+    with _hold(tmp_path) as holder:
+        with pytest.raises(ValueError, match=str(holder.pid)):
+            RunLock(tmp_path).acquire()
+        holder.kill()  # SIGKILL: no release runs, the file stays with its PID in it
         holder.wait()
+    assert (tmp_path / LOCK_NAME).read_text().strip() == str(holder.pid)
+    with RunLock(tmp_path):
+        assert (tmp_path / LOCK_NAME).read_text().strip() == str(os.getpid())
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "symlink"])
+def test_a_lock_path_that_is_not_a_regular_file_is_refused(tmp_path, kind):
+    lock = tmp_path / LOCK_NAME
+    if kind == "fifo":
+        os.mkfifo(lock)
+    elif kind == "directory":
+        lock.mkdir()
+    else:
+        (tmp_path / "elsewhere").write_text("")
+        lock.symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(ValueError, match=LOCK_NAME):
+        RunLock(tmp_path).acquire()
+    if kind == "fifo":  # and a run is refused in one line, without hanging on the FIFO
+        line = assert_one_line_exit_2(["run", "online.bound_constants", "--out", tmp_path])
+        assert LOCK_NAME in line
+
+
+#: Takers racing for one lock: each appends "start PID" and "end PID" to a log while holding it.
+RACER = """
+import os, sys, time
+from pathlib import Path
+from paper_checks.results import RunLock
+run, log = Path(sys.argv[1]), Path(sys.argv[2])
+for _ in range(20):
+    try:
+        with RunLock(run):
+            with log.open("a") as fh:
+                fh.write(f"start {os.getpid()}\\n")
+            time.sleep(0.01)
+            with log.open("a") as fh:
+                fh.write(f"end {os.getpid()}\\n")
+    except ValueError:
+        time.sleep(0.002)
+"""
+
+
+def test_racing_takers_never_hold_the_lock_together(tmp_path):
+    run, log = tmp_path / "run", tmp_path / "log"
+    run.mkdir()
+    (run / LOCK_NAME).write_text("99999999\n")  # a stale lock to take over, as before a race
+    racers = [subprocess.Popen([sys.executable, "-c", RACER, str(run), str(log)]) for _ in range(4)]
+    for racer in racers:
+        assert racer.wait(timeout=120) == 0
+    lines = log.read_text().split("\n")[:-1]
+    assert lines, "no racer ever took the lock"
+    for start, end in zip(lines[::2], lines[1::2], strict=True):  # strictly alternating
+        assert (start.split()[0], end.split()[0]) == ("start", "end")
+        assert start.split()[1] == end.split()[1]
 
 
 def test_a_stale_lock_is_taken_over_and_released(tmp_path):

@@ -103,7 +103,7 @@ def test_verdict_of_maps_booleans_to_pass_and_fail():
 
 
 def test_verdict_values_are_their_names():
-    assert [v.value for v in Verdict] == ["PASS", "FAIL", "INCONCLUSIVE", "ERROR"]
+    assert [v.value for v in Verdict] == ["PASS", "FAIL", "INCONCLUSIVE", "ERROR", "NOT_RUN"]
     assert Verdict("INCONCLUSIVE") is Verdict.INCONCLUSIVE
     with pytest.raises(ValueError, match="MAYBE"):
         Verdict("MAYBE")
@@ -211,7 +211,7 @@ def test_write_results_counts_and_files(tmp_path: Path):
     assert path == tmp_path / "results.json"
     payload = strict_loads(path.read_text(encoding="utf-8"))
     assert payload["schema"] == SCHEMA_VERSION
-    assert payload["counts"] == {"PASS": 1, "FAIL": 2, "INCONCLUSIVE": 0, "ERROR": 1}
+    assert payload["counts"] == {"PASS": 1, "FAIL": 2, "INCONCLUSIVE": 0, "ERROR": 1, "NOT_RUN": 0}
     assert payload["run"] == asdict(info)
     assert [c["claim_id"] for c in payload["claims"]] == [r.claim_id for r in results]
     for result, record in zip(results, payload["claims"], strict=True):
