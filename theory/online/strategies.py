@@ -22,9 +22,10 @@ from typing import Any
 from hypothesis import strategies as st
 
 from theory.online.concept_class import ConceptClass
-from theory.online.constructions import gadget_w, product, tree_class
-from theory.online.dims import littlestone_dim, vc_dim
+from theory.online.constructions import gadget_w, product, thresholds, tree_class
+from theory.online.dims import littlestone_dim, littlestone_tree, threshold_dim, vc_dim
 from theory.online.mtr import transductive_mistake_bound
+from theory.online.transductive import transductive_value
 
 #: Most points a drawn class may have.
 MAX_POINTS = 12
@@ -38,6 +39,7 @@ __all__ = [
     "products",
     "tree_classes",
     "uniform_classes",
+    "warm_solvers",
 ]
 
 #: Most points of :func:`uniform_classes` (2^8 = 256 candidate rows).
@@ -245,12 +247,30 @@ def classes_with_planted_gap(
     return _draw()
 
 
-def _warm_kernels() -> None:
-    """Load (or compile) the Numba kernels behind Ldim, VC and M_tr with one call each on W."""
-    W = gadget_w()
-    littlestone_dim(W)
-    vc_dim(W)
-    transductive_mistake_bound(W)
+def warm_solvers() -> None:
+    """Load (or compile) every Numba kernel behind the solvers a property test calls, once per
+    process, so that no drawn example pays for it under hypothesis's default deadline (200 ms).
+
+    Each kernel path is run once: :func:`~theory.online.dims.littlestone_dim` and
+    :func:`~theory.online.dims.littlestone_tree` on a class of ≤ 64 hypotheses (one-word bitsets)
+    and on one of 128 (the multi-word bitsets and their hashed memo), :func:`~theory.online.dims.vc_dim`,
+    :func:`~theory.online.dims.threshold_dim` (subset DP),
+    :func:`~theory.online.mtr.transductive_mistake_bound` (the suffix-set DP) and
+    :func:`~theory.online.transductive.transductive_value`. Numba caches the compiled kernels on
+    disk (``cache=True``), but loading them and building the typed containers of the memo
+    (``numba.typed.Dict``/``List``, never cached) still takes about 0.3 s in a fresh process;
+    with an empty cache, compiling takes seconds. Importing this module calls it; calling it
+    again costs about a millisecond.
+    """
+    small = gadget_w()  # 8 hypotheses: one uint64 per version space
+    large = product(small, small, thresholds(1))  # 128 hypotheses: two words
+    for H in (small, large):
+        littlestone_dim(H)
+        littlestone_tree(H)
+    vc_dim(small)
+    threshold_dim(small)
+    transductive_mistake_bound(small)
+    transductive_value(small, list(range(small.n_points)))
 
 
-_warm_kernels()
+warm_solvers()

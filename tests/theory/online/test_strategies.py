@@ -3,13 +3,19 @@ refuting strategies refute false conjectures that the small-first strategy lets 
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, seed, settings
 
-from paper_checks.bench import _false_conjectures, _refutation_test
+from paper_checks.bench import _false_conjectures, _refutation_test, fresh_process_outcomes
 from theory.online.dims import littlestone_dim
 from theory.online.mtr import transductive_mistake_bound
 from theory.online.strategies import concept_classes, counterexample_classes, uniform_classes
@@ -62,3 +68,81 @@ def test_each_false_conjecture_is_refuted_by_the_refuting_strategy(conjecture):
         with pytest.raises(AssertionError):
             test()
         assert found
+
+
+# ------------------------------------------------------------ hypothesis's default settings
+def kernel_loads_during_examples() -> list[str]:
+    """In this process: import the strategies module (which warms the solvers), then run every
+    solver on 40 draws of each strategy and return the Numba kernels that were compiled or
+    loaded from the disk cache meanwhile (none, when the warm-up covers every kernel path: no
+    drawn example pays for one under a deadline). Run it in a fresh process."""
+    from hypothesis import strategies as st
+    from numba.core import event
+    from numba.core.registry import CPUDispatcher
+
+    import theory.online.strategies as strat
+    from theory.online import _dims_numba, _mtr_numba, _transductive_numba
+    from theory.online.dims import littlestone_tree, threshold_dim, vc_dim
+    from theory.online.transductive import transductive_value
+
+    def signatures() -> dict[str, int]:
+        return {
+            f"{module.__name__}.{name}": len(kernel.signatures)
+            for module in (_dims_numba, _mtr_numba, _transductive_numba)
+            for name, kernel in vars(module).items()
+            if isinstance(kernel, CPUDispatcher)
+        }
+
+    drawn = st.one_of(
+        strat.counterexample_classes(),
+        strat.concept_classes(min_points=6, max_points=8, min_hypotheses=60),
+        strat.uniform_classes(6, 7),
+        strat.products().map(lambda abc: abc[2]),
+        strat.tree_classes(max_depth=4),
+        strat.classes_with_planted_gap(),
+    )
+    before = signatures()
+
+    @seed(0)
+    @settings(max_examples=40 * 6, database=None, deadline=None)
+    @given(drawn)
+    def run_every_solver(H):
+        littlestone_dim(H)
+        littlestone_tree(H)
+        vc_dim(H)
+        threshold_dim(H)
+        transductive_mistake_bound(H)
+        transductive_value(H, list(range(H.n_points)))
+
+    with event.install_recorder("numba:compile") as compiled:
+        run_every_solver()
+    loaded = [name for name, n in signatures().items() if n != before[name]]
+    return loaded + [str(ev.data["dispatcher"]) for _, ev in compiled.buffer]
+
+
+def _in_fresh_process(function: str, env_extra: dict[str, str]) -> object:
+    root = Path(__file__).resolve().parents[3]
+    code = f"import json; from {__name__} import {function}; print(json.dumps({function}()))"
+    env = {**os.environ, "PYTHONPATH": str(root), **env_extra}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "cache", ["numba's cache", pytest.param("an empty cache", marks=pytest.mark.slow)]
+)
+def test_no_kernel_compiles_or_loads_while_examples_run_in_a_fresh_process(cache, tmp_path):
+    env = {"NUMBA_CACHE_DIR": str(tmp_path)} if cache == "an empty cache" else {}
+    assert _in_fresh_process("kernel_loads_during_examples", env) == []
+
+
+def test_default_settings_pass_a_true_conjecture_and_refute_a_false_one_in_a_fresh_process():
+    """A user's test file under hypothesis's defaults (200 ms deadline), at a fresh seed: the
+    first examples no longer pay for compiling the solvers (5 of 5 seeds failed with
+    DeadlineExceeded/Flaky before the warm-up covered every kernel path)."""
+    hyp_seed = secrets.randbits(32)
+    outcomes = fresh_process_outcomes(hyp_seed, ["M_tr <= Ldim", "M_tr <= Ldim - 1"])
+    assert outcomes == {"M_tr <= Ldim": "passed", "M_tr <= Ldim - 1": "refuted"}, hyp_seed
