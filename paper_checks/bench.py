@@ -748,6 +748,7 @@ def default_settings_conjectures(
         rows.append(
             {
                 "conjecture": conjecture,
+                "true": conjecture == "M_tr <= Ldim",
                 "strategy": "counterexample_classes()",
                 "seeds": seeds,
                 "entropy": entropy,
