@@ -16,9 +16,17 @@ import pytest
 from hypothesis import given, seed, settings
 
 from paper_checks.bench import _false_conjectures, _refutation_test, fresh_process_outcomes
+from theory.online.concept_class import ConceptClass
+from theory.online.constructions import gadget_w
 from theory.online.dims import littlestone_dim
 from theory.online.mtr import transductive_mistake_bound
-from theory.online.strategies import concept_classes, counterexample_classes, uniform_classes
+from theory.online.strategies import (
+    classes_on_points,
+    concept_classes,
+    counterexample_classes,
+    minimize_counterexample,
+    uniform_classes,
+)
 
 
 @given(uniform_classes(1, 6))
@@ -58,6 +66,64 @@ def test_uniform_classes_put_each_row_in_with_probability_one_half():
     # 16 candidate rows, each kept with probability 1/2: mean 8 (hypothesis adds some small
     # and some boundary draws, so only a loose band is promised)
     assert 5 < np.mean(sizes) < 11
+
+
+@given(classes_on_points(n_classes=2, max_points=5))
+def test_ldim_of_a_union_is_at_most_the_sum_plus_one(classes):
+    """Ldim(H1 ∪ H2) ≤ Ldim(H1) + Ldim(H2) + 1 (the SOA of each class and a vote between them;
+    the issue's example of a statement over several classes on the same points)."""
+    H1, H2 = classes
+    union = ConceptClass.from_array(np.unique(np.vstack([H1.matrix, H2.matrix]), axis=0))
+    assert littlestone_dim(union) <= littlestone_dim(H1) + littlestone_dim(H2) + 1
+
+
+def _padded_w() -> ConceptClass:
+    """W with a constant column, a copy of point 0 and the complement of point 1 appended."""
+    w = gadget_w().matrix
+    extra = np.column_stack([np.zeros(8, dtype=np.uint8), w[:, 0], 1 - w[:, 1]])
+    return ConceptClass.from_array(np.hstack([w, extra]), list("abcdxyz"))
+
+
+def test_minimize_counterexample_drops_the_redundant_columns_that_keep_it_failing():
+    padded = _padded_w()
+
+    def gap_closed(H):  # false on W and on every padding of it
+        return transductive_mistake_bound(H).value == littlestone_dim(H)
+
+    assert minimize_counterexample(padded, gap_closed) == ConceptClass.from_array(
+        gadget_w().matrix, list("abcd")
+    )
+
+    def needs_seven_points(H):  # the failure needs every column: nothing may be dropped
+        assert H.n_points < 7
+
+    assert minimize_counterexample(padded, needs_seven_points) == padded
+
+    def fails_with_x(H):  # keeps the constant column x, drops the redundant y and z
+        return "x" not in H.points
+
+    assert minimize_counterexample(padded, fails_with_x).points == tuple("abcdx")
+
+
+@given(concept_classes(max_points=6))
+def test_minimize_counterexample_keeps_the_values_and_ends_canonical(H):
+    """For a statement about (Ldim, M_tr) only, every redundant column goes and both values stay."""
+    values = (littlestone_dim(H), transductive_mistake_bound(H).value)
+
+    def differs(G):
+        return (littlestone_dim(G), transductive_mistake_bound(G).value) != values
+
+    small = minimize_counterexample(H, differs)
+    assert (littlestone_dim(small), transductive_mistake_bound(small).value) == values
+    assert small.n_points == H.canonical()[0].n_points
+    assert set(small.points) <= set(H.points)
+
+
+def test_minimize_counterexample_refuses_a_class_that_does_not_fail():
+    with pytest.raises(ValueError, match="H is not a counterexample"):
+        minimize_counterexample(gadget_w(), lambda H: True)
+    with pytest.raises(ValueError, match="H must be a ConceptClass"):
+        minimize_counterexample([[0, 1]], lambda H: False)
 
 
 @pytest.mark.parametrize("conjecture", list(_false_conjectures()))
