@@ -1,10 +1,14 @@
 """Hypothesis strategies drawing concept classes, for property tests of Ldim and M_tr.
 
 This module imports :mod:`hypothesis` at the top: hypothesis is a test dependency (the ``test``
-extra), so import this module only from tests or from code that has it installed.
+extra), so import this module only from tests or from code that has it installed. Importing it
+runs :func:`warm_solvers`, so that tests run under hypothesis's default settings (200 ms
+deadline) without an example paying for compiling a solver
+(docs/online.md#property-test-your-own-conjecture).
 
 All strategies are bounded (at most 12 points and 256 hypotheses per drawn class) and shrink
-towards small classes with 0 labels.
+towards small classes with 0 labels; :func:`minimize_counterexample` then drops the redundant
+points of a failing class, which prints as the ``ConceptClass.from_array(...)`` call rebuilding it.
 
 Examples
 --------
