@@ -740,8 +740,8 @@ def default_settings_conjectures(
 
     entropy = secrets.randbits(64) if entropy is None else entropy
     hyp_seeds = np.random.default_rng(entropy).integers(0, 2**32, size=seeds).tolist()
+    created, sha = datetime.now(UTC).isoformat(timespec="seconds"), git_sha()  # the code run
     runs = [fresh_process_outcomes(s) for s in hyp_seeds]
-    created = datetime.now(UTC).isoformat(timespec="seconds")
     rows = []
     for conjecture in _default_settings_conjectures():
         counts = Counter(run[conjecture] for run in runs)
@@ -756,7 +756,7 @@ def default_settings_conjectures(
                 "refuted": counts.pop("refuted", 0),
                 "errors": dict(sorted(counts.items())),
                 "created": created,
-                "git_sha": git_sha(),
+                "git_sha": sha,
             }
         )
     return rows
