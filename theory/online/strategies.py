@@ -317,8 +317,9 @@ def minimize_counterexample(
     kept column (the points :meth:`ConceptClass.canonical` merges; they change neither Ldim nor
     M_tr, but may matter to other statements, hence the check). Each redundant column, first to
     last, is dropped when ``holds`` still fails on the class without it, until no drop is
-    accepted. Hypothesis shrinks the rows and labels of a drawn class but cannot remove a column
-    that the failure does not need; this does, after the fact.
+    accepted. Hypothesis shrinks the rows and labels of a drawn class, but a column in the middle
+    that the failure does not need tends to stay (removing it changes every drawn row); this
+    removes it after the fact.
 
     Parameters
     ----------
