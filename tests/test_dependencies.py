@@ -5,6 +5,7 @@ every core dependency is imported by them."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 import tomllib
@@ -45,10 +46,15 @@ def _project() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
 
+@functools.cache
+def _installed() -> dict[str, list[str]]:
+    return packages_distributions()
+
+
 def _distributions(module: str) -> set[str]:
     if module in NOT_INSTALLED:
         return {NOT_INSTALLED[module]}
-    found = packages_distributions().get(module)
+    found = _installed().get(module)
     assert found, f"{module} is imported but no installed distribution provides it"
     return {_normalised(d) for d in found}
 
