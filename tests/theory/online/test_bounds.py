@@ -85,7 +85,7 @@ def test_the_numeric_crossings_equal_the_exact_ones(name, c):
 def test_the_exact_crossings_are_the_ones_the_claim_states():
     exact = {k: first_d_below_two_thirds_symbolic(c) for k, c in LEARNER_CONSTANTS_SYMBOLIC.items()}
     assert exact == {"48": 5185, "48/log2(4/3)": 30095}
-    exact_c = float(LEARNER_CONSTANTS_SYMBOLIC["48/log2(4/3)"])  # sympy evaluates it to double precision
+    exact_c = float(LEARNER_CONSTANTS_SYMBOLIC["48/log2(4/3)"])  # sympy, to double precision
     assert LEARNER_CONSTANTS["48/log2(4/3)"] == pytest.approx(exact_c, rel=4e-16)  # 2 ulp
     # 48·√5184 = 2·5184/3 exactly: equality at the end point, strict inequality from 5185 on
     assert sympy.Integer(48) * sympy.sqrt(5184) == sympy.Rational(2, 3) * 5184
