@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import importlib
+import importlib.util
 import inspect
 import io
 import pkgutil
@@ -59,14 +60,18 @@ _PRAGMA = re.compile(r"(type:|noqa|pragma|fmt:)")
 
 def public_modules(package: str) -> list[ModuleType]:
     """The package and its public submodules, recursively, by name. ``theory.online.strategies``
-    is left out: it imports hypothesis, a test dependency (docs/online.md documents it)."""
+    imports hypothesis, a test dependency (the ``test`` extra): building the reference needs it,
+    and says so in one line when it is missing."""
     root = importlib.import_module(package)
     found = [root]
     for info in pkgutil.walk_packages(root.__path__, prefix=f"{package}."):
         if any(part.startswith("_") for part in info.name.split(".")):
             continue
-        if info.name.endswith(".strategies"):
-            continue
+        if info.name.endswith(".strategies") and importlib.util.find_spec("hypothesis") is None:
+            raise ValueError(
+                f"the API reference documents {info.name}, which imports hypothesis: install "
+                "the test extra (pip install -e '.[test]')"
+            )
         found.append(importlib.import_module(info.name))
     return sorted(found, key=lambda m: m.__name__)
 

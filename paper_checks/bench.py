@@ -626,3 +626,137 @@ def conjecture_refutation(seeds: int = 20, entropy: int | None = None) -> list[d
                 }
             )
     return rows
+
+
+def _default_settings_conjectures() -> dict[str, Callable[[Any], bool]]:
+    """The conjectures :func:`default_settings_outcomes` tests, the true one first: M_tr ≤ Ldim
+    (true for every class: docs/online.md#exact-values-the-checks-compare-with), then two false
+    ones, M_tr ≤ Ldim − 1 (false on every class with M_tr = Ldim) and Ldim − M_tr ≤ 1 (false on
+    W × W: (6, 4))."""
+    from theory.online.dims import littlestone_dim
+    from theory.online.mtr import transductive_mistake_bound
+
+    def mtr(H: Any) -> int:
+        return transductive_mistake_bound(H).value
+
+    return {
+        "M_tr <= Ldim": lambda H: mtr(H) <= littlestone_dim(H),
+        "M_tr <= Ldim - 1": lambda H: mtr(H) <= littlestone_dim(H) - 1,
+        "Ldim - M_tr <= 1": _false_conjectures()["Ldim - M_tr <= 1"],
+    }
+
+
+def default_settings_outcomes(
+    hyp_seed: int, conjectures: list[str] | None = None
+) -> dict[str, str]:
+    """Run a hypothesis test of each conjecture of :func:`_default_settings_conjectures` (or of
+    the ``conjectures`` named, in that order) over
+    ``counterexample_classes()`` with hypothesis's default settings (200 ms deadline, 100
+    examples, not derandomised; no example database) at seed ``hyp_seed``, in this process, as
+    a user's test file would: the strategies module is imported first, which warms the solvers.
+
+    Returns, per conjecture, ``"passed"``, ``"refuted"`` (a counterexample, confirmed on replay)
+    or ``"error: <type>"`` for anything else (``DeadlineExceeded``, ``FlakyFailure``, ...).
+    Meaningful in a fresh process only (:func:`fresh_process_outcomes`): in a warm one the
+    solvers are compiled whatever the strategies module does.
+    """
+    from hypothesis import given, seed, settings
+
+    from theory.online.strategies import counterexample_classes
+
+    defaults = settings.get_profile("default")  # hypothesis's own, whatever profile is loaded
+
+    def default_settings_test(holds: Callable[[Any], bool]) -> Callable[[], None]:
+        @seed(hyp_seed)
+        @settings(defaults, database=None)
+        @given(counterexample_classes())
+        def test(H: Any) -> None:
+            assert holds(H), "counterexample"
+
+        return test
+
+    known = _default_settings_conjectures()
+    outcomes = {}
+    for conjecture in known if conjectures is None else conjectures:
+        holds = known[conjecture]
+        try:
+            default_settings_test(holds)()
+            outcomes[conjecture] = "passed"
+        except AssertionError as err:
+            refuted = str(err) == "counterexample"
+            outcomes[conjecture] = "refuted" if refuted else f"error: {type(err).__name__}"
+        except Exception as err:  # noqa: BLE001 - any other outcome is reported, not raised
+            outcomes[conjecture] = f"error: {type(err).__name__}"
+    return outcomes
+
+
+def fresh_process_outcomes(
+    hyp_seed: int, conjectures: list[str] | None = None, numba_cache_dir: str | None = None
+) -> dict[str, str]:
+    """:func:`default_settings_outcomes` at ``hyp_seed`` in a fresh Python process (nothing
+    compiled in memory; Numba's on-disk cache is used unless ``numba_cache_dir`` points it
+    elsewhere, e.g. at an empty folder, so that every kernel compiles)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    if numba_cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = numba_cache_dir
+    root = Path(__file__).resolve().parent.parent
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    code = (
+        "import json, sys\n"
+        "from paper_checks.bench import default_settings_outcomes\n"
+        "names = json.loads(sys.argv[2])\n"
+        "print(json.dumps(default_settings_outcomes(int(sys.argv[1]), names)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(hyp_seed), json.dumps(conjectures)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"the fresh process exited {proc.returncode}: {proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def default_settings_conjectures(
+    seeds: int = 5, entropy: int | None = None
+) -> list[dict[str, Any]]:
+    """How a user's property test fares under hypothesis's default settings, one fresh process
+    per fresh hypothesis seed (``seeds`` seeds drawn from ``entropy``, recorded): per conjecture
+    of :func:`_default_settings_conjectures`, how many seeds passed, were refuted or ended in
+    another error (with the error types). The true conjecture should pass on every seed and the
+    false ones be refuted on every seed."""
+    import secrets
+    from collections import Counter
+    from datetime import UTC, datetime
+
+    from paper_checks.runner import git_sha
+
+    entropy = secrets.randbits(64) if entropy is None else entropy
+    hyp_seeds = np.random.default_rng(entropy).integers(0, 2**32, size=seeds).tolist()
+    created, sha = datetime.now(UTC).isoformat(timespec="seconds"), git_sha()  # the code run
+    runs = [fresh_process_outcomes(s) for s in hyp_seeds]
+    rows = []
+    for conjecture in _default_settings_conjectures():
+        counts = Counter(run[conjecture] for run in runs)
+        rows.append(
+            {
+                "conjecture": conjecture,
+                "true": conjecture == "M_tr <= Ldim",
+                "strategy": "counterexample_classes()",
+                "seeds": seeds,
+                "entropy": entropy,
+                "passed": counts.pop("passed", 0),
+                "refuted": counts.pop("refuted", 0),
+                "errors": dict(sorted(counts.items())),
+                "created": created,
+                "git_sha": sha,
+            }
+        )
+    return rows

@@ -479,7 +479,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.conjectures is not None:
         import json
 
-        from paper_checks.bench import conjecture_refutation
+        from paper_checks.bench import conjecture_refutation, default_settings_conjectures
 
         refuted = conjecture_refutation(seeds=args.conjectures)
         for r in refuted:
@@ -488,8 +488,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 f"{r['conjecture']:<40} {r['strategy']:<30} refuted {r['refuted']}/{r['seeds']}"
                 f" (first counterexample within {first})"
             )
+        fresh = default_settings_conjectures(seeds=args.conjectures)
+        for r in fresh:
+            errors = ", ".join(f"{n} {kind}" for kind, n in r["errors"].items()) or "no errors"
+            print(
+                f"{r['conjecture']:<40} fresh process, default settings: passed {r['passed']}/"
+                f"{r['seeds']}, refuted {r['refuted']}/{r['seeds']} ({errors})"
+            )
         written = json.loads(args.out.read_text(encoding="utf-8"))
-        write_json(args.out, {**written, "conjecture_refutation": refuted})
+        write_json(
+            args.out, {**written, "conjecture_refutation": refuted, "default_settings": fresh}
+        )
     print(f"wrote {args.out}")
     return 0
 
@@ -749,7 +758,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SEEDS",
         help="also measure how often the concept-class strategies refute three false "
-        "conjectures over SEEDS fresh hypothesis seeds (default 20; needs hypothesis)",
+        "conjectures over SEEDS fresh hypothesis seeds, and how a true and two false ones fare "
+        "under hypothesis's default settings, one fresh process per seed (default 20; needs "
+        "hypothesis)",
     )
     p.set_defaults(func=cmd_bench)
 

@@ -481,6 +481,26 @@ def render_bench(payload: Mapping[str, Any]) -> str:
                 f"| {_cell(r['conjecture'])} | `{r['strategy']}` | {r['refuted']} of {r['seeds']} "
                 f"| {first} | {total} |"
             )
+    if rows := payload.get("default_settings"):
+        lines += [
+            "",
+            (
+                f"A user's test file under hypothesis's default settings (200 ms deadline, 100 "
+                f"examples, fresh seed, no example database), one fresh process per seed "
+                f"(`paper_checks.bench.default_settings_conjectures`: {rows[0]['seeds']} seeds, "
+                f"entropy {rows[0]['entropy']}; {rows[0]['created']}, commit "
+                f"`{str(rows[0]['git_sha'])[:12]}`), `{rows[0]['strategy']}`:"
+            ),
+            "",
+            "| conjecture | true? | passed | refuted | other outcomes |",
+            "|---|---|---|---|---|",
+        ]
+        for r in rows:
+            errors = ", ".join(f"{n} × {kind}" for kind, n in r["errors"].items()) or "none"
+            lines.append(
+                f"| {_cell(r['conjecture'])} | {'yes' if r['true'] else 'no'} | {r['passed']} of "
+                f"{r['seeds']} | {r['refuted']} of {r['seeds']} | {_cell(errors)} |"
+            )
     return "\n".join(lines)
 
 

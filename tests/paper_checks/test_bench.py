@@ -163,6 +163,20 @@ def test_the_benchmarks_page_is_generated_from_a_bench_json():
             "benchmarks": [row],
             "provenance": prov,
             "conjecture_refutation": [refuted],
+            "default_settings": [
+                {
+                    "conjecture": "M_tr <= Ldim",
+                    "true": True,
+                    "strategy": "counterexample_classes()",
+                    "seeds": 5,
+                    "entropy": 3,
+                    "passed": 4,
+                    "refuted": 0,
+                    "errors": {"error: FlakyFailure": 1},
+                    "created": "2026-12-04",
+                    "git_sha": "0123456789abcdef",
+                }
+            ],
         }
     )
     assert (
@@ -170,3 +184,5 @@ def test_the_benchmarks_page_is_generated_from_a_bench_json():
     )
     assert "| `pass_at_k` | 10 \\| 20 | 0.01 | 1 | 100.0x | agree | a loop |" in text
     assert "| M_tr == Ldim | `s()` | 20 of 20 | 0.01 / 0.2 | 3 |" in text
+    assert "5 seeds, entropy 3; 2026-12-04, commit `0123456789ab`" in text
+    assert "| M_tr <= Ldim | yes | 4 of 5 | 0 of 5 | 1 × error: FlakyFailure |" in text

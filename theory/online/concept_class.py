@@ -42,7 +42,8 @@ class ConceptClass:
 
     Build with :meth:`from_array`, :meth:`from_strings` or :meth:`from_file`. Point labels
     (``points``) name the user's original points; witnesses (sequences, trees) use column indices
-    into ``points``.
+    into ``points``. Two classes are equal when their points and matrices (rows in order) are;
+    ``repr`` is the :meth:`from_array` call that rebuilds the class.
     """
 
     #: (|H|, |X|) uint8 of 0/1 labels, one row per hypothesis, one column per point.
@@ -166,6 +167,24 @@ class ConceptClass:
             return ConceptClass(np.zeros((1, 0), dtype=np.uint8)), keep_arr
         sub = np.unique(m[:, keep_arr], axis=0)
         return ConceptClass(sub, tuple(self.points[j] for j in keep_arr)), keep_arr
+
+    # ------------------------------------------------------------------------- value semantics
+    def __eq__(self, other: object) -> bool:
+        """Equal when the points and the matrix (rows in order) are the same."""
+        if not isinstance(other, ConceptClass):
+            return NotImplemented
+        return self.points == other.points and np.array_equal(self.matrix, other.matrix)
+
+    def __hash__(self) -> int:
+        return hash((self.matrix.shape, self.matrix.tobytes(), self.points))
+
+    def __repr__(self) -> str:
+        """Python that rebuilds the class, every row written out (no numpy summarising), so a
+        failing example printed by a test can be pasted back: ``eval(repr(H)) == H``; the
+        points appear only when they are not the default "0".."m−1"."""
+        default = self.points == tuple(str(j) for j in range(self.n_points))
+        points = "" if default else f", points={list(self.points)!r}"
+        return f"ConceptClass.from_array({self.matrix.tolist()!r}{points})"
 
 
 # ----------------------------------------------------------------------------------- validation

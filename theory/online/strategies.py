@@ -1,10 +1,14 @@
 """Hypothesis strategies drawing concept classes, for property tests of Ldim and M_tr.
 
 This module imports :mod:`hypothesis` at the top: hypothesis is a test dependency (the ``test``
-extra), so import this module only from tests or from code that has it installed.
+extra), so import this module only from tests or from code that has it installed. Importing it
+runs :func:`warm_solvers`, so that tests run under hypothesis's default settings (200 ms
+deadline) without an example paying for compiling a solver
+(docs/online.md#property-test-your-own-conjecture).
 
 All strategies are bounded (at most 12 points and 256 hypotheses per drawn class) and shrink
-towards small classes with 0 labels.
+towards small classes with 0 labels; :func:`minimize_counterexample` then drops the redundant
+points of a failing class, which prints as the ``ConceptClass.from_array(...)`` call rebuilding it.
 
 Examples
 --------
@@ -17,14 +21,16 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
 
 from theory.online.concept_class import ConceptClass
-from theory.online.constructions import gadget_w, product, tree_class
-from theory.online.dims import littlestone_dim, vc_dim
+from theory.online.constructions import gadget_w, product, thresholds, tree_class
+from theory.online.dims import littlestone_dim, littlestone_tree, threshold_dim, vc_dim
 from theory.online.mtr import transductive_mistake_bound
+from theory.online.transductive import transductive_value
 
 #: Most points a drawn class may have.
 MAX_POINTS = 12
@@ -32,12 +38,15 @@ MAX_POINTS = 12
 MAX_HYPOTHESES = 256
 
 __all__ = [
+    "classes_on_points",
     "classes_with_planted_gap",
     "concept_classes",
     "counterexample_classes",
+    "minimize_counterexample",
     "products",
     "tree_classes",
     "uniform_classes",
+    "warm_solvers",
 ]
 
 #: Most points of :func:`uniform_classes` (2^8 = 256 candidate rows).
@@ -119,6 +128,50 @@ def concept_classes(
             label="rows",
         )
         return ConceptClass.from_array(rows)
+
+    return _draw()
+
+
+def classes_on_points(
+    n_classes: int = 2,
+    min_points: int = 1,
+    max_points: int = 6,
+    max_hypotheses: int | None = None,
+) -> st.SearchStrategy[tuple[ConceptClass, ...]]:
+    """Tuples of ``n_classes`` classes on the same points, for statements relating several
+    classes over one domain (unions, intersections, subclasses: e.g.
+    Ldim(H1 ∪ H2) ≤ Ldim(H1) + Ldim(H2) + 1).
+
+    The number of points m is drawn once from ``min_points..max_points`` (≤ 12); each class is
+    then drawn by :func:`concept_classes` on exactly m points (distinct rows, at most
+    ``max_hypotheses``, default min(2^m, 256)), independently. All share the point labels
+    "0".."m−1", so ``ConceptClass.from_array(np.unique(np.vstack([H1.matrix, H2.matrix]),
+    axis=0))`` is H1 ∪ H2.
+
+    Parameters
+    ----------
+    n_classes : int
+        Classes per tuple, 1..8.
+    min_points, max_points : int
+        Range of the shared |X|, 1 ≤ min_points ≤ max_points ≤ 12.
+    max_hypotheses : int or None
+        Most |H| of each class (1..256); None means min(2^m, 256).
+    """
+    if not _is_int(n_classes) or not 1 <= n_classes <= 8:
+        raise ValueError(f"n_classes must be an integer in [1, 8], got {n_classes!r}")
+    _check_bounds("min_points", min_points, "max_points", max_points, 1, MAX_POINTS)
+    if max_hypotheses is not None and (
+        not _is_int(max_hypotheses) or not 1 <= max_hypotheses <= MAX_HYPOTHESES
+    ):
+        raise ValueError(
+            f"max_hypotheses must be an integer in [1, {MAX_HYPOTHESES}], got {max_hypotheses!r}"
+        )
+
+    @st.composite
+    def _draw(draw: st.DrawFn) -> tuple[ConceptClass, ...]:
+        m = draw(st.integers(min_points, max_points), label="n_points")
+        on_m = concept_classes(min_points=m, max_points=m, max_hypotheses=max_hypotheses)
+        return tuple(draw(on_m, label=f"class {i}") for i in range(n_classes))
 
     return _draw()
 
@@ -245,12 +298,96 @@ def classes_with_planted_gap(
     return _draw()
 
 
-def _warm_kernels() -> None:
-    """Load (or compile) the Numba kernels behind Ldim, VC and M_tr with one call each on W."""
-    W = gadget_w()
-    littlestone_dim(W)
-    vc_dim(W)
-    transductive_mistake_bound(W)
+def _fails(holds: Callable[[ConceptClass], object], H: ConceptClass) -> bool:
+    """Whether ``holds(H)`` fails: raises AssertionError or returns a false value other than
+    None (an assert-style function returns None when the statement holds)."""
+    try:
+        result = holds(H)
+    except AssertionError:
+        return True
+    return result is not None and not result
 
 
-_warm_kernels()
+def minimize_counterexample(
+    H: ConceptClass, holds: Callable[[ConceptClass], object]
+) -> ConceptClass:
+    """Drop the redundant points of a counterexample while it stays one.
+
+    A point is redundant when its column is constant, or equal or complementary to an earlier
+    kept column (the points :meth:`ConceptClass.canonical` merges; they change neither Ldim nor
+    M_tr, but may matter to other statements, hence the check). Each redundant column, first to
+    last, is dropped when ``holds`` still fails on the class without it, until no drop is
+    accepted. Hypothesis shrinks the rows and labels of a drawn class, but a column in the middle
+    that the failure does not need tends to stay (removing it changes every drawn row); this
+    removes it after the fact.
+
+    Parameters
+    ----------
+    H : ConceptClass
+        A counterexample: ``holds(H)`` returns a false value or raises ``AssertionError``.
+    holds : callable
+        The statement, ``holds(H) -> bool`` (an ``assert``-style function that returns None
+        when the statement holds also works).
+
+    Returns
+    -------
+    ConceptClass
+        H restricted to the kept columns (rows in H's order, points keep their labels): ``holds``
+        fails on it, and fails on no class made from it by dropping one more redundant column.
+
+    Raises
+    ------
+    ValueError
+        Naming ``H`` when it is not a ConceptClass or ``holds`` does not fail on it.
+    """
+    if not isinstance(H, ConceptClass):
+        raise ValueError(f"H must be a ConceptClass (got {type(H).__name__})")  # noqa: TRY004
+    if not _fails(holds, H):
+        raise ValueError("H is not a counterexample: holds(H) does not fail on it")
+    keep = list(range(H.n_points))
+    dropped = True
+    while dropped:
+        dropped = False
+        seen: set[bytes] = set()
+        for j in list(keep):
+            col = H.matrix[:, j]
+            key = (col ^ col[0]).tobytes()  # equal and complementary columns share a key
+            redundant = bool(col.min() == col.max()) or key in seen
+            seen.add(key)
+            if not redundant:
+                continue
+            rest = [k for k in keep if k != j]
+            smaller = ConceptClass(H.matrix[:, rest], tuple(H.points[k] for k in rest))
+            if _fails(holds, smaller):
+                keep, dropped = rest, True
+                break
+    return ConceptClass(H.matrix[:, keep], tuple(H.points[k] for k in keep))
+
+
+def warm_solvers() -> None:
+    """Load (or compile) every Numba kernel behind the solvers a property test calls, once per
+    process, so that no drawn example pays for it under hypothesis's default deadline (200 ms).
+
+    Each kernel path is run once: :func:`~theory.online.dims.littlestone_dim` and
+    :func:`~theory.online.dims.littlestone_tree` on a class of ≤ 64 hypotheses (one-word bitsets)
+    and on one of 128 (the multi-word bitsets and their hashed memo),
+    :func:`~theory.online.dims.vc_dim`, :func:`~theory.online.dims.threshold_dim` (subset DP),
+    :func:`~theory.online.mtr.transductive_mistake_bound` (the suffix-set DP) and
+    :func:`~theory.online.transductive.transductive_value`. Numba caches the compiled kernels on
+    disk (``cache=True``), but loading them and building the typed containers of the memo
+    (``numba.typed.Dict``/``List``, never cached) still takes about 0.3 s in a fresh process;
+    with an empty cache, compiling takes seconds. Importing this module calls it; calling it
+    again costs about a millisecond.
+    """
+    small = gadget_w()  # 8 hypotheses: one uint64 per version space
+    large = product(small, small, thresholds(1))  # 128 hypotheses: two words
+    for H in (small, large):
+        littlestone_dim(H)
+        littlestone_tree(H)
+    vc_dim(small)
+    threshold_dim(small)
+    transductive_mistake_bound(small)
+    transductive_value(small, list(range(small.n_points)))
+
+
+warm_solvers()

@@ -23,6 +23,43 @@ def test_constructors_agree():
     assert a.points == ("0", "1", "2", "3")
 
 
+@given(
+    st.integers(1, 40).flatmap(
+        lambda m: st.tuples(
+            st.lists(st.lists(st.integers(0, 1), min_size=m, max_size=m), min_size=1),
+            st.one_of(st.none(), st.lists(st.text(), min_size=m, max_size=m)),
+        )
+    )
+)
+def test_repr_is_python_that_rebuilds_the_class(rows_points):
+    rows, points = rows_points
+    H = ConceptClass.from_array(rows, points)
+    assert eval(repr(H), {"ConceptClass": ConceptClass}) == H  # the round trip
+
+
+def test_repr_writes_out_every_row_of_a_large_class():
+    """numpy summarises arrays over 1,000 entries with "..."; the repr never does."""
+    rng = np.random.default_rng(0)
+    H = ConceptClass.from_array(rng.integers(0, 2, size=(600, 30)))
+    text = repr(H)
+    assert "..." not in text
+    assert text.startswith("ConceptClass.from_array([[")
+    assert eval(text, {"ConceptClass": ConceptClass}) == H  # the round trip
+    assert repr(ConceptClass.from_strings(["01", "11"], points="ab")) == (
+        "ConceptClass.from_array([[0, 1], [1, 1]], points=['a', 'b'])"
+    )
+
+
+def test_equality_and_hash_compare_points_and_rows_in_order():
+    a = ConceptClass.from_strings(W_ROWS)
+    assert a == ConceptClass.from_strings(list(W_ROWS))
+    assert hash(a) == hash(ConceptClass.from_strings(list(W_ROWS)))
+    assert a != ConceptClass.from_strings(W_ROWS[::-1])
+    assert a != ConceptClass.from_strings(W_ROWS, points="abcd")
+    assert ConceptClass.from_strings(["0"]) != ConceptClass.from_strings(["00"])
+    assert a != W_ROWS
+
+
 def test_text_and_json_files(tmp_path):
     text = tmp_path / "w.txt"
     text.write_text("# the gadget W\n" + "\n".join(W_ROWS) + "\n\n")

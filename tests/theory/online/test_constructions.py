@@ -30,6 +30,7 @@ from theory.online.constructions import (
     tree_paths,
 )
 from theory.online.strategies import (
+    classes_on_points,
     classes_with_planted_gap,
     concept_classes,
     products,
@@ -261,6 +262,17 @@ def test_concept_classes_are_valid(H):
     assert set(np.unique(H.matrix)) <= {0, 1}
 
 
+@settings(max_examples=40, deadline=None)
+@given(classes_on_points(n_classes=3, min_points=2, max_points=5, max_hypotheses=6))
+def test_classes_on_points_share_the_domain(classes):
+    assert len(classes) == 3
+    assert len({H.points for H in classes}) == 1
+    assert 2 <= classes[0].n_points <= 5
+    for H in classes:
+        assert 1 <= H.n_hypotheses <= 6
+        assert len(set(H.rows())) == H.n_hypotheses
+
+
 @settings(max_examples=20, deadline=None)
 @given(concept_classes(max_points=4, density=0.0, max_hypotheses=1))
 def test_density_zero_gives_the_zero_function(H):
@@ -308,7 +320,10 @@ def test_planted_gap_is_guaranteed(H):
      (concept_classes, {"min_hypotheses": 5, "min_points": 2}, "min_hypotheses"),
      (concept_classes, {"density": 2.0}, "density"),
      (tree_classes, {"max_depth": 9}, "max_depth"),
-     (classes_with_planted_gap, {"max_extra_points": 0}, "max_extra_points")],
+     (classes_with_planted_gap, {"max_extra_points": 0}, "max_extra_points"),
+     (classes_on_points, {"n_classes": 0}, "n_classes"),
+     (classes_on_points, {"max_points": 13}, "max_points"),
+     (classes_on_points, {"max_hypotheses": 257}, "max_hypotheses")],
 )  # fmt: skip
 def test_strategy_arguments_are_validated(factory, kwargs, name):
     with pytest.raises(ValueError, match=name):
