@@ -533,6 +533,7 @@ def cmd_solve_rmt(args: argparse.Namespace) -> int:
     import json
 
     from paper_checks.solve import solve_rmt
+    from sims._jsonio import to_jsonable
 
     if args.weights is not None and len(args.weights) != len(args.sigma_atoms):
         print(
@@ -544,7 +545,7 @@ def cmd_solve_rmt(args: argparse.Namespace) -> int:
     if args.plot is not None:
         check_output_path(args.plot, "--plot", directory=False)
         _check_figure_target(args.plot)
-    spec, lines = solve_rmt(
+    doc, lines = solve_rmt(
         psi_p=args.psi_p,
         psi_n=args.psi_n,
         t=args.t,
@@ -556,7 +557,7 @@ def cmd_solve_rmt(args: argparse.Namespace) -> int:
         seed=args.seed,
         plot=args.plot,
     )
-    print(json.dumps(spec.to_json()) if args.json else "\n".join(lines))
+    print(json.dumps(to_jsonable(doc)) if args.json else "\n".join(lines))
     return 0
 
 

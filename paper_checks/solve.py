@@ -1231,14 +1231,22 @@ def _check_rmt_domain(psi_p: float, psi_n: float, t: float, atoms: Sequence[floa
         )
 
 
-def _check_sample_memory(d: int, psi_p: float, psi_n: float) -> None:
-    """--sample D draws W (p×d), X (d×n), Ω and G (p×n), M = [G, b W] (p×(n+d)) and the Gram
-    matrix with eigvalsh's workspace (~3 (n+d)²), all float64."""
-    from paper_checks._inputs import check_memory
+def _announce_sample(d: int, psi_p: float, psi_n: float) -> None:
+    """Refuse ``--sample D`` (one line naming it, with the estimate) when the GE draw and its
+    spectrum (:func:`sims.rmt.ge_sample_cost`) need more memory than is available now; log the
+    time and memory estimate before a draw that takes over 5 s."""
+    from paper_checks._inputs import _size, check_memory
+    from sims.rmt import ge_sample_cost
 
-    p, n = psi_p * d, psi_n * d
-    k = n + d
-    check_memory(8.0 * (p * d + d * n + 2 * p * n + p * k + 3 * k * k), f"--sample {d}")
+    cost = ge_sample_cost(d, psi_p, psi_n)
+    check_memory(cost.bytes, f"--sample {d} (roughly {_duration(cost.seconds)} on one core)")
+    if cost.seconds > 5:
+        logger.warning(
+            "solve rmt: --sample %d takes roughly %s on one core and %s of memory",
+            d,
+            _duration(cost.seconds),
+            _size(cost.bytes),
+        )
 
 
 def _self_check_rmt(spec: Any) -> None:
@@ -1272,17 +1280,18 @@ def solve_rmt(
     sample_d: int | None = None,
     seed: int = 0,
     plot: Path | None = None,
-) -> tuple[Any, list[str]]:
+) -> tuple[dict[str, Any], list[str]]:
     """The deterministic-equivalent spectrum of the random-feature U (Thm 3.1 of "Why Diffusion
     Models Don't Memorize"), optionally beside a sampled Gaussian-equivalent U at dimension
-    ``sample_d`` (KS distance and eigenvalue counts per bulk). Returns (spectrum, report lines)."""
+    ``sample_d`` (KS distance and eigenvalue counts per bulk). Returns the ``--json`` document
+    (:func:`rmt_document`, with ``"sample"`` filled when sampled) and the report lines."""
     from theory import rmt
 
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)} (got {activation!r})")
     _check_rmt_domain(psi_p, psi_n, t, sigma_atoms)
     if sample_d is not None:
-        _check_sample_memory(sample_d, psi_p, psi_n)
+        _announce_sample(sample_d, psi_p, psi_n)
     spectrum = rmt.DataSpectrum.of(list(sigma_atoms), None if weights is None else list(weights))
     sigma = _activations()[activation]
     with warnings.catch_warnings():  # a failed self-check is reported by _self_check_rmt
@@ -1315,6 +1324,7 @@ def solve_rmt(
             "as approximate"
         )
     eigs, p = None, None
+    doc = rmt_document(spec)
     if sample_d is not None:
         from sims.rmt import ge_eigenvalues, sample_ge
 
@@ -1327,15 +1337,25 @@ def solve_rmt(
             spectrum=spectrum,
             activation=sigma,
         )
-        values, at_floor = ge_eigenvalues(draw)
+        values, at_floor = ge_eigenvalues(draw, progress=True)
         eigs, p = np.concatenate([np.full(at_floor, k.s2), values]), draw.p
         gaps = [(a.upper + b.lower) / 2 for a, b in zip(spec.bulks, spec.bulks[1:], strict=False)]
         counts = np.histogram(values, bins=[-np.inf, *gaps, np.inf])[0]
+        ks = spec.ks_distance(values, above=k.s2 + 1e-3)
+        doc["sample"] = {
+            "d": sample_d,
+            "p": draw.p,
+            "n": draw.n,
+            "seed": seed,
+            "at_s2": at_floor,
+            "per_bulk": counts.tolist(),
+            "ks_above_s2": ks,
+        }
         lines.append(
             f"sampled GE U at d = {sample_d} (p = {draw.p}, n = {draw.n}): {at_floor} eigenvalues "
             f"at s_t²; per bulk {counts.tolist()} (theory "
             f"{[round(b.mass * draw.p) for b in spec.bulks]}); KS above s_t² + 1e-3: "
-            f"{spec.ks_distance(values, above=k.s2 + 1e-3):.4f}"
+            f"{ks:.4f}"
         )
     if plot is not None:
         from paper_checks._files import save_figure
@@ -1346,7 +1366,34 @@ def solve_rmt(
         axes[0].set_title(f"ψ_p = {psi_p:g}, ψ_n = {psi_n:g}, t = {t:g}", fontsize="small")
         written = save_figure(fig, plot.parent, plot.stem, plot.parent)
         lines.append(f"figure: {written[0]}")
-    return spec, lines
+    return doc, lines
+
+
+def rmt_document(spec: Any) -> dict[str, Any]:
+    """The ``solve rmt --json`` document of an :class:`theory.rmt.RFSpectrum`: its
+    :meth:`~theory.rmt.Spectrum.to_json` on a grid of distinct λ (the solver evaluates bulk
+    edges more than once; at a repeated λ the largest density is kept, the inside of the bulk),
+    the constants ``a_t``, ``b_t``, ``v_t2``, ``s_t2`` with ``t`` and ``sigma_x2`` (what a user
+    needs to sample U_GE = G Gᵀ/n + b_t² W Wᵀ/d + s_t² I, G = e^{−t} a_t W X/√d + v_t Ω,
+    themselves), and ``"sample"``: null, or the ``--sample`` draw's counts."""
+    doc = spec.to_json()
+    lam, density = np.asarray(doc["lambda"]), np.asarray(doc["density"])
+    order = np.argsort(lam, kind="stable")
+    lam, density = lam[order], density[order]
+    starts = np.flatnonzero(np.r_[True, lam[1:] != lam[:-1]])
+    doc["lambda"] = lam[starts].tolist()
+    doc["density"] = np.maximum.reduceat(density, starts).tolist() if lam.size else []
+    c = spec.consts
+    doc["constants"] = {
+        "t": c.t,
+        "sigma_x2": c.sigma_x2,
+        "a_t": c.a,
+        "b_t": c.b,
+        "v_t2": c.v2,
+        "s_t2": c.s2,
+    }
+    doc["sample"] = None
+    return doc
 
 
 def _parse_widths(text: str) -> list[int]:

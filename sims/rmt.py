@@ -251,7 +251,7 @@ def ge_sample_cost(d: int, psi_p: float, psi_n: float) -> SampleCost:
 
     Draws: p d + d n + p n normals (:data:`NORMALS_PER_SECOND`); held: W, X (and its unscaled
     copy while drawn), Ω. Spectrum, with k = n + d and m = min(p, k) the Gram's side:
-    p ≤ k: W X in blocks (2 p d n flops), G Gᵀ (p² n), eigvalsh (~2 p³), memory 4 p² + 2 p·block;
+    p ≤ k: W X in blocks (2 p d n flops), G Gᵀ (p² n), eigvalsh (~2 p³), memory 4 p² + 3 p·block (block = min(n, 2^22/p));
     p > k: G, M and MᵀM (2 p n d + p k²), eigvalsh (~2 k³), memory 3 p n + p k + 4 k².
     Flops at :data:`FLOPS_PER_SECOND`.
     """
@@ -261,7 +261,7 @@ def ge_sample_cost(d: int, psi_p: float, psi_n: float) -> SampleCost:
     held = p * d + 2.0 * d * n + p * n
     if p <= k:
         flops = 2.0 * p * d * n + float(p) * p * n + 2.0 * float(p) ** 3
-        work = 4.0 * p * p + 2.0 * p * max(1, GRAM_BLOCK_ENTRIES // p)
+        work = 4.0 * p * p + 3.0 * p * min(n, max(1, GRAM_BLOCK_ENTRIES // p))
     else:
         flops = 2.0 * p * n * d + float(p) * k * k + 2.0 * float(k) ** 3
         work = 3.0 * p * n + float(p) * k + 4.0 * k * k
