@@ -93,6 +93,15 @@ def _positive_floats(text: str) -> list[float]:
     )
 
 
+def _positive_ints(text: str) -> list[int]:
+    return _parsed(
+        text,
+        lambda s: [int(part) for part in s.split(",")],
+        lambda vs: all(v >= 1 for v in vs),
+        "comma-separated positive integers",
+    )
+
+
 def _cosine(text: str) -> float:
     return _parsed(text, float, lambda v: -1.0 <= v <= 1.0, "a cosine in [-1, 1]")
 
@@ -501,6 +510,7 @@ def cmd_solve_passk(args: argparse.Namespace) -> int:
     out, lines = solve_passk(
         args.samples,
         k_max=args.k_max,
+        ks=args.k,
         plot=args.plot,
         n_boot=args.n_boot,
         ci=args.ci,
@@ -761,7 +771,20 @@ def build_parser() -> argparse.ArgumentParser:
         "coverage sets; CIs come from a paired percentile bootstrap over problems.",
     )
     s.add_argument("--samples", nargs="+", required=True, type=_path, metavar="FILE")
-    s.add_argument("--k-max", type=_positive_int, default=None, help="largest k (default: min n)")
+    budgets = s.add_mutually_exclusive_group()
+    budgets.add_argument(
+        "--k-max",
+        type=_positive_int,
+        default=None,
+        help="k = 1, 2, 4, ... up to this (default: the fewest samples n of any problem)",
+    )
+    budgets.add_argument(
+        "--k",
+        type=_positive_ints,
+        default=None,
+        metavar="K,K,...",
+        help="these k instead of powers of two (each 1 <= k <= the fewest samples n)",
+    )
     s.add_argument(
         "--n-boot",
         type=_positive_int,

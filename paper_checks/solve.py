@@ -266,6 +266,8 @@ def _per_seed(
         return None, ["per seed: skipped (the files do not carry the same seeds)"]
     n_min = min(int(d.n.min()) for s in by_file for d in s.values())
     ks_seed = ks[ks <= n_min]
+    if ks_seed.size == 0:
+        return None, [f"per seed: skipped (every k exceeds a seed's fewest samples, {n_min})"]
     curves: dict[str, dict[str, list[float]]] = {}
     k_star: dict[str, dict[str, float | None]] = {}
     for seed in seeds:
@@ -281,8 +283,8 @@ def _per_seed(
             lab: _paired_crossing(ks_seed, value[0], v).k_star
             for lab, v in zip(labels[1:], value[1:], strict=True)
         }
-    top = int(ks_seed[-1])
-    header = ["seed", *[f"{lab}@1" for lab in labels], *[f"{lab}@{top}" for lab in labels]]
+    first, top = int(ks_seed[0]), int(ks_seed[-1])
+    header = ["seed", *[f"{lab}@{first}" for lab in labels], *[f"{lab}@{top}" for lab in labels]]
     header += [f"k* {lab}" for lab in labels[1:]]
     rows = [
         [
@@ -303,12 +305,15 @@ def solve_passk(
     paths: Sequence[Path],
     *,
     k_max: int | None = None,
+    ks: Sequence[int] | None = None,
     plot: Path | None = None,
     n_boot: int = 10_000,
     ci: float = 0.95,
     seed: int = 0,
 ) -> tuple[dict[str, Any], list[str]]:
-    """pass@k (k = 1, 2, 4, ...) of one or more sample files, with paired bootstrap CIs.
+    """pass@k of one or more sample files, with paired bootstrap CIs, at k = 1, 2, 4, ... up to
+    ``k_max`` (default: the fewest samples n of any problem) or at the budgets ``ks`` (any k in
+    1..n, sorted and deduplicated; not both).
 
     Every file must hold the same problems (the first file is the base). For each model and k:
     the unbiased estimate and its percentile CI over ``n_boot`` resamples of problems
@@ -331,13 +336,24 @@ def solve_passk(
     if any(not np.array_equal(d.ids, data[0].ids) for d in data[1:]):
         raise ValueError("--samples: every file must hold the same problems (ids or row count)")
     n_min = int(min(d.n.min() for d in data))
-    if k_max is None:
-        k_max = n_min
-    if k_max > n_min:
-        raise ValueError(
-            f"--k-max must be <= the fewest samples of any problem ({n_min}), got {k_max}"
-        )
-    ks = 2 ** np.arange(int(np.log2(k_max)) + 1)
+    if ks is not None:
+        if k_max is not None:
+            raise ValueError("--k: give --k or --k-max, not both")
+        bad = [k for k in ks if isinstance(k, bool) or int(k) != k or not 1 <= k <= n_min]
+        if not list(ks) or bad:
+            raise ValueError(
+                f"--k: each k must be an integer in [1, {n_min}] (the fewest samples of any "
+                f"problem), got {bad[0] if bad else 'none'}"
+            )
+        ks = np.unique(np.asarray(ks, dtype=np.int64))
+    else:
+        if k_max is None:
+            k_max = n_min
+        if k_max > n_min:
+            raise ValueError(
+                f"--k-max must be <= the fewest samples of any problem ({n_min}), got {k_max}"
+            )
+        ks = 2 ** np.arange(int(np.log2(k_max)) + 1)
     from paper_checks._inputs import check_memory
 
     # the draws' curves of every model and difference, and the crossing k of each draw, in float64
@@ -555,17 +571,22 @@ def _dp_sizes(n_points: int, max_n: int | None) -> tuple[int, int]:
 
 
 def _online_work(H: Any, max_n: int | None, put: Any) -> None:
-    """Ldim, VC, then M_tr (the exact DP, or a certified lower bound beyond
-    :data:`EXACT_POINTS_CLI` points); each result is handed to ``put(kind, value)`` as soon as it
-    is known, and each DP layer as ``put("layer", (k, n))``."""
+    """Ldim with its Littlestone tree, VC with a shattered set, then M_tr (the exact DP, or a
+    certified lower bound beyond :data:`EXACT_POINTS_CLI` points); each result is handed to
+    ``put(kind, value)`` as soon as it is known (``"ldim"`` then ``"tree"``, ``"vc"`` then
+    ``"vc_witness"``), and each DP layer as ``put("layer", (k, n))``."""
     from theory.online.certificates import mtr_lower_bound
-    from theory.online.dims import littlestone_dim, littlestone_tree, vc_dim
+    from theory.online.dims import littlestone_tree, vc_witness
     from theory.online.mtr import transductive_mistake_bound
 
     canon, _ = H.canonical()
-    ldim = littlestone_dim(H)
+    tree = littlestone_tree(H)
+    ldim = tree.depth
     put("ldim", ldim)
-    put("vc", vc_dim(H))
+    put("tree", tree)
+    shattered = vc_witness(H)
+    put("vc", len(shattered))
+    put("vc_witness", list(shattered))
     if canon.n_points <= EXACT_POINTS_CLI:
         bound = transductive_mistake_bound(H, n=max_n, progress=lambda k, n: put("layer", (k, n)))
         put("mtr", (bound.value, list(bound.sequence), True, None))
@@ -576,37 +597,23 @@ def _online_work(H: Any, max_n: int | None, put: Any) -> None:
     )
     if max_n is not None:
         raise ValueError(f"--max-n needs the exact DP, but {reason}")
-    cert = mtr_lower_bound(H, rng=0, candidates=_construct_sequences(H, littlestone_tree(H)))
+    cert = mtr_lower_bound(H, rng=0, candidates=_construct_sequences(H, tree))
     exact = cert.value >= min(ldim, int(np.floor(np.log2(H.n_hypotheses))))  # sandwiched
     put("mtr", (cert.value, list(cert.sequence), exact, reason))
 
 
 def load_class(path: Path) -> Any:
-    """The concept class in ``path`` (:meth:`ConceptClass.from_file`), its JSON shape checked
-    first: a list of lists, or an object whose ``hypotheses`` is one and whose ``points``, if
-    given, is a list of labels (strings or numbers)."""
-    from paper_checks._inputs import loads_strict, read_input_text
+    """The concept class in ``path`` by the rule :meth:`ConceptClass.from_file` follows
+    (:mod:`theory.online.class_file`), the file read by
+    :func:`paper_checks._inputs.read_input_text` (errors name ``--class``)."""
+    from paper_checks._inputs import read_input_text
     from theory.online import ConceptClass
+    from theory.online.class_file import parse_class_json, parse_class_text
 
+    text = read_input_text(path, "--class")
     if path.suffix.lower() == ".json":
-        text = read_input_text(path, "--class")
-        try:
-            data = loads_strict(text)
-        except ValueError as err:
-            msg = getattr(err, "msg", str(err))
-            raise ValueError(f"--class: {str(path)!r} is not valid JSON ({msg})") from None
-        points = data.get("points") if isinstance(data, dict) else None
-        rows = data.get("hypotheses") if isinstance(data, dict) else data
-        if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
-            raise ValueError(
-                f"--class: {str(path)!r}: the hypotheses must be a list of lists of 0/1"
-            )
-        labels_ok = isinstance(points, list) and all(
-            isinstance(p, str | int | float) and not isinstance(p, bool) for p in points
-        )
-        if points is not None and not labels_ok:
-            raise ValueError(f"--class: {str(path)!r}: 'points' must be a list of labels")
-    return ConceptClass.from_file(path)
+        return ConceptClass.from_array(*parse_class_json(text, str(path)))
+    return ConceptClass.from_array(parse_class_text(text, str(path)))
 
 
 #: Seconds between the rings of :func:`_within`'s alarm after the first.
@@ -694,9 +701,8 @@ def _run_online(H: Any, max_n: int | None, time_limit: float | None) -> dict[str
             bar.set_description("solve online: M_tr DP layer")
             bar.n = k
         else:
-            bar.set_description(
-                {"ldim": "solve online: VC", "vc": "solve online: M_tr"}.get(kind, "")
-            )
+            stage = {"ldim": "VC", "tree": "VC"}.get(kind, "M_tr")  # the stage running now
+            bar.set_description(f"solve online: {stage}")
         bar.refresh()
 
     try:
@@ -812,13 +818,28 @@ def solve_online(
         _announce_dp(path, canon.n_points, canon.n_hypotheses, max_n, time_limit)
     res = _run_online(H, max_n, remaining)
     label = "M_tr" if max_n is None else f"M_tr(H, n={max_n})"
+    distinct = int(np.unique(H.matrix, axis=0).shape[0])
+    rows = (
+        f"{H.n_hypotheses} hypotheses"
+        if distinct == H.n_hypotheses
+        else f"{H.n_hypotheses} rows, {distinct} distinct hypotheses"
+    )
     head = (
-        f"class: {H.n_hypotheses} hypotheses on {H.n_points} points "
+        f"class: {rows} on {H.n_points} points "
         f"({canon.n_points} after merging constant, repeated and complementary points)"
     )
+    witnesses = {
+        "points": list(H.points),
+        "n_points": H.n_points,
+        "n_canonical_points": canon.n_points,
+        "n_rows": H.n_hypotheses,
+        "n_distinct_hypotheses": distinct,
+        "littlestone_tree": _tree_document(res["tree"]) if "tree" in res else None,
+        "vc_witness": res.get("vc_witness"),
+    }
     ldim, vc = res.get("ldim"), res.get("vc")
     if "mtr" not in res:
-        return _online_bounds(res, H, max_n, label, head, time_limit, export_tree)
+        return _online_bounds(res, H, max_n, label, head, time_limit, export_tree, witnesses)
     value, sequence, exact, reason = res["mtr"]
     out = {
         "ldim": ldim,
@@ -826,8 +847,7 @@ def solve_online(
         "mtr": value,
         "mtr_exact": exact,
         "sequence": sequence,
-        "n_points": H.n_points,
-        "n_hypotheses": H.n_hypotheses,
+        **witnesses,
     }
     lines = [
         head,
@@ -843,9 +863,8 @@ def solve_online(
     if export_tree is not None:
         from paper_checks._files import write_with
         from sims.online import littlestone_tree_graph, write_graph
-        from theory.online.dims import littlestone_tree
 
-        graph = littlestone_tree_graph(littlestone_tree(H), H)
+        graph = littlestone_tree_graph(res["tree"], H)
         write_with(export_tree, lambda tmp: write_graph(graph, tmp))
         lines.append(f"Littlestone tree (depth {ldim}) written to {export_tree}")
     return out, lines
@@ -859,8 +878,10 @@ def _online_bounds(
     head: str,
     time_limit: float | None,
     export_tree: Path | None,
+    witnesses: dict[str, Any],
 ) -> tuple[dict[str, Any], list[str]]:
-    """The certified bounds on M_tr when the time limit stopped the solve (see solve_online)."""
+    """The certified bounds on M_tr when the time limit stopped the solve (see solve_online);
+    ``witnesses``: the class's counts and whichever of the tree and shattered set finished."""
     canon, _ = H.canonical()
     ldim, vc = res.get("ldim"), res.get("vc")
     n_eff = canon.n_points if max_n is None else min(max_n, canon.n_points)
@@ -886,8 +907,7 @@ def _online_bounds(
         "mtr_upper": upper,
         "time_limit_reached": True,
         "sequence": None,
-        "n_points": H.n_points,
-        "n_hypotheses": H.n_hypotheses,
+        **witnesses,
     }
     stopped = f"time limit {time_limit:g} s reached in {res['stopped_in']}"
     lines = [
@@ -904,6 +924,14 @@ def _online_bounds(
     if export_tree is not None:
         lines.append(f"Littlestone tree not written to {export_tree} (time limit)")
     return out, lines
+
+
+def _tree_document(tree: Any) -> dict[str, Any]:
+    """A :class:`theory.online.dims.LittlestoneTree` for ``--json``: ``depth`` (= Ldim),
+    ``nodes`` (node bit string, "" the root and s + "0"/"1" its children after labelling its point
+    0/1 -> the node's point, a column index into ``points``) and ``witnesses`` (leaf bit string ->
+    a row of the class file, 0-based, realising that path)."""
+    return {"depth": tree.depth, "nodes": dict(tree.nodes), "witnesses": dict(tree.witnesses)}
 
 
 def _construct_sequences(H: Any, tree: Any) -> list[list[int]]:
