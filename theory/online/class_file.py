@@ -54,8 +54,9 @@ def parse_class_text(text: str, where: str) -> np.ndarray:
             bits = [_bit_of_token(token) for token in tokens]
             if None in bits:
                 bad = tokens[bits.index(None)]
-                if len(tokens) == 1 and not _NUMBER.fullmatch(bad):  # a 0/1 string, one stray
-                    bad = next(ch for ch in bad if ch not in "01")
+                plain_digits = bad.isascii() and bad.isdigit()
+                if len(tokens) == 1 and (plain_digits or not _NUMBER.fullmatch(bad)):
+                    bad = next(ch for ch in bad if ch not in "01")  # a 0/1 string, a stray char
                 raise ValueError(f"{where}: line {line_no}: {bad!r} is not 0 or 1")
             row = [int(bit) for bit in bits if bit is not None]
         if rows and len(row) != len(rows[0]):
