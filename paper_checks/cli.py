@@ -26,7 +26,6 @@ from paper_checks._files import check_target, write_json
 from paper_checks._inputs import check_output_path
 from paper_checks.claims import PAPERS, Claim, all_claims, select_claims
 from paper_checks.context import SCALES, Context
-from paper_checks.report import replication_text, write_reports
 from paper_checks.results import (
     CheckResult,
     RunInfo,
@@ -251,6 +250,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             update_results(out_dir, info, results, [c.id for c in all_claims()])
         else:
             write_results(out_dir, info, results)
+        from paper_checks.report import write_reports
+
         _, page = write_reports(out_dir)
         update_latest(out_dir.resolve().parent, out_dir.resolve())
     for paper in dict.fromkeys(r.paper for r in results):
@@ -324,6 +325,8 @@ def _print_line(line: str) -> None:
 def _print_claim_line(result: CheckResult, reproduces: str = "") -> None:
     """One line per finished claim: verdict, id, replication, whether it reproduces the
     committed reference, and the summary, cut to the line width."""
+    from paper_checks.report import replication_text
+
     rep = replication_text(result)
     line = f"{result.verdict.value:<12} {result.claim_id}" + (f" [{rep}]" if rep else "")
     line += f" ({reproduces})" if reproduces else ""
@@ -400,6 +403,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise ValueError("RUN_DIR: the path is empty")
     if args.redecide:
         return _redecide(args)
+    from paper_checks.report import write_reports
+
     md, page = write_reports(args.run_dir)
     print(f"wrote {md} and {page}")
     return 0
@@ -416,6 +421,8 @@ def _redecide(args: argparse.Namespace) -> int:
     with RunLock(run_dir):
         outcomes = redecide_run(run_dir, list(args.argv))
         if (run_dir / "report.md").is_file():
+            from paper_checks.report import write_reports
+
             write_reports(run_dir)
     for o in outcomes:
         verdict = o.after if o.before == o.after else f"{o.before} -> {o.after}"
@@ -437,6 +444,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
     _check_run_targets(dst)  # the reports rebuilt after the merge can be written
     with RunLock(dst):
         merged = merge_results(src, dst, [c.id for c in all_claims()])
+        from paper_checks.report import write_reports
+
         write_reports(dst)
     print(f"merged {len(merged)} claim(s) of {src} into {dst / 'results.json'}")
     return 0
@@ -1036,6 +1045,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     _quiet_dask_loggers(args, level)
     from paper_checks.solve import SolverCheckFailed
+
+    if args.command == "solve":
+        from paper_checks._compile_notice import announce_kernel_compiles
+
+        announce_kernel_compiles()
 
     try:
         return args.func(args)

@@ -15,12 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from theory import passk
-
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from sims.bootstrap import PassAtKBootstrap
+    from theory import passk
 
 _ID_COLUMNS = ("problem", "problem_id", "id")
 _SEED_COLUMNS = ("seed", "run")
@@ -166,6 +165,8 @@ def read_sample_counts(path: str | Path, *, seed: str | None = None) -> SampleCo
         correct = np.array(
             [_as_bool(r.get("correct"), f"{path} row {i + 1}") for i, r in enumerate(rows)]
         )
+        from theory import passk
+
         uniq, n, c = passk.counts_from_samples(ids, correct)
         return SampleCounts(path, uniq, n, c)
     raise ValueError(
@@ -250,6 +251,8 @@ def _coverage_sets(labels: list[str], data: list[SampleCounts]) -> list[dict[str
 def _paired_crossing(ks: np.ndarray, base: np.ndarray, other: np.ndarray) -> passk.Crossing:
     """``crossing_k`` of the mean per-problem difference ``other - base`` (K, P), with the
     tie rule of ``bootstrap_pass_at_k``: |Δ| within 1e-10 of the mean |difference| is a tie."""
+    from theory import passk
+
     delta = other - base
     return passk.crossing_k(ks, np.zeros(ks.size), delta.mean(axis=1), np.abs(delta).mean(axis=1))
 
@@ -258,6 +261,8 @@ def _per_seed(
     paths: Sequence[Path], labels: list[str], ks: np.ndarray
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """Per-seed curves and crossings when the files' rows carry a seed (or run) column."""
+    from theory.passk import pass_at_k
+
     columns, by_file = zip(*(read_seed_counts(p) for p in paths), strict=True)
     if not any(by_file):
         return None, []
@@ -277,7 +282,7 @@ def _per_seed(
                 f"--samples: seed {seed} does not hold the same problems in every file"
             )
         # (M, K, P): per-problem estimates of this seed
-        value = np.stack([[passk.pass_at_k(d.n, d.c, int(k)) for k in ks_seed] for d in data])
+        value = np.stack([[pass_at_k(d.n, d.c, int(k)) for k in ks_seed] for d in data])
         curves[seed] = {lab: v.mean(axis=1).tolist() for lab, v in zip(labels, value, strict=True)}
         k_star[seed] = {
             lab: _paired_crossing(ks_seed, value[0], v).k_star
@@ -671,6 +676,9 @@ def _within(
 
 def _online_child(H: Any, max_n: int | None, queue: Any) -> None:
     """:func:`_online_work` in a child process, its results and its failure sent on ``queue``."""
+    from paper_checks._compile_notice import announce_kernel_compiles
+
+    announce_kernel_compiles()
     try:
         _online_work(H, max_n, lambda kind, value: queue.put((kind, value)))
     except ValueError as err:
