@@ -1,5 +1,7 @@
-"""Reading a concept class file: the one rule :meth:`ConceptClass.from_file` and ``paper-checks
-solve online --class`` share (docs/online.md#solving-your-own-class).
+"""Concept class files, read by one rule for ``ConceptClass.from_file`` and ``solve online``.
+
+``paper-checks solve online --class`` and :meth:`ConceptClass.from_file` share it
+(docs/online.md#solve-your-own-concept-class).
 
 - Text: one hypothesis per line; blank lines and lines starting with ``#`` are skipped. A line of
   the characters 0 and 1 only is a 0/1 string (``0110``: four points); any other line is numbers separated by whitespace and/or commas, as ``np.savetxt``
