@@ -162,9 +162,9 @@ def ge_eigenvalues(sample: GESample, *, progress: bool = False) -> tuple[NDArray
 
     Returns a pair ``(values, at_s2)``: ``values`` the sorted min(p, n+d) eigenvalues computed,
     ``at_s2`` the count of the remaining max(0, p − (n+d)) eigenvalues, each exactly s_t²
-    (``sample.consts.s2``). Together they are U's p eigenvalues: ``len(values) + at_s2 ==
-    sample.p``. Compare with :func:`theory.rmt.rf_spectrum`'s ``delta_mass`` (the share at s_t²)
-    and ``density`` (the rest). With ``progress`` a tqdm bar on stderr (off when it is not a
+    (``sample.consts.s2``). Together they are U's p eigenvalues:
+    ``len(values) + at_s2 == sample.p``. Compare with :func:`theory.rmt.rf_spectrum`'s
+    ``delta_mass`` (the share at s_t²) and ``density`` (the rest). With ``progress`` a tqdm bar on stderr (off when it is not a
     terminal) counts the blocks of samples.
 
     >>> import numpy as np
