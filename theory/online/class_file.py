@@ -72,11 +72,12 @@ def parse_class_text(text: str, where: str) -> np.ndarray:
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [k for k, _ in pairs]
-    repeated = next((k for k in keys if keys.count(k) > 1), None)
-    if repeated is not None:
-        raise ValueError(f"the key {repeated!r} is repeated")
-    return dict(pairs)
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} is repeated")
+        out[key] = value
+    return out
 
 
 def _refuse_constant(name: str) -> Any:
