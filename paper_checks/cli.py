@@ -26,7 +26,6 @@ from paper_checks._files import check_target, write_json
 from paper_checks._inputs import check_output_path
 from paper_checks.claims import PAPERS, Claim, all_claims, select_claims
 from paper_checks.context import SCALES, Context
-from paper_checks.report import replication_text, write_reports
 from paper_checks.results import (
     CheckResult,
     RunInfo,
@@ -91,6 +90,15 @@ def _positive_floats(text: str) -> list[float]:
         lambda s: [float(part) for part in s.split(",")],
         lambda vs: all(v > 0 and math.isfinite(v) for v in vs),
         "comma-separated positive numbers",
+    )
+
+
+def _positive_ints(text: str) -> list[int]:
+    return _parsed(
+        text,
+        lambda s: [int(part) for part in s.split(",")],
+        lambda vs: all(v >= 1 for v in vs),
+        "comma-separated positive integers",
     )
 
 
@@ -248,6 +256,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             update_results(out_dir, info, results, [c.id for c in all_claims()])
         else:
             write_results(out_dir, info, results)
+        from paper_checks.report import write_reports
+
         _, page = write_reports(out_dir)
         update_latest(out_dir.resolve().parent, out_dir.resolve())
     for paper in dict.fromkeys(r.paper for r in results):
@@ -320,6 +330,8 @@ def _print_line(line: str) -> None:
 def _print_claim_line(result: CheckResult, reproduces: str = "") -> None:
     """One line per finished claim: verdict, id, replication, whether it reproduces the
     committed reference, and the summary, cut to the line width."""
+    from paper_checks.report import replication_text
+
     rep = replication_text(result)
     line = f"{result.verdict.value:<12} {result.claim_id}" + (f" [{rep}]" if rep else "")
     line += f" ({reproduces})" if reproduces else ""
@@ -396,6 +408,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise ValueError("RUN_DIR: the path is empty")
     if args.redecide:
         return _redecide(args)
+    from paper_checks.report import write_reports
+
     md, page = write_reports(args.run_dir)
     print(f"wrote {md} and {page}")
     return 0
@@ -412,6 +426,8 @@ def _redecide(args: argparse.Namespace) -> int:
     with RunLock(run_dir):
         outcomes = redecide_run(run_dir, list(args.argv))
         if (run_dir / "report.md").is_file():
+            from paper_checks.report import write_reports
+
             write_reports(run_dir)
     for o in outcomes:
         verdict = o.after if o.before == o.after else f"{o.before} -> {o.after}"
@@ -433,6 +449,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
     _check_run_targets(dst)  # the reports rebuilt after the merge can be written
     with RunLock(dst):
         merged = merge_results(src, dst, [c.id for c in all_claims()])
+        from paper_checks.report import write_reports
+
         write_reports(dst)
     print(f"merged {len(merged)} claim(s) of {src} into {dst / 'results.json'}")
     return 0
@@ -515,6 +533,7 @@ def cmd_solve_passk(args: argparse.Namespace) -> int:
     out, lines = solve_passk(
         args.samples,
         k_max=args.k_max,
+        ks=args.k,
         plot=args.plot,
         n_boot=args.n_boot,
         ci=args.ci,
@@ -547,6 +566,7 @@ def cmd_solve_rmt(args: argparse.Namespace) -> int:
     import json
 
     from paper_checks.solve import solve_rmt
+    from sims._jsonio import to_jsonable
 
     if args.weights is not None and len(args.weights) != len(args.sigma_atoms):
         print(
@@ -558,7 +578,7 @@ def cmd_solve_rmt(args: argparse.Namespace) -> int:
     if args.plot is not None:
         check_output_path(args.plot, "--plot", directory=False)
         _check_figure_target(args.plot)
-    spec, lines = solve_rmt(
+    doc, lines = solve_rmt(
         psi_p=args.psi_p,
         psi_n=args.psi_n,
         t=args.t,
@@ -570,7 +590,7 @@ def cmd_solve_rmt(args: argparse.Namespace) -> int:
         seed=args.seed,
         plot=args.plot,
     )
-    print(json.dumps(spec.to_json()) if args.json else "\n".join(lines))
+    print(json.dumps(to_jsonable(doc)) if args.json else "\n".join(lines))
     return 0
 
 
@@ -776,7 +796,20 @@ def build_parser() -> argparse.ArgumentParser:
         "coverage sets; CIs come from a paired percentile bootstrap over problems.",
     )
     s.add_argument("--samples", nargs="+", required=True, type=_path, metavar="FILE")
-    s.add_argument("--k-max", type=_positive_int, default=None, help="largest k (default: min n)")
+    budgets = s.add_mutually_exclusive_group()
+    budgets.add_argument(
+        "--k-max",
+        type=_positive_int,
+        default=None,
+        help="k = 1, 2, 4, ... up to this (default: the fewest samples n of any problem)",
+    )
+    budgets.add_argument(
+        "--k",
+        type=_positive_ints,
+        default=None,
+        metavar="K,K,...",
+        help="these k instead of powers of two (each 1 <= k <= the fewest samples n)",
+    )
     s.add_argument(
         "--n-boot",
         type=_positive_int,
@@ -1028,6 +1061,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     _quiet_dask_loggers(args, level)
     from paper_checks.solve import SolverCheckFailed
+
+    if args.command == "solve":
+        from paper_checks._compile_notice import announce_kernel_compiles
+
+        announce_kernel_compiles()
 
     try:
         return args.func(args)

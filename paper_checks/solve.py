@@ -15,12 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from theory import passk
-
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from sims.bootstrap import PassAtKBootstrap
+    from theory import passk
 
 _ID_COLUMNS = ("problem", "problem_id", "id")
 _SEED_COLUMNS = ("seed", "run")
@@ -166,6 +165,8 @@ def read_sample_counts(path: str | Path, *, seed: str | None = None) -> SampleCo
         correct = np.array(
             [_as_bool(r.get("correct"), f"{path} row {i + 1}") for i, r in enumerate(rows)]
         )
+        from theory import passk
+
         uniq, n, c = passk.counts_from_samples(ids, correct)
         return SampleCounts(path, uniq, n, c)
     raise ValueError(
@@ -250,6 +251,8 @@ def _coverage_sets(labels: list[str], data: list[SampleCounts]) -> list[dict[str
 def _paired_crossing(ks: np.ndarray, base: np.ndarray, other: np.ndarray) -> passk.Crossing:
     """``crossing_k`` of the mean per-problem difference ``other - base`` (K, P), with the
     tie rule of ``bootstrap_pass_at_k``: |Δ| within 1e-10 of the mean |difference| is a tie."""
+    from theory import passk
+
     delta = other - base
     return passk.crossing_k(ks, np.zeros(ks.size), delta.mean(axis=1), np.abs(delta).mean(axis=1))
 
@@ -258,6 +261,8 @@ def _per_seed(
     paths: Sequence[Path], labels: list[str], ks: np.ndarray
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """Per-seed curves and crossings when the files' rows carry a seed (or run) column."""
+    from theory.passk import pass_at_k
+
     columns, by_file = zip(*(read_seed_counts(p) for p in paths), strict=True)
     if not any(by_file):
         return None, []
@@ -266,6 +271,8 @@ def _per_seed(
         return None, ["per seed: skipped (the files do not carry the same seeds)"]
     n_min = min(int(d.n.min()) for s in by_file for d in s.values())
     ks_seed = ks[ks <= n_min]
+    if ks_seed.size == 0:
+        return None, [f"per seed: skipped (every k exceeds a seed's fewest samples, {n_min})"]
     curves: dict[str, dict[str, list[float]]] = {}
     k_star: dict[str, dict[str, float | None]] = {}
     for seed in seeds:
@@ -275,14 +282,14 @@ def _per_seed(
                 f"--samples: seed {seed} does not hold the same problems in every file"
             )
         # (M, K, P): per-problem estimates of this seed
-        value = np.stack([[passk.pass_at_k(d.n, d.c, int(k)) for k in ks_seed] for d in data])
+        value = np.stack([[pass_at_k(d.n, d.c, int(k)) for k in ks_seed] for d in data])
         curves[seed] = {lab: v.mean(axis=1).tolist() for lab, v in zip(labels, value, strict=True)}
         k_star[seed] = {
             lab: _paired_crossing(ks_seed, value[0], v).k_star
             for lab, v in zip(labels[1:], value[1:], strict=True)
         }
-    top = int(ks_seed[-1])
-    header = ["seed", *[f"{lab}@1" for lab in labels], *[f"{lab}@{top}" for lab in labels]]
+    first, top = int(ks_seed[0]), int(ks_seed[-1])
+    header = ["seed", *[f"{lab}@{first}" for lab in labels], *[f"{lab}@{top}" for lab in labels]]
     header += [f"k* {lab}" for lab in labels[1:]]
     rows = [
         [
@@ -303,12 +310,15 @@ def solve_passk(
     paths: Sequence[Path],
     *,
     k_max: int | None = None,
+    ks: Sequence[int] | None = None,
     plot: Path | None = None,
     n_boot: int = 10_000,
     ci: float = 0.95,
     seed: int = 0,
 ) -> tuple[dict[str, Any], list[str]]:
-    """pass@k (k = 1, 2, 4, ...) of one or more sample files, with paired bootstrap CIs.
+    """pass@k of one or more sample files, with paired bootstrap CIs, at k = 1, 2, 4, ... up to
+    ``k_max`` (default: the fewest samples n of any problem) or at the budgets ``ks`` (any k in
+    1..n, sorted and deduplicated; not both).
 
     Every file must hold the same problems (the first file is the base). For each model and k:
     the unbiased estimate and its percentile CI over ``n_boot`` resamples of problems
@@ -331,13 +341,24 @@ def solve_passk(
     if any(not np.array_equal(d.ids, data[0].ids) for d in data[1:]):
         raise ValueError("--samples: every file must hold the same problems (ids or row count)")
     n_min = int(min(d.n.min() for d in data))
-    if k_max is None:
-        k_max = n_min
-    if k_max > n_min:
-        raise ValueError(
-            f"--k-max must be <= the fewest samples of any problem ({n_min}), got {k_max}"
-        )
-    ks = 2 ** np.arange(int(np.log2(k_max)) + 1)
+    if ks is not None:
+        if k_max is not None:
+            raise ValueError("--k: give --k or --k-max, not both")
+        bad = [k for k in ks if isinstance(k, bool) or int(k) != k or not 1 <= k <= n_min]
+        if not list(ks) or bad:
+            raise ValueError(
+                f"--k: each k must be an integer in [1, {n_min}] (the fewest samples of any "
+                f"problem), got {bad[0] if bad else 'none'}"
+            )
+        ks = np.unique(np.asarray(ks, dtype=np.int64))
+    else:
+        if k_max is None:
+            k_max = n_min
+        if k_max > n_min:
+            raise ValueError(
+                f"--k-max must be <= the fewest samples of any problem ({n_min}), got {k_max}"
+            )
+        ks = 2 ** np.arange(int(np.log2(k_max)) + 1)
     from paper_checks._inputs import check_memory
 
     # the draws' curves of every model and difference, and the crossing k of each draw, in float64
@@ -555,17 +576,22 @@ def _dp_sizes(n_points: int, max_n: int | None) -> tuple[int, int]:
 
 
 def _online_work(H: Any, max_n: int | None, put: Any) -> None:
-    """Ldim, VC, then M_tr (the exact DP, or a certified lower bound beyond
-    :data:`EXACT_POINTS_CLI` points); each result is handed to ``put(kind, value)`` as soon as it
-    is known, and each DP layer as ``put("layer", (k, n))``."""
+    """Ldim with its Littlestone tree, VC with a shattered set, then M_tr (the exact DP, or a
+    certified lower bound beyond :data:`EXACT_POINTS_CLI` points); each result is handed to
+    ``put(kind, value)`` as soon as it is known (``"ldim"`` then ``"tree"``, ``"vc"`` then
+    ``"vc_witness"``), and each DP layer as ``put("layer", (k, n))``."""
     from theory.online.certificates import mtr_lower_bound
-    from theory.online.dims import littlestone_dim, littlestone_tree, vc_dim
+    from theory.online.dims import littlestone_tree, vc_witness
     from theory.online.mtr import transductive_mistake_bound
 
     canon, _ = H.canonical()
-    ldim = littlestone_dim(H)
+    tree = littlestone_tree(H)
+    ldim = tree.depth
     put("ldim", ldim)
-    put("vc", vc_dim(H))
+    put("tree", tree)
+    shattered = vc_witness(H)
+    put("vc", len(shattered))
+    put("vc_witness", list(shattered))
     if canon.n_points <= EXACT_POINTS_CLI:
         bound = transductive_mistake_bound(H, n=max_n, progress=lambda k, n: put("layer", (k, n)))
         put("mtr", (bound.value, list(bound.sequence), True, None))
@@ -576,37 +602,23 @@ def _online_work(H: Any, max_n: int | None, put: Any) -> None:
     )
     if max_n is not None:
         raise ValueError(f"--max-n needs the exact DP, but {reason}")
-    cert = mtr_lower_bound(H, rng=0, candidates=_construct_sequences(H, littlestone_tree(H)))
+    cert = mtr_lower_bound(H, rng=0, candidates=_construct_sequences(H, tree))
     exact = cert.value >= min(ldim, int(np.floor(np.log2(H.n_hypotheses))))  # sandwiched
     put("mtr", (cert.value, list(cert.sequence), exact, reason))
 
 
 def load_class(path: Path) -> Any:
-    """The concept class in ``path`` (:meth:`ConceptClass.from_file`), its JSON shape checked
-    first: a list of lists, or an object whose ``hypotheses`` is one and whose ``points``, if
-    given, is a list of labels (strings or numbers)."""
-    from paper_checks._inputs import loads_strict, read_input_text
+    """The concept class in ``path`` by the rule :meth:`ConceptClass.from_file` follows
+    (:mod:`theory.online.class_file`), the file read by
+    :func:`paper_checks._inputs.read_input_text` (errors name ``--class``)."""
+    from paper_checks._inputs import read_input_text
     from theory.online import ConceptClass
+    from theory.online.class_file import parse_class_json, parse_class_text
 
+    text = read_input_text(path, "--class")
     if path.suffix.lower() == ".json":
-        text = read_input_text(path, "--class")
-        try:
-            data = loads_strict(text)
-        except ValueError as err:
-            msg = getattr(err, "msg", str(err))
-            raise ValueError(f"--class: {str(path)!r} is not valid JSON ({msg})") from None
-        points = data.get("points") if isinstance(data, dict) else None
-        rows = data.get("hypotheses") if isinstance(data, dict) else data
-        if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
-            raise ValueError(
-                f"--class: {str(path)!r}: the hypotheses must be a list of lists of 0/1"
-            )
-        labels_ok = isinstance(points, list) and all(
-            isinstance(p, str | int | float) and not isinstance(p, bool) for p in points
-        )
-        if points is not None and not labels_ok:
-            raise ValueError(f"--class: {str(path)!r}: 'points' must be a list of labels")
-    return ConceptClass.from_file(path)
+        return ConceptClass.from_array(*parse_class_json(text, str(path)))
+    return ConceptClass.from_array(parse_class_text(text, str(path)))
 
 
 #: Seconds between the rings of :func:`_within`'s alarm after the first.
@@ -664,6 +676,9 @@ def _within(
 
 def _online_child(H: Any, max_n: int | None, queue: Any) -> None:
     """:func:`_online_work` in a child process, its results and its failure sent on ``queue``."""
+    from paper_checks._compile_notice import announce_kernel_compiles
+
+    announce_kernel_compiles()
     try:
         _online_work(H, max_n, lambda kind, value: queue.put((kind, value)))
     except ValueError as err:
@@ -694,9 +709,8 @@ def _run_online(H: Any, max_n: int | None, time_limit: float | None) -> dict[str
             bar.set_description("solve online: M_tr DP layer")
             bar.n = k
         else:
-            bar.set_description(
-                {"ldim": "solve online: VC", "vc": "solve online: M_tr"}.get(kind, "")
-            )
+            stage = {"ldim": "VC", "tree": "VC"}.get(kind, "M_tr")  # the stage running now
+            bar.set_description(f"solve online: {stage}")
         bar.refresh()
 
     try:
@@ -812,13 +826,28 @@ def solve_online(
         _announce_dp(path, canon.n_points, canon.n_hypotheses, max_n, time_limit)
     res = _run_online(H, max_n, remaining)
     label = "M_tr" if max_n is None else f"M_tr(H, n={max_n})"
+    distinct = int(np.unique(H.matrix, axis=0).shape[0])
+    rows = (
+        f"{H.n_hypotheses} hypotheses"
+        if distinct == H.n_hypotheses
+        else f"{H.n_hypotheses} rows, {distinct} distinct hypotheses"
+    )
     head = (
-        f"class: {H.n_hypotheses} hypotheses on {H.n_points} points "
+        f"class: {rows} on {H.n_points} points "
         f"({canon.n_points} after merging constant, repeated and complementary points)"
     )
+    witnesses = {
+        "points": list(H.points),
+        "n_points": H.n_points,
+        "n_canonical_points": canon.n_points,
+        "n_rows": H.n_hypotheses,
+        "n_distinct_hypotheses": distinct,
+        "littlestone_tree": _tree_document(res["tree"]) if "tree" in res else None,
+        "vc_witness": res.get("vc_witness"),
+    }
     ldim, vc = res.get("ldim"), res.get("vc")
     if "mtr" not in res:
-        return _online_bounds(res, H, max_n, label, head, time_limit, export_tree)
+        return _online_bounds(res, H, max_n, label, head, time_limit, export_tree, witnesses)
     value, sequence, exact, reason = res["mtr"]
     out = {
         "ldim": ldim,
@@ -826,8 +855,7 @@ def solve_online(
         "mtr": value,
         "mtr_exact": exact,
         "sequence": sequence,
-        "n_points": H.n_points,
-        "n_hypotheses": H.n_hypotheses,
+        **witnesses,
     }
     lines = [
         head,
@@ -843,9 +871,8 @@ def solve_online(
     if export_tree is not None:
         from paper_checks._files import write_with
         from sims.online import littlestone_tree_graph, write_graph
-        from theory.online.dims import littlestone_tree
 
-        graph = littlestone_tree_graph(littlestone_tree(H), H)
+        graph = littlestone_tree_graph(res["tree"], H)
         write_with(export_tree, lambda tmp: write_graph(graph, tmp))
         lines.append(f"Littlestone tree (depth {ldim}) written to {export_tree}")
     return out, lines
@@ -859,8 +886,10 @@ def _online_bounds(
     head: str,
     time_limit: float | None,
     export_tree: Path | None,
+    witnesses: dict[str, Any],
 ) -> tuple[dict[str, Any], list[str]]:
-    """The certified bounds on M_tr when the time limit stopped the solve (see solve_online)."""
+    """The certified bounds on M_tr when the time limit stopped the solve (see solve_online);
+    ``witnesses``: the class's counts and whichever of the tree and shattered set finished."""
     canon, _ = H.canonical()
     ldim, vc = res.get("ldim"), res.get("vc")
     n_eff = canon.n_points if max_n is None else min(max_n, canon.n_points)
@@ -886,8 +915,7 @@ def _online_bounds(
         "mtr_upper": upper,
         "time_limit_reached": True,
         "sequence": None,
-        "n_points": H.n_points,
-        "n_hypotheses": H.n_hypotheses,
+        **witnesses,
     }
     stopped = f"time limit {time_limit:g} s reached in {res['stopped_in']}"
     lines = [
@@ -904,6 +932,14 @@ def _online_bounds(
     if export_tree is not None:
         lines.append(f"Littlestone tree not written to {export_tree} (time limit)")
     return out, lines
+
+
+def _tree_document(tree: Any) -> dict[str, Any]:
+    """A :class:`theory.online.dims.LittlestoneTree` for ``--json``: ``depth`` (= Ldim),
+    ``nodes`` (node bit string, "" the root and s + "0"/"1" its children after labelling its point
+    0/1 -> the node's point, a column index into ``points``) and ``witnesses`` (leaf bit string ->
+    a row of the class file, 0-based, realising that path)."""
+    return {"depth": tree.depth, "nodes": dict(tree.nodes), "witnesses": dict(tree.witnesses)}
 
 
 def _construct_sequences(H: Any, tree: Any) -> list[list[int]]:
@@ -1231,14 +1267,22 @@ def _check_rmt_domain(psi_p: float, psi_n: float, t: float, atoms: Sequence[floa
         )
 
 
-def _check_sample_memory(d: int, psi_p: float, psi_n: float) -> None:
-    """--sample D draws W (p×d), X (d×n), Ω and G (p×n), M = [G, b W] (p×(n+d)) and the Gram
-    matrix with eigvalsh's workspace (~3 (n+d)²), all float64."""
-    from paper_checks._inputs import check_memory
+def _announce_sample(d: int, psi_p: float, psi_n: float) -> None:
+    """Refuse ``--sample D`` (one line naming it, with the estimate) when the GE draw and its
+    spectrum (:func:`sims.rmt.ge_sample_cost`) need more memory than is available now; log the
+    time and memory estimate before a draw that takes over 5 s."""
+    from paper_checks._inputs import _size, check_memory
+    from sims.rmt import ge_sample_cost
 
-    p, n = psi_p * d, psi_n * d
-    k = n + d
-    check_memory(8.0 * (p * d + d * n + 2 * p * n + p * k + 3 * k * k), f"--sample {d}")
+    cost = ge_sample_cost(d, psi_p, psi_n)
+    check_memory(cost.bytes, f"--sample {d} (roughly {_duration(cost.seconds)} on one core)")
+    if cost.seconds > 5:
+        logger.warning(
+            "solve rmt: --sample %d takes roughly %s on one core and %s of memory",
+            d,
+            _duration(cost.seconds),
+            _size(cost.bytes),
+        )
 
 
 def _self_check_rmt(spec: Any) -> None:
@@ -1272,17 +1316,18 @@ def solve_rmt(
     sample_d: int | None = None,
     seed: int = 0,
     plot: Path | None = None,
-) -> tuple[Any, list[str]]:
+) -> tuple[dict[str, Any], list[str]]:
     """The deterministic-equivalent spectrum of the random-feature U (Thm 3.1 of "Why Diffusion
     Models Don't Memorize"), optionally beside a sampled Gaussian-equivalent U at dimension
-    ``sample_d`` (KS distance and eigenvalue counts per bulk). Returns (spectrum, report lines)."""
+    ``sample_d`` (KS distance and eigenvalue counts per bulk). Returns the ``--json`` document
+    (:func:`rmt_document`, with ``"sample"`` filled when sampled) and the report lines."""
     from theory import rmt
 
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)} (got {activation!r})")
     _check_rmt_domain(psi_p, psi_n, t, sigma_atoms)
     if sample_d is not None:
-        _check_sample_memory(sample_d, psi_p, psi_n)
+        _announce_sample(sample_d, psi_p, psi_n)
     spectrum = rmt.DataSpectrum.of(list(sigma_atoms), None if weights is None else list(weights))
     sigma = _activations()[activation]
     with warnings.catch_warnings():  # a failed self-check is reported by _self_check_rmt
@@ -1315,6 +1360,7 @@ def solve_rmt(
             "as approximate"
         )
     eigs, p = None, None
+    doc = rmt_document(spec)
     if sample_d is not None:
         from sims.rmt import ge_eigenvalues, sample_ge
 
@@ -1327,15 +1373,25 @@ def solve_rmt(
             spectrum=spectrum,
             activation=sigma,
         )
-        values, at_floor = ge_eigenvalues(draw)
+        values, at_floor = ge_eigenvalues(draw, progress=True)
         eigs, p = np.concatenate([np.full(at_floor, k.s2), values]), draw.p
         gaps = [(a.upper + b.lower) / 2 for a, b in zip(spec.bulks, spec.bulks[1:], strict=False)]
         counts = np.histogram(values, bins=[-np.inf, *gaps, np.inf])[0]
+        ks = spec.ks_distance(values, above=k.s2 + 1e-3)
+        doc["sample"] = {
+            "d": sample_d,
+            "p": draw.p,
+            "n": draw.n,
+            "seed": seed,
+            "at_s2": at_floor,
+            "per_bulk": counts.tolist(),
+            "ks_above_s2": ks,
+        }
         lines.append(
             f"sampled GE U at d = {sample_d} (p = {draw.p}, n = {draw.n}): {at_floor} eigenvalues "
             f"at s_t²; per bulk {counts.tolist()} (theory "
             f"{[round(b.mass * draw.p) for b in spec.bulks]}); KS above s_t² + 1e-3: "
-            f"{spec.ks_distance(values, above=k.s2 + 1e-3):.4f}"
+            f"{ks:.4f}"
         )
     if plot is not None:
         from paper_checks._files import save_figure
@@ -1346,7 +1402,34 @@ def solve_rmt(
         axes[0].set_title(f"ψ_p = {psi_p:g}, ψ_n = {psi_n:g}, t = {t:g}", fontsize="small")
         written = save_figure(fig, plot.parent, plot.stem, plot.parent)
         lines.append(f"figure: {written[0]}")
-    return spec, lines
+    return doc, lines
+
+
+def rmt_document(spec: Any) -> dict[str, Any]:
+    """The ``solve rmt --json`` document of an :class:`theory.rmt.RFSpectrum`: its
+    :meth:`~theory.rmt.Spectrum.to_json` on a grid of distinct λ (the solver evaluates bulk
+    edges more than once; at a repeated λ the largest density is kept, the inside of the bulk),
+    the constants ``a_t``, ``b_t``, ``v_t2``, ``s_t2`` with ``t`` and ``sigma_x2`` (what a user
+    needs to sample U_GE = G Gᵀ/n + b_t² W Wᵀ/d + s_t² I, G = e^{−t} a_t W X/√d + v_t Ω,
+    themselves), and ``"sample"``: null, or the ``--sample`` draw's counts."""
+    doc = spec.to_json()
+    lam, density = np.asarray(doc["lambda"]), np.asarray(doc["density"])
+    order = np.argsort(lam, kind="stable")
+    lam, density = lam[order], density[order]
+    starts = np.flatnonzero(np.r_[True, lam[1:] != lam[:-1]])
+    doc["lambda"] = lam[starts].tolist()
+    doc["density"] = np.maximum.reduceat(density, starts).tolist() if lam.size else []
+    c = spec.consts
+    doc["constants"] = {
+        "t": c.t,
+        "sigma_x2": c.sigma_x2,
+        "a_t": c.a,
+        "b_t": c.b,
+        "v_t2": c.v2,
+        "s_t2": c.s2,
+    }
+    doc["sample"] = None
+    return doc
 
 
 def _parse_widths(text: str) -> list[int]:

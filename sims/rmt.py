@@ -4,9 +4,10 @@
 - :func:`sample_ge` draws the Gaussian-equivalent (GE) matrix of Lemma C.1,
   U ≅ G Gᵀ/n + b_t² W Wᵀ/d + s_t² I_p with G = e^{−t} a_t W X/√d + v_t Ω,
   as its low-rank factor M = [G/√n, b_t W/√d] (p × (n+d)), so that U = M Mᵀ + s_t² I.
-- :func:`ge_eigenvalues` returns its spectrum through the (n+d) × (n+d) Gram matrix MᵀM: the
-  p − rank eigenvalues equal to s_t² are counted, never computed. :func:`dense_eigenvalues` is the
-  O(p³) baseline.
+- :func:`ge_eigenvalues` returns its spectrum through the smaller Gram matrix of M: M Mᵀ (p × p,
+  accumulated over blocks of samples) when p ≤ n + d, else MᵀM ((n+d) × (n+d)), where the
+  p − (n+d) eigenvalues equal to s_t² are counted, never computed. :func:`ge_sample_cost`
+  estimates its time and memory beforehand. :func:`dense_eigenvalues` is the O(p³) baseline.
 - :func:`nonlinear_u_mehler` and :func:`nonlinear_u_monte_carlo` build the true nonlinear
   U = (1/n) Σ_ν E_ξ[φ_ν φ_νᵀ], φ_ν = σ(W x_t^ν/√d), for the Gaussian-equivalence cross-checks.
 
@@ -29,10 +30,12 @@ from theory.rmt import Activation, DataSpectrum, RFConstants, hermite_rule, rf_c
 
 __all__ = [
     "GESample",
+    "SampleCost",
     "StreamedDraw",
     "dense_eigenvalues",
     "ge_eigenvalues",
     "ge_eigenvalues_streamed",
+    "ge_sample_cost",
     "ge_spectrum_task",
     "nonlinear_spectrum_task",
     "nonlinear_u_mehler",
@@ -145,15 +148,24 @@ def sample_ge(
     return GESample(consts, xp.asarray(W), xp.asarray(X), xp.asarray(Omega), xp.asarray(sigma_diag))
 
 
-def ge_eigenvalues(sample: GESample) -> tuple[NDArray[np.float64], int]:
-    """All eigenvalues of U_GE = M Mᵀ + s_t² I via the Gram trick. Cost O(p(n+d)² + (n+d)³).
+def ge_eigenvalues(sample: GESample, *, progress: bool = False) -> tuple[NDArray[np.float64], int]:
+    """All eigenvalues of U_GE = M Mᵀ + s_t² I via the smaller of the two Gram matrices of M.
 
-    Returns a pair ``(values, at_s2)``: ``values`` the sorted min(p, n+d) eigenvalues of
-    MᵀM + s_t² (at most p of them), and ``at_s2`` the count of the remaining p − (n+d)
-    eigenvalues (0 when n + d ≥ p), each exactly s_t² (``sample.consts.s2``) and never computed.
-    Together they are U's p eigenvalues: ``len(values) + at_s2 == sample.p``. Compare with
-    :func:`theory.rmt.rf_spectrum`'s ``delta_mass`` (the share at s_t²) and ``density`` (the
-    rest).
+    M Mᵀ (p × p, the features' Gram) and MᵀM ((n+d) × (n+d)) have the same nonzero
+    eigenvalues; the larger one also has |p − (n+d)| structural zeros. So:
+
+    - p ≤ n + d: the p eigenvalues of M Mᵀ = G Gᵀ/n + b_t² W Wᵀ/d, with G Gᵀ accumulated over
+      blocks of samples (G is never held whole). Cost O(p d n + p² n + p³), memory O(p² + p·block)
+      beyond the draw: ψ_n = 1000 at d = 200 is a p × p problem.
+    - p > n + d: the n + d eigenvalues of MᵀM; the other p − (n+d) eigenvalues of U are exactly
+      s_t², counted and never computed. Cost O(p(n+d)² + (n+d)³).
+
+    Returns a pair ``(values, at_s2)``: ``values`` the sorted min(p, n+d) eigenvalues computed,
+    ``at_s2`` the count of the remaining max(0, p − (n+d)) eigenvalues, each exactly s_t²
+    (``sample.consts.s2``). Together they are U's p eigenvalues:
+    ``len(values) + at_s2 == sample.p``. Compare with :func:`theory.rmt.rf_spectrum`'s
+    ``delta_mass`` (the share at s_t²) and ``density`` (the rest). With ``progress`` a tqdm bar on stderr (off when it is not a
+    terminal) counts the blocks of samples.
 
     >>> import numpy as np
     >>> from sims.rmt import ge_eigenvalues, sample_ge
@@ -167,13 +179,93 @@ def ge_eigenvalues(sample: GESample) -> tuple[NDArray[np.float64], int]:
     from sims._backend import to_numpy
 
     xp = _namespace(sample.W)
-    M = sample.M
-    gram = M.T @ M
-    values = to_numpy(xp.linalg.eigvalsh(gram)) + sample.consts.s2
-    k = int(M.shape[1])
-    if k > sample.p:  # MᵀM has k − p structural zeros: keep the p eigenvalues of M Mᵀ
-        values = values[k - sample.p :]
-    return np.sort(values), max(0, sample.p - k)
+    k = sample.n + sample.d
+    if sample.p <= k:
+        gram = _feature_gram(sample, progress=progress)
+    else:
+        M = sample.M
+        gram = M.T @ M
+    values = np.sort(to_numpy(xp.linalg.eigvalsh(gram))) + sample.consts.s2
+    return values, max(0, sample.p - k)
+
+
+#: Entries of one block of G (features × samples) in :func:`_feature_gram`: 2^22 float64 = 32 MiB.
+GRAM_BLOCK_ENTRIES = 2**22
+
+
+def _feature_gram(sample: GESample, *, progress: bool) -> Any:
+    """M Mᵀ = G Gᵀ/n + b_t² W Wᵀ/d (p × p), G Gᵀ = Σ_c G_c G_cᵀ over blocks c of samples with
+    G_c = e^{−t} a_t W X_c/√d + v_t Ω_c (at most :data:`GRAM_BLOCK_ENTRIES` entries each)."""
+    import sys
+
+    from tqdm.auto import tqdm
+
+    c = sample.consts
+    p, d, n = sample.p, sample.d, sample.n
+    gram = (c.b**2 / d) * (sample.W @ sample.W.T)
+    block = max(1, GRAM_BLOCK_ENTRIES // p)
+    scale_x, scale_omega = c.decay * c.a / math.sqrt(d), math.sqrt(c.v2)
+    starts = range(0, n, block)
+    bar = tqdm(
+        starts,
+        desc="sample: G Gᵀ",
+        unit="block",
+        file=sys.stderr,
+        disable=None if progress else True,
+    )
+    for start in bar:
+        stop = min(start + block, n)
+        G = (
+            scale_x * (sample.W @ sample.X[:, start:stop])
+            + scale_omega * sample.Omega[:, start:stop]
+        )
+        gram += (G @ G.T) / n
+    return gram
+
+
+@dataclass(frozen=True)
+class SampleCost:
+    """Estimated cost of :func:`sample_ge` followed by :func:`ge_eigenvalues` (see
+    :func:`ge_sample_cost`).
+
+    Attributes
+    ----------
+    seconds
+        CPU seconds on one core (good to a factor of ~2).
+    bytes
+        Peak memory in bytes (float64 arrays held at once).
+    """
+
+    seconds: float
+    bytes: float
+
+
+#: Normal draws per second and float64 flops per second on one core, measured on the
+#: development machine (2026-12-04, OpenBLAS, one thread): the constants of :func:`ge_sample_cost`.
+NORMALS_PER_SECOND = 3.0e7
+FLOPS_PER_SECOND = 2.0e10
+
+
+def ge_sample_cost(d: int, psi_p: float, psi_n: float) -> SampleCost:
+    """Time and memory of one GE spectrum at p = ψ_p d, n = ψ_n d, before any draw.
+
+    Draws: p d + d n + p n normals (:data:`NORMALS_PER_SECOND`); held: W, X (and its unscaled
+    copy while drawn), Ω. Spectrum, with k = n + d and m = min(p, k) the Gram's side:
+    p ≤ k: W X in blocks (2 p d n flops), G Gᵀ (p² n), eigvalsh (~2 p³), memory 4 p² + 3 p·block (block = min(n, 2^22/p));
+    p > k: G, M and MᵀM (2 p n d + p k²), eigvalsh (~2 k³), memory 3 p n + p k + 4 k².
+    Flops at :data:`FLOPS_PER_SECOND`.
+    """
+    p, n = _dims(d, psi_p, psi_n)
+    k = n + d
+    draw = float(p) * d + float(d) * n + float(p) * n
+    held = p * d + 2.0 * d * n + p * n
+    if p <= k:
+        flops = 2.0 * p * d * n + float(p) * p * n + 2.0 * float(p) ** 3
+        work = 4.0 * p * p + 3.0 * p * min(n, max(1, GRAM_BLOCK_ENTRIES // p))
+    else:
+        flops = 2.0 * p * n * d + float(p) * k * k + 2.0 * float(k) ** 3
+        work = 3.0 * p * n + float(p) * k + 4.0 * k * k
+    return SampleCost(draw / NORMALS_PER_SECOND + flops / FLOPS_PER_SECOND, 8.0 * (held + work))
 
 
 @dataclass(frozen=True)

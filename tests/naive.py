@@ -510,6 +510,24 @@ def ge_matrix_naive(sample):
     return G @ G.T / n + c.b**2 * (W @ W.T) / d + c.s2 * np.eye(p)
 
 
+def ge_eigenvalues_factor_gram_naive(sample):
+    """U_GE's eigenvalues the old way, through the (n+d) × (n+d) Gram matrix MᵀM of the factor
+    M = [G/√n, b_t W/√d] written from W, X, Ω: its top min(p, n+d) eigenvalues + s_t², and the
+    count max(0, p − (n+d)) of eigenvalues equal to s_t²."""
+    import math
+
+    import numpy as np
+
+    c = sample.consts
+    W, X, Omega = (np.asarray(m) for m in (sample.W, sample.X, sample.Omega))
+    p, d = W.shape
+    n = X.shape[1]
+    G = c.decay * c.a * (W @ X) / math.sqrt(d) + math.sqrt(c.v2) * Omega
+    M = np.hstack([G / math.sqrt(n), c.b * W / math.sqrt(d)])
+    values = np.sort(np.linalg.eigvalsh(M.T @ M))[max(0, n + d - p) :] + c.s2
+    return values, max(0, p - n - d)
+
+
 def nonlinear_u_naive(sample, nodes: int = 100):
     """The true U_ij = (1/n) Σ_ν E_ξ tanh(h_iν) tanh(h_jν), h_iν = m_iν + √Δ_t W_i·ξ/√d with
     m = e^{−t} W X/√d, one entry and one sample at a time: the noise pair

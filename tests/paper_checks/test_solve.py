@@ -273,6 +273,34 @@ def test_k_max_above_the_fewest_samples_raises(tmp_path: Path):
         solve_passk([path], k_max=9, plot=None)
 
 
+def test_any_k_the_user_asks_gives_the_theory_curve(tmp_path: Path):
+    """--k 3,10,16: those budgets (sorted, deduplicated), not only powers of two; the per-seed
+    table starts at the smallest asked k."""
+    path = write(tmp_path / "m.csv", "problem,seed,n,c\na,0,8,2\nb,0,8,5\na,1,8,1\nb,1,8,0\n")
+    out, lines = solve_passk([path], ks=[16, 3, 10, 3], plot=None)
+    assert out["k"] == [3, 10, 16]
+    want = passk.pass_at_k_curve(np.array([16, 16]), np.array([3, 5]), [3, 10, 16])
+    np.testing.assert_allclose(out["pass_at_k"]["m"], want, rtol=1e-12)
+    assert [int(line.split()[0]) for line in lines[1:4]] == [3, 10, 16]
+    assert out["per_seed"]["k"] == [3]  # each seed holds 8 samples per problem
+    assert "m@3" in next(line for line in lines if line.startswith("seed"))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"ks": [3, 17]}, r"^--k: each k must be an integer in \[1, 16\] .*got 17$"),
+        ({"ks": [0]}, r"^--k: .*got 0$"),
+        ({"ks": []}, r"^--k: .*got none$"),
+        ({"ks": [2], "k_max": 4}, r"^--k: give --k or --k-max, not both$"),
+    ],
+)
+def test_bad_k_lists_raise_naming_k(tmp_path: Path, kwargs, match):
+    path = write(tmp_path / "m.csv", "n,c\n16,2\n16,5\n")
+    with pytest.raises(ValueError, match=match):
+        solve_passk([path], plot=None, **kwargs)
+
+
 def test_two_files_crossing_and_coverage(tmp_path: Path):
     base = base_samples_csv(tmp_path / "base.csv")
     rl = rl_counts_csv(tmp_path / "rl.csv")
@@ -575,6 +603,9 @@ def test_cli_missing_file_is_one_line(tmp_path: Path, monkeypatch, capsys):
         ["solve", "passk", "--samples", "m.csv", "--ci", "95"],
         ["solve", "passk", "--samples", "m.csv", "--seed", "-1"],
         ["solve", "passk", "--samples", "m.csv", "--k-max", "99"],
+        ["solve", "passk", "--samples", "m.csv", "--k", "2,5"],
+        ["solve", "passk", "--samples", "m.csv", "--k", "1,x"],
+        ["solve", "passk", "--samples", "m.csv", "--k", "1", "--k-max", "2"],
         ["solve", "nosuch", "--samples", "m.csv"],
     ],
 )

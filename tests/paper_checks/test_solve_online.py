@@ -35,8 +35,50 @@ def test_json_output_has_the_documented_keys(tmp_path, capsys):
     assert out["vc"] == 2
     assert out["mtr"] == 2
     assert out["mtr_exact"] is True
-    assert (out["n_points"], out["n_hypotheses"]) == (4, 8)
+    assert (out["n_points"], out["n_rows"], out["n_distinct_hypotheses"]) == (4, 8, 8)
+    assert out["points"] == list("abcd")
     assert set(out["sequence"]) <= {0, 1, 2, 3}
+
+
+def test_json_carries_the_littlestone_tree_and_the_vc_witness(tmp_path, capsys):
+    """The witnesses --export-tree writes, in --json: every leaf's row realises its path through
+    the nodes' points, and the VC witness is shattered (all 2^VC patterns among the rows)."""
+    path = tmp_path / "w.txt"
+    path.write_text("\n".join(W_ROWS) + "\n")
+    assert main(["solve", "online", "--class", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    tree = out["littlestone_tree"]
+    assert tree["depth"] == out["ldim"] == 3
+    assert set(tree["nodes"]) == {"", "0", "1", "00", "01", "10", "11"}
+    assert len(tree["witnesses"]) == 2**3
+    for leaf, row in tree["witnesses"].items():
+        for i, bit in enumerate(leaf):
+            assert W_ROWS[row][tree["nodes"][leaf[:i]]] == bit
+    shattered = out["vc_witness"]
+    assert len(shattered) == out["vc"] == 2
+    assert len({"".join(r[j] for j in shattered) for r in W_ROWS}) == 2**2
+
+
+def test_duplicate_rows_are_counted_as_rows_and_as_distinct_hypotheses(tmp_path, capsys):
+    path = tmp_path / "dup.txt"
+    path.write_text("\n".join([*W_ROWS, W_ROWS[0], W_ROWS[4]]) + "\n")
+    assert main(["solve", "online", "--class", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["n_rows"], out["n_distinct_hypotheses"]) == (10, 8)
+    assert out["ldim"] == 3  # repeated rows change nothing
+    assert main(["solve", "online", "--class", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("class: 10 rows, 8 distinct hypotheses on 4 points")
+
+
+def test_np_savetxt_and_float_json_classes_solve_like_the_0_1_strings(tmp_path, capsys):
+    matrix = np.array([[int(c) for c in r] for r in W_ROWS])
+    np.savetxt(tmp_path / "ints.txt", matrix, fmt="%d")
+    np.savetxt(tmp_path / "floats.csv", matrix, delimiter=",")
+    (tmp_path / "floats.json").write_text(json.dumps(matrix.astype(float).tolist()))
+    for name in ("ints.txt", "floats.csv", "floats.json"):
+        assert main(["solve", "online", "--class", str(tmp_path / name), "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert (out["ldim"], out["vc"], out["mtr"], out["n_rows"]) == (3, 2, 2, 8)
 
 
 def test_max_n_limits_the_sequence(tmp_path, capsys):
@@ -75,7 +117,7 @@ def test_malformed_class_file_exits_2_with_one_line(tmp_path, capsys, content, m
 
 def test_missing_class_file_exits_2(tmp_path, capsys):
     assert main(["solve", "online", "--class", str(tmp_path / "none.txt")]) == 2
-    assert "does not exist" in capsys.readouterr().err
+    assert "--class: no such file" in capsys.readouterr().err
 
 
 def test_large_class_gets_a_certified_lower_bound_or_a_sandwich(tmp_path, capsys):

@@ -25,15 +25,64 @@ def test_json_has_the_documented_keys_and_a_normalised_density(capsys):
     args = ["solve", "rmt", "--psi-p", "8", "--psi-n", "2", "--t", "0.01", "--json"]
     assert main([*args, "--sigma-atoms", "0.5,1.5", "--weights", "1,1", "--grid", "200"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc) == {"lambda", "density", "delta_location", "delta_mass", "bulks"}
+    assert set(doc) == {
+        "lambda",
+        "density",
+        "delta_location",
+        "delta_mass",
+        "bulks",
+        "constants",
+        "sample",
+    }
     lam, rho = np.array(doc["lambda"]), np.array(doc["density"])
     assert len(lam) == len(rho)
-    assert np.all(np.diff(lam) >= 0)
+    assert np.all(np.diff(lam) > 0)  # a grid of distinct λ (edges were repeated before)
+    assert doc["sample"] is None
     assert np.all(np.isfinite(rho))
     assert np.all(rho >= 0)
     assert doc["delta_mass"] == pytest.approx(1 - 3 / 8)
     assert sum(b["mass"] for b in doc["bulks"]) + doc["delta_mass"] == pytest.approx(1, abs=1e-9)
     assert all(b["lower"] < b["upper"] for b in doc["bulks"])
+
+
+def test_json_constants_are_the_solver_s_and_let_a_user_sample_u(capsys):
+    """a_t, b_t, v_t², s_t² are rf_constants' at σ_x² = Tr Σ/d; with them the documented
+    U_GE = G Gᵀ/n + b_t² W Wᵀ/d + s_t² I (G = e^{−t} a_t W X/√d + v_t Ω) is the library's
+    sample_ge matrix."""
+    from sims.rmt import sample_ge
+    from tests import naive
+    from theory.rmt import rf_constants
+
+    args = ["solve", "rmt", "--psi-p", "4", "--psi-n", "2", "--t", "0.1", "--json"]
+    assert main([*args, "--sigma-atoms", "0.5,1.5", "--sample", "6", "--seed", "3"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    c = doc["constants"]
+    want = rf_constants(0.1, sigma_x2=1.0)
+    assert (c["t"], c["sigma_x2"]) == (0.1, 1.0)
+    assert [c["a_t"], c["b_t"], c["v_t2"], c["s_t2"]] == [want.a, want.b, want.v2, want.s2]
+    assert c["s_t2"] == doc["delta_location"]
+    sample = sample_ge(6, 4, 2, 0.1, rng=np.random.default_rng(3), spectrum=None)
+    W, X, Omega = sample.W, sample.X, sample.Omega
+    G = np.exp(-0.1) * c["a_t"] * W @ X / np.sqrt(6) + np.sqrt(c["v_t2"]) * Omega
+    U = G @ G.T / 12 + c["b_t"] ** 2 * W @ W.T / 6 + c["s_t2"] * np.eye(24)
+    np.testing.assert_allclose(U, naive.ge_matrix_naive(sample), atol=1e-13)
+    assert (doc["sample"]["p"], doc["sample"]["n"], doc["sample"]["seed"]) == (24, 12, 3)
+    assert doc["sample"]["at_s2"] == 24 - 12 - 6
+    assert sum(doc["sample"]["per_bulk"]) + doc["sample"]["at_s2"] == 24
+
+
+def test_sample_at_the_theory_s_sizes_is_estimated_and_refused_in_one_line(monkeypatch, capsys):
+    """ψ_n = 1000 at d = 200 is a p × p problem (about 2 GiB): refused only when memory is
+    short, in one line naming --sample with the estimate."""
+    import paper_checks._inputs
+
+    monkeypatch.setattr(paper_checks._inputs, "available_memory", lambda: 2**30)
+    args = ["solve", "rmt", "--psi-p", "2", "--psi-n", "1000", "--t", "0.1", "--sample", "200"]
+    assert _exit_code(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "--sample 200 (roughly" in err
+    assert "GiB of memory, more than the 1 GiB available" in err
 
 
 def test_sample_counts_each_group_and_writes_the_figure(tmp_path, capsys):

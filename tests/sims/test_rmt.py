@@ -10,9 +10,11 @@ import math
 import numpy as np
 import pytest
 
+import sims.rmt
 from sims.rmt import (
     dense_eigenvalues,
     ge_eigenvalues,
+    ge_sample_cost,
     ge_spectrum_task,
     nonlinear_spectrum_task,
     nonlinear_u_mehler,
@@ -43,6 +45,58 @@ def test_gram_trick_equals_dense_eigvalsh(d, psi_p, psi_n, t, spectrum):
     np.testing.assert_allclose(got, want, atol=1e-12)
     np.testing.assert_allclose(dense_eigenvalues(sample), want, atol=1e-12)
     np.testing.assert_allclose(sample.u_matrix(), naive.ge_matrix_naive(sample), atol=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("d", "psi_p", "psi_n", "block_entries"),
+    [
+        (6, 2, 3, 12),  # p = 12 < n + d = 24: the p × p route, one sample per block
+        (5, 1, 40, 35),  # p = 5, n = 200: seven samples per block, the last one short
+        (7, 3, 2, 2**22),  # p = n + d = 21: the p × p route in one block
+        (5, 8, 2, 4),  # p = 40 > n + d = 15: the (n+d) × (n+d) route, 25 at s_t²
+    ],
+)
+def test_smaller_gram_equals_the_factor_gram_of_the_same_draw(
+    d, psi_p, psi_n, block_entries, monkeypatch
+):
+    """The same seed gives the same spectrum as the old route through MᵀM (tests/naive.py), up
+    to rounding: the nonzero eigenvalues and the count at s_t²."""
+    monkeypatch.setattr(sims.rmt, "GRAM_BLOCK_ENTRIES", block_entries)
+    sample = sample_ge(d, psi_p, psi_n, 0.1, rng=np.random.default_rng(11), spectrum=TWO_ATOMS)
+    values, at_floor = ge_eigenvalues(sample)
+    want, want_floor = naive.ge_eigenvalues_factor_gram_naive(
+        sample_ge(d, psi_p, psi_n, 0.1, rng=np.random.default_rng(11), spectrum=TWO_ATOMS)
+    )
+    assert at_floor == want_floor
+    assert len(values) == len(want) == min(sample.p, sample.n + sample.d)
+    np.testing.assert_allclose(values, want, rtol=1e-12, atol=1e-14)
+
+
+def test_progress_bar_is_silent_off_a_terminal(capsys):
+    sample = sample_ge(4, 2, 8, 0.1, rng=np.random.default_rng(0))
+    values, _ = ge_eigenvalues(sample, progress=True)
+    assert len(values) == 8
+    assert capsys.readouterr().err == ""
+
+
+def test_sample_cost_bounds_the_measured_peak_and_stays_small_at_large_psi_n():
+    """The memory estimate is at least the traced peak of the draw and its spectrum and at most
+    three times it; at ψ_n = 1000, d = 200 (the theory's sizes) the p × p route keeps it to
+    about 2 GiB and a quarter of a minute, where the (n+d) × (n+d) route needed ~900 GiB."""
+    import tracemalloc
+
+    cost = ge_sample_cost(20, 4, 50)  # p = 80, n = 1000
+    ge_eigenvalues(sample_ge(2, 1, 1, 0.1, rng=np.random.default_rng(0)))  # imports, caches
+    tracemalloc.start()
+    values, _ = ge_eigenvalues(sample_ge(20, 4, 50, 0.1, rng=np.random.default_rng(0)))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert len(values) == 80
+    assert peak <= cost.bytes <= 3 * peak
+    big = ge_sample_cost(200, 4, 1000)
+    assert big.bytes < 2.5 * 2**30
+    assert big.seconds < 60
+    assert ge_sample_cost(20, 4, 1000).bytes < big.bytes
 
 
 def test_group_counts_at_psi_p_64_psi_n_8():

@@ -8,13 +8,14 @@ at x is one AND per word (docs/online.md#how-the-solvers-compute).
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from theory.online.class_file import read_class_file
 
 __all__ = ["MAX_FILE_BYTES", "ConceptClass"]
 
@@ -79,9 +80,12 @@ class ConceptClass:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> ConceptClass:
-        """From a text file (one hypothesis per line as a 0/1 string; blank lines and lines starting
-        with ``#`` are skipped) or a JSON file (a list of lists of 0/1, or an object with keys
-        ``hypotheses`` and optionally ``points``)."""
+        """From a text file (one hypothesis per line: a 0/1 string, or numbers equal to 0 or 1
+        separated by whitespace and/or commas as ``np.savetxt`` writes them; blank lines and lines
+        starting with ``#`` are skipped) or a JSON file (a list of lists of the numbers 0/1, ints
+        or floats, or an object with keys ``hypotheses`` and optionally ``points``), by the rules
+        of :mod:`theory.online.class_file`. Duplicate rows are kept (``n_hypotheses`` counts
+        rows; :meth:`canonical` merges them)."""
         path = Path(path)
         if path.is_dir():
             raise ValueError(f"class file {str(path)!r} is a directory, not a file")
@@ -89,34 +93,8 @@ class ConceptClass:
             raise ValueError(f"class file {str(path)!r} does not exist")
         if path.stat().st_size > MAX_FILE_BYTES:
             raise ValueError(f"class file {str(path)!r} is over {MAX_FILE_BYTES >> 20} MiB")
-        try:
-            text = path.read_bytes().decode("utf-8-sig")  # a byte-order mark is accepted
-        except UnicodeDecodeError as err:
-            raise ValueError(
-                f"class file {str(path)!r} is not UTF-8 text (bad byte at offset {err.start})"
-            ) from None
-        if path.suffix.lower() == ".json":
-            try:
-                data = json.loads(text)
-            except RecursionError:
-                raise ValueError(f"{path}: JSON nested too deeply") from None
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{path}: line {err.lineno}: not valid JSON ({err.msg})") from None
-            points = None
-            if isinstance(data, dict):
-                points, data = data.get("points"), data.get("hypotheses")
-            if not isinstance(data, list) or not all(isinstance(r, list) for r in data):
-                raise ValueError(f"{path}: JSON must be a list of lists of 0/1")
-            rows = [
-                (i + 1, "".join(_json_bit(v, path, i + 1) for v in r)) for i, r in enumerate(data)
-            ]
-            return cls(_parse_rows(rows, f"{path}: hypothesis"), _labels(points))
-        rows = [
-            (i + 1, line.strip())
-            for i, line in enumerate(text.splitlines())
-            if line.strip() and not line.lstrip().startswith("#")
-        ]
-        return cls(_parse_rows(rows, f"{path}: line"))
+        matrix, points = read_class_file(path)
+        return cls(matrix, _labels(points))
 
     # -------------------------------------------------------------------------------- properties
     @property
@@ -212,12 +190,6 @@ def _validated_matrix(matrix: Any) -> np.ndarray:
 
 def _labels(points: Any) -> tuple[str, ...]:
     return tuple(str(p) for p in points) if points is not None else ()
-
-
-def _json_bit(value: Any, path: Path, row: int) -> str:
-    if value in (0, 1) and not isinstance(value, float):
-        return str(int(value))
-    raise ValueError(f"{path}: hypothesis {row}: entry {value!r} is not 0 or 1")
 
 
 def _parse_rows(rows: list[tuple[int, str]], where: str) -> np.ndarray:
