@@ -218,3 +218,21 @@ def test_the_command_line_redecides_and_reports(decided, tmp_path, capsys):
     assert "1 of 1 decided claims re-decided" in printed
     assert "an old decision" not in (out / "report.md").read_text(encoding="utf-8")
     assert main(["report", "--redecide", str(tmp_path / "missing")]) == 2
+
+
+@pytest.mark.parametrize("scale", ["quick", "full"])
+def test_redeciding_the_committed_references_changes_nothing(scale, tmp_path):
+    # every verdict, bound, summary, per-root-seed verdict and look of a reference is what
+    # today's rules make of its stored units: re-deciding a copy writes nothing
+    import shutil
+
+    from paper_checks.docs import REFERENCE_RUNS
+
+    if scale not in REFERENCE_RUNS:
+        pytest.skip(f"no committed {scale} reference run")
+    copy = tmp_path / scale
+    shutil.copytree(Path(__file__).resolve().parents[2] / "docs" / "results" / scale, copy)
+    before = (copy / "results.json").read_bytes()
+    changed = [o.claim_id for o in redecide_run(copy) if o.changed]
+    assert changed == []
+    assert (copy / "results.json").read_bytes() == before
