@@ -11,6 +11,7 @@ editing how fingerprints are taken changes no computed number.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib.util
 import sys
@@ -84,24 +85,6 @@ def _parsed(
         return _IMPORTS[key]
 
 
-def _parsed_slice(
-    name: str, path: Path, source: bytes, ignore: tuple[tuple[str, str], ...], root: str
-) -> tuple[frozenset[str], str]:
-    """:func:`_parsed` of the part of a module that its top-level function ``root`` can run
-    (:func:`module_slice`), cached likewise (with ``root`` in the key); of the whole module when
-    ``root`` is not a top-level name of it (a nested function or a lambda)."""
-    key = (name, hashlib.sha256(source).hexdigest(), ignore, root)
-    with _AST_LOCK:
-        if key not in _IMPORTS:
-            tree = ast.parse(source)
-            if any(root in _bound_names(node) for node in tree.body):
-                tree = module_slice(tree, root, ignore)
-            imports = frozenset(_imported_modules(tree, name, path.name == "__init__.py"))
-            code = hashlib.sha256(canonical_code(tree, ignore).encode()).hexdigest()
-            _IMPORTS[key] = (imports, code)
-        return _IMPORTS[key]
-
-
 def _bound_names(node: ast.stmt) -> set[str]:
     """The names a top-level statement binds: a def's or class's name, assignment targets, and
     the names an import binds. Empty for any other statement."""
@@ -139,19 +122,21 @@ def _referenced_names(node: ast.AST, drop: set[tuple[str | None, str | None]]) -
 
 
 def module_slice(
-    tree: ast.Module, root: str, ignore: Collection[tuple[str, str]] = ()
+    tree: ast.Module, root: str | Collection[str], ignore: Collection[tuple[str, str]] = ()
 ) -> ast.Module:
-    """The module ``tree`` cut down to what its top-level function ``root`` can run: ``root``'s
-    definition (decorators included) and, transitively, the top-level definitions, assignments
-    and imports of every name it reads (outside the keyword arguments ``ignore`` drops). Any
-    other top-level statement (a bare call, an ``if`` or ``try`` block) is kept whole. Editing a
-    definition that ``root`` never reads leaves the slice as it was."""
+    """The module ``tree`` cut down to what its top-level name ``root`` (or each of several) can
+    run: their definitions (decorators included) and, transitively, the top-level definitions,
+    assignments and imports of every name they read (outside the keyword arguments ``ignore``
+    drops). Any other top-level statement (a bare call, an ``if`` or ``try`` block) is kept
+    whole. Editing a definition that no root reads leaves the slice as it was."""
     drop = {(callee, keyword) for callee, keyword in ignore}
+    roots = {root} if isinstance(root, str) else set(root)
     bound = [(node, _bound_names(node)) for node in tree.body]
-    if not any(root in names for _, names in bound):
-        raise ValueError(f"module defines no top-level {root!r}")
+    defined = set().union(*(names for _, names in bound))
+    for name in sorted(roots - defined):
+        raise ValueError(f"module defines no top-level {name!r}")
     keep = [not names for _, names in bound]  # other statements are kept whole
-    wanted, done = {root}, set()
+    wanted, done = set(roots), set()
     for node, names in bound:
         if not names:
             wanted |= _referenced_names(node, drop)
@@ -166,6 +151,154 @@ def module_slice(
                 keep[i] = True
     body = [node for node, kept in zip(tree.body, keep, strict=True) if kept]
     return ast.Module(body=body, type_ignores=[])
+
+
+def _kept_nodes(node: ast.AST, drop: set[tuple[str | None, str | None]]) -> list[ast.AST]:
+    """Every node under ``node`` (itself included) outside the keyword arguments ``drop``
+    leaves out of the canonical code."""
+    found: list[ast.AST] = []
+    todo: list[ast.AST] = [node]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        if isinstance(current, ast.Call):
+            callee = _callee(current.func)
+            todo.append(current.func)
+            if (callee, "*") not in drop:
+                todo.extend(current.args)
+                todo.extend(k.value for k in current.keywords if (callee, k.arg) not in drop)
+            continue
+        todo.extend(ast.iter_child_nodes(current))
+    return found
+
+
+@functools.cache
+def _is_module(name: str) -> bool:
+    return _module_file(name) is not None
+
+
+def _used_items(
+    tree: ast.Module, name: str, is_package: bool, drop: set[tuple[str | None, str | None]]
+) -> set[tuple[str, str | None]]:
+    """What the code in ``tree`` (a slice of module ``name``) uses of other modules, through its
+    imports (lazy ones included): (module, top-level name) for a name imported from a module or
+    read as an attribute of an imported module, (module, None) for a module used whole (passed
+    as a value, or star-imported), and (package, "") for every package an import runs, whose
+    ``__init__`` counts only in its statements that bind no name."""
+    package = name if is_package else name.rpartition(".")[0]
+    nodes = [n for stmt in tree.body for n in _kept_nodes(stmt, drop)]
+    modules: dict[str, str] = {}  # bound name -> module
+    items: set[tuple[str, str | None]] = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                items |= {(".".join(parts[:i]), "") for i in range(1, len(parts))}
+                if alias.asname:
+                    modules[alias.asname] = alias.name
+                else:
+                    modules[parts[0]] = parts[0]
+        elif isinstance(node, ast.ImportFrom):
+            parts = package.split(".") if package else []
+            base = ".".join(parts[: len(parts) - node.level + 1]) if node.level else ""
+            source = ".".join(p for p in (base, node.module or "") if p)
+            chain = source.split(".")
+            items |= {(".".join(chain[:i]), "") for i in range(1, len(chain))}
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                if alias.name == "*":
+                    items.add((source, None))
+                elif _is_module(f"{source}.{alias.name}"):
+                    modules[bound] = f"{source}.{alias.name}"
+                    items.add((source, ""))
+                else:
+                    items.add((source, alias.name))  # counted only when read: see below
+    read = {n.id for n in nodes if isinstance(n, ast.Name)}
+    items = {
+        item for item in items if item[1] in ("", None) or _bound_from(item, nodes, package) & read
+    }
+    values = {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
+    outer = [n for n in nodes if isinstance(n, ast.Attribute) and id(n) not in values]
+    as_values = {
+        n.id for n in nodes if isinstance(n, ast.Name) and n.id in modules and id(n) not in values
+    }
+    items |= {(modules[alias], None) for alias in as_values}
+    for attribute in outer:
+        chain: list[str] = []
+        base: ast.expr = attribute
+        while isinstance(base, ast.Attribute):
+            chain.append(base.attr)
+            base = base.value
+        if not isinstance(base, ast.Name) or base.id not in modules:
+            continue
+        current = modules[base.id]
+        for attr in reversed(chain):
+            if not _is_module(f"{current}.{attr}"):
+                items.add((current, attr))
+                break
+            items.add((current, ""))
+            current = f"{current}.{attr}"
+        else:
+            items.add((current, None))  # a module reached and used as a value
+    return items
+
+
+def _bound_from(item: tuple[str, str | None], nodes: list[ast.AST], package: str) -> set[str]:
+    """The names that ``from <item module> import <item name> [as x]`` statements among
+    ``nodes`` bind."""
+    module, wanted = item
+    names: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom):
+            parts = package.split(".") if package else []
+            base = ".".join(parts[: len(parts) - node.level + 1]) if node.level else ""
+            source = ".".join(p for p in (base, node.module or "") if p)
+            if source == module:
+                names |= {a.asname or a.name for a in node.names if a.name == wanted}
+    return names
+
+
+def _closure_codes(
+    fn: Callable[..., Any], skip: Collection[str], ignore: tuple[tuple[str, str], ...]
+) -> dict[str, str]:
+    """Module -> sha256 of the canonical code of the part of it that ``fn`` can run: ``fn``'s
+    slice of its own module, and, transitively, the slice of every project module at the names
+    that slice uses of it (:func:`_used_items`), or the whole module where a name cannot be
+    traced (a module used as a value, a star import, a name no top-level statement binds)."""
+    module = fn.__module__
+    top = {"theory", "sims", "neural", "paper_checks", module.partition(".")[0]}
+    drop = {(callee, keyword) for callee, keyword in ignore}
+    wanted: dict[str, set[str] | None] = {module: {fn.__name__}}
+    codes: dict[str, tuple[frozenset[str] | None, str]] = {}
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        roots = wanted[name]
+        key = None if roots is None else frozenset(roots)
+        if name in codes and codes[name][0] == key:
+            continue
+        path = _module_file(name)
+        if path is None:
+            codes[name] = (key, "")
+            continue
+        source = path.read_bytes()
+        with _AST_LOCK:
+            tree = ast.parse(source)
+        names = set().union(*(_bound_names(node) for node in tree.body))
+        if roots is not None and not roots - {""} <= names:
+            roots = wanted[name] = None  # a name not bound at top level: the whole module
+            key = None
+        part = tree if roots is None else module_slice(tree, roots - {""}, ignore)
+        codes[name] = (key, hashlib.sha256(canonical_code(part, ignore).encode()).hexdigest())
+        for used, attr in _used_items(part, name, path.name == "__init__.py", drop):
+            if used.partition(".")[0] not in top or used in skip:
+                continue
+            now = wanted.get(used, set())
+            new = None if attr is None or now is None else now | {attr}
+            if used not in wanted or new != now:
+                wanted[used] = new
+                todo.append(used)
+    return {name: code for name, (_, code) in codes.items() if code}
 
 
 def canonical_code(tree: ast.AST, ignore: Collection[tuple[str, str]] = ()) -> str:
@@ -235,29 +368,28 @@ def code_fingerprint(
     from the import statements (imports inside functions included). Editing the code of any of
     them changes the fingerprint; editing a comment, a docstring, ``__all__``, the keywords in
     ``ignore`` or a module the task never imports (a claim's plotting code) does not.
-    Modules named in ``skip`` are neither hashed nor followed. ``sliced``: ``fn``'s own module
-    counts only as far as ``fn`` can run it (:func:`module_slice`: its definition and what it
-    reads, the imports it reads included), so editing another function of that module leaves
-    the fingerprint as it was.
+    Modules named in ``skip`` are neither hashed nor followed. ``sliced``: every module counts
+    only as far as ``fn`` can run it (:func:`_closure_codes`: ``fn``'s definition and what it
+    reads, and in each module it imports the names it uses there and what they read), so
+    editing a function that ``fn`` never reaches leaves the fingerprint as it was.
     The sources are read from disk at every call (milliseconds for a task's few modules, each
     parsed once per text), so an edit made during a long-lived session counts; a module edited
     on disk but not reloaded is fingerprinted as edited."""
-    module = fn.__module__
-    roots = {"theory", "sims", "neural", "paper_checks", module.partition(".")[0]}
     ignored = tuple(sorted(ignore))
-    codes: dict[str, str] = {}
-    todo = [module]
-    while todo:
-        name = todo.pop()
-        path = None if name in codes or name in skip else _module_file(name)
-        if path is None:
-            continue
-        if sliced and name == module:
-            root = fn.__name__
-            imports, codes[name] = _parsed_slice(name, path, path.read_bytes(), ignored, root)
-        else:
+    if sliced:
+        codes = _closure_codes(fn, skip, ignored)
+    else:
+        module = fn.__module__
+        roots = {"theory", "sims", "neural", "paper_checks", module.partition(".")[0]}
+        codes = {}
+        todo = [module]
+        while todo:
+            name = todo.pop()
+            path = None if name in codes or name in skip else _module_file(name)
+            if path is None:
+                continue
             imports, codes[name] = _parsed(name, path, path.read_bytes(), ignored)
-        todo.extend(m for m in imports if m.partition(".")[0] in roots)
+            todo.extend(m for m in imports if m.partition(".")[0] in roots)
     digest = hashlib.sha256()
     for name in sorted(codes):
         digest.update(f"{name}\0{codes[name]}\0".encode())

@@ -310,6 +310,27 @@ def test_a_sliced_fingerprint_counts_only_what_the_function_reads(task_package):
     assert code_fingerprint(_named("second"), ignore=ignore) != b  # whole module: it does
 
 
+def test_a_sliced_fingerprint_follows_only_the_names_used_in_other_modules(task_package):
+    # first reads helper.OFFSET (a `from` import) and helper.scale via the module alias; an
+    # edit to helper.unused leaves it alone, an edit to either name it reads does not
+    task_package(
+        "checks",
+        "from . import helper\nfrom .helper import OFFSET\n\n\n"
+        "def first(ctx):\n    return helper.scale(OFFSET)\n",
+    )
+
+    def fingerprint(helper: str) -> str:
+        task_package("helper", textwrap.dedent(helper))
+        return code_fingerprint(_named("first"), sliced=True)
+
+    base = "OFFSET = 0.0\n\n\ndef scale(v):\n    return 2 * v\n\n\ndef unused():\n    return 1\n"
+    first = fingerprint(base)
+    assert fingerprint(base.replace("return 1", "return 2")) == first
+    assert fingerprint(base.replace("OFFSET = 0.0", "OFFSET = 0.5")) != first
+    assert fingerprint(base.replace("2 * v", "3 * v")) != first
+    assert fingerprint(base + "print('imported')\n") != first  # runs on import: kept whole
+
+
 def test_a_slice_keeps_other_top_level_statements_and_refuses_an_unknown_root():
     import ast
 
