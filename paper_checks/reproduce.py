@@ -81,13 +81,15 @@ def largest_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[str,
 def compare(
     result: CheckResult, reference: CheckResult | None, ref_run: Mapping[str, Any], replicates: int
 ) -> dict[str, Any]:
-    """How ``result`` (a run with ``replicates`` root seeds) stands against its reference."""
+    """How ``result`` (a run with ``replicates`` root seeds, or as many as its planned looks
+    made: its replication's ``n``) stands against its reference."""
     if reference is None:
         return {"status": NOT_COMPARED, "reason": "no reference record at this scale"}
     if result.provenance.get("seed") != ref_run.get("seed"):
         return {"status": NOT_COMPARED, "reason": f"the reference is at seed {ref_run.get('seed')}"}
     if result.provenance.get("code") != reference.provenance.get("code"):
         return {"status": NOT_COMPARED, "reason": "the claim's code changed since the reference"}
+    replicates = max(replicates, (result.replication or {}).get("n", 1))
     expected = reference.verdict.value
     rep = reference.replication or {}
     rows = rep.get("replicates") or []

@@ -322,6 +322,7 @@ CROSSING_EXPECTED = {
     "assertions 2, 3 of docs/rlvr.md#the-toys-assertions-fixed-before-the-runs",
     stochastic=True,
     decision=CROSSING_RULE,
+    looks={"quick": (1, 5)},
     history=[
         HistoryEntry(
             date="2026-11-30",
@@ -338,6 +339,15 @@ CROSSING_EXPECTED = {
             "per-unit statistics log2 k* (min and max over SNR 0, 1), the pass@256 loss and the "
             "sign-change count, with indifference zones k* in [1, 2] and [64, 1024]; the KL "
             "sweep (reported) runs on 3 problem sets",
+        ),
+        HistoryEntry(
+            date="2026-12-04",
+            change="two planned looks at quick, at 1 and 5 root seeds (α/2 per look): a run "
+            "with one root seed adds the reference's other four when the first is undecided",
+            reason="one root seed's 10 units leave it undecided, and a newcomer's make run has "
+            "one root seed; the four more cost about 17 CPU-s, which the quick budget allows",
+            before="quick R = 5 pooled: PASS at α over 50 units (PASS at α/2 too); root seed 0 "
+            "alone: INCONCLUSIVE",
         ),
     ],
 )

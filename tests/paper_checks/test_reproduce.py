@@ -75,3 +75,14 @@ def test_a_deterministic_claim_compares_whatever_the_root_seed_count():
     ref = replace(_result(), stochastic=False, replication={"deterministic": True})
     run = replace(_result(), stochastic=False)
     assert compare(run, ref, REF_RUN, 3) == {"status": "same numbers"}
+
+
+def test_a_run_that_added_root_seeds_by_its_looks_meets_the_pooled_reference():
+    # asked for one root seed, the run made its planned looks up to 5: it is compared with the
+    # reference's 5 pooled, not with the reference's first root seed alone
+    rows = [{"verdict": "INCONCLUSIVE"}] + [{"verdict": "PASS"}] * 4
+    ref = replace(_result(Verdict.PASS), replication={"n": 5, "replicates": rows})
+    ran = replace(_result(Verdict.PASS), replication={"n": 5, "replicates": rows})
+    assert compare(ran, ref, REF_RUN, 1) == {"status": "same numbers"}
+    alone = replace(_result(Verdict.INCONCLUSIVE), replication=None)  # no looks: seed 0 alone
+    assert compare(alone, ref, REF_RUN, 1) == {"status": "same numbers"}
