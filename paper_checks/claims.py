@@ -102,6 +102,9 @@ class Claim:
     ``not_run_at``: scale -> why the claim does not run there (its experiment has no version
     at that size); the runner records it as NOT_RUN without calling the check, shown apart
     from the verdicts.
+
+    ``backends``: the array backends its experiment computes on (``sims._backend.BACKENDS``);
+    under any other ``--backend`` the runner gives it numpy and its record says so.
     """
 
     id: str
@@ -116,6 +119,7 @@ class Claim:
     decision: Rule | None = None
     looks: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     not_run_at: Mapping[str, str] = field(default_factory=dict)
+    backends: tuple[str, ...] = ("numpy",)
 
     @property
     def exact(self) -> bool:
@@ -147,6 +151,7 @@ def claim(
     decision: Rule | None = None,
     looks: Mapping[str, Iterable[int]] | None = None,
     not_run_at: Mapping[str, str] | None = None,
+    backends: Iterable[str] = ("numpy",),
 ) -> Callable[[CheckFn], CheckFn]:
     """Register the decorated function as the check of claim ``claim_id`` (``<paper>.<name>``).
 
@@ -159,7 +164,14 @@ def claim(
     planned = _planned_looks(claim_id, looks, decision)
     skipped = dict(not_run_at or {})
     from paper_checks.context import SCALES
+    from sims._backend import BACKENDS
 
+    computes_on = tuple(backends)
+    if "numpy" not in computes_on or not set(computes_on) <= set(BACKENDS):
+        raise ValueError(
+            f"claim {claim_id!r}: backends must include 'numpy' and name only {BACKENDS} "
+            f"(got {computes_on})"
+        )
     for scale, why in skipped.items():
         if scale not in SCALES or not str(why).strip():
             raise ValueError(
@@ -202,6 +214,7 @@ def claim(
             decision,
             planned,
             skipped,
+            computes_on,
         )
         return fn
 

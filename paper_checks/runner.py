@@ -25,6 +25,7 @@ from paper_checks._caches import set_aside_unreadable
 from paper_checks.claims import PAPERS, Claim
 from paper_checks.context import Context
 from paper_checks.results import CheckResult, Verdict, write_claim
+from sims._backend import get_backend
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +125,15 @@ PRESENTATION_MODULES = frozenset(
 DESCRIPTIVE_KEYWORDS = (
     *(
         ("claim", keyword)
-        for keyword in ("statement", "source", "rule", "history", "looks", "not_run_at")
+        for keyword in (
+            "statement",
+            "source",
+            "rule",
+            "history",
+            "looks",
+            "not_run_at",
+            "backends",
+        )
     ),
     ("HistoryEntry", "*"),
     ("Rule", "note"),
@@ -407,10 +416,15 @@ def _scalar(value: Any) -> float | None:
 
 def _check_once(claim: Claim, ctx: Context, code: str | None = None) -> CheckResult:
     """One check of ``claim`` in ``ctx`` (claim id set), stamped and written to ``ctx.out_dir``.
-    Its CPU time is this thread's plus that of the sweep tasks it ran in worker processes."""
+    Its CPU time is this thread's plus that of the sweep tasks it ran in worker processes. A
+    claim without a path on the run's backend (:attr:`Claim.backends`) computes on numpy: its
+    provenance names numpy and the CPU, and ``backend_asked`` the backend the run asked for."""
     from sims.sweep import CpuMeter
 
     ctx.out_dir.mkdir(parents=True, exist_ok=True)
+    asked = ctx.backend.name
+    if asked not in claim.backends:  # no path on the asked backend: numpy, and the record says so
+        ctx = replace(ctx, backend=get_backend("numpy"))
     start, cpu_start = time.perf_counter(), time.thread_time()
     with CpuMeter() as meter:
         try:
@@ -437,7 +451,8 @@ def _check_once(claim: Claim, ctx: Context, code: str | None = None) -> CheckRes
         history=[entry.to_json() for entry in claim.history],
         provenance=provenance(
             ctx, time.perf_counter() - start, cpu_s, code or claim_fingerprint(claim)
-        ),
+        )
+        | ({} if asked == ctx.backend.name else {"backend_asked": asked}),
     )
     write_claim(ctx.out_dir, result)
     return result

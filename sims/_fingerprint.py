@@ -258,17 +258,46 @@ def _bound_from(item: tuple[str, str | None], nodes: list[ast.AST], package: str
     return names
 
 
+def _sliced(
+    name: str,
+    path: Path,
+    source: bytes,
+    ignore: tuple[tuple[str, str], ...],
+    roots: frozenset[str] | None,
+) -> tuple[bool, str, frozenset[tuple[str, str | None]]]:
+    """(whether the whole module counts, the sha256 of the canonical code of its part at
+    ``roots`` (None: the whole module), what that part uses of other modules), cached by
+    (module, sha256 of source, ``ignore``, ``roots``). The whole module counts when a root is
+    not a name its top level binds."""
+    key = (name, hashlib.sha256(source).hexdigest(), ignore, roots)
+    with _AST_LOCK:
+        if key not in _SLICES:
+            tree = ast.parse(source)
+            names = set().union(*(_bound_names(node) for node in tree.body))
+            whole = roots is None or not roots - {""} <= names
+            part = tree if whole else module_slice(tree, roots - {""}, ignore)
+            code = hashlib.sha256(canonical_code(part, ignore).encode()).hexdigest()
+            drop = {(callee, keyword) for callee, keyword in ignore}
+            uses = _used_items(part, name, path.name == "__init__.py", drop)
+            _SLICES[key] = (whole, code, frozenset(uses))
+        return _SLICES[key]
+
+
+_SLICES: dict[tuple[Any, ...], tuple[bool, str, frozenset[tuple[str, str | None]]]] = {}
+
+
 def _closure_codes(
     fn: Callable[..., Any], skip: Collection[str], ignore: tuple[tuple[str, str], ...]
 ) -> dict[str, str]:
     """Module -> sha256 of the canonical code of the part of it that ``fn`` can run: ``fn``'s
     slice of its own module, and, transitively, the slice of every project module at the names
     that slice uses of it (:func:`_used_items`), or the whole module where a name cannot be
-    traced (a module used as a value, a star import, a name no top-level statement binds)."""
+    traced (a module used as a value, a star import, a name no top-level statement binds). A
+    nested function is traced from the top-level function that defines it."""
     module = fn.__module__
     top = {"theory", "sims", "neural", "paper_checks", module.partition(".")[0]}
-    drop = {(callee, keyword) for callee, keyword in ignore}
-    wanted: dict[str, set[str] | None] = {module: {fn.__name__}}
+    outer = fn.__qualname__.partition(".")[0]  # a nested function counts as its enclosing one
+    wanted: dict[str, set[str] | None] = {module: {outer}}
     codes: dict[str, tuple[frozenset[str] | None, str]] = {}
     todo = [module]
     while todo:
@@ -281,16 +310,11 @@ def _closure_codes(
         if path is None:
             codes[name] = (key, "")
             continue
-        source = path.read_bytes()
-        with _AST_LOCK:
-            tree = ast.parse(source)
-        names = set().union(*(_bound_names(node) for node in tree.body))
-        if roots is not None and not roots - {""} <= names:
-            roots = wanted[name] = None  # a name not bound at top level: the whole module
-            key = None
-        part = tree if roots is None else module_slice(tree, roots - {""}, ignore)
-        codes[name] = (key, hashlib.sha256(canonical_code(part, ignore).encode()).hexdigest())
-        for used, attr in _used_items(part, name, path.name == "__init__.py", drop):
+        whole, code, uses = _sliced(name, path, path.read_bytes(), ignore, key)
+        if whole:
+            key = wanted[name] = None
+        codes[name] = (key, code)
+        for used, attr in uses:
             if used.partition(".")[0] not in top or used in skip:
                 continue
             now = wanted.get(used, set())

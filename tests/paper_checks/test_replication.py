@@ -451,3 +451,28 @@ def test_not_run_at_needs_a_known_scale_and_a_reason(not_run_at, match):
             stochastic=False,
             not_run_at=not_run_at,
         )
+
+
+def test_a_record_names_the_backend_that_computed_it(tmp_path):
+    # asked for cupy (a stand-in Backend: no GPU here), a claim without a cupy path computes on
+    # numpy and its record says so; a claim that declares one gets the asked backend
+    from dataclasses import replace
+
+    from sims._backend import Backend
+
+    seen = []
+
+    def check(ctx):
+        seen.append(ctx.backend.name)
+        return CheckResult(Verdict.PASS, "ran", {"u": 0.1}, {}, "")
+
+    gpu = Backend("cupy", np, "cuda:0")
+    numpy_only = run_claim(_make(check), Context(out_dir=tmp_path / "a", backend=gpu))
+    assert seen == ["numpy"]
+    assert (numpy_only.provenance["backend"], numpy_only.provenance["device"]) == ("numpy", "cpu")
+    assert numpy_only.provenance["backend_asked"] == "cupy"
+    both = replace(_make(check), backends=("numpy", "cupy"))
+    on_gpu = run_claim(both, Context(out_dir=tmp_path / "b", backend=gpu))
+    assert seen == ["numpy", "cupy"]
+    assert (on_gpu.provenance["backend"], on_gpu.provenance["device"]) == ("cupy", "cuda:0")
+    assert "backend_asked" not in on_gpu.provenance

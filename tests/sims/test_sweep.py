@@ -277,7 +277,7 @@ def _named(name: str):
     def fn():
         return None
 
-    fn.__module__, fn.__name__ = "codepkg.checks", name
+    fn.__module__, fn.__name__, fn.__qualname__ = "codepkg.checks", name, name
     return fn
 
 
