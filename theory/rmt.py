@@ -12,6 +12,7 @@ complex Newton, warm-started along a decreasing η schedule), never by sampling.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import warnings
 from collections.abc import Callable, Sequence
@@ -598,7 +599,14 @@ def rf_stieltjes(
 #: it finds bulks at 1e-8 and at 1e4 alike, and is far above the η-tails of the delta (~1e-11).
 BULK_THRESHOLD = 1e-9
 EDGE_SUBDIVISIONS = 32  # points per refinement pass of an edge bracket
-EDGE_PASSES = 5  # 32⁵ ≈ 3·10⁷: edges to ~1e-9 relative
+#: An edge bracket is narrowed until its width is at most EDGE_RTOL·|edge| (x = λ − floor, so the
+#: edge in λ is at least as precise): whatever grid found the bracket, the edge is the same to
+#: ~1e-10 relative. At most EDGE_MAX_PASSES passes (31¹² ≈ 10¹⁸: any bracket of doubles).
+EDGE_RTOL = 1e-10
+EDGE_MAX_PASSES = 12
+#: A gap is resolved when the points inside on its two sides are more than GAP_RTOL apart
+#: (relative): a hundred edge tolerances, so that both of its edges are resolved.
+GAP_RTOL = 100 * EDGE_RTOL
 MASS_NODES = 256  # tanh-sinh nodes per bulk for its mass
 
 
@@ -689,25 +697,73 @@ def _tanh_sinh_rule(nodes: int) -> tuple[NDArray[np.float64], NDArray[np.float64
 DensityFn = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
 
+def _inside(x: NDArray[np.float64], rho: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Whether each point belongs to a bulk: x·ρ(x) > :data:`BULK_THRESHOLD`."""
+    return x * rho > BULK_THRESHOLD
+
+
 def _refine_edges(
     density: DensityFn, outside: NDArray[np.float64], inside: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    """Narrow each bracket (outside, inside) of an edge, all at once, to the first point where
-    x·ρ(x) exceeds :data:`BULK_THRESHOLD`; returns the refined outside ends, so that the
-    interval [lower, upper] never cuts off a piece of the bulk."""
-    lo, hi = outside.copy(), inside.copy()
+    """Narrow each bracket (outside, inside) of an edge, all at once, to the first point seen
+    inside (:func:`_inside`) from the outside end, :data:`EDGE_SUBDIVISIONS` points per pass,
+    until the bracket is narrower than :data:`EDGE_RTOL`·|edge|; returns the refined outside
+    ends, so that the interval [lower, upper] never cuts off a piece of the bulk. The result
+    depends on the bracket only through rounding: edges do not move with the grid that found
+    them."""
+    lo, hi = outside.astype(float), inside.astype(float)
     frac = np.linspace(0.0, 1.0, EDGE_SUBDIVISIONS + 1)[1:-1]
-    for _ in range(EDGE_PASSES):
-        pts = lo[:, None] + (hi - lo)[:, None] * frac[None, :]
-        inside_pts = pts * density(pts.ravel()).reshape(pts.shape) > BULK_THRESHOLD
-        # the bracket's inside end moves towards the first point seen inside (from lo's side)
+    for _ in range(EDGE_MAX_PASSES):
+        open_ = np.flatnonzero(np.abs(hi - lo) > EDGE_RTOL * np.maximum(np.abs(lo), np.abs(hi)))
+        if open_.size == 0:
+            break
+        a, b = lo[open_], hi[open_]
+        pts = a[:, None] + (b - a)[:, None] * frac[None, :]
+        inside_pts = _inside(pts, density(pts.ravel()).reshape(pts.shape))
+        # the bracket's inside end moves to the first point seen inside (from the outside end)
         first = np.where(inside_pts.any(axis=1), inside_pts.argmax(axis=1), len(frac))
-        new_hi = np.where(
-            first < len(frac), pts[np.arange(len(lo)), np.minimum(first, len(frac) - 1)], hi
-        )
-        new_lo = np.where(first > 0, pts[np.arange(len(lo)), np.maximum(first - 1, 0)], lo)
-        lo, hi = new_lo, new_hi
+        rows = np.arange(open_.size)
+        hi[open_] = np.where(first < len(frac), pts[rows, np.minimum(first, len(frac) - 1)], b)
+        lo[open_] = np.where(first > 0, pts[rows, np.maximum(first - 1, 0)], a)
     return lo
+
+
+def _gaps(
+    xs: NDArray[np.float64], rho: NDArray[np.float64]
+) -> list[tuple[float, float, float, float]]:
+    """The gaps that evaluated points (any order) show inside one interval: runs of points outside
+    the bulks (:func:`_inside`) with points inside on both sides, as brackets
+    (left inside, left outside, right outside, right inside). A gap between inside points closer
+    than :data:`GAP_RTOL` relative is not resolved (a cusp, or rounding next to an edge)."""
+    order = np.argsort(xs, kind="stable")
+    x, on = xs[order], _inside(xs[order], rho[order])
+    idx = np.flatnonzero(on)
+    out = []
+    for a, b in itertools.pairwise(idx):
+        resolved = x[b] - x[a] > GAP_RTOL * max(abs(x[a]), abs(x[b]))
+        if b > a + 1 and resolved:
+            out.append((float(x[a]), float(x[a + 1]), float(x[b - 1]), float(x[b])))
+    return out
+
+
+def _split_at_gaps(
+    density: DensityFn,
+    bulk: tuple[float, float],
+    gaps: list[tuple[float, float, float, float]],
+) -> list[tuple[float, float]]:
+    """Cut the interval ``bulk`` = (lower, upper) at ``gaps`` (brackets of :func:`_gaps`), each
+    new edge refined by :func:`_refine_edges`; returns the pieces in increasing x."""
+    if not gaps:
+        return [bulk]
+    g = np.array(gaps, dtype=float)
+    # the upper edge of the piece left of each gap, then the lower edge of the piece right of it
+    edges = _refine_edges(
+        density, np.concatenate([g[:, 1], g[:, 2]]), np.concatenate([g[:, 0], g[:, 3]])
+    )
+    uppers, lowers = edges[: len(gaps)], edges[len(gaps) :]
+    starts = [bulk[0], *lowers.tolist()]
+    ends = [*uppers.tolist(), bulk[1]]
+    return list(zip(starts, ends, strict=True))
 
 
 #: Adaptive mass quadrature: an interval's tanh-sinh estimate is accepted when its two halves
@@ -770,6 +826,53 @@ def _adaptive_mass(
     return mass, np.concatenate(kept_x), np.concatenate(kept_rho)
 
 
+def _intervals_on_grid(
+    density: DensityFn, x: NDArray[np.float64], rho: NDArray[np.float64], *, bottom: float
+) -> list[tuple[float, float]]:
+    """The runs of a sorted grid where :func:`_inside` holds, as (lower, upper) with each edge
+    refined inside its grid cell (:func:`_refine_edges`); a run touching the first grid point
+    gets lower edge ``bottom``, one touching the last gets upper edge x[-1]."""
+    on = _inside(x, rho)
+    starts = np.flatnonzero(on & ~np.concatenate([[False], on[:-1]]))
+    ends = np.flatnonzero(on & ~np.concatenate([on[1:], [False]]))
+    lower_bracket = [(x[i - 1], x[i]) if i > 0 else (bottom, bottom) for i in starts]
+    upper_bracket = [(x[j + 1], x[j]) if j + 1 < x.size else (x[j], x[j]) for j in ends]
+    brackets = np.array(lower_bracket + upper_bracket, dtype=float).reshape(-1, 2)
+    refine = brackets[:, 0] != brackets[:, 1]
+    edges = brackets[:, 1].copy()
+    if refine.any():
+        edges[refine] = _refine_edges(density, brackets[refine, 0], brackets[refine, 1])
+    return list(zip(edges[: len(starts)].tolist(), edges[len(starts) :].tolist(), strict=True))
+
+
+#: How many times the pieces of a split bulk are searched again for gaps their nodes show.
+SPLIT_ROUNDS = 4
+
+
+def _measure_bulks(
+    density: DensityFn, intervals: list[tuple[float, float]], mass_levels: int, rounds: int
+) -> tuple[list[Bulk], list[tuple]]:
+    """Each interval's mass by :func:`_adaptive_mass`; an interval whose quadrature nodes show a
+    gap (:func:`_gaps`: the adaptive quadrature concentrates its nodes where two edges face each
+    other inside one interval) is split there and its pieces measured again, up to ``rounds``
+    times. Bulks whose mass is at most :data:`MASS_TOL` are dropped: the quadrature accepts each
+    interval to MASS_TOL, so such a bulk cannot be told from none (at ψ_p = 1 exactly, points
+    next to s_t² give "bulks" of mass ±1e-11)."""
+    bulks, nodes = [], []
+    for lower, upper in intervals:
+        mass, xs, rho = _adaptive_mass(density, lower, upper, mass_levels)
+        gaps = _gaps(xs, rho) if rounds > 0 else []
+        if gaps:
+            pieces = _split_at_gaps(density, (lower, upper), gaps)
+            more_bulks, more_nodes = _measure_bulks(density, pieces, mass_levels, rounds - 1)
+            bulks += more_bulks
+            nodes += more_nodes
+        elif mass > MASS_TOL:
+            bulks.append(Bulk(mass, lower, upper))
+            nodes.append((xs, rho))
+    return bulks, nodes
+
+
 def find_bulks(
     density: DensityFn,
     x_max: float,
@@ -781,34 +884,18 @@ def find_bulks(
     """Locate the bulks of a density on x ∈ (0, x_max] (x = λ − λ_floor, so a delta at the floor
     never enters): a log grid of ``points`` over ``x_max·x_min_rel … x_max`` marks where x·ρ(x)
     exceeds :data:`BULK_THRESHOLD` (an absolute, scale-free threshold: a threshold relative to
-    max ρ fails when bulks sit 4–5 decades apart), each edge is refined inside its bracket, and
-    each mass is ∫ρ on [lower, upper] by adaptive tanh-sinh (:func:`_adaptive_mass`: exact
-    enough for square-root and inverse-square-root edges, and for a gap inside a bulk that is
-    narrower than the grid). A bulk touching the bottom of
-    the grid gets lower edge 0.
+    max ρ fails when bulks sit 4–5 decades apart), each edge is refined inside its bracket to
+    :data:`EDGE_RTOL` (:func:`_refine_edges`), and each mass is ∫ρ on [lower, upper] by adaptive
+    tanh-sinh (:func:`_adaptive_mass`: exact enough for square-root and inverse-square-root
+    edges, and for a gap inside a bulk that is narrower than the grid, where the bulk is then
+    split: :func:`_measure_bulks`). A bulk touching the bottom of the grid gets lower edge 0.
 
     Returns (grid, density on it, bulks, quadrature (x nodes, ρ) per bulk).
     """
     x = np.geomspace(x_max * x_min_rel, x_max, points)
     rho = density(x)
-    on = x * rho > BULK_THRESHOLD
-    starts = np.flatnonzero(on & ~np.concatenate([[False], on[:-1]]))
-    ends = np.flatnonzero(on & ~np.concatenate([on[1:], [False]]))
-    lower_bracket = [(x[i - 1], x[i]) if i > 0 else (0.0, 0.0) for i in starts]
-    upper_bracket = [(x[j + 1], x[j]) if j + 1 < points else (x[j], x[j]) for j in ends]
-    brackets = np.array(lower_bracket + upper_bracket, dtype=float).reshape(-1, 2)
-    refine = brackets[:, 0] != brackets[:, 1]
-    edges = brackets[:, 1].copy()
-    if refine.any():
-        edges[refine] = _refine_edges(density, brackets[refine, 0], brackets[refine, 1])
-    lowers, uppers = edges[: len(starts)], edges[len(starts) :]
-    bulks, nodes = [], []
-    for k in range(len(starts)):
-        mass, xs, rho_nodes = _adaptive_mass(
-            density, float(lowers[k]), float(uppers[k]), mass_levels
-        )
-        bulks.append(Bulk(mass, float(lowers[k]), float(uppers[k])))
-        nodes.append((xs, rho_nodes))
+    intervals = _intervals_on_grid(density, x, rho, bottom=0.0)
+    bulks, nodes = _measure_bulks(density, intervals, mass_levels, SPLIT_ROUNDS)
     return x, rho, bulks, nodes
 
 
@@ -902,6 +989,15 @@ class SpectrumSelfCheckWarning(RuntimeWarning):
     :data:`SELF_CHECK_MASS_TOL` (``RFSpectrum.self_check_passed`` is False)."""
 
 
+#: ρ = Im q/π is read as 0 where Im q ≤ RESOLUTION_RTOL·|q|: outside the support, Im q is the
+#: η-tail η·q′(λ) plus the solver's rounding, which next to a square-root edge (where the
+#: Jacobian is singular) is up to ~1e-9·|q| (measured: 9e-10 at ψ_p = 1.05, ψ_n = 1000,
+#: t = 0.1); inside, Im q/|q| grows like the square root of the distance to the edge, so the cut
+#: moves an edge by ~(RESOLUTION_RTOL/c)² of its bulk's width, c = Im q/|q| in the bulk's middle
+#: (≥ ~1e-3: ~1e-10).
+RESOLUTION_RTOL = 1e-8
+
+
 def rf_spectrum(
     *,
     psi_p: float,
@@ -956,7 +1052,7 @@ def rf_spectrum(
         if delta_mass > 0:  # drop the delta's Lorentzian η/(π(x² + η²)): the bulks are the rest
             eta = ETA_REL * np.maximum(np.abs(x), floor)
             rho = rho - delta_mass * eta / (np.pi * (x * x + eta * eta))
-        return rho
+        return np.where(np.pi * rho > RESOLUTION_RTOL * np.abs(q), rho, 0.0)
 
     decades = math.log10(top / floor)
     grid = find_bulks(
