@@ -718,8 +718,9 @@ def _refine_edges(
     the bulk (:func:`_inside`) before the inside end, :data:`EDGE_SUBDIVISIONS` points per pass,
     until the bracket is narrower than :data:`EDGE_RTOL`·|edge|; returns the refined outside
     ends. The innermost crossing, not the first: next to a square-root edge the solver's
-    rounding leaves bumps of Im q up to ~1e-7·|q| just outside (measured 1e-8 below the edge at
-    ψ_p = 1.05, ψ_n = 1000, t = 0.1), which a first-crossing rule takes for the edge. The result
+    rounding leaves bumps of Im q just outside (at Newton's former residual 1e-12 they reached
+    1e-8 below the edge at ψ_p = 1.05, ψ_n = 1000, t = 0.1), which a first-crossing rule takes
+    for the edge. The result
     depends on the bracket only through rounding: edges do not move with the grid that found
     them."""
     lo, hi = outside.astype(float), inside.astype(float)
@@ -1091,7 +1092,8 @@ class SpectrumSelfCheckWarning(RuntimeWarning):
     :data:`SELF_CHECK_MASS_TOL` (``RFSpectrum.self_check_passed`` is False)."""
 
 
-#: Two cumulative masses closer than this are the same level (the self-check's mass tolerance).
+#: Mass resolution of the level search: a predicted level within LEVEL_TOL of a bulk's ends is
+#: not searched for inside it (a group of fewer eigenvalues than that is no bulk to find).
 LEVEL_TOL = 1e-6
 
 
@@ -1101,7 +1103,7 @@ def rf_mass_levels(
     """The cumulative masses F(λ) (delta included) at which the spectrum of U can have a gap,
     sorted: the counts of eigenvalues below a gap are those of the groups theory separates
     (exact separation of the Gaussian-equivalent U − s_t² = M Mᵀ, M = [G/√n, b_t W/√d]; the
-    groups of docs/diffusion.md#finite-ψ-structure): the delta of p − n − d eigenvalues at s_t²
+    groups of docs/diffusion.md#the-spectrum-of-u-theorem-31): the delta of p − n − d eigenvalues at s_t²
     (mass δ₀ = max(0, 1 − (1+ψ_n)/ψ_p)); the low bulk of min(n, d) eigenvalues above it, and its
     parts per atom of ρ_Σ (levels δ₀ + min(1, ψ_n) W_k/ψ_p, W_k the partial sums of the atom
     weights); ρ1, up to the p − d eigenvalues outside the span of W (level 1 − 1/ψ_p); and ρ2,

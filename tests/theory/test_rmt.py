@@ -542,6 +542,38 @@ def test_the_committed_domain_scan_covers_the_box_and_passes():
     assert all(abs(r["total_mass"] - 1) <= rmt.SELF_CHECK_MASS_TOL for r in rows if r["passed"])
 
 
+def test_the_committed_structure_scan_agrees_with_a_finer_grid():
+    """tests/data/rf_domain_structure.json is :func:`rmt.domain_scan` with ``fine_points=8000``
+    on a fresh sample of the box and on a targeted one, ψ_p ∈ (1, 1.3], ψ_n ≥ 200 (where the
+    narrow bulk next to s_t² + v_t² hides from the grid): every spectrum passes its self-check
+    (mass levels included) and has the same bulks, with the same masses, on the default grid
+    (1000 points) and on one 8 times finer."""
+    data = json.loads((Path(__file__).parents[1] / "data" / "rf_domain_structure.json").read_text())
+    fresh = np.array([[r["psi_p"], r["psi_n"], r["t"]] for r in data["fresh"]])
+    np.testing.assert_allclose(fresh, rmt.domain_sample(60, seed=2026), rtol=1e-12)
+    targeted = np.array([[r["psi_p"], r["psi_n"], r["t"]] for r in data["targeted"]])
+    box = {"psi_p": (1.0, 1.3), "psi_n": (200.0, 4096.0)}
+    np.testing.assert_allclose(targeted, rmt.domain_sample(60, seed=37, **box), rtol=1e-12)
+    for row in data["fresh"] + data["targeted"]:
+        assert row["passed"], row
+        assert row["same_structure"], row
+    # the targeted sample: the narrow bulk of mass 1 − 1/ψ_p on its own (50 of 60 points), or
+    # merged with ρ2 into one bulk of mass 1 (ψ_p − 1 ≲ 0.06 with t ≲ 0.06, where ρ2's lower
+    # edge, ~(√ψ_p − 1)² above s_t² + v_t², falls inside the narrow bulk's width ~v_t²√(ψ_p/ψ_n))
+    for row in data["targeted"]:
+        if len(row["masses"]) == 1:
+            assert row["masses"][0] == pytest.approx(1.0, abs=1e-6)
+        else:
+            assert row["masses"][0] == pytest.approx(1 - 1 / row["psi_p"], abs=1e-6)
+
+
+def test_domain_sample_draws_inside_the_box_it_is_given():
+    box = {"psi_p": (1.0, 1.3), "psi_n": (200.0, 4096.0), "t": (0.01, 0.1)}
+    pts = rmt.domain_sample(50, seed=3, **box)
+    for column, (lo, hi) in zip(pts.T, box.values(), strict=True):
+        assert np.all((column >= lo) & (column <= hi))
+
+
 # ---- independent routes to the constants and edges (the diffusion checks' statistics) ---------
 
 
