@@ -1292,6 +1292,8 @@ def _self_check_rmt(spec: Any) -> None:
         problems.append(f"s_t² = {spec.consts.s2:.3g} is not positive")
     if not abs(spec.total_mass - 1.0) <= RMT_MASS_TOLERANCE:
         problems.append(f"total mass {spec.total_mass:.6g}, not 1 within {RMT_MASS_TOLERANCE:g}")
+    if spec.unpredicted_levels:
+        problems.append("a gap between bulks where theory puts none (a bulk missed or cut)")
     if not np.all(np.isfinite(spec.density)) or np.any(spec.density < 0):
         problems.append("the density is not finite and non-negative")
     edges = [v for b in spec.bulks for v in (b.mass, b.lower, b.upper)]

@@ -12,6 +12,7 @@ complex Newton, warm-started along a decreasing η schedule), never by sampling.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import warnings
 from collections.abc import Callable, Sequence
@@ -51,6 +52,7 @@ __all__ = [
     "rf_constants",
     "rf_constants_direct",
     "rf_density_per_point",
+    "rf_mass_levels",
     "rf_spectrum",
     "rf_stieltjes",
     "rho1_marchenko_pastur_edges",
@@ -250,8 +252,16 @@ def _residual_norm(F: NDArray, x: NDArray) -> NDArray[np.float64]:
     return np.max(np.abs(F) / (1.0 + np.abs(x)), axis=0)
 
 
+#: Newton's target for the scale-aware residual. Next to a square-root edge the Jacobian is
+#: singular and the error of q is about the square root of the residual: at 1e-12, Im q outside
+#: the support showed rounding bumps up to 4e-6·|q| (ψ_p = 1.05, ψ_n = 1000, t = 0.05), at 1e-14
+#: 4e-8·|q|, which moves edges by less than 1e-9 (more iterations only where convergence is
+#: slow; a point still counts as converged at residual 1e-10).
+NEWTON_TOL = 1e-14
+
+
 def _newton(
-    system: System, x: NDArray, z: NDArray, *, max_iter: int = 60, tol: float = 1e-12
+    system: System, x: NDArray, z: NDArray, *, max_iter: int = 60, tol: float = NEWTON_TOL
 ) -> tuple[NDArray, NDArray[np.bool_]]:
     """Damped complex Newton on every grid point at once; returns (x, converged).
 
@@ -598,7 +608,14 @@ def rf_stieltjes(
 #: it finds bulks at 1e-8 and at 1e4 alike, and is far above the η-tails of the delta (~1e-11).
 BULK_THRESHOLD = 1e-9
 EDGE_SUBDIVISIONS = 32  # points per refinement pass of an edge bracket
-EDGE_PASSES = 5  # 32⁵ ≈ 3·10⁷: edges to ~1e-9 relative
+#: An edge bracket is narrowed until its width is at most EDGE_RTOL·|edge| (x = λ − floor, so the
+#: edge in λ is at least as precise): whatever grid found the bracket, the edge is the same to
+#: ~1e-10 relative. At most EDGE_MAX_PASSES passes (31¹² ≈ 10¹⁸: any bracket of doubles).
+EDGE_RTOL = 1e-10
+EDGE_MAX_PASSES = 12
+#: A gap is resolved when the points inside on its two sides are more than GAP_RTOL apart
+#: (relative): a hundred edge tolerances, so that both of its edges are resolved.
+GAP_RTOL = 100 * EDGE_RTOL
 MASS_NODES = 256  # tanh-sinh nodes per bulk for its mass
 
 
@@ -689,25 +706,77 @@ def _tanh_sinh_rule(nodes: int) -> tuple[NDArray[np.float64], NDArray[np.float64
 DensityFn = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
 
+def _inside(x: NDArray[np.float64], rho: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Whether each point belongs to a bulk: x·ρ(x) > :data:`BULK_THRESHOLD`."""
+    return x * rho > BULK_THRESHOLD
+
+
 def _refine_edges(
     density: DensityFn, outside: NDArray[np.float64], inside: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    """Narrow each bracket (outside, inside) of an edge, all at once, to the first point where
-    x·ρ(x) exceeds :data:`BULK_THRESHOLD`; returns the refined outside ends, so that the
-    interval [lower, upper] never cuts off a piece of the bulk."""
-    lo, hi = outside.copy(), inside.copy()
+    """Narrow each bracket (outside, inside) of an edge, all at once, to the last point outside
+    the bulk (:func:`_inside`) before the inside end, :data:`EDGE_SUBDIVISIONS` points per pass,
+    until the bracket is narrower than :data:`EDGE_RTOL`·|edge|; returns the refined outside
+    ends. The innermost crossing, not the first: next to a square-root edge the solver's
+    rounding leaves bumps of Im q just outside (at Newton's former residual 1e-12 they reached
+    1e-8 below the edge at ψ_p = 1.05, ψ_n = 1000, t = 0.1), which a first-crossing rule takes
+    for the edge. The result
+    depends on the bracket only through rounding: edges do not move with the grid that found
+    them."""
+    lo, hi = outside.astype(float), inside.astype(float)
     frac = np.linspace(0.0, 1.0, EDGE_SUBDIVISIONS + 1)[1:-1]
-    for _ in range(EDGE_PASSES):
-        pts = lo[:, None] + (hi - lo)[:, None] * frac[None, :]
-        inside_pts = pts * density(pts.ravel()).reshape(pts.shape) > BULK_THRESHOLD
-        # the bracket's inside end moves towards the first point seen inside (from lo's side)
-        first = np.where(inside_pts.any(axis=1), inside_pts.argmax(axis=1), len(frac))
-        new_hi = np.where(
-            first < len(frac), pts[np.arange(len(lo)), np.minimum(first, len(frac) - 1)], hi
-        )
-        new_lo = np.where(first > 0, pts[np.arange(len(lo)), np.maximum(first - 1, 0)], lo)
-        lo, hi = new_lo, new_hi
+    n = len(frac)
+    for _ in range(EDGE_MAX_PASSES):
+        open_ = np.flatnonzero(np.abs(hi - lo) > EDGE_RTOL * np.maximum(np.abs(lo), np.abs(hi)))
+        if open_.size == 0:
+            break
+        a, b = lo[open_], hi[open_]
+        pts = a[:, None] + (b - a)[:, None] * frac[None, :]
+        out = ~_inside(pts, density(pts.ravel()).reshape(pts.shape))
+        # index of the last point outside (−1: none, the bracket's outside end stays)
+        last = np.where(out.any(axis=1), n - 1 - np.argmax(out[:, ::-1], axis=1), -1)
+        rows = np.arange(open_.size)
+        lo[open_] = np.where(last >= 0, pts[rows, np.maximum(last, 0)], a)
+        hi[open_] = np.where(last + 1 < n, pts[rows, np.minimum(last + 1, n - 1)], b)
     return lo
+
+
+def _gaps(
+    xs: NDArray[np.float64], rho: NDArray[np.float64]
+) -> list[tuple[float, float, float, float]]:
+    """The gaps that evaluated points (any order) show inside one interval: runs of points outside
+    the bulks (:func:`_inside`) with points inside on both sides, as brackets
+    (left inside, left outside, right outside, right inside). A gap between inside points closer
+    than :data:`GAP_RTOL` relative is not resolved (a cusp, or rounding next to an edge)."""
+    order = np.argsort(xs, kind="stable")
+    x, on = xs[order], _inside(xs[order], rho[order])
+    idx = np.flatnonzero(on)
+    out = []
+    for a, b in itertools.pairwise(idx):
+        resolved = x[b] - x[a] > GAP_RTOL * max(abs(x[a]), abs(x[b]))
+        if b > a + 1 and resolved:
+            out.append((float(x[a]), float(x[a + 1]), float(x[b - 1]), float(x[b])))
+    return out
+
+
+def _split_at_gaps(
+    density: DensityFn,
+    bulk: tuple[float, float],
+    gaps: list[tuple[float, float, float, float]],
+) -> list[tuple[float, float]]:
+    """Cut the interval ``bulk`` = (lower, upper) at ``gaps`` (brackets of :func:`_gaps`), each
+    new edge refined by :func:`_refine_edges`; returns the pieces in increasing x."""
+    if not gaps:
+        return [bulk]
+    g = np.array(gaps, dtype=float)
+    # the upper edge of the piece left of each gap, then the lower edge of the piece right of it
+    edges = _refine_edges(
+        density, np.concatenate([g[:, 1], g[:, 2]]), np.concatenate([g[:, 0], g[:, 3]])
+    )
+    uppers, lowers = edges[: len(gaps)], edges[len(gaps) :]
+    starts = [bulk[0], *lowers.tolist()]
+    ends = [*uppers.tolist(), bulk[1]]
+    return list(zip(starts, ends, strict=True))
 
 
 #: Adaptive mass quadrature: an interval's tanh-sinh estimate is accepted when its two halves
@@ -770,6 +839,53 @@ def _adaptive_mass(
     return mass, np.concatenate(kept_x), np.concatenate(kept_rho)
 
 
+def _intervals_on_grid(
+    density: DensityFn, x: NDArray[np.float64], rho: NDArray[np.float64], *, bottom: float
+) -> list[tuple[float, float]]:
+    """The runs of a sorted grid where :func:`_inside` holds, as (lower, upper) with each edge
+    refined inside its grid cell (:func:`_refine_edges`); a run touching the first grid point
+    gets lower edge ``bottom``, one touching the last gets upper edge x[-1]."""
+    on = _inside(x, rho)
+    starts = np.flatnonzero(on & ~np.concatenate([[False], on[:-1]]))
+    ends = np.flatnonzero(on & ~np.concatenate([on[1:], [False]]))
+    lower_bracket = [(x[i - 1], x[i]) if i > 0 else (bottom, bottom) for i in starts]
+    upper_bracket = [(x[j + 1], x[j]) if j + 1 < x.size else (x[j], x[j]) for j in ends]
+    brackets = np.array(lower_bracket + upper_bracket, dtype=float).reshape(-1, 2)
+    refine = brackets[:, 0] != brackets[:, 1]
+    edges = brackets[:, 1].copy()
+    if refine.any():
+        edges[refine] = _refine_edges(density, brackets[refine, 0], brackets[refine, 1])
+    return list(zip(edges[: len(starts)].tolist(), edges[len(starts) :].tolist(), strict=True))
+
+
+#: How many times the pieces of a split bulk are searched again for gaps their nodes show.
+SPLIT_ROUNDS = 4
+
+
+def _measure_bulks(
+    density: DensityFn, intervals: list[tuple[float, float]], mass_levels: int, rounds: int
+) -> tuple[list[Bulk], list[tuple]]:
+    """Each interval's mass by :func:`_adaptive_mass`; an interval whose quadrature nodes show a
+    gap (:func:`_gaps`: the adaptive quadrature concentrates its nodes where two edges face each
+    other inside one interval) is split there and its pieces measured again, up to ``rounds``
+    times. Bulks whose mass is at most :data:`MASS_TOL` are dropped: the quadrature accepts each
+    interval to MASS_TOL, so such a bulk cannot be told from none (at ψ_p = 1 exactly, points
+    next to s_t² give "bulks" of mass ±1e-11)."""
+    bulks, nodes = [], []
+    for lower, upper in intervals:
+        mass, xs, rho = _adaptive_mass(density, lower, upper, mass_levels)
+        gaps = _gaps(xs, rho) if rounds > 0 else []
+        if gaps:
+            pieces = _split_at_gaps(density, (lower, upper), gaps)
+            more_bulks, more_nodes = _measure_bulks(density, pieces, mass_levels, rounds - 1)
+            bulks += more_bulks
+            nodes += more_nodes
+        elif mass > MASS_TOL:
+            bulks.append(Bulk(mass, lower, upper))
+            nodes.append((xs, rho))
+    return bulks, nodes
+
+
 def find_bulks(
     density: DensityFn,
     x_max: float,
@@ -781,35 +897,104 @@ def find_bulks(
     """Locate the bulks of a density on x ∈ (0, x_max] (x = λ − λ_floor, so a delta at the floor
     never enters): a log grid of ``points`` over ``x_max·x_min_rel … x_max`` marks where x·ρ(x)
     exceeds :data:`BULK_THRESHOLD` (an absolute, scale-free threshold: a threshold relative to
-    max ρ fails when bulks sit 4–5 decades apart), each edge is refined inside its bracket, and
-    each mass is ∫ρ on [lower, upper] by adaptive tanh-sinh (:func:`_adaptive_mass`: exact
-    enough for square-root and inverse-square-root edges, and for a gap inside a bulk that is
-    narrower than the grid). A bulk touching the bottom of
-    the grid gets lower edge 0.
+    max ρ fails when bulks sit 4–5 decades apart), each edge is refined inside its bracket to
+    :data:`EDGE_RTOL` (:func:`_refine_edges`), and each mass is ∫ρ on [lower, upper] by adaptive
+    tanh-sinh (:func:`_adaptive_mass`: exact enough for square-root and inverse-square-root
+    edges, and for a gap inside a bulk that is narrower than the grid, where the bulk is then
+    split: :func:`_measure_bulks`). A bulk touching the bottom of the grid gets lower edge 0.
 
     Returns (grid, density on it, bulks, quadrature (x nodes, ρ) per bulk).
     """
     x = np.geomspace(x_max * x_min_rel, x_max, points)
     rho = density(x)
-    on = x * rho > BULK_THRESHOLD
-    starts = np.flatnonzero(on & ~np.concatenate([[False], on[:-1]]))
-    ends = np.flatnonzero(on & ~np.concatenate([on[1:], [False]]))
-    lower_bracket = [(x[i - 1], x[i]) if i > 0 else (0.0, 0.0) for i in starts]
-    upper_bracket = [(x[j + 1], x[j]) if j + 1 < points else (x[j], x[j]) for j in ends]
-    brackets = np.array(lower_bracket + upper_bracket, dtype=float).reshape(-1, 2)
-    refine = brackets[:, 0] != brackets[:, 1]
-    edges = brackets[:, 1].copy()
-    if refine.any():
-        edges[refine] = _refine_edges(density, brackets[refine, 0], brackets[refine, 1])
-    lowers, uppers = edges[: len(starts)], edges[len(starts) :]
-    bulks, nodes = [], []
-    for k in range(len(starts)):
-        mass, xs, rho_nodes = _adaptive_mass(
-            density, float(lowers[k]), float(uppers[k]), mass_levels
-        )
-        bulks.append(Bulk(mass, float(lowers[k]), float(uppers[k])))
-        nodes.append((xs, rho_nodes))
+    intervals = _intervals_on_grid(density, x, rho, bottom=0.0)
+    bulks, nodes = _measure_bulks(density, intervals, mass_levels, SPLIT_ROUNDS)
     return x, rho, bulks, nodes
+
+
+#: Points of a local grid (a predicted bulk's window, a zoom towards a predicted gap), and zoom
+#: passes: each pass narrows the window around the lowest x·ρ seen to four of its cells.
+LOCAL_POINTS = 256
+ZOOM_PASSES = 8
+
+
+def _zoom_to_gap(density: DensityFn, lo: float, hi: float) -> tuple[NDArray, NDArray]:
+    """Look for a gap inside [lo, hi] by zooming in on the smallest x·ρ: :data:`ZOOM_PASSES`
+    passes of :data:`LOCAL_POINTS` points, each around the previous pass's minimum (between two
+    square-root edges x·ρ is V-shaped, so the minimum walks into the gap). Returns every point
+    evaluated and its ρ, for :func:`_gaps`."""
+    xs, rhos = [], []
+    for _ in range(ZOOM_PASSES):
+        x = np.linspace(lo, hi, LOCAL_POINTS)
+        rho = density(x)
+        xs.append(x)
+        rhos.append(rho)
+        if not np.all(_inside(x, rho)):
+            break
+        k = int(np.argmin(x * rho))
+        lo, hi = x[max(k - 2, 0)], x[min(k + 2, x.size - 1)]
+    return np.concatenate(xs), np.concatenate(rhos)
+
+
+def _node_quantile(nodes: tuple[NDArray, NDArray], fraction: float) -> float:
+    """The x below which ``fraction`` of a bulk's mass lies, from its quadrature nodes (x, ρ)
+    by the trapezoid rule: where to look for a gap that a predicted mass level puts there."""
+    order = np.argsort(nodes[0], kind="stable")
+    x, rho = nodes[0][order], nodes[1][order]
+    cum = np.concatenate([[0.0], np.cumsum(np.diff(x) * (rho[1:] + rho[:-1]) / 2)])
+    return float(np.interp(fraction * cum[-1], cum, x))
+
+
+def _complete_bulks(
+    density: DensityFn,
+    grid: tuple[NDArray[np.float64], NDArray[np.float64], list[Bulk], list[tuple]],
+    *,
+    start_mass: float,
+    levels: NDArray[np.float64],
+    windows: list[tuple[float, float]],
+    mass_levels: int,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], list[Bulk], list[tuple]]:
+    """Search where theory puts structure that a grid may miss. Each predicted cumulative mass
+    level (``levels``, counted from ``start_mass``, the delta) that falls inside a found bulk is
+    a place for a gap: the bulk's quantile there is zoomed into (:func:`_zoom_to_gap`) and the
+    bulk is split at a gap found. Each of ``windows`` (x ranges where theory puts a bulk) is
+    scanned on a local grid of :data:`LOCAL_POINTS`, and bulks there that the grid missed (not
+    touching the window's ends, disjoint from the found ones) are added."""
+    x, rho, bulks, nodes = grid
+    bulks, nodes = list(bulks), list(nodes)
+    cum = start_mass
+    split_bulks, split_nodes = [], []
+    for bulk, node in zip(bulks, nodes, strict=True):
+        inner = levels[(levels > cum + LEVEL_TOL) & (levels < cum + bulk.mass - LEVEL_TOL)]
+        gaps = []
+        for level in inner:
+            margin = min(level - cum, cum + bulk.mass - level) / 2
+            lo = _node_quantile(node, (level - cum - margin) / bulk.mass)
+            hi = _node_quantile(node, (level - cum + margin) / bulk.mass)
+            gaps += _gaps(*_zoom_to_gap(density, lo, hi)) if hi > lo else []
+        cum += bulk.mass
+        if gaps:
+            pieces = _split_at_gaps(density, (bulk.lower, bulk.upper), sorted(set(gaps)))
+            more, more_nodes = _measure_bulks(density, pieces, mass_levels, SPLIT_ROUNDS)
+            split_bulks += more
+            split_nodes += more_nodes
+        else:
+            split_bulks.append(bulk)
+            split_nodes.append(node)
+    bulks, nodes = split_bulks, split_nodes
+    for lo, hi in windows:
+        local = np.linspace(lo, hi, LOCAL_POINTS)
+        local_rho = density(local)
+        found = [
+            (a, b)
+            for a, b in _intervals_on_grid(density, local, local_rho, bottom=lo)
+            if lo < a and b < hi and all(b < k.lower or a > k.upper for k in bulks)
+        ]
+        more, more_nodes = _measure_bulks(density, found, mass_levels, SPLIT_ROUNDS)
+        bulks += more
+        nodes += more_nodes
+    order = np.argsort([b.lower for b in bulks], kind="stable")
+    return x, rho, [bulks[i] for i in order], [nodes[i] for i in order]
 
 
 def _assemble(
@@ -877,13 +1062,18 @@ class RFSpectrum(Spectrum):
     unconverged: int = 0
     #: Evaluation points in all (the denominator of ``unconverged``).
     evaluated: int = 0
+    #: Cumulative masses at the gaps between bulks that are none of :func:`rf_mass_levels`
+    #: (within :data:`SELF_CHECK_MASS_TOL`): a bulk missed or cut.
+    unpredicted_levels: tuple[float, ...] = ()
 
     @property
     def self_check_passed(self) -> bool:
-        """Whether the spectrum is a probability distribution: total mass 1 within
-        :data:`SELF_CHECK_MASS_TOL`, the density finite and non-negative on its grid."""
+        """Whether the spectrum is a probability distribution whose bulks theory explains: total
+        mass 1 within :data:`SELF_CHECK_MASS_TOL`, the density finite and non-negative on its
+        grid, and every gap between bulks at a cumulative mass of :func:`rf_mass_levels`."""
         return bool(
             abs(self.total_mass - 1.0) <= SELF_CHECK_MASS_TOL
+            and not self.unpredicted_levels
             and np.all(np.isfinite(self.density))
             and np.all(self.density >= 0)
         )
@@ -900,6 +1090,57 @@ class SpectrumSelfCheckError(RuntimeError):
 class SpectrumSelfCheckWarning(RuntimeWarning):
     """:func:`rf_spectrum` returned a spectrum whose total mass is not 1 within
     :data:`SELF_CHECK_MASS_TOL` (``RFSpectrum.self_check_passed`` is False)."""
+
+
+#: Mass resolution of the level search: a predicted level within LEVEL_TOL of a bulk's ends is
+#: not searched for inside it (a group of fewer eigenvalues than that is no bulk to find).
+LEVEL_TOL = 1e-6
+
+
+def rf_mass_levels(
+    psi_p: float, psi_n: float, spectrum: DataSpectrum | None = None
+) -> NDArray[np.float64]:
+    """The cumulative masses F(λ) (delta included) at which the spectrum of U can have a gap,
+    sorted: the counts of eigenvalues below a gap are those of the groups theory separates
+    (exact separation of the Gaussian-equivalent U − s_t² = M Mᵀ, M = [G/√n, b_t W/√d]; the
+    groups of docs/diffusion.md#the-spectrum-of-u-theorem-31): the delta of p − n − d eigenvalues at s_t²
+    (mass δ₀ = max(0, 1 − (1+ψ_n)/ψ_p)); the low bulk of min(n, d) eigenvalues above it, and its
+    parts per atom of ρ_Σ (levels δ₀ + min(1, ψ_n) W_k/ψ_p, W_k the partial sums of the atom
+    weights); ρ1, up to the p − d eigenvalues outside the span of W (level 1 − 1/ψ_p); and ρ2,
+    the d eigenvalues of W's span, per atom of ρ_Σ (levels 1 − 1/ψ_p + W_k/ψ_p). For ψ_p ≤ 1 the
+    span of W is everything and only the atoms' levels W_k remain. Groups may merge (no gap
+    then), but a gap elsewhere means a bulk was missed or cut."""
+    spectrum = DataSpectrum.identity() if spectrum is None else spectrum
+    partial = np.cumsum(spectrum.weights)
+    delta = max(0.0, 1.0 - (1.0 + psi_n) / psi_p)
+    top = min(1.0, 1.0 / psi_p)  # the mass of the span of W
+    levels = np.concatenate(
+        [delta + min(1.0, psi_n) / psi_p * partial, [1.0 - top], 1.0 - top + top * partial]
+    )
+    levels = levels[(levels > delta + LEVEL_TOL) & (levels <= 1.0 + LEVEL_TOL)]
+    return np.unique(np.minimum(levels, 1.0))
+
+
+def _rf_noise_window(consts: RFConstants, psi_p: float, psi_n: float) -> list[tuple[float, float]]:
+    """Where (in x = λ − s_t²) theory puts the p − d eigenvalues outside the span of W for
+    ψ_p > 1: there U compresses to s_t² + v_t² PΩΩᵀP/n, a Marchenko–Pastur law of ratio
+    γ = (ψ_p − 1)/ψ_n and variance v_t², on [v_t²(1 − √γ)², v_t²(1 + √γ)²]; by interlacing,
+    U moves at most d of them, so the bulk lies there up to a shift of the order of its width.
+    Returns that interval widened by its width on each side ([] for ψ_p ≤ 1)."""
+    if psi_p <= 1.0:
+        return []
+    root = math.sqrt((psi_p - 1.0) / psi_n)
+    lo, hi = consts.v2 * (1.0 - root) ** 2, consts.v2 * (1.0 + root) ** 2
+    return [(max(lo - (hi - lo), lo / 2), hi + (hi - lo))]
+
+
+#: ρ = Im q/π is read as 0 where Im q ≤ RESOLUTION_RTOL·|q|: outside the support, Im q is the
+#: η-tail η·q′(λ) plus the solver's rounding, which next to a square-root edge (where the
+#: Jacobian is singular) reaches ~1e-8·|q| at :data:`NEWTON_TOL`. A larger cut would bias the
+#: edges of small bulks, where Im q/|q| is small throughout (ρ2 at ψ_p = 4096 moves by 4e-9 at
+#: 1e-7 and by 4e-7 at 1e-6); this one leaves a band of rounding bumps ~1e-10 wide outside an
+#: edge, so edges agree to a few 1e-9 relative across grids.
+RESOLUTION_RTOL = 1e-8
 
 
 def rf_spectrum(
@@ -956,7 +1197,7 @@ def rf_spectrum(
         if delta_mass > 0:  # drop the delta's Lorentzian η/(π(x² + η²)): the bulks are the rest
             eta = ETA_REL * np.maximum(np.abs(x), floor)
             rho = rho - delta_mass * eta / (np.pi * (x * x + eta * eta))
-        return rho
+        return np.where(np.pi * rho > RESOLUTION_RTOL * np.abs(q), rho, 0.0)
 
     decades = math.log10(top / floor)
     grid = find_bulks(
@@ -966,6 +1207,19 @@ def rf_spectrum(
         x_min_rel=floor / top,
         mass_levels=mass_levels,
     )
+    levels = rf_mass_levels(psi_p, psi_n, spectrum)
+    grid = _complete_bulks(
+        density,
+        grid,
+        start_mass=delta_mass,
+        levels=levels,
+        windows=_rf_noise_window(consts, psi_p, psi_n),
+        mass_levels=mass_levels,
+    )
+    cumulative = delta_mass + np.cumsum([b.mass for b in grid[2]])[:-1]
+    unpredicted = tuple(
+        float(c) for c in cumulative if not np.any(np.abs(levels - c) <= SELF_CHECK_MASS_TOL)
+    )
     base = _assemble(consts.s2, delta_mass, grid)
     result = RFSpectrum(
         **vars(base),
@@ -974,12 +1228,28 @@ def rf_spectrum(
         psi_n=float(psi_n),
         unconverged=unconverged,
         evaluated=evaluated,
+        unpredicted_levels=unpredicted,
     )
     if not result.self_check_passed:
+        problems = []
+        if abs(result.total_mass - 1.0) > SELF_CHECK_MASS_TOL:
+            problems.append(
+                f"total mass {result.total_mass:.6g}, not 1 within {SELF_CHECK_MASS_TOL:g}"
+            )
+        if unpredicted:
+            problems.append(
+                "a gap where theory puts none, below a cumulative mass of "
+                + ", ".join(f"{c:.6g}" for c in unpredicted)
+                + " (predicted: "
+                + ", ".join(f"{c:.6g}" for c in levels)
+                + ")"
+            )
+        if not problems:
+            problems.append("the density is not finite and non-negative")
         message = (
             f"rf_spectrum(psi_p={psi_p:g}, psi_n={psi_n:g}, t={t:g}) failed its self-check: "
-            f"total mass {result.total_mass:.6g}, not 1 within {SELF_CHECK_MASS_TOL:g} "
-            f"({unconverged} of {evaluated} points unconverged)"
+            + "; ".join(problems)
+            + f" ({unconverged} of {evaluated} points unconverged)"
         )
         if strict:
             raise SpectrumSelfCheckError(message)
@@ -1054,41 +1324,63 @@ DOMAIN_PSI = (1.0, 4096.0)
 DOMAIN_T = (1e-3, 3.0)
 
 
-def domain_sample(n: int, seed: int = 0) -> NDArray[np.float64]:
-    """``n`` points (ψ_p, ψ_n, t) drawn log-uniformly from the box ψ_p, ψ_n ∈ :data:`DOMAIN_PSI`,
-    t ∈ :data:`DOMAIN_T` (a fixed draw for a given seed)."""
+def domain_sample(
+    n: int,
+    seed: int = 0,
+    *,
+    psi_p: tuple[float, float] = DOMAIN_PSI,
+    psi_n: tuple[float, float] = DOMAIN_PSI,
+    t: tuple[float, float] = DOMAIN_T,
+) -> NDArray[np.float64]:
+    """``n`` points (ψ_p, ψ_n, t) drawn log-uniformly from the box ψ_p ∈ ``psi_p``, ψ_n ∈
+    ``psi_n``, t ∈ ``t`` (default: the whole box :data:`DOMAIN_PSI`² × :data:`DOMAIN_T`; a fixed
+    draw for a given seed)."""
     rng = np.random.default_rng(seed)
-    lo = np.log([DOMAIN_PSI[0], DOMAIN_PSI[0], DOMAIN_T[0]])
-    hi = np.log([DOMAIN_PSI[1], DOMAIN_PSI[1], DOMAIN_T[1]])
+    lo = np.log([psi_p[0], psi_n[0], t[0]])
+    hi = np.log([psi_p[1], psi_n[1], t[1]])
     return np.exp(lo + (hi - lo) * rng.random((n, 3)))
 
 
 def domain_scan(
-    points: NDArray[np.float64], *, spectrum_points: int = 1000, mass_levels: int = MASS_LEVELS
+    points: NDArray[np.float64],
+    *,
+    spectrum_points: int = 1000,
+    mass_levels: int = MASS_LEVELS,
+    fine_points: int | None = None,
 ) -> list[dict]:
     """:func:`rf_spectrum` at each (ψ_p, ψ_n, t) row: its total mass, whether it passed its
-    self-check, its unconverged points and the CPU seconds it took."""
+    self-check, its unconverged points, its bulks' masses and the CPU seconds it took. With
+    ``fine_points``, the same spectrum on a grid of that many points too: its masses
+    (``fine_masses``) and whether the bulk structure is the same on both grids
+    (``same_structure``: as many bulks, each mass within :data:`SELF_CHECK_MASS_TOL`)."""
     import time
+
+    def solve(psi_p: float, psi_n: float, t: float, grid: int) -> RFSpectrum:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SpectrumSelfCheckWarning)
+            return rf_spectrum(psi_p=psi_p, psi_n=psi_n, t=t, points=grid, mass_levels=mass_levels)
 
     rows = []
     for psi_p, psi_n, t in np.asarray(points, dtype=float):
         start = time.process_time()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SpectrumSelfCheckWarning)
-            spec = rf_spectrum(
-                psi_p=psi_p, psi_n=psi_n, t=t, points=spectrum_points, mass_levels=mass_levels
+        spec = solve(psi_p, psi_n, t, spectrum_points)
+        row = {
+            "psi_p": float(psi_p),
+            "psi_n": float(psi_n),
+            "t": float(t),
+            "total_mass": spec.total_mass,
+            "passed": spec.self_check_passed,
+            "unconverged": spec.unconverged,
+            "masses": [b.mass for b in spec.bulks],
+            "cpu_s": time.process_time() - start,
+        }
+        if fine_points is not None:
+            fine = [b.mass for b in solve(psi_p, psi_n, t, fine_points).bulks]
+            row["fine_masses"] = fine
+            row["same_structure"] = len(fine) == len(row["masses"]) and bool(
+                np.all(np.abs(np.subtract(fine, row["masses"])) <= SELF_CHECK_MASS_TOL)
             )
-        rows.append(
-            {
-                "psi_p": float(psi_p),
-                "psi_n": float(psi_n),
-                "t": float(t),
-                "total_mass": spec.total_mass,
-                "passed": spec.self_check_passed,
-                "unconverged": spec.unconverged,
-                "cpu_s": time.process_time() - start,
-            }
-        )
+        rows.append(row)
     return rows
 
 

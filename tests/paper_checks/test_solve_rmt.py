@@ -96,6 +96,25 @@ def test_sample_counts_each_group_and_writes_the_figure(tmp_path, capsys):
     assert plot.with_suffix(".pdf").is_file()
 
 
+def test_the_narrow_bulk_just_above_psi_p_one_is_its_own_row(capsys):
+    """Reported: at ψ_p = 1.05, ψ_n = 1000, t = 0.1 the default grid printed one bulk of mass 1;
+    the p − d eigenvalues outside the span of W (mass 1 − 1/ψ_p) are a bulk of their own."""
+    assert main(["solve", "rmt", "--psi-p", "1.05", "--psi-n", "1000", "--t", "0.1"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()]
+    bulks = [r for r in rows if r[:1] in (["1"], ["2"], ["3"])]
+    assert [float(r[1]) for r in bulks] == pytest.approx([0.05 / 1.05, 1 / 1.05], abs=1e-7)
+    assert float(bulks[0][4]) < float(bulks[1][3])  # the gap: upper edge 1 < lower edge 2
+
+
+def test_a_gap_where_theory_puts_none_is_refused(monkeypatch, capsys):
+    from theory import rmt
+
+    monkeypatch.setattr(rmt, "rf_mass_levels", lambda *a: np.array([1.0]))
+    assert main(["solve", "rmt", "--psi-p", "4", "--psi-n", "2", "--t", "0.5"]) == 1
+    err = capsys.readouterr().err
+    assert "a gap between bulks where theory puts none" in err
+
+
 def _exit_code(argv: list[str]) -> int | str | None:
     """main's return value, or the code it exits with (argparse usage errors exit)."""
     try:
