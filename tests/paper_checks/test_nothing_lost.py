@@ -26,10 +26,11 @@ import re
 import signal
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from paper_checks import _files
@@ -311,10 +312,13 @@ def test_a_schema_that_is_not_a_version_is_refused(tmp_path, schema):
 
 
 # --------------------------------------------------------------- killed at every commit step
-def fork_writer(argv: list, log: Path, setup=None) -> int:
+def fork_writer(argv: list, log: Path, setup=None, wait_busy: bool = False) -> int:
     """Fork a process that runs ``main(argv)`` (stdout and stderr to ``log``) and exits with its
-    code; ``setup()`` runs first in the child. Returns the child's PID."""
-    pid = os.fork()
+    code; ``setup()`` runs first in the child. With ``wait_busy`` it tries again, up to 200
+    times, while the directory is in use by another writer. Returns the child's PID."""
+    with warnings.catch_warnings():  # (3.12 warns of fork in a threaded process; the child
+        warnings.simplefilter("ignore", DeprecationWarning)  # only runs main and exits)
+        pid = os.fork()
     if pid:
         return pid
     code = 99
@@ -325,8 +329,13 @@ def fork_writer(argv: list, log: Path, setup=None) -> int:
                 setup()
             from paper_checks.cli import main
 
-            code = main([str(a) for a in argv])
-            out.flush()
+            for _ in range(200 if wait_busy else 1):
+                start = out.tell()
+                code = main([str(a) for a in argv])
+                out.flush()
+                if code != 2 or "is in use by" not in Path(log).read_text()[start:]:
+                    break
+                time.sleep(0.02)
     finally:
         os._exit(code)
 
@@ -458,9 +467,9 @@ def check_many_writers(seed: int, rounds: int) -> None:
         for round_ in range(rounds):
             pids = {}
             for i, (argv, commits) in enumerate(_writers(tmp, rng, round_)):
-                time.sleep(rng.uniform(0, 0.2))
-                pid = fork_writer(argv, tmp / f"log{round_}-{i}")
-                kill_at = time.monotonic() + rng.uniform(0, 2.5) if rng.random() < 0.7 else None
+                time.sleep(rng.uniform(0, 0.3))
+                pid = fork_writer(argv, tmp / f"log{round_}-{i}", wait_busy=True)
+                kill_at = time.monotonic() + rng.uniform(0, 2) if rng.random() < 0.6 else None
                 pids[pid] = (argv, commits, kill_at)
                 launched.append(commits)
             while pids:
@@ -495,19 +504,17 @@ def check_many_writers(seed: int, rounds: int) -> None:
                 assert record["provenance"]["code"]
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_many_writers_killed_at_random_lose_nothing(seed):
-    """Two fixed seeds, two rounds of five writers each (``make test``)."""
-    check_many_writers(seed, rounds=2)
-
-
 @settings(
     deadline=None,
-    max_examples=min(settings.default.max_examples, 40) if FUZZING else 1,
+    max_examples=min(settings.default.max_examples, 40),
+    phases=tuple(Phase) if FUZZING else (Phase.explicit,),
     suppress_health_check=[HealthCheck.too_slow],
 )
 @given(seed=st.integers(0, 2**32 - 1))
-@example(seed=7)
-def test_many_writers_killed_at_random_lose_nothing_at_length(seed):
-    """Fresh seeds and more rounds under ``make fuzz``; one fixed seed under ``make test``."""
-    check_many_writers(seed, rounds=4 if FUZZING else 1)
+@example(seed=0)
+def test_many_writers_killed_at_random_lose_nothing(seed):
+    """Five writers at once on one run directory (two updates, a merge, a report, a run into
+    the finished directory), each waiting its turn at the lock and most killed at a random
+    moment. ``make test``: one round under the fixed seed; ``make fuzz``: 40 fresh seeds of
+    three rounds each."""
+    check_many_writers(seed, rounds=3 if FUZZING else 1)
