@@ -289,14 +289,15 @@ class Transaction:
     """Files staged beside their targets, then published together, all or nothing.
 
     :meth:`stage` writes each to a temporary file (nothing is replaced yet). :meth:`commit`
-    fsyncs them, keeps a hard link to each old target, writes the journal ``root/`` :data:`JOURNAL`
-    (the moves, the old files' links), renames every staged file onto its target in staging
-    order (so stage an index such as results.json last), then removes the journal: its removal
-    is the commit. A failure before that puts every old file back; a kill leaves the journal,
-    and the next command that takes the directory's lock runs :func:`recover`, which completes
-    the commit when every file was already in place and undoes it otherwise. Leaving the
-    ``with`` block without a commit removes every staged file and leaves the targets as they
-    were."""
+    keeps a hard link to each old target, writes the journal ``root/`` :data:`JOURNAL` (the
+    moves, the old files' links), fsyncs and renames every staged file onto its target in
+    staging order (so stage an index such as results.json last), then removes the journal: its
+    removal is the commit. A failure before that puts every old file back. A kill before the
+    journal is written leaves only temporary files; a kill after leaves the journal, and the
+    next command that takes the directory's lock runs :func:`recover`, which completes the
+    commit when every file was already in place and undoes it otherwise (a commit is refused
+    while a journal is pending). Leaving the ``with`` block without a commit removes every
+    staged file and leaves the targets as they were."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
@@ -325,6 +326,12 @@ class Transaction:
         self.stage(path, lambda tmp: shutil.copyfile(src, tmp))
 
     def commit(self) -> None:
+        journal = self.root / JOURNAL
+        if journal.exists() or journal.is_symlink():
+            raise ValueError(
+                f"{os.fspath(journal)!r}: an interrupted commit is pending; the next paper-checks "
+                "command that takes the directory's lock finishes it"
+            )
         for _, path in self._staged:
             check_target(path, self.root)
         moves = []  # [staged file, target, hard link to the old target or None]
@@ -337,9 +344,12 @@ class Transaction:
                 _remove_all(old for _, _, old in moves)
                 raise _error(path, err) from None
             moves.append([tmp, path, old])
-        journal = self.root / JOURNAL
         entries = [[None if p is None else _relative(p, self.root) for p in m] for m in moves]
-        write_json(journal, {"moves": entries}, self.root)
+        try:
+            write_json(journal, {"moves": entries}, self.root)
+        except BaseException:
+            _remove_all(old for _, _, old in moves)
+            raise
         try:
             for tmp, path, _ in moves:
                 _publish(tmp, path, self.root)

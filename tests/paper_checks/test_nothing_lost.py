@@ -518,3 +518,34 @@ def test_many_writers_killed_at_random_lose_nothing(seed):
     moment. ``make test``: one round under the fixed seed; ``make fuzz``: 40 fresh seeds of
     three rounds each."""
     check_many_writers(seed, rounds=3 if FUZZING else 1)
+
+
+@pytest.mark.parametrize(
+    "journal",
+    [
+        '{"moves": [["../outside.tmp-1-1", "results.json", null]]}',
+        '{"moves": [["results.json", "x.json", null]]}',  # not a staged file's name
+        '{"moves": [[".a.tmp-1-1.json", "/etc/passwd", null]]}',
+        "not json",
+        "[]",
+    ],
+)
+def test_a_journal_paper_checks_did_not_write_is_refused(tmp_path, journal):
+    """A planted journal moves nothing: the next writer refuses it in one line naming it."""
+    run = make_run(tmp_path / "run", CHEAP[:1])
+    (run / _files.JOURNAL).write_text(journal)
+    before = snapshot(run)
+    assert _files.JOURNAL in exit_2(["report", run])
+    assert snapshot(run) == before
+
+
+def test_a_commit_waits_for_a_pending_journal_to_be_recovered(tmp_path):
+    run = make_run(tmp_path / "run", CHEAP[:1])
+    (run / _files.JOURNAL).write_text('{"moves": []}')
+    with _files.Transaction(run) as transaction:
+        transaction.stage_json(run / "x.json", {})
+        with pytest.raises(ValueError, match="pending"):
+            transaction.commit()
+    assert not (run / "x.json").exists()
+    assert _files.recover(run) == [f"completed the interrupted commit of 0 file(s) in {run}"]
+    assert leftovers(run) == []
