@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from paper_checks import _files
-from paper_checks.results import LOCK_NAME, read_results_payload
+from paper_checks.results import LOCK_NAME, RUN_FOLDERS, check_run_dir, read_results_payload
 from tests.paper_checks.test_io_fuzz import call, exit_2, make_run, snapshot, workdir
 
 FUZZING = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz"
@@ -123,6 +123,42 @@ def test_a_link_or_fifo_where_a_run_writes_is_refused_before_any_work(tmp_path, 
     assert re.search("symlink" if kind == "link" else "not a regular file|not a directory", line)
     assert list(elsewhere.iterdir()) == []
     assert snapshot(run) == before  # refused before any work: not even a lock left
+
+
+@settings(
+    deadline=None,
+    max_examples=settings.default.max_examples if FUZZING else 60,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    folder=st.sampled_from(RUN_FOLDERS),
+    below=st.lists(st.sampled_from(["r1", "a.b", "task-000001.json", "x"]), max_size=4),
+    kind=st.sampled_from(["link", "fifo", "dangling"]),
+    set_aside=st.booleans(),
+)
+def test_check_run_dir_finds_a_link_or_fifo_at_any_depth(folder, below, kind, set_aside):
+    """Whatever folder of a run and however deep: a link (to a folder, or dangling) or a FIFO
+    there is refused naming it, unless the sweep-cache check already set it aside as
+    unreadable (then it is never read or written)."""
+    with workdir() as tmp:
+        run, elsewhere = tmp / "run", tmp / "elsewhere"
+        elsewhere.mkdir()
+        path = run.joinpath(folder, *below)
+        if set_aside:
+            path = path.with_name(path.name + ".unreadable")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        (path.parent / "fine.json").write_text("{}")
+        if kind == "fifo":
+            os.mkfifo(path)
+        else:
+            path.symlink_to(elsewhere if kind == "link" else tmp / "nothing")
+        if set_aside:
+            check_run_dir(run)
+            return
+        with pytest.raises(ValueError, match=r"symlink|not a regular file|not a directory") as info:
+            check_run_dir(run)
+        assert repr(os.fspath(path)) in str(info.value)
+        assert "\n" not in str(info.value)
 
 
 def test_the_runner_itself_refuses_a_linked_sweep_folder(tmp_path):
