@@ -542,7 +542,7 @@ def check_many_writers(seed: int, rounds: int) -> None:
 
 @settings(
     deadline=None,
-    max_examples=min(settings.default.max_examples, 40),
+    max_examples=min(settings.default.max_examples, 25),
     phases=tuple(Phase) if FUZZING else (Phase.explicit,),
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -551,7 +551,7 @@ def check_many_writers(seed: int, rounds: int) -> None:
 def test_many_writers_killed_at_random_lose_nothing(seed):
     """Five writers at once on one run directory (two updates, a merge, a report, a run into
     the finished directory), each waiting its turn at the lock and most killed at a random
-    moment. ``make test``: one round under the fixed seed; ``make fuzz``: 40 fresh seeds of
+    moment. ``make test``: one round under the fixed seed; ``make fuzz``: 25 fresh seeds of
     three rounds each."""
     check_many_writers(seed, rounds=3 if FUZZING else 1)
 
