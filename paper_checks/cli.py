@@ -27,11 +27,13 @@ from paper_checks._inputs import check_output_path
 from paper_checks.claims import PAPERS, Claim, all_claims, select_claims
 from paper_checks.context import SCALES, Context
 from paper_checks.results import (
+    UPDATE_STAGING,
     CheckResult,
     RunInfo,
     RunLock,
     Verdict,
     check_latest,
+    check_run_dir,
     check_update,
     load_results,
     tally,
@@ -194,7 +196,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # refuse before anything is written: an unwritable --out, a symlink or FIFO in its files' way
     check_output_path(out_dir, "--out", directory=True)
     if out_dir.is_dir():
-        _check_run_targets(out_dir)
+        check_run_dir(out_dir, [c.id for c in claims])
     if (foreign := check_latest(out_dir.resolve().parent)) is not None:
         print(
             f"{PROG}: warning: {foreign}; it is left alone, not pointed at this run",
@@ -227,9 +229,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                 f"--out {os.fspath(out_dir)!r} holds a finished run ({finished.name}), written "
                 "by another run while this one started; choose another --out"
             )
+        check_run_dir(out_dir, [c.id for c in claims])  # again, under the lock
+        # an update's checks run in a staging folder: out_dir is untouched until its commit
+        check_dir = out_dir / UPDATE_STAGING if args.update else out_dir
         start = time.perf_counter()
         with make_executor(args.workers, args.scheduler) as executor:
-            ctx = Context(args.scale, args.seed, out_dir, executor, backend)
+            ctx = Context(args.scale, args.seed, check_dir, executor, backend)
             from paper_checks.runner import run_claims
 
             results = run_claims(
@@ -253,7 +258,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             wall_time_s=round(time.perf_counter() - start, 3),
         )
         if args.update:
-            update_results(out_dir, info, results, [c.id for c in all_claims()])
+            update_results(out_dir, info, results, [c.id for c in all_claims()], check_dir)
+            shutil.rmtree(check_dir, ignore_errors=True)
         else:
             write_results(out_dir, info, results)
         from paper_checks.report import write_reports
@@ -280,13 +286,6 @@ def _check_figure_target(plot: Path) -> None:
     """Refuse a --plot whose PNG or PDF could not be replaced, before any work is done."""
     for suffix in (".png", ".pdf"):
         check_target(plot.parent / f"{plot.stem}{suffix}")
-
-
-def _check_run_targets(run_dir: Path) -> None:
-    """Refuse a run directory whose results.json or reports could not be replaced (a symlink, a
-    directory or a FIFO in their place), before any work is done."""
-    for name in ("results.json", "report.md", "report.html"):
-        check_target(run_dir / name, run_dir)
 
 
 def _reference_costs(scale: str) -> dict[str, float]:
@@ -410,7 +409,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         return _redecide(args)
     from paper_checks.report import write_reports
 
-    md, page = write_reports(args.run_dir)
+    run_dir = Path(args.run_dir)
+    load_results(run_dir, "RUN_DIR")  # a run to report on, before its lock is taken
+    check_run_dir(run_dir)
+    with RunLock(run_dir):  # a writer too: it waits for no other, and finishes a killed one's
+        md, page = write_reports(run_dir)
     print(f"wrote {md} and {page}")
     return 0
 
@@ -446,7 +449,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if src.resolve() == dst.resolve():
         raise ValueError("DST_RUN: it is SRC_RUN itself")
     load_results(dst, "DST_RUN")  # a run to merge into, before its lock is taken
-    _check_run_targets(dst)  # the reports rebuilt after the merge can be written
+    check_run_dir(dst)  # nothing to follow or replace there, the reports included
     with RunLock(dst):
         merged = merge_results(src, dst, [c.id for c in all_claims()])
         from paper_checks.report import write_reports

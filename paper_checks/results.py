@@ -174,6 +174,63 @@ class RunInfo:
     updates: list[dict[str, Any]] = field(default_factory=list)
 
 
+#: The folders of a run directory the product writes under: figures, replicates'
+#: (``replicates/r<r>``), sweep caches and the staging folder of ``run --update``. A link or a
+#: special file anywhere under them makes a run refuse the directory before any work
+#: (:func:`check_run_dir`).
+UPDATE_STAGING = ".update"
+RUN_FOLDERS = ("figures", "replicates", "sweeps", UPDATE_STAGING)
+
+
+def check_run_dir(run_dir: Path, claim_ids: Iterable[str] = ()) -> None:
+    """Refuse (ValueError naming the path) a run directory the product cannot write without
+    following a link or replacing what is not a regular file: results.json, the reports, the
+    journal and ``claim_ids``' records and arrays must be regular files or missing, and
+    :data:`RUN_FOLDERS` hold no link or special file at any depth."""
+    names = ["results.json", "report.md", "report.html", _files.JOURNAL]
+    names += [f"{claim_id}{suffix}" for claim_id in claim_ids for suffix in (".json", ".npz")]
+    for name in names:
+        _files.check_target(run_dir / name, run_dir)
+    _files.check_tree(run_dir, RUN_FOLDERS)
+
+
+def owns_file(claim_id: str, name: str) -> bool:
+    """Whether the run-relative file ``name`` belongs to ``claim_id``: its record
+    ``<claim>.json``, its arrays ``<claim>.npz`` or one of its figures
+    ``figures/<claim>[.<name>].png|pdf`` (what :meth:`Context.save_figure` writes). Only such
+    files are copied by a merge or an update, so a record cannot name another claim's files or
+    anything else in the run."""
+    from pathlib import PurePosixPath
+
+    if name in (f"{claim_id}.json", f"{claim_id}.npz"):
+        return True
+    path = PurePosixPath(name)
+    stem = path.stem
+    return (
+        path.parent == PurePosixPath("figures")
+        and path.suffix in (".png", ".pdf")
+        and (stem == claim_id or stem.startswith(f"{claim_id}."))
+    )
+
+
+def _claim_figures(claim_id: str, figures: Iterable[str], argument: str) -> list[str]:
+    """``figures`` when every one is ``claim_id``'s own (:func:`owns_file`); else ValueError
+    naming ``argument`` and the first that is not."""
+    figures = list(figures)
+    for name in figures:
+        if not owns_file(claim_id, name):
+            raise ValueError(
+                f"{argument}: the record of {claim_id!r} lists the figure {name!r}, not one of "
+                f"its own files (figures/{claim_id}[.NAME].png or .pdf); refusing to copy it"
+            )
+    return figures
+
+
+def _arrays_writer(result: CheckResult) -> Any:
+    arrays = {k: np.asarray(v) for k, v in result.arrays.items()}
+    return lambda tmp: np.savez_compressed(tmp, **arrays)
+
+
 def write_claim(run_dir: Path, result: CheckResult) -> dict[str, Any]:
     """Store one claim's ``.json`` and ``.npz`` in ``run_dir`` (through :mod:`paper_checks._files`:
     inside ``run_dir``, never through a symlink, whole or not at all); return its record."""
@@ -181,12 +238,27 @@ def write_claim(run_dir: Path, result: CheckResult) -> dict[str, Any]:
     arrays_file = None
     if result.arrays:
         arrays_file = f"{result.claim_id}.npz"
-        arrays = {k: np.asarray(v) for k, v in result.arrays.items()}
-        _files.write_with(
-            run_dir / arrays_file, lambda tmp: np.savez_compressed(tmp, **arrays), run_dir
-        )
+        _files.write_with(run_dir / arrays_file, _arrays_writer(result), run_dir)
     record = result.to_json(arrays_file)
     _files.write_json(run_dir / f"{result.claim_id}.json", record, run_dir)
+    return record
+
+
+def _stage_claim(
+    transaction: _files.Transaction, run_dir: Path, result: CheckResult, staging: Path
+) -> dict[str, Any]:
+    """Stage one claim's record, arrays and figures (copied from ``staging``, the run directory
+    its check wrote them to) into ``run_dir``; return its record."""
+    _schema.validate(result.claim_id, _schema._claim_id, "claim_id")
+    arrays_file = None
+    if result.arrays:
+        arrays_file = f"{result.claim_id}.npz"
+        transaction.stage(run_dir / arrays_file, _arrays_writer(result))
+    for name in _claim_figures(result.claim_id, result.figures, "--update"):
+        if (staging / name).is_file():
+            transaction.stage_copy(staging / name, run_dir / name)
+    record = result.to_json(arrays_file)
+    transaction.stage_json(run_dir / f"{result.claim_id}.json", record)
     return record
 
 
@@ -237,11 +309,13 @@ def _replaced(
     payload: dict[str, Any], records: list[dict[str, Any]], update: dict[str, Any], order: list[str]
 ) -> dict[str, Any]:
     """``payload`` (a validated results.json) with those claims' records replaced and the others
-    kept, ordered by ``order`` (records of claims not in it are dropped), recounted, and
-    ``update`` appended to the run's ``updates``."""
+    kept, ordered by ``order`` and then, in their order, the records of claims not in it (a
+    claim this version does not register is kept, never dropped), recounted, and ``update``
+    appended to the run's ``updates``."""
     run = payload["run"]
     by_id = {r["claim_id"]: r for r in payload["claims"]} | {r["claim_id"]: r for r in records}
-    claims = [by_id[claim_id] for claim_id in order if claim_id in by_id]
+    claims = [by_id.pop(claim_id) for claim_id in order if claim_id in by_id]
+    claims += by_id.values()
     return {
         **payload,
         "run": {**run, "updates": [*run.get("updates", []), update]},
@@ -251,14 +325,17 @@ def _replaced(
 
 
 def update_results(
-    run_dir: Path, info: RunInfo, results: list[CheckResult], order: list[str]
+    run_dir: Path, info: RunInfo, results: list[CheckResult], order: list[str], staging: Path
 ) -> Path:
     """Replace the records of ``results``'s claims in ``run_dir/results.json`` and keep the
     others (a reference run refreshed claim by claim, checked first by :func:`check_update`).
-    The run keeps its metadata and gains an entry in ``updates``; claims are ordered by
-    ``order`` (the registry's), and records of claims not in it are dropped."""
+    The checks ran in ``staging`` (``run_dir/`` :data:`UPDATE_STAGING`), so that ``run_dir`` is
+    untouched until every claim is done; their records, arrays and own figures and the new
+    results.json are then written as one :class:`~paper_checks._files.Transaction`: all or
+    nothing, whenever the command is killed. The run keeps its metadata and gains an entry in
+    ``updates``; claims are ordered by ``order`` (the registry's), then the records of claims
+    not in it, kept."""
     payload = read_results_payload(run_dir, "--out")
-    records = [write_claim(run_dir, result) for result in results]
     update = {
         "created": info.created,
         "argv": info.argv,
@@ -266,9 +343,11 @@ def update_results(
         "replicates": info.replicates,
         "wall_time_s": info.wall_time_s,
     }
-    return _files.write_json(
-        run_dir / "results.json", _replaced(payload, records, update, order), run_dir
-    )
+    with _files.Transaction(run_dir) as transaction:
+        records = [_stage_claim(transaction, run_dir, r, staging) for r in results]
+        transaction.stage_json(run_dir / "results.json", _replaced(payload, records, update, order))
+        transaction.commit()
+    return run_dir / "results.json"
 
 
 def merge_results(src_dir: Path, dst_dir: Path, order: list[str]) -> list[str]:
@@ -296,7 +375,7 @@ def merge_results(src_dir: Path, dst_dir: Path, order: list[str]) -> list[str]:
             )
         record_file = src_dir / f"{claim_id}.json"
         record = read_record(record_file, "SRC_RUN", claim_id) if record_file.exists() else listed
-        names = [f"{claim_id}.npz", *record["figures"]]
+        names = [f"{claim_id}.npz", *_claim_figures(claim_id, record["figures"], "SRC_RUN")]
         for name in names:
             source = src_dir / name
             if source.exists() or source.is_symlink():
@@ -373,6 +452,14 @@ def read_results_payload(
 
     if not isinstance(payload, dict):
         raise bad(f"a JSON {type(payload).__name__}, not an object")
+    version = payload.get("schema", SCHEMA_VERSION)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise bad(f"schema is {str(version)[:40]!r}, not a schema version")
+    if version > SCHEMA_VERSION:
+        raise ValueError(
+            f"{argument}: {str(path)!r} declares schema {version}, newer than this paper-checks "
+            f"reads (up to {SCHEMA_VERSION}); use a newer paper-checks"
+        )
     try:
         _schema.validate(payload, _schema.RESULTS)
     except _schema.SchemaError as err:
@@ -446,11 +533,14 @@ class RunLock:
     kernel releases the lock when its holder dies, however it dies, so a lock file left behind
     (any PID in it, or none) is simply taken. A lock path that is not a regular file (a link, a
     FIFO, a directory) is refused without being opened for reading. Released by unlinking the
-    file while still holding it; a taker that locked a file since unlinked tries again."""
+    file while still holding it; a taker that locked a file since unlinked tries again. Once
+    taken, :func:`paper_checks._files.recover` finishes what a killed writer left (its lines in
+    ``recovered``)."""
 
     def __init__(self, run_dir: Path) -> None:
         self.path = Path(run_dir).resolve() / LOCK_NAME
         self._fd: int | None = None
+        self.recovered: list[str] = []
 
     def _open(self) -> int:
         flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -499,6 +589,11 @@ class RunLock:
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
             self._fd = fd
+            try:  # what a killed writer left: its commit completed or undone, its temp files
+                self.recovered = _files.recover(self.path.parent)
+            except BaseException:
+                self.release()
+                raise
             return self
         raise ValueError(f"--out {str(self.path.parent)!r}: cannot take the lock {self.path.name}")
 

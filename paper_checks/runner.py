@@ -21,10 +21,11 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from paper_checks import _files
 from paper_checks._caches import set_aside_unreadable
 from paper_checks.claims import PAPERS, Claim
 from paper_checks.context import Context
-from paper_checks.results import CheckResult, Verdict, write_claim
+from paper_checks.results import RUN_FOLDERS, CheckResult, Verdict, write_claim
 from sims._backend import get_backend
 
 logger = logging.getLogger(__name__)
@@ -414,14 +415,16 @@ def _scalar(value: Any) -> float | None:
     return number if np.isfinite(number) else None
 
 
-def _check_once(claim: Claim, ctx: Context, code: str | None = None) -> CheckResult:
-    """One check of ``claim`` in ``ctx`` (claim id set), stamped and written to ``ctx.out_dir``.
-    Its CPU time is this thread's plus that of the sweep tasks it ran in worker processes. A
-    claim without a path on the run's backend (:attr:`Claim.backends`) computes on numpy: its
-    provenance names numpy and the CPU, and ``backend_asked`` the backend the run asked for."""
+def _check_once(claim: Claim, ctx: Context, code: str, run_dir: Path) -> CheckResult:
+    """One check of ``claim`` in ``ctx`` (claim id set), stamped and written to ``ctx.out_dir``,
+    made inside the run directory ``run_dir`` without following a link
+    (:func:`paper_checks._files.make_dirs`). Its CPU time is this thread's plus that of the
+    sweep tasks it ran in worker processes. A claim without a path on the run's backend
+    (:attr:`Claim.backends`) computes on numpy: its provenance names numpy and the CPU, and
+    ``backend_asked`` the backend the run asked for."""
     from sims.sweep import CpuMeter
 
-    ctx.out_dir.mkdir(parents=True, exist_ok=True)
+    _files.make_dirs(ctx.out_dir, run_dir)
     asked = ctx.backend.name
     if asked not in claim.backends:  # no path on the asked backend: numpy, and the record says so
         ctx = replace(ctx, backend=get_backend("numpy"))
@@ -449,9 +452,7 @@ def _check_once(claim: Claim, ctx: Context, code: str | None = None) -> CheckRes
         rule=claim.rule,
         stochastic=claim.stochastic,
         history=[entry.to_json() for entry in claim.history],
-        provenance=provenance(
-            ctx, time.perf_counter() - start, cpu_s, code or claim_fingerprint(claim)
-        )
+        provenance=provenance(ctx, time.perf_counter() - start, cpu_s, code)
         | ({} if asked == ctx.backend.name else {"backend_asked": asked}),
     )
     write_claim(ctx.out_dir, result)
@@ -521,6 +522,9 @@ def run_claims(
     codes = [claim_fingerprint(claim) for claim in claims]
     for note in set_aside_unreadable(ctx.out_dir):
         logger.warning("%s: it is computed again", note)
+    # the checks write under these folders (sweep caches, figures, replicates) by plain paths:
+    # a link or a special file anywhere there is refused before any check starts
+    _files.check_tree(ctx.out_dir, RUN_FOLDERS)
     runs: dict[int, dict[int, CheckResult]] = {i: {} for i in range(len(claims))}
     looked: dict[int, list[dict[str, Any]]] = {i: [] for i in range(len(claims))}
     results: dict[int, CheckResult] = {}
@@ -538,7 +542,7 @@ def run_claims(
                 i, r = units.pop() if shortest_first else units.popleft()
             try:
                 context = _replicate_context(claims[i], ctx, r)
-                done.put((i, r, _check_once(claims[i], context, codes[i]), None))
+                done.put((i, r, _check_once(claims[i], context, codes[i], ctx.out_dir), None))
             except BaseException as err:  # noqa: BLE001 - handed to the main thread to raise
                 done.put((i, r, None, err))
                 return

@@ -1015,7 +1015,7 @@ def _solve_hivemind(
 
     from neural.hivemind import VectorEmbedder, make_embedder
     from paper_checks import hivemind_report as hr
-    from paper_checks._files import write_json
+    from paper_checks._files import check_tree, write_json
     from sims._jsonio import to_jsonable
 
     start = time.monotonic()
@@ -1035,6 +1035,8 @@ def _solve_hivemind(
         )
     else:
         cache = out_dir / "embedding-cache" if cache_dir is None else cache_dir
+        # the cache writes by plain paths: a link or a special file in it is refused
+        check_tree(*((out_dir, ("embedding-cache",)) if cache_dir is None else (cache, (".",))))
         try:
             cached = make_embedder(embedder, cache_dir=cache)
         except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
