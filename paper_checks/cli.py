@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from paper_checks._files import check_target, write_json
-from paper_checks._inputs import check_output_path
+from paper_checks._inputs import ascii_float, ascii_floats, ascii_int, ascii_ints, check_output_path
 from paper_checks.claims import PAPERS, Claim, all_claims, select_claims
 from paper_checks.context import SCALES, Context
 from paper_checks.results import (
@@ -69,26 +69,26 @@ def _parsed(text: str, convert: Callable[[str], T], valid: Callable[[T], bool], 
 
 
 def _positive_int(text: str) -> int:
-    return _parsed(text, int, lambda v: v >= 1, "a positive integer")
+    return _parsed(text, ascii_int, lambda v: v >= 1, "a positive integer")
 
 
 def _level(text: str) -> float:
-    return _parsed(text, float, lambda v: 0.0 < v < 1.0, "a level in (0, 1)")
+    return _parsed(text, ascii_float, lambda v: 0.0 < v < 1.0, "a level in (0, 1)")
 
 
 def _seed(text: str) -> int:
-    return _parsed(text, int, lambda v: v >= 0, "a non-negative integer")
+    return _parsed(text, ascii_int, lambda v: v >= 0, "a non-negative integer")
 
 
 def _positive_float(text: str) -> float:
-    return _parsed(text, float, lambda v: v > 0 and math.isfinite(v), "a positive number")
+    return _parsed(text, ascii_float, lambda v: v > 0, "a positive number")
 
 
 def _positive_floats(text: str) -> list[float]:
     return _parsed(
         text,
-        lambda s: [float(part) for part in s.split(",")],
-        lambda vs: all(v > 0 and math.isfinite(v) for v in vs),
+        ascii_floats,
+        lambda vs: all(v > 0 for v in vs),
         "comma-separated positive numbers",
     )
 
@@ -96,14 +96,14 @@ def _positive_floats(text: str) -> list[float]:
 def _positive_ints(text: str) -> list[int]:
     return _parsed(
         text,
-        lambda s: [int(part) for part in s.split(",")],
+        ascii_ints,
         lambda vs: all(v >= 1 for v in vs),
         "comma-separated positive integers",
     )
 
 
 def _cosine(text: str) -> float:
-    return _parsed(text, float, lambda v: -1.0 <= v <= 1.0, "a cosine in [-1, 1]")
+    return _parsed(text, ascii_float, lambda v: -1.0 <= v <= 1.0, "a cosine in [-1, 1]")
 
 
 def _path(text: str) -> Path:
@@ -115,9 +115,16 @@ def _path(text: str) -> Path:
 
 
 def _scheduler(text: str) -> str:
-    if text in ("processes", "dask") or text.startswith("tcp://"):
+    """processes, dask, or tcp://HOST:PORT with a host and a port in [1, 65535] in ASCII digits."""
+    if text in ("processes", "dask"):
         return text
-    raise argparse.ArgumentTypeError(f"expected processes, dask or tcp://HOST:PORT, got {text!r}")
+    host, _, port = text.removeprefix("tcp://").rpartition(":")
+    sound_port = port.isascii() and port.isdigit() and 1 <= int(port) <= 65535
+    if text.startswith("tcp://") and host and sound_port:
+        return text
+    raise argparse.ArgumentTypeError(
+        f"expected processes, dask or tcp://HOST:PORT (PORT in 1..65535), got {text!r}"
+    )
 
 
 def _print_table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> None:
@@ -640,7 +647,7 @@ def cmd_solve_superposition(args: argparse.Namespace) -> int:
 
 
 def _finite_float(text: str) -> float:
-    return _parsed(text, float, math.isfinite, "a finite number")
+    return _parsed(text, ascii_float, math.isfinite, "a finite number")
 
 
 # ------------------------------------------------------------------------------------------ parser
@@ -679,7 +686,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_seed, default=0, help="root seed (default: 0)")
     p.add_argument(
         "--workers",
-        type=lambda text: _parsed(text, int, lambda v: 1 <= v <= 1024, "an integer in [1, 1024]"),
+        type=lambda text: _parsed(
+            text, ascii_int, lambda v: 1 <= v <= 1024, "an integer in [1, 1024]"
+        ),
         default=1,
         help="parallel workers, 1 to 1024 (default: 1)",
     )
@@ -772,7 +781,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--conjectures",
-        type=int,
+        type=_positive_int,
         nargs="?",
         const=20,
         default=None,
@@ -910,7 +919,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--n-boot",
         type=lambda text: _parsed(
             text,
-            int,
+            ascii_int,
             lambda v: 1 <= v <= MAX_HIVEMIND_BOOT,
             f"an integer in [1, {MAX_HIVEMIND_BOOT}]",
         ),
@@ -964,7 +973,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--grid",
         type=lambda text: _parsed(
-            text, int, lambda v: 16 <= v <= 1_000_000, "an integer in [16, 1000000]"
+            text, ascii_int, lambda v: 16 <= v <= 1_000_000, "an integer in [16, 1000000]"
         ),
         default=1000,
         help="log-grid points, 16 to 10^6 (default 1000)",

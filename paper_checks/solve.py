@@ -83,8 +83,10 @@ MAX_SAMPLES_PER_PROBLEM = 2**53
 def _as_int(value: Any, what: str, where: str) -> int:
     if isinstance(value, bool):
         raise ValueError(f"--samples: {where}: {what} must be an integer (got {value!r})")  # noqa: TRY004
-    try:
-        number = int(str(value).strip())
+    from paper_checks._inputs import ascii_int
+
+    try:  # a JSON integer, or a CSV field or JSON string in ASCII digits
+        number = value if isinstance(value, int) else ascii_int(str(value).strip())
     except ValueError:
         shown = f"{str(value)[:20]}..." if len(str(value)) > 20 else str(value)
         raise ValueError(f"--samples: {where}: {what} must be an integer (got {shown!r})") from None
@@ -125,6 +127,8 @@ def read_sample_counts(path: str | Path, *, seed: str | None = None) -> SampleCo
     2504.13837) pool the samples of separate sampling runs. With ``seed``,
     only the rows whose ``seed`` (or ``run``) column holds that value are read.
     """
+    from paper_checks._inputs import check_labels
+
     path = Path(path)
     rows = _read_rows(path)
     if seed is not None:
@@ -138,6 +142,7 @@ def read_sample_counts(path: str | Path, *, seed: str | None = None) -> SampleCo
     if missing is not None:
         raise ValueError(f"--samples: {path} row {missing + 1} has no {id_col!r}")
     ids = np.array([str(r[id_col]) if id_col else str(i + 1) for i, r in enumerate(rows)])
+    check_labels(ids.tolist(), f"--samples: {path}", "row", unique=False)  # printed in sets
     if {"n", "c"} <= columns:
         n = np.array([_as_int(r.get("n"), "n", f"{path} row {i + 1}") for i, r in enumerate(rows)])
         c = np.array([_as_int(r.get("c"), "c", f"{path} row {i + 1}") for i, r in enumerate(rows)])
@@ -611,14 +616,17 @@ def load_class(path: Path) -> Any:
     """The concept class in ``path`` by the rule :meth:`ConceptClass.from_file` follows
     (:mod:`theory.online.class_file`), the file read by
     :func:`paper_checks._inputs.read_input_text` (errors name ``--class``)."""
-    from paper_checks._inputs import read_input_text
+    from paper_checks._inputs import check_labels, read_input_text
     from theory.online import ConceptClass
     from theory.online.class_file import parse_class_json, parse_class_text
 
     text = read_input_text(path, "--class")
-    if path.suffix.lower() == ".json":
-        return ConceptClass.from_array(*parse_class_json(text, str(path)))
-    return ConceptClass.from_array(parse_class_text(text, str(path)))
+    if path.suffix.lower() != ".json":
+        return ConceptClass.from_array(parse_class_text(text, str(path)))
+    matrix, points = parse_class_json(text, str(path))
+    if points is not None:  # printed one to a sequence: each must be one line, and name one point
+        check_labels(points, f"--class {str(path)!r}", "point", unique=True)
+    return ConceptClass.from_array(matrix, points)
 
 
 #: Seconds between the rings of :func:`_within`'s alarm after the first.
@@ -659,9 +667,9 @@ def _within(
 
     previous, previous_hook = signal.signal(signal.SIGALRM, ring), sys.unraisablehook
     sys.unraisablehook = drop_swallowed_rings
-    signal.setitimer(signal.ITIMER_REAL, seconds, RING_AGAIN_S)
     try:
-        try:
+        try:  # the timer starts inside: a limit shorter than this line rings in the try
+            signal.setitimer(signal.ITIMER_REAL, seconds, RING_AGAIN_S)
             yield
         finally:  # a ring pending here raises before the timer is off: caught below
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -1433,8 +1441,10 @@ def rmt_document(spec: Any) -> dict[str, Any]:
 
 
 def _parse_widths(text: str) -> list[int]:
+    from paper_checks._inputs import ascii_ints
+
     try:
-        widths = [int(part) for part in text.split(",") if part.strip()]
+        widths = ascii_ints(text)
     except ValueError:
         raise ValueError(f"--m must be comma-separated positive integers (got {text!r})") from None
     if not widths or min(widths) < 1:
