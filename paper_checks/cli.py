@@ -8,7 +8,9 @@ stderr naming what is wrong, no traceback).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import io
 import logging
 import math
 import os
@@ -16,7 +18,7 @@ import shutil
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -211,7 +213,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
 
     from paper_checks.reproduce import closing_line, compare, describe, load_reference_run
-    from sims.sweep import make_executor
+    from paper_checks.runner import run_executor
 
     try:
         ref_run, ref_records = load_reference_run(args.scale) or ({}, {})
@@ -228,14 +230,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         known = repro is not None and ref_records.get(result.claim_id) is not None
         _print_claim_line(result, describe(repro) if known else "")
 
-    with RunLock(out_dir):  # a second run into the same --out is refused while this one writes
+    with _resumable(out_dir), RunLock(out_dir):  # a second run into --out waits for none
         if not args.update and (finished.exists() or finished.is_symlink()):  # made meanwhile
             raise ValueError(
                 f"--out {os.fspath(out_dir)!r} holds a finished run ({finished.name}), written "
                 "by another run while this one started; choose another --out"
             )
         start = time.perf_counter()
-        with make_executor(args.workers, args.scheduler) as executor:
+        with run_executor(args.workers, args.scheduler) as executor:
             ctx = Context(args.scale, args.seed, out_dir, executor, backend)
             from paper_checks.runner import run_claims
 
@@ -281,6 +283,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"report: {page}")
     failed = {"fail": counts[Verdict.FAIL] + counts[Verdict.ERROR], "error": counts[Verdict.ERROR]}
     return 1 if failed.get(args.fail_on) else 0
+
+
+@contextlib.contextmanager
+def _resumable(out_dir: Path) -> Iterator[None]:
+    """Tell an interrupted run's one line that ``out_dir`` resumes: the claims and sweep tasks
+    that finished are kept there (no results.json is written), and the same command runs the
+    rest."""
+    try:
+        yield
+    except KeyboardInterrupt as err:
+        err.resume = (  # type: ignore[attr-defined]
+            f"; {os.fspath(out_dir)!r} keeps the claims and sweep tasks that finished: run the "
+            "same command again to resume"
+        )
+        raise
 
 
 def _check_figure_target(plot: Path) -> None:
@@ -1039,11 +1056,13 @@ def _os_error_text(err: OSError) -> str:
 
 def _quiet_dask_loggers(args: argparse.Namespace, level: int) -> None:
     """Dask's distributed configures its own loggers at INFO when imported (scheduler, workers,
-    dashboard: ~50 lines per run); keep them at WARNING unless -v asked for INFO. The environment
-    variable reaches worker processes too."""
+    dashboard: ~50 lines per run); keep them at WARNING (ERROR in the worker processes, through
+    the environment variable they inherit) unless -v asked for INFO."""
     if getattr(args, "scheduler", "processes") == "processes":
         return
-    name = logging.getLevelName(max(level, logging.WARNING)).lower()
+    # worker processes: errors only (their warnings are Dask's own bookkeeping, such as a task
+    # cancelled when a run is interrupted), unless -v asks for more
+    name = logging.getLevelName(logging.ERROR if level >= logging.WARNING else level).lower()
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", name)
     try:
         import distributed  # noqa: F401  (sets up its loggers on import)
@@ -1053,9 +1072,101 @@ def _quiet_dask_loggers(args: argparse.Namespace, level: int) -> None:
         logging.getLogger(logger_name).setLevel(max(level, logging.WARNING))
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread as an interrupt is, so that every ``finally`` on the
+    way out runs (a solver child is stopped, a lock released) before the one-line end."""
+
+
+def _raise_terminated(*_: object) -> None:
+    raise Terminated
+
+
+def _devnull_text() -> Any:
+    """A text stream to /dev/null that lives as long as the command."""
+    return Path(os.devnull).open("w", encoding="utf-8")
+
+
+class _GuardedStdout:
+    """sys.stdout for one command: its printing can never cost a record. Text the stream's
+    encoding cannot hold is written with backslash escapes; once the reader is gone (EPIPE, as
+    in ``| head -1``) the rest goes to /dev/null, as the Python documentation advises for
+    SIGPIPE, and the command goes on: results are written whatever happens to the terminal."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream if stream is not None else _devnull_text()
+        self.closed_reader = False
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except UnicodeEncodeError:
+            encoding = getattr(self.stream, "encoding", None) or "ascii"
+            safe = text.encode(encoding, "backslashreplace").decode(encoding)
+            return self._guarded(lambda: self.stream.write(safe)) or len(text)
+        except (BrokenPipeError, ValueError):  # the reader is gone, or stdout was closed
+            self._drop()
+            return len(text)
+
+    def flush(self) -> None:
+        self._guarded(self.stream.flush)
+
+    def _guarded(self, call: Callable[[], Any]) -> Any:
+        try:
+            return call()
+        except (BrokenPipeError, ValueError):
+            self._drop()
+            return None
+
+    def _drop(self) -> None:
+        """Send the rest of the output to /dev/null (the stream's descriptor too, so that the
+        interpreter's last flush finds nothing to fail on)."""
+        self.closed_reader = True
+        with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.stream.fileno())
+            os.close(devnull)
+            return
+        self.stream = _devnull_text()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def _signal_name(err: KeyboardInterrupt) -> tuple[str, int]:
+    """(the signal's name, the exit code 128 + its number) of an interrupt."""
+    import signal
+
+    number = signal.SIGTERM if isinstance(err, Terminated) else signal.SIGINT
+    return signal.Signals(number).name, 128 + number
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``paper-checks`` (and ``python -m paper_checks``); returns the exit code."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Entry point of ``paper-checks`` (and ``python -m paper_checks``); returns the exit code.
+
+    Run as the program (``argv`` None), it also owns the process's ends: SIGTERM ends it as
+    Ctrl-C does (one line, exit 143; Ctrl-C 130), its standard output is guarded
+    (:class:`_GuardedStdout`), and when the command ends early while threads of it still work
+    (a check under way), the process exits without waiting for them."""
+    if argv is not None:
+        return _main(list(argv))
+    import signal
+    import threading
+
+    with contextlib.suppress(ValueError):  # only the main thread may set handlers
+        signal.signal(signal.SIGTERM, _raise_terminated)
+    guarded = _GuardedStdout(sys.stdout)
+    sys.stdout = guarded
+    code = _main(sys.argv[1:])
+    guarded.flush()
+    others = [t for t in threading.enumerate() if t is not threading.main_thread()]
+    if code not in (0, 1) and any(not t.daemon for t in others):
+        sys.stderr.flush()
+        os._exit(code)  # the checks under way write nothing the ended run keeps
+    return code
+
+
+def _main(argv: list[str]) -> int:
+    """The command ``argv``; its exit code (see the module docstring)."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -1092,6 +1203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "out of memory: the sizes chosen need more memory than is available; choose "
             "smaller ones"
         )
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM (Terminated)
+        name, code = _signal_name(err)
+        resume = getattr(err, "resume", "")
+        print(f"{PROG}: stopped by {name}{resume}", file=sys.stderr)
+        return code

@@ -682,10 +682,33 @@ def _within(
         sys.unraisablehook = previous_hook
 
 
-def _online_child(H: Any, max_n: int | None, queue: Any) -> None:
-    """:func:`_online_work` in a child process, its results and its failure sent on ``queue``."""
+#: prctl(2) option: the signal the kernel sends this process when its parent dies (Linux).
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Have the kernel SIGKILL this process when its parent dies, whatever kills the parent
+    (prctl PR_SET_PDEATHSIG on Linux; elsewhere the parent's ``finally`` stops the child, which
+    SIGKILL of the parent skips); exit at once when the parent is already gone."""
+    import ctypes
+    import ctypes.util
+    import os
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent_pid:  # the parent died before the request was made
+        os._exit(1)
+
+
+def _online_child(H: Any, max_n: int | None, queue: Any, parent_pid: int) -> None:
+    """:func:`_online_work` in a child process that dies with its parent
+    (:func:`_die_with_parent`), its results and its failure sent on ``queue``."""
     from paper_checks._compile_notice import announce_kernel_compiles
 
+    _die_with_parent(parent_pid)
     announce_kernel_compiles()
     try:
         _online_work(H, max_n, lambda kind, value: queue.put((kind, value)))
@@ -700,6 +723,7 @@ def _run_online(H: Any, max_n: int | None, time_limit: float | None) -> dict[str
     layers). With ``time_limit`` the work runs in a child process that is stopped at the limit;
     ``"stopped_in"`` then names the stage it was in."""
     import multiprocessing
+    import os
     import queue as queue_module
     import sys
     import time
@@ -727,7 +751,7 @@ def _run_online(H: Any, max_n: int | None, time_limit: float | None) -> dict[str
             return results
         ctx = multiprocessing.get_context("spawn")  # no fork of a threaded process
         channel = ctx.Queue()
-        proc = ctx.Process(target=_online_child, args=(H, max_n, channel), daemon=True)
+        proc = ctx.Process(target=_online_child, args=(H, max_n, channel, os.getpid()), daemon=True)
         deadline = time.monotonic() + time_limit
         proc.start()
         try:
