@@ -423,6 +423,8 @@ def disk_full(err: BaseException, run_dir: Path) -> DiskFull | None:
     :data:`DISK_FULL_ERRNOS`, else None. It names the file being written: the error's own
     ``filename``, else the innermost ``path`` of the writer that failed (a writer that reports
     ``os.write``'s ENOSPC, which names no file, in a frame of its traceback), else ``run_dir``."""
+    if isinstance(err, DiskFull):
+        return err
     cause: BaseException | None = err
     while cause is not None and not (
         isinstance(cause, OSError) and cause.errno in DISK_FULL_ERRNOS
