@@ -19,7 +19,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -45,6 +45,9 @@ from sims._backend import BACKENDS, get_backend
 
 PROG = "paper-checks"
 RESULTS = Path("results")
+#: `run --max-cpu-hours` by default: a day of one core (every claim once: about 5 CPU-minutes
+#: at --scale quick, 80 at full, 83 CPU-hours at paper, which therefore needs the option).
+MAX_CPU_HOURS = 24.0
 #: The most bootstrap resamples `solve hivemind` takes: about a minute per scorer and file.
 MAX_HIVEMIND_BOOT = 100_000
 
@@ -167,7 +170,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ValueError("name paper keys or claim ids to run, or pass --all")
     claims = all_claims() if args.all else select_claims(args.targets)
     if args.dry_run:
-        return _print_plan(claims, args.scale)
+        return _print_plan(claims, args.scale, args.replicates)
+    _check_cpu_budget(claims, args)
     if args.scale == "paper":
         from paper_checks.paper_scale import Refused, plan_for
 
@@ -362,15 +366,31 @@ def _print_claim_line(result: CheckResult, reproduces: str = "") -> None:
     _print_line(f"{line}  {result.summary}")
 
 
-def _print_plan(claims: Sequence[Claim], scale: str) -> int:
-    """``run --dry-run``: per claim, whether it runs, the estimated CPU time on one core (from the
-    paper-scale plan, or the committed reference run at that scale) and a note: its sizes, or
-    why ``--scale paper`` refuses it. Nothing is run or written."""
+@dataclass(frozen=True)
+class PlannedClaim:
+    """One line of a run's plan: whether the claim runs, its root seeds (stochastic claims run
+    under each, see :func:`paper_checks.runner.first_look`), its sweep tasks at paper scale, the
+    estimated CPU hours on one core of all its root seeds (None: no estimate) and a note."""
+
+    claim_id: str
+    refused: bool
+    root_seeds: int
+    tasks: int | None
+    hours: float | None
+    note: str
+
+
+def _plan(claims: Sequence[Claim], scale: str, replicates: int) -> list[PlannedClaim]:
+    """The plan of ``run`` at ``scale`` with ``replicates``: each claim's CPU estimate is that of
+    one root seed (the paper-scale plan, or the claim's record in the committed reference run
+    at that scale, whose provenance times one root seed) times the root seeds its first look
+    runs (looks added while a claim is undecided come on top)."""
     from paper_checks.docs import REFERENCE_RUNS, load_reference
     from paper_checks.paper_scale import Refused, estimated_cpu_hours, plan_for
+    from paper_checks.runner import first_look
 
     records = load_reference(scale)[1] if scale in REFERENCE_RUNS else {}
-    rows, total, unknown, notes = [], 0.0, 0, {}
+    planned = []
     for c in claims:
         refused, hours, tasks = False, None, None
         if scale == "paper":
@@ -385,22 +405,56 @@ def _print_plan(claims: Sequence[Claim], scale: str) -> int:
                 seconds = record.provenance.get("cpu_time_s") or record.provenance["wall_time_s"]
                 hours = seconds / 3600
             what = f"the {scale} sizes" + ("" if record else " (no reference run to estimate from)")
-        if not refused:
-            total += hours or 0.0
-            unknown += hours is None
-        note = notes.setdefault(what, f"[{len(notes) + 1}]")
-        cost = "-" if hours is None else _hours(hours)
-        rows.append(
-            (c.id, "refused" if refused else "runs", "-" if tasks is None else tasks, cost, note)
+        seeds = first_look(c, scale, replicates) if c.stochastic else 1
+        if scale in c.not_run_at:
+            seeds, hours = 0, 0.0
+        planned.append(
+            PlannedClaim(
+                c.id, refused, seeds, tasks, None if hours is None else hours * seeds, what
+            )
         )
-    _print_table(rows, ("claim", "plan", "tasks", "CPU (1 core)", "note"))
+    return planned
+
+
+def _print_plan(claims: Sequence[Claim], scale: str, replicates: int) -> int:
+    """``run --dry-run``: per claim, whether it runs, under how many root seeds, the estimated
+    CPU time on one core (:func:`_plan`) and a note: its sizes, or why ``--scale paper`` refuses
+    it. Nothing is run or written."""
+    planned = _plan(claims, scale, replicates)
+    rows, notes = [], {}
+    for p in planned:
+        note = notes.setdefault(p.note, f"[{len(notes) + 1}]")
+        cost = "-" if p.hours is None else _hours(p.hours)
+        tasks = "-" if p.tasks is None else p.tasks
+        plan = "refused" if p.refused else "runs"
+        rows.append((p.claim_id, plan, "-" if p.refused else p.root_seeds, tasks, cost, note))
+    _print_table(rows, ("claim", "plan", "root seeds", "tasks", "CPU (1 core)", "note"))
     _print_notes(notes)
-    runs = sum(row[1] == "runs" for row in rows)
+    running = [p for p in planned if not p.refused]
+    unknown = sum(p.hours is None for p in running)
+    total = sum(p.hours or 0.0 for p in running)
     tail = f" ({unknown} without an estimate)" if unknown else ""
     print(
-        f"{runs} of {len(rows)} claims run at --scale {scale}: about {_hours(total)} of CPU{tail}"
+        f"{len(running)} of {len(planned)} claims run at --scale {scale}: about {_hours(total)} "
+        f"of CPU{tail}"
     )
     return 0
+
+
+def _check_cpu_budget(claims: Sequence[Claim], args: argparse.Namespace) -> None:
+    """Refuse, before anything is written, a run whose estimated CPU time (:func:`_plan`)
+    exceeds ``--max-cpu-hours``, with the estimate and the claim that costs most."""
+    planned = [p for p in _plan(claims, args.scale, args.replicates) if not p.refused]
+    total = sum(p.hours or 0.0 for p in planned)
+    if total <= args.max_cpu_hours:
+        return
+    costliest = max(planned, key=lambda p: p.hours or 0.0)
+    raise ValueError(
+        f"--max-cpu-hours {args.max_cpu_hours:g}: this run needs about {_hours(total)} of CPU on "
+        f"one core ({costliest.claim_id}: {_hours(costliest.hours or 0.0)} under "
+        f"{costliest.root_seeds} root seed{'s' * (costliest.root_seeds != 1)}); lower "
+        "--replicates, name fewer claims or raise --max-cpu-hours (see --dry-run)"
+    )
 
 
 def _print_notes(notes: dict[str, str]) -> None:
@@ -717,6 +771,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="check each stochastic claim under R root seeds: the run's own and R - 1 independent "
         "children; reports the verdict and statistic under each and flags fragile claims "
         "(default: 1)",
+    )
+    p.add_argument(
+        "--max-cpu-hours",
+        type=_positive_float,
+        default=MAX_CPU_HOURS,
+        metavar="H",
+        help="refuse a run whose estimated CPU time on one core (--dry-run shows it: the "
+        "reference time of each claim times its root seeds) exceeds H hours, before anything "
+        f"is written (default: {MAX_CPU_HOURS:g})",
     )
     p.add_argument(
         "--scheduler",
