@@ -934,7 +934,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="S",
         help="stop after S seconds and print certified bounds instead: at least max(VC, 1), at "
-        "most min(Ldim, ⌊log2 |H|⌋, points), from what finished (default: no limit)",
+        "most min(Ldim, ⌊log2 |H|⌋, points), from what finished (default: no limit for a class "
+        "the exact DP solves, whose time is estimated before it starts; 600 s beyond it, where "
+        "the searches' time cannot be estimated)",
     )
     s.add_argument(
         "--export-tree",

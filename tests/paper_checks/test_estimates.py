@@ -92,3 +92,23 @@ def test_passk_refuses_a_file_it_cannot_read_in_memory(tmp_path, monkeypatch, na
     monkeypatch.undo()
     code, _, err = call(["solve", "passk", "--samples", path, "--n-boot", "10"])
     assert code == 0, err
+
+
+def test_a_class_beyond_the_exact_dp_is_bounded_and_says_so(tmp_path, monkeypatch, caplog):
+    """`solve online` on a 2000 x 200 class ran for minutes without an estimate. Beyond the
+    exact DP no estimate from the size can be honest, so the solve is bounded, and says so
+    before it starts; at the bound it prints the certified bounds."""
+    import numpy as np
+
+    from paper_checks import solve
+
+    rows = np.random.default_rng(0).integers(0, 2, size=(2000, 200))
+    path = tmp_path / "big.txt"
+    path.write_text("".join("".join(map(str, r)) + "\n" for r in rows))
+    monkeypatch.setattr(solve, "SEARCH_TIME_LIMIT_S", 0.5)
+    code, out, err = call(["solve", "online", "--class", path])
+    assert code == 0, err
+    assert "beyond the exact DP" in caplog.text  # logged on stderr before the work
+    assert "stop after 0.5 s with certified bounds" in caplog.text
+    assert "time limit 0.5 s reached" in out
+    assert "at least" in out
