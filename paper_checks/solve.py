@@ -86,6 +86,9 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     if not records:
         return []
     header = [name.strip().lower() for name in records[0]]
+    repeated = next((name for i, name in enumerate(header) if name in header[:i]), None)
+    if repeated is not None:  # a row's dict would keep the last column of that name
+        raise ValueError(f"--samples: {path} line 1: the column {repeated!r} is repeated")
     for line, record in enumerate(records[1:], 2):
         if len(record) != len(header):
             raise ValueError(

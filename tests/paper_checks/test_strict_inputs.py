@@ -129,6 +129,7 @@ def test_a_repeated_key_is_refused_by_every_json_reader():
         ("s.jsonl", '{"n": 4, "c": false}\n', ["row 1", "c must be an integer"]),
         ("s.jsonl", '{"n": "1_0", "c": 1}\n', ["row 1", "'1_0'"]),
         ("s.csv", "n,c\n1_000,2\n", ["s.csv row 1", "'1_000'"]),
+        ("s.csv", "n,c,N\n4,2,8\n", ["s.csv line 1", "'n' is repeated"]),
         ("s.csv", "n,c\n١٠,2\n", ["s.csv row 1", "'١٠'"]),
         ("s.csv", 'problem,correct\n"a\nb",1\n', ["s.csv", "row 1", "line break"]),
         ("s.jsonl", '{"problem": "p\\u2028q", "correct": 1}\n', ["s.jsonl", "line break"]),
