@@ -649,7 +649,10 @@ def run_executor(workers: int, scheduler: str) -> Iterator[Any]:
     close would wait for their tasks) and Dask's shutdown warnings are silenced."""
     from sims.sweep import make_executor
 
-    executor = make_executor(workers, scheduler)
+    try:
+        executor = make_executor(workers, scheduler)
+    except ValueError as err:  # dask missing, or a scheduler that cannot be reached
+        raise ValueError(f"--scheduler {scheduler}: {err}") from None
     try:
         yield executor
     except BaseException:

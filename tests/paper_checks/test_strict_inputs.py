@@ -187,3 +187,11 @@ def test_a_sound_class_with_labels_is_still_solved(tmp_path):
     code, out, err = call(["solve", "online", "--class", path])
     assert code == 0, err
     assert "Ldim = 1" in out
+
+
+def test_a_scheduler_that_cannot_be_reached_names_scheduler(tmp_path):
+    pytest.importorskip("distributed")
+    line = assert_one_line_exit_2(
+        ["run", "faster_rcnn.anchor_count", "--scheduler", "tcp://127.0.0.1:9", "--out", tmp_path]
+    )
+    assert line.startswith("paper-checks: error: --scheduler tcp://127.0.0.1:9: ")
