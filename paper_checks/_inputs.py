@@ -12,9 +12,17 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
+import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+# the class files' rules, which every other input follows too: a number is written in ASCII (no
+# ``_``, no digits of other scripts, no nan or inf) and a JSON object never repeats a key
+from theory.online.class_file import _NUMBER as DECIMAL_NUMBER
+from theory.online.class_file import _unique_keys as unique_keys
 
 #: Input files larger than this are refused before they are read (a 1 GiB sample file would need
 #: several GiB of memory as Python rows).
@@ -115,17 +123,71 @@ def _bounded_int(text: str) -> int:
 
 
 def loads_strict(text: str) -> Any:
-    """``json.loads`` without NaN, Infinity, floats that overflow to infinity or integers beyond
-    a float's range."""
+    """``json.loads`` without NaN, Infinity, floats that overflow to infinity, integers beyond
+    a float's range or an object that repeats a key (``json.loads`` keeps the last value)."""
     try:
         return json.loads(
             text,
+            object_pairs_hook=unique_keys,
             parse_constant=_reject_constant,
             parse_float=_finite_float,
             parse_int=_bounded_int,
         )
     except RecursionError:
         raise ValueError("nested too deeply") from None
+
+
+#: An integer as every input of this package writes it: an optional sign and ASCII digits.
+#: (Python's ``int`` also reads ``"1_000"``, ``" 7 "`` and other scripts' digits, ``"٣"``.)
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+
+
+def ascii_int(text: str) -> int:
+    """The integer that ``text`` writes in ASCII digits with an optional sign (no ``_``, no
+    spaces, no other scripts' digits, at most :data:`MAX_INT_DIGITS` digits); a ValueError
+    otherwise."""
+    if not _INTEGER.fullmatch(text):
+        raise ValueError(f"{text!r} is not an integer written in ASCII digits")
+    return _bounded_int(text)
+
+
+def ascii_float(text: str) -> float:
+    """The finite number that ``text`` writes in ASCII decimal notation (``1``, ``-0.5``,
+    ``2.5e-3``; the class files' rule :data:`DECIMAL_NUMBER`: no ``_``, ``nan``, ``inf``,
+    spaces or other scripts' digits); a ValueError otherwise."""
+    if not DECIMAL_NUMBER.fullmatch(text):
+        raise ValueError(f"{text!r} is not a number written in ASCII decimal notation")
+    return _finite_float(text)
+
+
+def ascii_ints(text: str) -> list[int]:
+    """The comma-separated integers of ``text`` (each read by :func:`ascii_int`)."""
+    return [ascii_int(part) for part in text.split(",")]
+
+
+def ascii_floats(text: str) -> list[float]:
+    """The comma-separated numbers of ``text`` (each read by :func:`ascii_float`)."""
+    return [ascii_float(part) for part in text.split(",")]
+
+
+def _line_breaking(label: str) -> bool:
+    """True when ``label`` holds a character that breaks or hides a printed line: a control
+    character (``\n``, ``\r``, ``\t``, ESC, ...) or a line or paragraph separator."""
+    return any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") for ch in label)
+
+
+def check_labels(labels: Iterable[str], where: str, what: str, *, unique: bool) -> None:
+    """Refuse labels that cannot be printed one to a line (:func:`_line_breaking`) and, when
+    ``unique``, a label given twice: a ValueError ``"{where}: {what} {i}: ..."`` (1-based)."""
+    seen: dict[str, int] = {}
+    for i, label in enumerate(labels, 1):
+        if _line_breaking(label):
+            raise ValueError(
+                f"{where}: {what} {i}: {label!r} holds a line break or control character"
+            )
+        if unique and label in seen:
+            raise ValueError(f"{where}: {what} {i}: {label!r} repeats {what} {seen[label]}")
+        seen.setdefault(label, i)
 
 
 def text_lines(text: str) -> list[str]:

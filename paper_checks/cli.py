@@ -8,7 +8,9 @@ stderr naming what is wrong, no traceback).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import io
 import logging
 import math
 import os
@@ -16,14 +18,14 @@ import shutil
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from paper_checks._files import check_target, write_json
-from paper_checks._inputs import check_output_path
+from paper_checks._inputs import ascii_float, ascii_floats, ascii_int, ascii_ints, check_output_path
 from paper_checks.claims import PAPERS, Claim, all_claims, select_claims
 from paper_checks.context import SCALES, Context
 from paper_checks.results import (
@@ -45,6 +47,9 @@ from sims._backend import BACKENDS, get_backend
 
 PROG = "paper-checks"
 RESULTS = Path("results")
+#: `run --max-cpu-hours` by default: a day of one core (every claim once: about 5 CPU-minutes
+#: at --scale quick, 80 at full, 83 CPU-hours at paper, which therefore needs the option).
+MAX_CPU_HOURS = 24.0
 #: The most bootstrap resamples `solve hivemind` takes: about a minute per scorer and file.
 MAX_HIVEMIND_BOOT = 100_000
 
@@ -71,26 +76,26 @@ def _parsed(text: str, convert: Callable[[str], T], valid: Callable[[T], bool], 
 
 
 def _positive_int(text: str) -> int:
-    return _parsed(text, int, lambda v: v >= 1, "a positive integer")
+    return _parsed(text, ascii_int, lambda v: v >= 1, "a positive integer")
 
 
 def _level(text: str) -> float:
-    return _parsed(text, float, lambda v: 0.0 < v < 1.0, "a level in (0, 1)")
+    return _parsed(text, ascii_float, lambda v: 0.0 < v < 1.0, "a level in (0, 1)")
 
 
 def _seed(text: str) -> int:
-    return _parsed(text, int, lambda v: v >= 0, "a non-negative integer")
+    return _parsed(text, ascii_int, lambda v: v >= 0, "a non-negative integer")
 
 
 def _positive_float(text: str) -> float:
-    return _parsed(text, float, lambda v: v > 0 and math.isfinite(v), "a positive number")
+    return _parsed(text, ascii_float, lambda v: v > 0, "a positive number")
 
 
 def _positive_floats(text: str) -> list[float]:
     return _parsed(
         text,
-        lambda s: [float(part) for part in s.split(",")],
-        lambda vs: all(v > 0 and math.isfinite(v) for v in vs),
+        ascii_floats,
+        lambda vs: all(v > 0 for v in vs),
         "comma-separated positive numbers",
     )
 
@@ -98,14 +103,14 @@ def _positive_floats(text: str) -> list[float]:
 def _positive_ints(text: str) -> list[int]:
     return _parsed(
         text,
-        lambda s: [int(part) for part in s.split(",")],
+        ascii_ints,
         lambda vs: all(v >= 1 for v in vs),
         "comma-separated positive integers",
     )
 
 
 def _cosine(text: str) -> float:
-    return _parsed(text, float, lambda v: -1.0 <= v <= 1.0, "a cosine in [-1, 1]")
+    return _parsed(text, ascii_float, lambda v: -1.0 <= v <= 1.0, "a cosine in [-1, 1]")
 
 
 def _path(text: str) -> Path:
@@ -117,9 +122,16 @@ def _path(text: str) -> Path:
 
 
 def _scheduler(text: str) -> str:
-    if text in ("processes", "dask") or text.startswith("tcp://"):
+    """processes, dask, or tcp://HOST:PORT with a host and a port in [1, 65535] in ASCII digits."""
+    if text in ("processes", "dask"):
         return text
-    raise argparse.ArgumentTypeError(f"expected processes, dask or tcp://HOST:PORT, got {text!r}")
+    host, _, port = text.removeprefix("tcp://").rpartition(":")
+    sound_port = port.isascii() and port.isdigit() and 1 <= int(port) <= 65535
+    if text.startswith("tcp://") and host and sound_port:
+        return text
+    raise argparse.ArgumentTypeError(
+        f"expected processes, dask or tcp://HOST:PORT (PORT in 1..65535), got {text!r}"
+    )
 
 
 def _print_table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> None:
@@ -160,7 +172,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ValueError("name paper keys or claim ids to run, or pass --all")
     claims = all_claims() if args.all else select_claims(args.targets)
     if args.dry_run:
-        return _print_plan(claims, args.scale)
+        return _print_plan(claims, args.scale, args.replicates)
+    _check_cpu_budget(claims, args)
     if args.scale == "paper":
         from paper_checks.paper_scale import Refused, plan_for
 
@@ -206,7 +219,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
 
     from paper_checks.reproduce import closing_line, compare, describe, load_reference_run
-    from sims.sweep import make_executor
+    from paper_checks.runner import run_executor
 
     try:
         ref_run, ref_records = load_reference_run(args.scale) or ({}, {})
@@ -223,7 +236,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         known = repro is not None and ref_records.get(result.claim_id) is not None
         _print_claim_line(result, describe(repro) if known else "")
 
-    with RunLock(out_dir):  # a second run into the same --out is refused while this one writes
+    with _resumable(out_dir), RunLock(out_dir):  # a second run into --out waits for none
         if not args.update and (finished.exists() or finished.is_symlink()):  # made meanwhile
             raise ValueError(
                 f"--out {os.fspath(out_dir)!r} holds a finished run ({finished.name}), written "
@@ -233,7 +246,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         # an update's checks run in a staging folder: out_dir is untouched until its commit
         check_dir = out_dir / UPDATE_STAGING if args.update else out_dir
         start = time.perf_counter()
-        with make_executor(args.workers, args.scheduler) as executor:
+        with run_executor(args.workers, args.scheduler) as executor:
             ctx = Context(args.scale, args.seed, check_dir, executor, backend)
             from paper_checks.runner import run_claims
 
@@ -280,6 +293,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"report: {page}")
     failed = {"fail": counts[Verdict.FAIL] + counts[Verdict.ERROR], "error": counts[Verdict.ERROR]}
     return 1 if failed.get(args.fail_on) else 0
+
+
+@contextlib.contextmanager
+def _resumable(out_dir: Path) -> Iterator[None]:
+    """Tell an interrupted run's one line that ``out_dir`` resumes: the claims and sweep tasks
+    that finished are kept there (no results.json is written), and the same command runs the
+    rest."""
+    try:
+        yield
+    except KeyboardInterrupt as err:
+        err.resume = (  # type: ignore[attr-defined]
+            f"; {os.fspath(out_dir)!r} keeps the claims and sweep tasks that finished: run the "
+            "same command again to resume"
+        )
+        raise
 
 
 def _check_figure_target(plot: Path) -> None:
@@ -337,15 +365,32 @@ def _print_claim_line(result: CheckResult, reproduces: str = "") -> None:
     _print_line(f"{line}  {result.summary}")
 
 
-def _print_plan(claims: Sequence[Claim], scale: str) -> int:
-    """``run --dry-run``: per claim, whether it runs, the estimated CPU time on one core (from the
-    paper-scale plan, or the committed reference run at that scale) and a note: its sizes, or
-    why ``--scale paper`` refuses it. Nothing is run or written."""
+@dataclass(frozen=True)
+class PlannedClaim:
+    """One line of a run's plan: whether the claim runs, the most root seeds it may run under
+    (its first look, :func:`paper_checks.runner.first_look`, to its last planned one), its sweep
+    tasks at paper scale, the
+    estimated CPU hours on one core of all its root seeds (None: no estimate) and a note."""
+
+    claim_id: str
+    refused: bool
+    root_seeds: int
+    tasks: int | None
+    hours: float | None
+    note: str
+
+
+def _plan(claims: Sequence[Claim], scale: str, replicates: int) -> list[PlannedClaim]:
+    """The plan of ``run`` at ``scale`` with ``replicates``: each claim's CPU estimate is that of
+    one root seed (the paper-scale plan, or the claim's record in the committed reference run
+    at that scale, whose provenance times one root seed) times the most root seeds it may run:
+    those of its first look, or of its last planned look when it stays undecided until then."""
     from paper_checks.docs import REFERENCE_RUNS, load_reference
     from paper_checks.paper_scale import Refused, estimated_cpu_hours, plan_for
+    from paper_checks.runner import first_look
 
     records = load_reference(scale)[1] if scale in REFERENCE_RUNS else {}
-    rows, total, unknown, notes = [], 0.0, 0, {}
+    planned = []
     for c in claims:
         refused, hours, tasks = False, None, None
         if scale == "paper":
@@ -360,22 +405,57 @@ def _print_plan(claims: Sequence[Claim], scale: str) -> int:
                 seconds = record.provenance.get("cpu_time_s") or record.provenance["wall_time_s"]
                 hours = seconds / 3600
             what = f"the {scale} sizes" + ("" if record else " (no reference run to estimate from)")
-        if not refused:
-            total += hours or 0.0
-            unknown += hours is None
-        note = notes.setdefault(what, f"[{len(notes) + 1}]")
-        cost = "-" if hours is None else _hours(hours)
-        rows.append(
-            (c.id, "refused" if refused else "runs", "-" if tasks is None else tasks, cost, note)
+        last = max(c.looks_at(scale), default=0)
+        seeds = max(first_look(c, scale, replicates), last) if c.stochastic else 1
+        if scale in c.not_run_at:
+            seeds, hours = 0, 0.0
+        planned.append(
+            PlannedClaim(
+                c.id, refused, seeds, tasks, None if hours is None else hours * seeds, what
+            )
         )
-    _print_table(rows, ("claim", "plan", "tasks", "CPU (1 core)", "note"))
+    return planned
+
+
+def _print_plan(claims: Sequence[Claim], scale: str, replicates: int) -> int:
+    """``run --dry-run``: per claim, whether it runs, under how many root seeds, the estimated
+    CPU time on one core (:func:`_plan`) and a note: its sizes, or why ``--scale paper`` refuses
+    it. Nothing is run or written."""
+    planned = _plan(claims, scale, replicates)
+    rows, notes = [], {}
+    for p in planned:
+        note = notes.setdefault(p.note, f"[{len(notes) + 1}]")
+        cost = "-" if p.hours is None else _hours(p.hours)
+        tasks = "-" if p.tasks is None else p.tasks
+        plan = "refused" if p.refused else "runs"
+        rows.append((p.claim_id, plan, "-" if p.refused else p.root_seeds, tasks, cost, note))
+    _print_table(rows, ("claim", "plan", "root seeds", "tasks", "CPU (1 core)", "note"))
     _print_notes(notes)
-    runs = sum(row[1] == "runs" for row in rows)
+    running = [p for p in planned if not p.refused]
+    unknown = sum(p.hours is None for p in running)
+    total = sum(p.hours or 0.0 for p in running)
     tail = f" ({unknown} without an estimate)" if unknown else ""
     print(
-        f"{runs} of {len(rows)} claims run at --scale {scale}: about {_hours(total)} of CPU{tail}"
+        f"{len(running)} of {len(planned)} claims run at --scale {scale}: about {_hours(total)} "
+        f"of CPU{tail}"
     )
     return 0
+
+
+def _check_cpu_budget(claims: Sequence[Claim], args: argparse.Namespace) -> None:
+    """Refuse, before anything is written, a run whose estimated CPU time (:func:`_plan`)
+    exceeds ``--max-cpu-hours``, with the estimate and the claim that costs most."""
+    planned = [p for p in _plan(claims, args.scale, args.replicates) if not p.refused]
+    total = sum(p.hours or 0.0 for p in planned)
+    if total <= args.max_cpu_hours:
+        return
+    costliest = max(planned, key=lambda p: p.hours or 0.0)
+    raise ValueError(
+        f"--max-cpu-hours {args.max_cpu_hours:g}: this run needs about {_hours(total)} of CPU on "
+        f"one core ({costliest.claim_id}: {_hours(costliest.hours or 0.0)} under "
+        f"{costliest.root_seeds} root seed{'s' * (costliest.root_seeds != 1)}); lower "
+        "--replicates, name fewer claims or raise --max-cpu-hours (see --dry-run)"
+    )
 
 
 def _print_notes(notes: dict[str, str]) -> None:
@@ -643,7 +723,7 @@ def cmd_solve_superposition(args: argparse.Namespace) -> int:
 
 
 def _finite_float(text: str) -> float:
-    return _parsed(text, float, math.isfinite, "a finite number")
+    return _parsed(text, ascii_float, math.isfinite, "a finite number")
 
 
 # ------------------------------------------------------------------------------------------ parser
@@ -682,7 +762,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_seed, default=0, help="root seed (default: 0)")
     p.add_argument(
         "--workers",
-        type=lambda text: _parsed(text, int, lambda v: 1 <= v <= 1024, "an integer in [1, 1024]"),
+        type=lambda text: _parsed(
+            text, ascii_int, lambda v: 1 <= v <= 1024, "an integer in [1, 1024]"
+        ),
         default=1,
         help="parallel workers, 1 to 1024 (default: 1)",
     )
@@ -694,6 +776,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="check each stochastic claim under R root seeds: the run's own and R - 1 independent "
         "children; reports the verdict and statistic under each and flags fragile claims "
         "(default: 1)",
+    )
+    p.add_argument(
+        "--max-cpu-hours",
+        type=_positive_float,
+        default=MAX_CPU_HOURS,
+        metavar="H",
+        help="refuse a run whose estimated CPU time on one core (--dry-run shows it: the "
+        "reference time of each claim times its root seeds) exceeds H hours, before anything "
+        f"is written (default: {MAX_CPU_HOURS:g})",
     )
     p.add_argument(
         "--scheduler",
@@ -775,7 +866,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--conjectures",
-        type=int,
+        type=_positive_int,
         nargs="?",
         const=20,
         default=None,
@@ -848,7 +939,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="S",
         help="stop after S seconds and print certified bounds instead: at least max(VC, 1), at "
-        "most min(Ldim, ⌊log2 |H|⌋, points), from what finished (default: no limit)",
+        "most min(Ldim, ⌊log2 |H|⌋, points), from what finished (default: no limit for a class "
+        "the exact DP solves, whose time is estimated before it starts; 600 s beyond it, where "
+        "the searches' time cannot be estimated)",
     )
     s.add_argument(
         "--export-tree",
@@ -913,7 +1006,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--n-boot",
         type=lambda text: _parsed(
             text,
-            int,
+            ascii_int,
             lambda v: 1 <= v <= MAX_HIVEMIND_BOOT,
             f"an integer in [1, {MAX_HIVEMIND_BOOT}]",
         ),
@@ -967,7 +1060,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--grid",
         type=lambda text: _parsed(
-            text, int, lambda v: 16 <= v <= 1_000_000, "an integer in [16, 1000000]"
+            text, ascii_int, lambda v: 16 <= v <= 1_000_000, "an integer in [16, 1000000]"
         ),
         default=1000,
         help="log-grid points, 16 to 10^6 (default 1000)",
@@ -1033,11 +1126,13 @@ def _os_error_text(err: OSError) -> str:
 
 def _quiet_dask_loggers(args: argparse.Namespace, level: int) -> None:
     """Dask's distributed configures its own loggers at INFO when imported (scheduler, workers,
-    dashboard: ~50 lines per run); keep them at WARNING unless -v asked for INFO. The environment
-    variable reaches worker processes too."""
+    dashboard: ~50 lines per run); keep them at WARNING (ERROR in the worker processes, through
+    the environment variable they inherit) unless -v asked for INFO."""
     if getattr(args, "scheduler", "processes") == "processes":
         return
-    name = logging.getLevelName(max(level, logging.WARNING)).lower()
+    # worker processes: errors only (their warnings are Dask's own bookkeeping, such as a task
+    # cancelled when a run is interrupted), unless -v asks for more
+    name = logging.getLevelName(logging.ERROR if level >= logging.WARNING else level).lower()
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", name)
     try:
         import distributed  # noqa: F401  (sets up its loggers on import)
@@ -1047,9 +1142,101 @@ def _quiet_dask_loggers(args: argparse.Namespace, level: int) -> None:
         logging.getLogger(logger_name).setLevel(max(level, logging.WARNING))
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread as an interrupt is, so that every ``finally`` on the
+    way out runs (a solver child is stopped, a lock released) before the one-line end."""
+
+
+def _raise_terminated(*_: object) -> None:
+    raise Terminated
+
+
+def _devnull_text() -> Any:
+    """A text stream to /dev/null that lives as long as the command."""
+    return Path(os.devnull).open("w", encoding="utf-8")
+
+
+class _GuardedStdout:
+    """sys.stdout for one command: its printing can never cost a record. Text the stream's
+    encoding cannot hold is written with backslash escapes; once the reader is gone (EPIPE, as
+    in ``| head -1``) the rest goes to /dev/null, as the Python documentation advises for
+    SIGPIPE, and the command goes on: results are written whatever happens to the terminal."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream if stream is not None else _devnull_text()
+        self.closed_reader = False
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except UnicodeEncodeError:
+            encoding = getattr(self.stream, "encoding", None) or "ascii"
+            safe = text.encode(encoding, "backslashreplace").decode(encoding)
+            return self._guarded(lambda: self.stream.write(safe)) or len(text)
+        except (BrokenPipeError, ValueError):  # the reader is gone, or stdout was closed
+            self._drop()
+            return len(text)
+
+    def flush(self) -> None:
+        self._guarded(self.stream.flush)
+
+    def _guarded(self, call: Callable[[], Any]) -> Any:
+        try:
+            return call()
+        except (BrokenPipeError, ValueError):
+            self._drop()
+            return None
+
+    def _drop(self) -> None:
+        """Send the rest of the output to /dev/null (the stream's descriptor too, so that the
+        interpreter's last flush finds nothing to fail on)."""
+        self.closed_reader = True
+        with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.stream.fileno())
+            os.close(devnull)
+            return
+        self.stream = _devnull_text()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def _signal_name(err: KeyboardInterrupt) -> tuple[str, int]:
+    """(the signal's name, the exit code 128 + its number) of an interrupt."""
+    import signal
+
+    number = signal.SIGTERM if isinstance(err, Terminated) else signal.SIGINT
+    return signal.Signals(number).name, 128 + number
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``paper-checks`` (and ``python -m paper_checks``); returns the exit code."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Entry point of ``paper-checks`` (and ``python -m paper_checks``); returns the exit code.
+
+    Run as the program (``argv`` None), it also owns the process's ends: SIGTERM ends it as
+    Ctrl-C does (one line, exit 143; Ctrl-C 130), its standard output is guarded
+    (:class:`_GuardedStdout`), and when the command ends early while threads of it still work
+    (a check under way), the process exits without waiting for them."""
+    if argv is not None:
+        return _main(list(argv))
+    import signal
+    import threading
+
+    with contextlib.suppress(ValueError):  # only the main thread may set handlers
+        signal.signal(signal.SIGTERM, _raise_terminated)
+    guarded = _GuardedStdout(sys.stdout)
+    sys.stdout = guarded
+    code = _main(sys.argv[1:])
+    guarded.flush()
+    others = [t for t in threading.enumerate() if t is not threading.main_thread()]
+    if code not in (0, 1) and any(not t.daemon for t in others):
+        sys.stderr.flush()
+        os._exit(code)  # the checks under way write nothing the ended run keeps
+    return code
+
+
+def _main(argv: list[str]) -> int:
+    """The command ``argv``; its exit code (see the module docstring)."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -1086,6 +1273,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "out of memory: the sizes chosen need more memory than is available; choose "
             "smaller ones"
         )
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM (Terminated)
+        name, code = _signal_name(err)
+        resume = getattr(err, "resume", "")
+        print(f"{PROG}: stopped by {name}{resume}", file=sys.stderr)
+        return code

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import importlib.metadata
 import logging
+import os
 import platform
 import queue
 import subprocess
@@ -13,7 +16,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -415,13 +418,70 @@ def _scalar(value: Any) -> float | None:
     return number if np.isfinite(number) else None
 
 
-def _check_once(claim: Claim, ctx: Context, code: str, run_dir: Path) -> CheckResult:
+#: errno values of a full file system (no space, quota, file-size limit): every later write would
+#: fail too, so the run ends instead of recording each claim as crashed.
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+class DiskFull(OSError):
+    """The file system filled while the run wrote ``filename``: the run ends, keeping the claims
+    and sweep tasks that finished (the directory resumes when the same command is run again)."""
+
+
+def disk_full(err: BaseException, run_dir: Path) -> DiskFull | None:
+    """A :class:`DiskFull` when ``err``, or an error it was raised from, is an OSError of
+    :data:`DISK_FULL_ERRNOS`, else None. It names the file being written: the error's own
+    ``filename``, else the innermost ``path`` of the writer that failed (a writer that reports
+    ``os.write``'s ENOSPC, which names no file, in a frame of its traceback), else ``run_dir``."""
+    if isinstance(err, DiskFull):
+        return err
+    cause: BaseException | None = err
+    while cause is not None and not (
+        isinstance(cause, OSError) and cause.errno in DISK_FULL_ERRNOS
+    ):
+        cause = cause.__cause__ or cause.__context__
+    if not isinstance(cause, OSError):
+        return None
+    where = cause.filename or _path_being_written(cause) or run_dir
+    return DiskFull(
+        cause.errno,
+        f"{cause.strerror or os.strerror(cause.errno)}; the run stopped, keeping in "
+        f"{os.fspath(run_dir)!r} the claims and sweep tasks that finished: free some space and "
+        "run the same command again to resume",
+        os.fspath(where),
+    )
+
+
+def _path_being_written(err: BaseException) -> str | None:
+    """The innermost local named ``path`` (a str or path) in the frames that ``err`` unwound."""
+    frames, tb = [], err.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        value = frame.f_locals.get("path")
+        if isinstance(value, str | os.PathLike):
+            return os.fspath(value)
+    return None
+
+
+def _check_once(
+    claim: Claim,
+    ctx: Context,
+    code: str,
+    run_dir: Path,
+    stopping: threading.Event | None = None,
+) -> CheckResult:
     """One check of ``claim`` in ``ctx`` (claim id set), stamped and written to ``ctx.out_dir``,
     made inside the run directory ``run_dir`` without following a link
     (:func:`paper_checks._files.make_dirs`). Its CPU time is this thread's plus that of the
     sweep tasks it ran in worker processes. A claim without a path on the run's backend
     (:attr:`Claim.backends`) computes on numpy: its provenance names numpy and the CPU, and
-    ``backend_asked`` the backend the run asked for."""
+    ``backend_asked`` the backend the run asked for.
+
+    A crash is the claim's ERROR record, except a full disk (:func:`disk_full`), which ends the
+    run, and a failure once the run is ``stopping`` (its executor closed under it), which
+    records nothing."""
     from sims.sweep import CpuMeter
 
     _files.make_dirs(ctx.out_dir, run_dir)
@@ -433,6 +493,10 @@ def _check_once(claim: Claim, ctx: Context, code: str, run_dir: Path) -> CheckRe
         try:
             result = _not_run(claim, ctx.scale) or claim.check(ctx)
         except Exception as err:
+            if (full := disk_full(err, ctx.out_dir)) is not None:
+                raise full from err
+            if stopping is not None and stopping.is_set():
+                raise
             logger.exception("claim %s crashed", claim.id)
             result = CheckResult(
                 verdict=Verdict.ERROR,
@@ -542,9 +606,10 @@ def run_claims(
                 i, r = units.pop() if shortest_first else units.popleft()
             try:
                 context = _replicate_context(claims[i], ctx, r)
-                done.put((i, r, _check_once(claims[i], context, codes[i], ctx.out_dir), None))
+                check = _check_once(claims[i], context, codes[i], ctx.out_dir, stop)
+                done.put((i, r, check, None))
             except BaseException as err:  # noqa: BLE001 - handed to the main thread to raise
-                done.put((i, r, None, err))
+                done.put((i, r, None, disk_full(err, ctx.out_dir) or err))
                 return
 
     n_lanes = min(concurrency, len(units))
@@ -556,8 +621,13 @@ def run_claims(
         thread.start()
     bar = tqdm(total=len(claims), desc="claims", unit="claim", disable=None, file=sys.stderr)
     try:
+        watch = WorkerWatch(ctx.executor)
         while len(results) < len(claims):
-            i, r, result, err = done.get()
+            try:
+                i, r, result, err = done.get(timeout=WorkerWatch.POLL_S)
+            except queue.Empty:
+                watch.check()
+                continue
             if err is not None:
                 raise err
             runs[i][r] = result
@@ -585,6 +655,88 @@ def run_claims(
             work.notify_all()
         bar.close()
     return [results[i] for i in range(len(claims))]
+
+
+#: Seconds a run that ends early (interrupted, a full disk, no workers) waits for its executor
+#: to close; past it the run ends anyway (pool workers end by themselves once the driver is gone).
+CLOSE_BOUND_S = 10.0
+
+
+@contextlib.contextmanager
+def run_executor(workers: int, scheduler: str) -> Iterator[Any]:
+    """:func:`sims.sweep.make_executor`'s executor, closed when the run ends: in full after a
+    run that finished, and within :data:`CLOSE_BOUND_S` after one that ends early, whose
+    running tasks are no longer wanted: a process pool's workers are terminated first (its
+    close would wait for their tasks) and Dask's shutdown warnings are silenced."""
+    from sims.sweep import make_executor
+
+    try:
+        executor = make_executor(workers, scheduler)
+    except ValueError as err:  # dask missing, or a scheduler that cannot be reached
+        raise ValueError(f"--scheduler {scheduler}: {err}") from None
+    try:
+        yield executor
+    except BaseException:
+        for name in ("distributed", "dask"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+        pool = getattr(executor, "_pool", None)  # sims.sweep.ProcessExecutor's, once started
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.terminate()
+        closer = threading.Thread(target=executor.close, name="close_executor", daemon=True)
+        closer.start()
+        closer.join(CLOSE_BOUND_S)
+        raise
+    executor.close()
+
+
+class WorkerWatch:
+    """The bound on the run's wait for a Dask scheduler's workers: while the checks wait,
+    :meth:`check` (every :data:`POLL_S` seconds) asks the scheduler how many workers it has,
+    and ends the run with one line once it has had none (or could not be asked) for
+    :data:`BOUND_S` seconds (``PAPER_CHECKS_WORKER_WAIT_S`` in the environment sets another
+    bound). A killed worker's tasks are moved to the others by Dask; with none left they would
+    wait for ever. Other executors run their tasks in this process or in processes this one
+    started, and are not watched."""
+
+    POLL_S = 1.0
+    BOUND_S = 120.0
+
+    def __init__(self, executor: Any) -> None:
+        self.client = getattr(executor, "_client", None)  # sims.sweep.DaskExecutor's client
+        self.bound_s = float(os.environ.get("PAPER_CHECKS_WORKER_WAIT_S", self.BOUND_S))
+        self.alone_since: float | None = None
+
+    def workers(self) -> int:
+        """Workers the scheduler knows now (0 when it cannot be asked)."""
+        try:
+            info = self.client.run_on_scheduler(_scheduler_worker_count)
+        except Exception:  # noqa: BLE001 - the scheduler is gone or unreachable: no workers
+            return 0
+        return int(info)
+
+    def check(self) -> None:
+        if self.client is None:
+            return
+        now = time.monotonic()
+        if self.workers() > 0:
+            self.alone_since = None
+            return
+        self.alone_since = self.alone_since or now
+        if now - self.alone_since >= self.bound_s:
+            raise WorkersGone(
+                f"--scheduler: the Dask scheduler has had no worker for {self.bound_s:g} s "
+                "(killed, or never started); finished claims and sweep tasks are kept: start "
+                "workers and run the same command again to resume"
+            )
+
+
+def _scheduler_worker_count(dask_scheduler: Any) -> int:
+    """Run on the scheduler by :meth:`WorkerWatch.workers`: its number of workers."""
+    return len(dask_scheduler.workers)
+
+
+class WorkersGone(ValueError):
+    """The run's Dask scheduler has had no worker for longer than :attr:`WorkerWatch.BOUND_S`."""
 
 
 def range_units(i: int, start: int, stop: int) -> list[tuple[int, int]]:

@@ -39,10 +39,32 @@ class SampleCounts:
     c: np.ndarray  # (P,) correct samples per problem
 
 
+#: Bytes of memory that reading a samples file takes at its peak, per line and per byte: each
+#: line becomes a Python dict of strings (measured on files of 10^6 rows: 424 bytes a line for
+#: `problem,correct` CSV, 445 for `n,c` CSV, 529 for JSONL, beside the text itself).
+SAMPLES_MEMORY_PER_LINE = 500
+SAMPLES_MEMORY_PER_BYTE = 4
+
+
 def _read_rows(path: Path) -> list[dict[str, Any]]:
-    from paper_checks._inputs import csv_records, loads_strict, read_input_text, text_lines
+    """The rows of a samples file as dicts of lower-case column names, refused before they are
+    parsed when their memory estimate (:data:`SAMPLES_MEMORY_PER_LINE` per line and
+    :data:`SAMPLES_MEMORY_PER_BYTE` per byte of the file) exceeds the memory available."""
+    from paper_checks._inputs import (
+        _size,
+        check_memory,
+        csv_records,
+        loads_strict,
+        read_input_text,
+        text_lines,
+    )
 
     text = read_input_text(path, "--samples")
+    size, lines = path.stat().st_size, text.count("\n") + 1
+    check_memory(
+        SAMPLES_MEMORY_PER_LINE * lines + SAMPLES_MEMORY_PER_BYTE * size,
+        f"--samples {str(path)!r} ({_size(size)}, {lines} lines)",
+    )
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         rows = []
         for line_no, line in enumerate(text_lines(text), 1):
@@ -64,6 +86,9 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     if not records:
         return []
     header = [name.strip().lower() for name in records[0]]
+    repeated = next((name for i, name in enumerate(header) if name in header[:i]), None)
+    if repeated is not None:  # a row's dict would keep the last column of that name
+        raise ValueError(f"--samples: {path} line 1: the column {repeated!r} is repeated")
     for line, record in enumerate(records[1:], 2):
         if len(record) != len(header):
             raise ValueError(
@@ -83,8 +108,10 @@ MAX_SAMPLES_PER_PROBLEM = 2**53
 def _as_int(value: Any, what: str, where: str) -> int:
     if isinstance(value, bool):
         raise ValueError(f"--samples: {where}: {what} must be an integer (got {value!r})")  # noqa: TRY004
-    try:
-        number = int(str(value).strip())
+    from paper_checks._inputs import ascii_int
+
+    try:  # a JSON integer, or a CSV field or JSON string in ASCII digits
+        number = value if isinstance(value, int) else ascii_int(str(value).strip())
     except ValueError:
         shown = f"{str(value)[:20]}..." if len(str(value)) > 20 else str(value)
         raise ValueError(f"--samples: {where}: {what} must be an integer (got {shown!r})") from None
@@ -125,6 +152,8 @@ def read_sample_counts(path: str | Path, *, seed: str | None = None) -> SampleCo
     2504.13837) pool the samples of separate sampling runs. With ``seed``,
     only the rows whose ``seed`` (or ``run``) column holds that value are read.
     """
+    from paper_checks._inputs import check_labels
+
     path = Path(path)
     rows = _read_rows(path)
     if seed is not None:
@@ -138,6 +167,7 @@ def read_sample_counts(path: str | Path, *, seed: str | None = None) -> SampleCo
     if missing is not None:
         raise ValueError(f"--samples: {path} row {missing + 1} has no {id_col!r}")
     ids = np.array([str(r[id_col]) if id_col else str(i + 1) for i, r in enumerate(rows)])
+    check_labels(ids.tolist(), f"--samples: {path}", "row", unique=False)  # printed in sets
     if {"n", "c"} <= columns:
         n = np.array([_as_int(r.get("n"), "n", f"{path} row {i + 1}") for i, r in enumerate(rows)])
         c = np.array([_as_int(r.get("c"), "c", f"{path} row {i + 1}") for i, r in enumerate(rows)])
@@ -611,15 +641,24 @@ def load_class(path: Path) -> Any:
     """The concept class in ``path`` by the rule :meth:`ConceptClass.from_file` follows
     (:mod:`theory.online.class_file`), the file read by
     :func:`paper_checks._inputs.read_input_text` (errors name ``--class``)."""
-    from paper_checks._inputs import read_input_text
+    from paper_checks._inputs import check_labels, read_input_text
     from theory.online import ConceptClass
     from theory.online.class_file import parse_class_json, parse_class_text
 
     text = read_input_text(path, "--class")
-    if path.suffix.lower() == ".json":
-        return ConceptClass.from_array(*parse_class_json(text, str(path)))
-    return ConceptClass.from_array(parse_class_text(text, str(path)))
+    if path.suffix.lower() != ".json":
+        return ConceptClass.from_array(parse_class_text(text, str(path)))
+    matrix, points = parse_class_json(text, str(path))
+    if points is not None:  # printed one to a sequence: each must be one line, and name one point
+        check_labels(points, f"--class {str(path)!r}", "point", unique=True)
+    return ConceptClass.from_array(matrix, points)
 
+
+#: The time limit of ``solve online`` on a class beyond the exact DP when ``--time-limit`` is
+#: not given. There the VC and lower-bound searches take from a second to hours by how the class
+#: shatters, which no size formula predicts (random classes: 250 hypotheses x 50 points in 1.4 s,
+#: 500 x 100 over 5 min), so the command bounds them and says so before they start.
+SEARCH_TIME_LIMIT_S = 600.0
 
 #: Seconds between the rings of :func:`_within`'s alarm after the first.
 RING_AGAIN_S = 0.05
@@ -659,9 +698,9 @@ def _within(
 
     previous, previous_hook = signal.signal(signal.SIGALRM, ring), sys.unraisablehook
     sys.unraisablehook = drop_swallowed_rings
-    signal.setitimer(signal.ITIMER_REAL, seconds, RING_AGAIN_S)
     try:
-        try:
+        try:  # the timer starts inside: a limit shorter than this line rings in the try
+            signal.setitimer(signal.ITIMER_REAL, seconds, RING_AGAIN_S)
             yield
         finally:  # a ring pending here raises before the timer is off: caught below
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -674,10 +713,33 @@ def _within(
         sys.unraisablehook = previous_hook
 
 
-def _online_child(H: Any, max_n: int | None, queue: Any) -> None:
-    """:func:`_online_work` in a child process, its results and its failure sent on ``queue``."""
+#: prctl(2) option: the signal the kernel sends this process when its parent dies (Linux).
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Have the kernel SIGKILL this process when its parent dies, whatever kills the parent
+    (prctl PR_SET_PDEATHSIG on Linux; elsewhere the parent's ``finally`` stops the child, which
+    SIGKILL of the parent skips); exit at once when the parent is already gone."""
+    import ctypes
+    import ctypes.util
+    import os
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent_pid:  # the parent died before the request was made
+        os._exit(1)
+
+
+def _online_child(H: Any, max_n: int | None, queue: Any, parent_pid: int) -> None:
+    """:func:`_online_work` in a child process that dies with its parent
+    (:func:`_die_with_parent`), its results and its failure sent on ``queue``."""
     from paper_checks._compile_notice import announce_kernel_compiles
 
+    _die_with_parent(parent_pid)
     announce_kernel_compiles()
     try:
         _online_work(H, max_n, lambda kind, value: queue.put((kind, value)))
@@ -692,6 +754,7 @@ def _run_online(H: Any, max_n: int | None, time_limit: float | None) -> dict[str
     layers). With ``time_limit`` the work runs in a child process that is stopped at the limit;
     ``"stopped_in"`` then names the stage it was in."""
     import multiprocessing
+    import os
     import queue as queue_module
     import sys
     import time
@@ -719,7 +782,7 @@ def _run_online(H: Any, max_n: int | None, time_limit: float | None) -> dict[str
             return results
         ctx = multiprocessing.get_context("spawn")  # no fork of a threaded process
         channel = ctx.Queue()
-        proc = ctx.Process(target=_online_child, args=(H, max_n, channel), daemon=True)
+        proc = ctx.Process(target=_online_child, args=(H, max_n, channel, os.getpid()), daemon=True)
         deadline = time.monotonic() + time_limit
         proc.start()
         try:
@@ -821,9 +884,22 @@ def solve_online(
     with _within(time_limit, f"reading --class {str(path)!r}"):  # the limit covers the parsing
         H = load_class(path)
         canon, _ = H.canonical()
-    remaining = None if time_limit is None else max(time_limit - (time.monotonic() - start), 1e-3)
     if canon.n_points <= EXACT_POINTS_CLI:
         _announce_dp(path, canon.n_points, canon.n_hypotheses, max_n, time_limit)
+    elif time_limit is None:
+        time_limit = SEARCH_TIME_LIMIT_S
+        logger.warning(
+            "solve online: %d hypotheses on %d distinct points are beyond the exact DP (%d "
+            "points); the VC and lower-bound searches on such a class take from a second to "
+            "hours, by how it shatters rather than by its size (random classes: 250 x 50 in "
+            "1.4 s, 500 x 100 over 5 min), so they stop after %g s with certified bounds "
+            "(--time-limit S sets another limit)",
+            canon.n_hypotheses,
+            canon.n_points,
+            EXACT_POINTS_CLI,
+            time_limit,
+        )
+    remaining = None if time_limit is None else max(time_limit - (time.monotonic() - start), 1e-3)
     res = _run_online(H, max_n, remaining)
     label = "M_tr" if max_n is None else f"M_tr(H, n={max_n})"
     distinct = int(np.unique(H.matrix, axis=0).shape[0])
@@ -1437,8 +1513,10 @@ def rmt_document(spec: Any) -> dict[str, Any]:
 
 
 def _parse_widths(text: str) -> list[int]:
+    from paper_checks._inputs import ascii_ints
+
     try:
-        widths = [int(part) for part in text.split(",") if part.strip()]
+        widths = ascii_ints(text)
     except ValueError:
         raise ValueError(f"--m must be comma-separated positive integers (got {text!r})") from None
     if not widths or min(widths) < 1:

@@ -664,7 +664,9 @@ def test_dry_run_prints_the_plan_and_runs_nothing(tmp_path, monkeypatch, capsys)
     assert main(["run", "--all", "--scale", "paper", "--dry-run"]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
-    assert lines[0].split() == ["claim", "plan", "tasks", "CPU", "(1", "core)", "note"]
+    assert lines[0].split() == [
+        "claim", "plan", "root", "seeds", "tasks", "CPU", "(1", "core)", "note"
+    ]  # fmt: skip
     assert any(
         line.startswith("gated_attention.gate_sparse ") and " refused " in line for line in lines
     )
