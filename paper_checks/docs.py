@@ -23,7 +23,7 @@ from typing import Any
 from paper_checks._files import write_text
 from paper_checks.claims import PAPERS
 from paper_checks.report import format_value, render_decision, replication_text
-from paper_checks.results import CheckResult, load_results, tally
+from paper_checks.results import CheckResult, Verdict, load_results, tally
 from sims._jsonio import read_json
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,8 +110,11 @@ def anchor(claim_id: str) -> str:
 
 
 def replication_phrase(result: CheckResult) -> str:
-    """ "PASS in 5 of 5", "PASS in 3 of 5 (fragile)", "deterministic", or "one root seed" when
-    the run was not replicated (``--replicates 1``)."""
+    """ "PASS in 5 of 5", "PASS in 3 of 5 (fragile)", "deterministic", "not run" for a claim
+    that does not run at the run's scale, or "one root seed" when the run was not replicated
+    (``--replicates 1``)."""
+    if result.verdict is Verdict.NOT_RUN:
+        return "not run"
     return replication_text(result, words=True) or "one root seed"
 
 
