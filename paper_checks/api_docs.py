@@ -423,7 +423,10 @@ def _anchor(module: str) -> str:
 def _entry(module: ModuleType, name: str, constants: dict[str, str]) -> list[str]:
     obj = getattr(module, name)
     home = getattr(obj, "__module__", None)
-    if (inspect.isclass(obj) or inspect.isfunction(obj)) and home != module.__name__:
+    # a private module has no page: what it defines is documented where it is exported
+    private_home = any(part.startswith("_") for part in str(home).split("."))
+    routine = inspect.isclass(obj) or inspect.isfunction(obj)
+    if routine and home != module.__name__ and not private_home:
         link = (
             f"[`{home}`]({_anchor(home)})"
             if home and home.partition(".")[0] in PACKAGES

@@ -1,4 +1,4 @@
-"""Bounded waits and clean ends (issue 39, item 4), each on the command as a user runs it (a
+"""Bounded waits and clean ends, each on the command as a user runs it (a
 subprocess) or in-process where a fault is injected:
 
 - SIGTERM or Ctrl-C end a run with one line, exit 143 or 130, and a directory that resumes;

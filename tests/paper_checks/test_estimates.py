@@ -1,4 +1,4 @@
-"""Estimates before work (issue 39, item 5): the cost of every command that grows with its
+"""Estimates before work: the cost of every command that grows with its
 options or input is estimated before any work, the dry run prints the right figure, and a run
 over its limit is refused in one line that gives the estimate.
 

@@ -764,7 +764,7 @@ SEPARATORS = ["\u2028", "\u2029", "\x0c", "\x0b", "\x1c", "\x85"]
 @example(sep="\x0c", where=0)
 def test_line_separators_inside_values_are_not_line_breaks(sep, where):
     """The reader does not split a row at a separator inside a value: the row is read whole,
-    and its label, which would print as two lines, is refused naming that row (issue 39: a
+    and its label, which would print as two lines, is refused naming that row (a
     printed label is one line)."""
     labels = [f"p{sep}{i}" if i == where else f"p{i}" for i in range(4)]
     with workdir() as tmp:

@@ -1,4 +1,4 @@
-"""Nothing is lost and nothing is written outside (issue 39, third round), each class over more
+"""Nothing is lost and nothing is written outside, each class over more
 than its example:
 
 - one guarded layer (:mod:`paper_checks._files`): a link or a special file anywhere under the
@@ -111,7 +111,7 @@ PLACES = [
 @pytest.mark.parametrize("kind", ["link", "fifo"])
 @pytest.mark.parametrize("where", PLACES)
 def test_a_link_or_fifo_where_a_run_writes_is_refused_before_any_work(tmp_path, where, kind):
-    """The issue's examples (`RUN/replicates` and `RUN/figures` links with `run
+    """The hostile round's examples (`RUN/replicates` and `RUN/figures` links with `run
     online.mtr_le_ldim --replicates 2`), and the same at every folder a run writes under."""
     run, elsewhere = tmp_path / "run", tmp_path / "elsewhere"
     run.mkdir()
@@ -220,7 +220,7 @@ def test_no_write_below_the_root_follows_a_link(parts, at, target_is_file):
 @pytest.mark.parametrize("name", ["hash-1024-bigrams.npz", "hash-1024-bigrams.tmp.npz", "sub"])
 @pytest.mark.parametrize("default_cache", [True, False])
 def test_hivemind_refuses_a_link_in_its_embedding_cache(tmp_path, name, default_cache):
-    """The issue's example: `solve hivemind` wrote through a link planted in its cache."""
+    """The hostile round's example: `solve hivemind` wrote through a link planted in its cache."""
     out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
     cache = out / "embedding-cache" if default_cache else tmp_path / "cache"
     cache.mkdir(parents=True)
@@ -249,7 +249,7 @@ OTHERS = ["notes.txt", f"{CHEAP[1]}.json", f"figures/{CHEAP[1]}.png", "figures/x
 
 @pytest.mark.parametrize("name", OTHERS)
 def test_merge_copies_only_a_claims_own_files(tmp_path, name):
-    """The issue's example: a SRC record whose figures name `notes.txt` replaced DST's own."""
+    """The hostile round's example: a SRC record whose figures name `notes.txt` replaced DST's own."""
     src, dst = make_run(tmp_path / "src", CHEAP[:1]), make_run(tmp_path / "dst", CHEAP[:2])
     (src / name).parent.mkdir(parents=True, exist_ok=True)
     (src / name).write_text("from src")
@@ -295,7 +295,7 @@ def _with_unknown_claim(run: Path) -> dict:
 
 
 def test_update_keeps_the_record_of_a_claim_not_registered(tmp_path):
-    """The issue's example: `run --update` silently dropped such a record."""
+    """The hostile round's example: `run --update` silently dropped such a record."""
     run = make_run(tmp_path / "run", CHEAP[:2])
     unknown = _with_unknown_claim(run)
     code, _, err = call(["run", CHEAP[0], "--update", "--out", run, "--fail-on", "never"])
@@ -410,7 +410,7 @@ STEPS = [(step, after) for step in range(1, 8) for after in (False, True)]
 
 @pytest.mark.parametrize(("step", "after"), STEPS)
 def test_a_merge_killed_at_any_step_is_old_or_new(tmp_path, step, after):
-    """The issue's example: SIGKILL during a merge's commit left DST half-merged with temp files
+    """The hostile round's example: SIGKILL during a merge's commit left DST half-merged with temp files
     for good. Here: killed at each publish of the commit; the next command completes or undoes
     it: DST's records are then exactly the old ones or exactly an uninterrupted merge's."""
     src = marked_run(tmp_path / "src", CHEAP, "from src")
@@ -431,7 +431,7 @@ def test_a_merge_killed_at_any_step_is_old_or_new(tmp_path, step, after):
 
 @pytest.mark.parametrize(("step", "after"), STEPS)
 def test_an_update_killed_at_any_step_is_old_or_new(tmp_path, step, after):
-    """The issue's example: SIGKILL during `run --update` left the claim's files new and
+    """The hostile round's example: SIGKILL during `run --update` left the claim's files new and
     results.json old. Here: killed at each publish of its commit (the checks ran in the
     staging folder, outside the run's files)."""
     run = make_run(tmp_path / "run", CHEAP[:2])

@@ -1,4 +1,4 @@
-"""One strict reader (issue 39, item 6): every number the command line reads, from an argument or
+"""One strict reader: every number the command line reads, from an argument or
 an input file, is written in ASCII decimal notation; no JSON object repeats a key; no JSON
 boolean stands for a number; a label that is printed is one line and, where it names a point,
 unique. Every refusal is one line, exit 2, naming the argument (and the file and line or row).

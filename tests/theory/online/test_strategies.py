@@ -71,7 +71,7 @@ def test_uniform_classes_put_each_row_in_with_probability_one_half():
 @given(classes_on_points(n_classes=2, max_points=5))
 def test_ldim_of_a_union_is_at_most_the_sum_plus_one(classes):
     """Ldim(H1 ∪ H2) ≤ Ldim(H1) + Ldim(H2) + 1 (the SOA of each class and a vote between them;
-    the issue's example of a statement over several classes on the same points)."""
+    the example of a statement over several classes on the same points)."""
     H1, H2 = classes
     union = ConceptClass.from_array(np.unique(np.vstack([H1.matrix, H2.matrix]), axis=0))
     assert littlestone_dim(union) <= littlestone_dim(H1) + littlestone_dim(H2) + 1
