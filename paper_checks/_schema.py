@@ -295,7 +295,13 @@ RUN = obj(
         "backend": STR,
         "wall_time_s": NUM,
     },
-    {"created": STR, "argv": list_of(STR), "replicates": INT, "updates": list_of(UPDATE)},
+    {
+        "created": STR,
+        "argv": list_of(STR),
+        "replicates": INT,
+        "device": STR,
+        "updates": list_of(UPDATE),
+    },
 )
 
 RESULTS = obj({"run": RUN, "claims": list_of(CLAIM)}, {"counts": map_of(INT)})

@@ -105,6 +105,9 @@ class Claim:
 
     ``backends``: the array backends its experiment computes on (``sims._backend.BACKENDS``);
     under any other ``--backend`` the runner gives it numpy and its record says so.
+
+    ``devices``: the torch devices its experiment trains on (``sims._backend.DEVICES``); under
+    any other ``--device`` the runner gives it the CPU and its record says so.
     """
 
     id: str
@@ -120,6 +123,7 @@ class Claim:
     looks: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     not_run_at: Mapping[str, str] = field(default_factory=dict)
     backends: tuple[str, ...] = ("numpy",)
+    devices: tuple[str, ...] = ("cpu",)
 
     @property
     def exact(self) -> bool:
@@ -152,6 +156,7 @@ def claim(
     looks: Mapping[str, Iterable[int]] | None = None,
     not_run_at: Mapping[str, str] | None = None,
     backends: Iterable[str] = ("numpy",),
+    devices: Iterable[str] = ("cpu",),
 ) -> Callable[[CheckFn], CheckFn]:
     """Register the decorated function as the check of claim ``claim_id`` (``<paper>.<name>``).
 
@@ -164,13 +169,19 @@ def claim(
     planned = _planned_looks(claim_id, looks, decision)
     skipped = dict(not_run_at or {})
     from paper_checks.context import SCALES
-    from sims._backend import BACKENDS
+    from sims._backend import BACKENDS, DEVICES
 
     computes_on = tuple(backends)
     if "numpy" not in computes_on or not set(computes_on) <= set(BACKENDS):
         raise ValueError(
             f"claim {claim_id!r}: backends must include 'numpy' and name only {BACKENDS} "
             f"(got {computes_on})"
+        )
+    trains_on = tuple(devices)
+    if "cpu" not in trains_on or not set(trains_on) <= set(DEVICES):
+        raise ValueError(
+            f"claim {claim_id!r}: devices must include 'cpu' and name only {DEVICES} "
+            f"(got {trains_on})"
         )
     for scale, why in skipped.items():
         if scale not in SCALES or not str(why).strip():
@@ -215,6 +226,7 @@ def claim(
             planned,
             skipped,
             computes_on,
+            trains_on,
         )
         return fn
 

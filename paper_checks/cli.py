@@ -43,7 +43,7 @@ from paper_checks.results import (
     update_results,
     write_results,
 )
-from sims._backend import BACKENDS, get_backend
+from sims._backend import BACKENDS, DEVICES, check_device, get_backend
 
 PROG = "paper-checks"
 RESULTS = Path("results")
@@ -187,6 +187,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not claims:
             raise ValueError("--scale paper: every claim named is refused at paper scale")
     backend = get_backend(args.backend)
+    check_device(args.device)
     created = datetime.now(UTC)
     run_id = f"{created:%Y%m%d-%H%M%S}-{args.scale}"
     if args.out is None:
@@ -247,7 +248,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         check_dir = out_dir / UPDATE_STAGING if args.update else out_dir
         start = time.perf_counter()
         with run_executor(args.workers, args.scheduler) as executor:
-            ctx = Context(args.scale, args.seed, check_dir, executor, backend)
+            ctx = Context(args.scale, args.seed, check_dir, executor, backend, args.device)
             from paper_checks.runner import run_claims
 
             results = run_claims(
@@ -267,6 +268,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             workers=args.workers,
             replicates=args.replicates,
             backend=backend.name,
+            device=args.device,
             argv=list(args.argv),
             wall_time_s=round(time.perf_counter() - start, 3),
         )
@@ -793,7 +795,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="processes (local pool), dask (LocalCluster) or tcp://HOST:PORT (default: processes)",
     )
     p.add_argument(
-        "--backend", choices=BACKENDS, default="numpy", help="array backend (default: numpy)"
+        "--backend",
+        choices=BACKENDS,
+        default="numpy",
+        help="array backend of the claims with an array-API path; the others compute on numpy "
+        "and their records say so (default: numpy)",
+    )
+    p.add_argument(
+        "--device",
+        choices=DEVICES,
+        default="cpu",
+        help="torch device of the claims with a path on it; the others train on the CPU and "
+        "their records say so (default: cpu)",
     )
     p.add_argument(
         "--out",

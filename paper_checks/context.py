@@ -1,4 +1,5 @@
-"""The context a claim check runs in: scale, seed, executor, output directory and backend."""
+"""The context a claim check runs in: scale, seed, executor, output directory, array backend and
+torch device."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from sims._backend import Backend, get_backend
+from sims._backend import DEVICES, Backend, get_backend
 from sims.sweep import Executor, SerialExecutor, TaskFn, run_sweep
 
 if TYPE_CHECKING:
@@ -44,7 +45,9 @@ class Context:
     executor
         Where sweep tasks run.
     backend
-        The array backend (numpy or cupy).
+        The array backend (numpy or cupy) of the claim's array-API kernels.
+    device
+        The torch device (``"cpu"`` or ``"cuda"``) of the claim's torch experiments.
     claim_id
         The claim being checked (set by the runner).
     replicate
@@ -57,6 +60,7 @@ class Context:
     out_dir: Path = Path("results/scratch")
     executor: Executor = field(default_factory=SerialExecutor)
     backend: Backend = field(default_factory=get_backend)
+    device: str = "cpu"
     claim_id: str = "adhoc.check"
     replicate: int = 0
 
@@ -65,9 +69,17 @@ class Context:
             raise ValueError(f"scale must be one of {', '.join(SCALES)} (got {self.scale!r})")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative integer (got {self.seed!r})")
+        if self.device not in DEVICES:
+            raise ValueError(f"device must be one of {', '.join(DEVICES)} (got {self.device!r})")
         r = self.replicate
         if isinstance(r, bool) or not isinstance(r, int) or r < 0:
             raise ValueError(f"replicate must be a non-negative integer (got {self.replicate!r})")
+
+    @property
+    def computes_on(self) -> str:
+        """The device the claim's numbers are computed on: the array backend's when it is not
+        numpy (a GPU), else the torch device."""
+        return self.backend.device if self.backend.name != "numpy" else self.device
 
     def pick(self, quick: T, full: T, paper: T | None = None) -> T:
         """The size for the current scale (``paper`` defaults to ``full``)."""

@@ -182,6 +182,7 @@ def render_markdown(run: dict[str, Any], results: list[CheckResult]) -> str:
         "",
         (
             f"scale `{run['scale']}`, seed {run['seed']}, backend `{run['backend']}`, "
+            f"device `{run.get('device', 'cpu')}`, "
             f"{run['workers']} worker(s) via `{run['scheduler']}`, {run['wall_time_s']:.1f} s"
         ),
         "",
@@ -333,7 +334,8 @@ def render_html(run: dict[str, Any], results: list[CheckResult], run_dir: Path) 
         (
             f"<p>scale <code>{e(run['scale'])}</code>, seed {run['seed']}, "
             f"{run.get('replicates', 1)} root seed(s) per stochastic claim, backend "
-            f"<code>{e(run['backend'])}</code>, {run['workers']} worker(s) via "
+            f"<code>{e(run['backend'])}</code>, device <code>{e(run.get('device', 'cpu'))}</code>, "
+            f"{run['workers']} worker(s) via "
             f"<code>{e(run['scheduler'])}</code>, {run['wall_time_s']:.1f} s. "
             f"{_tally(results)}.</p>"
         ),

@@ -169,6 +169,9 @@ class RunInfo:
     argv: list[str]
     wall_time_s: float
     replicates: int = 1
+    #: The torch device the run asked for (``--device``); each record's provenance says what
+    #: computed it.
+    device: str = "cpu"
     #: Later runs that replaced some claims' records (``run --update``): created, argv, claims,
     #: replicates.
     updates: list[dict[str, Any]] = field(default_factory=list)

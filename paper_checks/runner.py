@@ -91,7 +91,7 @@ def provenance(
         "replicate": ctx.replicate,
         "scale": ctx.scale,
         "backend": ctx.backend.name,
-        "device": ctx.backend.device,
+        "device": ctx.computes_on,
         "versions": package_versions(),
         "git_sha": git_sha(),
         "wall_time_s": round(wall_time_s, 3),
@@ -137,6 +137,7 @@ DESCRIPTIVE_KEYWORDS = (
             "looks",
             "not_run_at",
             "backends",
+            "devices",
         )
     ),
     ("HistoryEntry", "*"),
@@ -476,8 +477,9 @@ def _check_once(
     made inside the run directory ``run_dir`` without following a link
     (:func:`paper_checks._files.make_dirs`). Its CPU time is this thread's plus that of the
     sweep tasks it ran in worker processes. A claim without a path on the run's backend
-    (:attr:`Claim.backends`) computes on numpy: its provenance names numpy and the CPU, and
-    ``backend_asked`` the backend the run asked for.
+    (:attr:`Claim.backends`) computes on numpy, and one without a path on the run's torch device
+    (:attr:`Claim.devices`) trains on the CPU: its provenance names what computed, and
+    ``backend_asked`` or ``device_asked`` what the run asked for.
 
     A crash is the claim's ERROR record, except a full disk (:func:`disk_full`), which ends the
     run, and a failure once the run is ``stopping`` (its executor closed under it), which
@@ -485,9 +487,11 @@ def _check_once(
     from sims.sweep import CpuMeter
 
     _files.make_dirs(ctx.out_dir, run_dir)
-    asked = ctx.backend.name
+    asked, asked_device = ctx.backend.name, ctx.device
     if asked not in claim.backends:  # no path on the asked backend: numpy, and the record says so
         ctx = replace(ctx, backend=get_backend("numpy"))
+    if asked_device not in claim.devices:  # likewise the CPU for a torch device it has no path on
+        ctx = replace(ctx, device="cpu")
     start, cpu_start = time.perf_counter(), time.thread_time()
     with CpuMeter() as meter:
         try:
@@ -517,7 +521,8 @@ def _check_once(
         stochastic=claim.stochastic,
         history=[entry.to_json() for entry in claim.history],
         provenance=provenance(ctx, time.perf_counter() - start, cpu_s, code)
-        | ({} if asked == ctx.backend.name else {"backend_asked": asked}),
+        | ({} if asked == ctx.backend.name else {"backend_asked": asked})
+        | ({} if asked_device == ctx.device else {"device_asked": asked_device}),
     )
     write_claim(ctx.out_dir, result)
     return result

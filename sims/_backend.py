@@ -18,15 +18,20 @@ from array_api_compat import to_device as _to_device
 
 __all__ = [
     "BACKENDS",
+    "DEVICES",
     "Backend",
     "BackendUnavailable",
     "array_device",
     "array_namespace",
+    "check_device",
     "get_backend",
     "to_numpy",
 ]
 
 BACKENDS = ("numpy", "cupy")
+
+#: The devices the torch layer trains on: ``--device`` of ``paper-checks run``.
+DEVICES = ("cpu", "cuda")
 
 
 class BackendUnavailable(ValueError):
@@ -84,6 +89,30 @@ def get_backend(name: str = "numpy") -> Backend:
     import array_api_compat.cupy as xp_cupy
 
     return Backend("cupy", xp_cupy, f"cuda:{cupy.cuda.runtime.getDevice()}")
+
+
+def check_device(name: str = "cpu") -> str:
+    """Check that the torch device ``name`` (one of :data:`DEVICES`) can run here; return it.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not one of :data:`DEVICES`.
+    BackendUnavailable
+        ``name == "cuda"`` but torch is not installed or sees no CUDA device.
+    """
+    if name not in DEVICES:
+        raise ValueError(f"device must be one of {', '.join(DEVICES)} (got {name!r})")
+    if name == "cuda":
+        try:
+            import torch
+        except ImportError as err:
+            raise BackendUnavailable(
+                "device 'cuda' needs torch: pip install -e '.[neural]'"
+            ) from err
+        if not torch.cuda.is_available():
+            raise BackendUnavailable("device 'cuda' is not available: torch sees no CUDA device")
+    return name
 
 
 def to_numpy(x: Any) -> np.ndarray:

@@ -8,6 +8,8 @@ import matplotlib as mpl
 import pytest
 from hypothesis import settings
 
+from tests.devices import cupy_sees_a_device, torch_sees_a_device
+
 mpl.use("Agg")
 
 # `make test` gives the same result on every clone and every run: hypothesis draws its examples
@@ -25,18 +27,10 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repro"))
 
 
-def _cuda_available() -> bool:
-    try:
-        import cupy
-
-        return cupy.cuda.runtime.getDeviceCount() > 0
-    except Exception:  # noqa: BLE001 - cupy raises driver-specific errors without a GPU
-        return False
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if any("gpu" in item.keywords for item in items) and not _cuda_available():
-        skip = pytest.mark.skip(reason="needs cupy and a CUDA device")
+    gpu_tests = any("gpu" in item.keywords for item in items)
+    if gpu_tests and not (cupy_sees_a_device() or torch_sees_a_device()):
+        skip = pytest.mark.skip(reason="needs a CUDA device (cupy or torch)")
         for item in items:
             if "gpu" in item.keywords:
                 item.add_marker(skip)

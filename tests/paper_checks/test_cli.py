@@ -25,19 +25,11 @@ from paper_checks.claims import _REGISTRY, PAPERS, all_claims, claim
 from paper_checks.cli import main
 from paper_checks.context import Context
 from paper_checks.plotting import new_figure
-from paper_checks.results import CheckResult, Verdict
+from paper_checks.results import CheckResult, Verdict, load_results
 from sims._jsonio import read_json
+from tests.devices import cupy_sees_a_device, torch_sees_a_device
 
 REAL = "rlvr.tilt_never_crosses"
-
-
-def cupy_sees_a_device() -> bool:
-    try:
-        import cupy
-
-        return cupy.cuda.runtime.getDeviceCount() > 0
-    except Exception:  # noqa: BLE001 - cupy raises driver-specific errors without a GPU
-        return False
 
 
 def one_line_error(captured) -> str:
@@ -506,6 +498,22 @@ def test_cupy_backend_without_a_gpu(tmp_path, monkeypatch, capsys):
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.skipif(torch_sees_a_device(), reason="torch sees a CUDA device here")
+def test_cuda_device_without_a_gpu(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", REAL, "--device", "cuda"]) == 2
+    assert "device 'cuda'" in one_line_error(capsys.readouterr())
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_run_records_the_device_it_asked_for(tmp_path, capsys):
+    assert main(["run", REAL, "--out", str(tmp_path / "run"), "--fail-on", "never"]) == 0
+    capsys.readouterr()
+    run, results = load_results(tmp_path / "run")
+    assert run["device"] == "cpu"
+    assert all(r.provenance["device"] == "cpu" for r in results)
+
+
 @pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["solve", "passk", "--help"]])
 def test_help(capsys, argv):
     assert main(argv) == 0
@@ -519,6 +527,7 @@ def test_help(capsys, argv):
             "--workers",
             "--scheduler",
             "--backend",
+            "--device",
             "--out",
         ):
             assert option in out

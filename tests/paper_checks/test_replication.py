@@ -476,3 +476,50 @@ def test_a_record_names_the_backend_that_computed_it(tmp_path):
     assert seen == ["numpy", "cupy"]
     assert (on_gpu.provenance["backend"], on_gpu.provenance["device"]) == ("cupy", "cuda:0")
     assert "backend_asked" not in on_gpu.provenance
+
+
+def test_a_record_names_the_torch_device_that_trained_it(tmp_path):
+    # asked for cuda (no GPU here: the Context is made directly, past the CLI's check), a claim
+    # without a cuda path trains on the CPU and its record says so; a claim that declares one
+    # gets the asked device and its record names it
+    from dataclasses import replace
+
+    seen = []
+
+    def check(ctx):
+        seen.append(ctx.device)
+        return CheckResult(Verdict.PASS, "ran", {"u": 0.1}, {}, "")
+
+    cpu_only = run_claim(_make(check), Context(out_dir=tmp_path / "a", device="cuda"))
+    assert seen == ["cpu"]
+    assert cpu_only.provenance["device"] == "cpu"
+    assert cpu_only.provenance["device_asked"] == "cuda"
+    both = replace(_make(check), devices=("cpu", "cuda"))
+    on_gpu = run_claim(both, Context(out_dir=tmp_path / "b", device="cuda"))
+    assert seen == ["cpu", "cuda"]
+    assert on_gpu.provenance["device"] == "cuda"
+    assert "device_asked" not in on_gpu.provenance
+    asked_cpu = run_claim(both, Context(out_dir=tmp_path / "c"))
+    assert (asked_cpu.provenance["device"], "device_asked" in asked_cpu.provenance) == (
+        "cpu",
+        False,
+    )
+
+
+@pytest.mark.parametrize("devices", [("cuda",), ("cpu", "tpu")])
+def test_devices_must_include_the_cpu_and_name_known_devices(devices):
+    with pytest.raises(ValueError, match="devices must include 'cpu'"):
+        claim(
+            "rlvr.test_bad_devices",
+            paper="rlvr",
+            statement="s",
+            source="tests",
+            rule="PASS; FAIL",
+            stochastic=False,
+            devices=devices,
+        )
+
+
+def test_a_context_refuses_an_unknown_device():
+    with pytest.raises(ValueError, match="device must be one of cpu, cuda"):
+        Context(device="gpu")

@@ -9,16 +9,16 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from sims._backend import BACKENDS, Backend, BackendUnavailable, get_backend, to_numpy
-
-
-def cupy_sees_a_device() -> bool:
-    try:
-        import cupy
-
-        return cupy.cuda.runtime.getDeviceCount() > 0
-    except Exception:  # noqa: BLE001 - cupy raises driver-specific errors without a GPU
-        return False
+from sims._backend import (
+    BACKENDS,
+    DEVICES,
+    Backend,
+    BackendUnavailable,
+    check_device,
+    get_backend,
+    to_numpy,
+)
+from tests.devices import cupy_sees_a_device, torch_sees_a_device
 
 
 # ---------------------------------------------------------------------------------------- numpy
@@ -122,7 +122,7 @@ def test_to_numpy_of_lists_and_scalars():
 
 @pytest.mark.gpu
 def test_cupy_round_trip():
-    import cupy
+    cupy = pytest.importorskip("cupy")
 
     backend = get_backend("cupy")
     assert backend.name == "cupy"
@@ -134,3 +134,35 @@ def test_cupy_round_trip():
     z = to_numpy(backend.xp.asarray([1.0, 2.0]) * 2)
     np.testing.assert_array_equal(z, [2.0, 4.0])
     assert isinstance(backend.rng(0).random(3), cupy.ndarray)
+
+
+# ---------------------------------------------------------------------------------- torch device
+def test_the_cpu_device_is_always_there():
+    assert DEVICES == ("cpu", "cuda")
+    assert check_device() == check_device("cpu") == "cpu"
+
+
+@pytest.mark.parametrize("name", ["gpu", "CUDA", "", "cuda:0", "mps"])
+def test_unknown_device_is_a_value_error_naming_device(name):
+    with pytest.raises(ValueError, match="device must be one of cpu, cuda") as err:
+        check_device(name)
+    assert repr(name) in str(err.value)
+    assert not isinstance(err.value, BackendUnavailable)
+
+
+@pytest.mark.skipif(torch_sees_a_device(), reason="torch sees a CUDA device here")
+def test_cuda_unavailable_here():
+    with pytest.raises(BackendUnavailable, match="device 'cuda' is not available"):
+        check_device("cuda")
+
+
+def test_cuda_without_torch(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # makes `import torch` raise ImportError
+    with pytest.raises(BackendUnavailable, match="device 'cuda' needs torch"):
+        check_device("cuda")
+
+
+@pytest.mark.gpu
+def test_cuda_device_is_there():
+    pytest.importorskip("torch")
+    assert check_device("cuda") == "cuda"

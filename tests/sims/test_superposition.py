@@ -205,6 +205,7 @@ def test_train_config_rejects_bad_input(kwargs, match):
 
 @pytest.mark.gpu
 def test_cupy_trainer_agrees_statistically_with_numpy():
+    pytest.importorskip("cupy")
     config = sp.TrainConfig(n=100, widths=(10,), gammas=(-1.0,) * 4, steps=500, batch=256)
     cpu = sp.train_models(config, 0)
     gpu = sp.train_models(config, 0, backend="cupy")
