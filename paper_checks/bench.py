@@ -3,6 +3,9 @@
 A benchmark builds its inputs once, then times our implementation and a baseline (the obvious
 implementation a user would otherwise write) on them, checks that both give the same answer, and
 reports the median times and their ratio. Speed is measured here, never asserted in tests.
+
+A ``gpu`` benchmark (``bench --gpu``) times one GPU path against the same code on the CPU cores
+of the same machine: ours is the cupy or CUDA run, the baseline the numpy or CPU run.
 """
 
 from __future__ import annotations
@@ -37,17 +40,20 @@ class Benchmark:
     baseline: str
     prepare: Callable[[bool], Comparison]
     full_only: bool = False
+    gpu: bool = False
 
 
 _BENCHMARKS: dict[str, Benchmark] = {}
 
 
-def benchmark(name: str, *, description: str, baseline: str, full_only: bool = False):
+def benchmark(
+    name: str, *, description: str, baseline: str, full_only: bool = False, gpu: bool = False
+):
     """Register ``prepare(quick) -> Comparison`` as benchmark ``name`` (``full_only``: skipped by
-    ``--quick``)."""
+    ``--quick``; ``gpu``: run only by ``--gpu``, on a CUDA device)."""
 
     def register(prepare: Callable[[bool], Comparison]) -> Callable[[bool], Comparison]:
-        _BENCHMARKS[name] = Benchmark(name, description, baseline, prepare, full_only)
+        _BENCHMARKS[name] = Benchmark(name, description, baseline, prepare, full_only, gpu)
         return prepare
 
     return register
@@ -87,17 +93,23 @@ def run_benchmarks(
     only: list[str] | None = None,
     repeats: int = 5,
     argv: list[str] | None = None,
+    gpu: bool = False,
 ) -> list[dict[str, Any]]:
     """Run the registered benchmarks (or ``only`` these) and write ``out`` (JSON, with the run's
-    :func:`provenance`) if given."""
+    :func:`provenance`) if given. ``gpu``: run the GPU benchmarks instead of the CPU ones
+    (checked first: :func:`gpu_missing`)."""
     unknown = sorted(set(only or []) - set(_BENCHMARKS))
     if unknown:
         raise ValueError(
             f"--only: unknown benchmark {unknown[0]!r} (known: {', '.join(_BENCHMARKS)})"
         )
+    if gpu and (missing := gpu_missing()):
+        raise ValueError(f"--gpu: {missing}")
     rows = []
     for bench in _BENCHMARKS.values():
         if (only and bench.name not in only) or (quick and bench.full_only and not only):
+            continue
+        if bench.gpu != gpu:
             continue
         comparison = bench.prepare(quick)
         comparison.ours()  # warm-up: JIT compilation and caches are not what we measure
@@ -120,7 +132,12 @@ def run_benchmarks(
     if out is not None:
         from paper_checks._files import write_json
 
-        payload = {"quick": quick, "benchmarks": rows, "provenance": provenance(argv or ["bench"])}
+        payload = {
+            "quick": quick,
+            "gpu": gpu,
+            "benchmarks": rows,
+            "provenance": provenance(argv or ["bench"]),
+        }
         write_json(out, payload)
     return rows
 
@@ -760,3 +777,110 @@ def default_settings_conjectures(
             }
         )
     return rows
+
+
+# ----------------------------------------------------------------------------- GPU against CPU
+def gpu_missing() -> str | None:
+    """Why the GPU benchmarks cannot run here (cupy or a CUDA device missing), else None."""
+    from sims._backend import BackendUnavailable, check_device, get_backend
+
+    try:
+        get_backend("cupy")
+        check_device("cuda")
+    except BackendUnavailable as err:
+        return str(err)
+    return None
+
+
+def _on_gpu(fn: Callable[[], Any]) -> Callable[[], Any]:
+    """``fn`` followed by a device synchronisation, so that its time is the kernels' time."""
+    import cupy
+
+    def synchronised() -> Any:
+        out = fn()
+        cupy.cuda.Device().synchronize()
+        return out
+
+    return synchronised
+
+
+@benchmark(
+    "gpu_pass_at_k",
+    description="unbiased pass@k estimator for every problem of a dataset, on cupy",
+    baseline="the same array-API code on numpy (this machine's CPU)",
+    gpu=True,
+)
+def _bench_gpu_pass_at_k(quick: bool) -> Comparison:
+    import cupy
+
+    from sims._backend import to_numpy
+    from theory.passk import pass_at_k_curve
+
+    problems, n = (1_000_000 if quick else 10_000_000), 1024
+    ks = [1, 4, 16, 64, 256, 1024]
+    rng = np.random.default_rng(0)
+    c = rng.binomial(n, rng.beta(0.3, 1.5, size=problems))
+    n_cpu = np.full(problems, n)
+    n_gpu, c_gpu = cupy.asarray(n_cpu), cupy.asarray(c)
+    return Comparison(
+        ours=_on_gpu(lambda: to_numpy(pass_at_k_curve(n_gpu, c_gpu, ks))),
+        baseline=lambda: pass_at_k_curve(n_cpu, c, ks),
+        agree=lambda a, b: bool(np.allclose(a, b, rtol=1e-9, atol=1e-12)),
+        size=f"{problems:,} problems, n={n}, {len(ks)} k",
+    )
+
+
+@benchmark(
+    "gpu_ge_gram",
+    description="all eigenvalues of the GE matrix through the smaller Gram matrix, on cupy",
+    baseline="the same array-API code on numpy (this machine's CPU)",
+    gpu=True,
+)
+def _bench_gpu_ge_gram(quick: bool) -> Comparison:
+    import array_api_compat.cupy as xp_cupy
+
+    from sims.rmt import ge_eigenvalues, sample_ge
+
+    d = 100 if quick else 200
+    draws = {
+        xp: sample_ge(d, 4.0, 8.0, 0.1, rng=np.random.default_rng(0), xp=xp)
+        for xp in (None, xp_cupy)
+    }
+
+    def max_difference(a: tuple[np.ndarray, int], b: tuple[np.ndarray, int]) -> float:
+        return float(np.max(np.abs(a[0] - b[0])) / np.max(np.abs(b[0])))
+
+    return Comparison(
+        ours=_on_gpu(lambda: ge_eigenvalues(draws[xp_cupy])),
+        baseline=lambda: ge_eigenvalues(draws[None]),
+        agree=lambda a, b: a[1] == b[1] and max_difference(a, b) < 1e-9,
+        size=f"d={d}, p={draws[None].p}, n={draws[None].n}",
+        detail=lambda a, b: f"max |Δλ|/λ_max = {max_difference(a, b):.1e}",
+    )
+
+
+@benchmark(
+    "gpu_superposition_trainer",
+    description="K toy models of superposition trained as one batched model, on cupy",
+    baseline="the same array-API trainer on numpy (this machine's CPU, one thread)",
+    gpu=True,
+)
+def _bench_gpu_superposition_trainer(quick: bool) -> Comparison:
+    from sims.superposition import TrainConfig, single_threaded_blas, train_models
+
+    n, m, models = (1000, 16, 8) if quick else (10_240, 64, 16)
+    config = TrainConfig(
+        n=n, widths=(m,), gammas=(-1.0,) * models, steps=200, batch=1024, eval_batches=2
+    )
+
+    def on_cpu() -> np.ndarray:
+        with single_threaded_blas():
+            return train_models(config, 0).loss
+
+    return Comparison(
+        ours=_on_gpu(lambda: train_models(config, 0, backend="cupy").loss),
+        baseline=on_cpu,
+        # cupy's generator draws other data: the mean losses after the same schedule agree to 25%
+        agree=lambda a, b: abs(np.mean(a) / np.mean(b) - 1) < 0.25,
+        size=f"K = {models}, n = {n}, m = {m}, B = 1024, 200 steps",
+    )

@@ -550,7 +550,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     check_target(args.out)  # not /dev/null, a FIFO or a symlink: refused before the benchmarks
     if args.conjectures is not None and not 1 <= args.conjectures <= 1000:
         raise ValueError(f"--conjectures: SEEDS must be in [1, 1000] (got {args.conjectures})")
-    rows = run_benchmarks(quick=args.quick, out=args.out, only=args.only, argv=list(args.argv))
+    rows = run_benchmarks(
+        quick=args.quick, out=args.out, only=args.only, argv=list(args.argv), gpu=args.gpu
+    )
     _print_table(
         [
             (
@@ -869,6 +871,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", parents=[common], help="speed of each core solver vs its baseline")
     p.add_argument("--quick", action="store_true", help="small sizes")
     p.add_argument("--only", nargs="*", metavar="NAME", help="run only these benchmarks")
+    p.add_argument(
+        "--gpu",
+        action="store_true",
+        help="run the GPU benchmarks instead: each GPU path against the same code on this "
+        "machine's CPU (needs cupy and a CUDA device)",
+    )
     p.add_argument(
         "--out", type=_path, default=Path("bench.json"), help="output (default: bench.json)"
     )

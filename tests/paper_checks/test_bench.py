@@ -9,6 +9,7 @@ import pytest
 from paper_checks.bench import _BENCHMARKS, run_benchmarks
 from paper_checks.cli import main
 from sims._jsonio import read_json
+from tests.devices import cupy_sees_a_device, torch_sees_a_device
 
 ROW_KEYS = {
     "name",
@@ -90,6 +91,42 @@ def test_quick_skips_full_only_benchmarks(monkeypatch):
     assert [r["name"] for r in run_benchmarks(quick=True, repeats=1)] == ["light"]
     assert [r["name"] for r in run_benchmarks(quick=False, repeats=1)] == ["light", "heavy"]
     assert _BENCHMARKS["mtr_dp_10_points"].full_only
+
+
+def test_gpu_benchmarks_run_only_with_gpu(monkeypatch):
+    from paper_checks import bench
+
+    cheap = bench.Comparison(
+        ours=lambda: 1, baseline=lambda: 1, agree=lambda a, b: a == b, size="1"
+    )
+    fake = {
+        "cpu": bench.Benchmark("cpu", "d", "b", lambda quick: cheap),
+        "gpu": bench.Benchmark("gpu", "d", "b", lambda quick: cheap, gpu=True),
+    }
+    monkeypatch.setattr(bench, "_BENCHMARKS", fake)
+    monkeypatch.setattr(bench, "gpu_missing", lambda: None)
+    assert [r["name"] for r in run_benchmarks(quick=True, repeats=1)] == ["cpu"]
+    assert [r["name"] for r in run_benchmarks(quick=True, repeats=1, gpu=True)] == ["gpu"]
+    gpu_rows = [b.name for b in _BENCHMARKS.values() if b.gpu]
+    assert gpu_rows == ["gpu_pass_at_k", "gpu_ge_gram", "gpu_superposition_trainer"]
+
+
+@pytest.mark.skipif(cupy_sees_a_device() and torch_sees_a_device(), reason="a GPU is here")
+def test_cli_gpu_bench_without_a_gpu_is_one_line(tmp_path: Path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "--gpu", "--quick"]) == 2
+    captured = capsys.readouterr()
+    assert len(captured.err.splitlines()) == 1
+    assert "--gpu" in captured.err
+    assert not (tmp_path / "bench.json").exists()
+
+
+@pytest.mark.gpu
+def test_gpu_benchmarks_agree_with_the_cpu():
+    pytest.importorskip("cupy")
+    rows = run_benchmarks(quick=True, repeats=1, gpu=True)
+    assert [r["name"] for r in rows] == [b.name for b in _BENCHMARKS.values() if b.gpu]
+    assert all(r["agree"] for r in rows), rows
 
 
 def test_rmt_density_row_agrees_and_reports_the_difference():
