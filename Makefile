@@ -10,7 +10,7 @@ TORCH ?= torch==2.13.0
 PYTEST_ARGS ?= -n 2
 SINGLE_THREADED := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1
 
-.PHONY: run test fuzz lint bench clean
+.PHONY: run test fuzz lint bench clean device-wheels
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,13 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/paper-checks bench
+
+# Wheels of the dependencies a GPU machine's image lacks, for scripts/device_check.py (which
+# installs them there without a network), at the versions installed here.
+device-wheels: $(STAMP)
+	$(BIN)/python -m pip download --quiet --disable-pip-version-check --no-deps \
+		--only-binary=:all: -d .device-wheels \
+		$$($(BIN)/python -m pip freeze | grep -i -E '^(array[-_]api[-_]compat|array[-_]api[-_]strict|tqdm)==')
 
 clean:
 	rm -rf $(VENV) results bench.json .pytest_cache .ruff_cache
