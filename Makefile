@@ -10,7 +10,7 @@ TORCH ?= torch==2.13.0
 PYTEST_ARGS ?= -n 2
 SINGLE_THREADED := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1
 
-.PHONY: run test fuzz lint bench clean
+.PHONY: run test fuzz lint bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/paper-checks bench
+
+# The maintainers' tool (not in the wheel): rebuild the generated blocks of README.md and docs/, and
+# paper_checks/reference.json, from the committed reference runs in docs/results.
+docs: $(STAMP)
+	MPLBACKEND=Agg $(SINGLE_THREADED) $(BIN)/python -m tools.docs
 
 clean:
 	rm -rf $(VENV) results bench.json .pytest_cache .ruff_cache
