@@ -10,7 +10,7 @@ TORCH ?= torch==2.13.0
 PYTEST_ARGS ?= -n 2
 SINGLE_THREADED := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1
 
-.PHONY: run test fuzz lint bench clean device-wheels
+.PHONY: run test fuzz lint bench regen clean device-wheels
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,11 @@ device-wheels: $(STAMP)
 	$(BIN)/python -m pip download --quiet --disable-pip-version-check --no-deps \
 		--only-binary=:all: -d .device-wheels \
 		$$($(BIN)/python -m pip freeze | grep -i -E '^(array[-_]api[-_]compat|array[-_]api[-_]strict|tqdm)==')
+
+# The maintainers' tool (not in the wheel): rebuild the generated blocks of README.md and docs/, and
+# paper_checks/reference.json, from the committed reference runs in docs/results.
+regen: $(STAMP)
+	MPLBACKEND=Agg $(SINGLE_THREADED) $(BIN)/python -m tools.docs
 
 clean:
 	rm -rf $(VENV) results bench.json .pytest_cache .ruff_cache

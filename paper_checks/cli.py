@@ -319,14 +319,13 @@ def _check_figure_target(plot: Path) -> None:
 
 
 def _reference_costs(scale: str) -> dict[str, float]:
-    """CPU seconds per claim in the committed reference run at ``scale`` (empty when there is
-    none, e.g. in an installed package): the runner orders the checks by it (:func:`run_claims`)."""
-    from paper_checks.docs import REFERENCE_RUNS, load_reference
+    """CPU seconds per claim in the committed reference run at ``scale``, as the package ships
+    it (:func:`paper_checks.reproduce.load_reference_run`; empty when there is none): the runner
+    orders the checks by it (:func:`run_claims`)."""
+    from paper_checks.reproduce import load_reference_run
 
-    if scale not in REFERENCE_RUNS:
-        return {}
     try:
-        records = load_reference(scale)[1]
+        records = (load_reference_run(scale) or ({}, {}))[1]
     except ValueError:  # a broken reference file must not stop a run
         return {}
     return {
@@ -387,11 +386,11 @@ def _plan(claims: Sequence[Claim], scale: str, replicates: int) -> list[PlannedC
     one root seed (the paper-scale plan, or the claim's record in the committed reference run
     at that scale, whose provenance times one root seed) times the most root seeds it may run:
     those of its first look, or of its last planned look when it stays undecided until then."""
-    from paper_checks.docs import REFERENCE_RUNS, load_reference
     from paper_checks.paper_scale import Refused, estimated_cpu_hours, plan_for
+    from paper_checks.reproduce import load_reference_run
     from paper_checks.runner import first_look
 
-    records = load_reference(scale)[1] if scale in REFERENCE_RUNS else {}
+    records = (load_reference_run(scale) or ({}, {}))[1]
     planned = []
     for c in claims:
         refused, hours, tasks = False, None, None
@@ -479,12 +478,6 @@ def _hours(hours: float) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    if args.docs:
-        from paper_checks.docs import write_docs
-
-        for path in write_docs():
-            print(f"wrote {path}")
-        return 0
     if not str(args.run_dir).strip():
         raise ValueError("RUN_DIR: the path is empty")
     if args.redecide:
@@ -842,12 +835,6 @@ def build_parser() -> argparse.ArgumentParser:
         "report", parents=[common], help="rebuild report.md and report.html from JSON"
     )
     p.add_argument("run_dir", nargs="?", type=_path, default=RESULTS / "latest", metavar="RUN_DIR")
-    p.add_argument(
-        "--docs",
-        action="store_true",
-        help="instead, rebuild the generated blocks of README.md and docs/<paper>.md from the "
-        "committed reference runs in docs/results/",
-    )
     p.add_argument(
         "--redecide",
         action="store_true",

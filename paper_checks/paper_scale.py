@@ -230,11 +230,9 @@ def estimated_cpu_hours(claim: Claim, plan: PaperSizes) -> float | None:
     claim's record in the committed full reference run; None when neither is known."""
     if plan.cpu_hours is not None or not plan.same_as_full:
         return plan.cpu_hours
-    from paper_checks.docs import REFERENCE_RUNS, load_reference
+    from paper_checks.reproduce import load_reference_run
 
-    if "full" not in REFERENCE_RUNS:
-        return None
-    record = load_reference("full")[1].get(claim.id)
+    record = (load_reference_run("full") or ({}, {}))[1].get(claim.id)
     if record is None:
         return None
     seconds = record.provenance.get("cpu_time_s") or record.provenance.get("wall_time_s")

@@ -294,13 +294,16 @@ def _tally(results: list[CheckResult]) -> str:
 
 
 def _docs_link(run_dir: Path, paper: str) -> str:
-    """A relative link to ``docs/<paper>.md`` of this checkout, when it exists."""
-    from paper_checks.docs import DOCS
-
-    page = DOCS / f"{paper}.md"
-    if not page.is_file():
+    """A relative link to ``docs/<paper>.md`` of the clone the run directory lies in (the
+    nearest folder above it with that page, as ``results/<run>`` of a clone has), when there is
+    one: the package reads no file of the repository, installed or not."""
+    here = run_dir.resolve()
+    page = next(
+        (p for folder in here.parents if (p := folder / "docs" / f"{paper}.md").is_file()), None
+    )
+    if page is None:
         return ""
-    href = os.path.relpath(page, run_dir.resolve())
+    href = os.path.relpath(page, here)
     return f' · <a href="{html.escape(href)}">docs/{html.escape(paper)}.md</a>'
 
 

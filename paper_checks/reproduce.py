@@ -14,35 +14,90 @@ Otherwise the claim is ``not compared``, with the reason (no reference record, a
 code changed since the reference). A reference replicated over R root seeds records the
 verdict of each root seed: a run with one root seed is compared with the reference's own first
 root seed's verdict, a run with R root seeds with the pooled one.
+
+The reference runs reach a run as package data, :data:`PACKAGED_REFERENCE`, the same in a clone
+and in an installed wheel: the records of ``docs/results/<scale>/results.json`` cut to what a
+comparison and the ordering of checks by cost read (:func:`packaged_reference`). The
+maintainers' docs tool (``python -m tools.docs``) writes it whenever the reference runs change,
+and a test fails when it drifts from them.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping
-from pathlib import Path
+from importlib.resources import files
 from typing import Any
 
 from paper_checks._schema import DIFFERS, NOT_COMPARED, SAME, SAME_VERDICT
-from paper_checks.results import CheckResult, comparable, load_results
+from paper_checks.results import CheckResult, comparable
 from sims._jsonio import to_jsonable
 
-__all__ = ["REFERENCE_ROOT", "closing_line", "compare", "compare_run", "load_reference_run"]
+__all__ = [
+    "PACKAGED_REFERENCE",
+    "closing_line",
+    "compare",
+    "compare_run",
+    "load_reference_run",
+    "packaged_reference",
+]
 
-#: Where the committed reference runs live, one directory per scale.
-REFERENCE_ROOT = Path(__file__).resolve().parent.parent / "docs" / "results"
+#: The committed reference runs as the package ships them: scale -> {"run": metadata,
+#: "claims": records cut by :func:`packaged_reference`}.
+PACKAGED_REFERENCE = files("paper_checks") / "reference.json"
+#: What a packaged record keeps: the fields a :class:`CheckResult` needs and those a comparison
+#: reads, of its provenance the code fingerprint, root seed and times (the order of checks by
+#: cost), of its replication the root seeds and each one's verdict.
+RECORD_FIELDS = ("claim_id", "paper", "verdict", "summary", "measured", "expected", "tolerance")
+PROVENANCE_FIELDS = ("code", "seed", "cpu_time_s", "wall_time_s")
+RUN_FIELDS = ("created", "replicates", "scale", "seed")
 
 #: Magnitudes below this count as this in a relative difference.
 FLOOR = 1e-12
 
 
+def packaged_record(record: CheckResult) -> dict[str, Any]:
+    """``record`` cut to what :data:`PACKAGED_REFERENCE` keeps of it (:data:`RECORD_FIELDS`)."""
+    rep = record.replication or {}
+    cut = to_jsonable({name: getattr(record, name) for name in RECORD_FIELDS})
+    cut["stochastic"] = record.stochastic
+    cut["provenance"] = {name: record.provenance.get(name) for name in PROVENANCE_FIELDS}
+    cut["replication"] = (
+        {
+            "n": rep.get("n"),
+            "replicates": [{"verdict": row["verdict"]} for row in rep.get("replicates") or []],
+        }
+        if rep
+        else None
+    )
+    return cut
+
+
+def packaged_reference(
+    runs: Mapping[str, tuple[Mapping[str, Any], Iterable[CheckResult]]],
+) -> dict[str, Any]:
+    """The content of :data:`PACKAGED_REFERENCE` from the reference runs, scale -> (run
+    metadata, records)."""
+    return {
+        scale: {
+            "run": {name: run[name] for name in RUN_FIELDS if name in run},
+            "claims": [packaged_record(r) for r in records],
+        }
+        for scale, (run, records) in runs.items()
+    }
+
+
 def load_reference_run(scale: str) -> tuple[dict[str, Any], dict[str, CheckResult]] | None:
-    """(run metadata, claim id -> record) of the committed reference at ``scale``, if any."""
-    path = REFERENCE_ROOT / scale
-    if not (path / "results.json").is_file():
+    """(run metadata, claim id -> record) of the committed reference at ``scale`` as the
+    package ships it (:data:`PACKAGED_REFERENCE`), or None when there is none at that scale.
+    ValueError when the packaged file is not valid JSON."""
+    if not PACKAGED_REFERENCE.is_file():
         return None
-    run, records = load_results(path)
-    return run, {r.claim_id: r for r in records}
+    reference = json.loads(PACKAGED_REFERENCE.read_text(encoding="utf-8")).get(scale)
+    if reference is None:
+        return None
+    return reference["run"], {r["claim_id"]: CheckResult.from_json(r) for r in reference["claims"]}
 
 
 def _leaves(value: Any, prefix: str = "") -> Iterable[tuple[str, Any]]:

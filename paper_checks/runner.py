@@ -59,9 +59,12 @@ def package_versions() -> dict[str, str]:
 
 @functools.cache
 def git_sha() -> str | None:
-    """The commit of the source tree this package was imported from, if it is a git checkout
-    (suffixed ``-dirty`` when it has uncommitted changes)."""
+    """The commit of the source tree this package was imported from, if it is the root of a git
+    checkout (suffixed ``-dirty`` when it has uncommitted changes); None for an installed wheel,
+    even one installed into a virtual environment inside some other repository."""
     root = Path(__file__).resolve().parent.parent
+    if not (root / ".git").exists():  # a folder in a clone, a file in a git worktree
+        return None
     try:
         sha = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"],

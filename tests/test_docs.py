@@ -26,7 +26,7 @@ import pytest
 
 from paper_checks.claims import PAPERS
 from paper_checks.cli import main
-from paper_checks.docs import PAGES, README, generated_files
+from tools.docs import PAGES, README, generated_files
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC_FILES = [README, *sorted((ROOT / "docs").glob("*.md"))]
@@ -77,7 +77,7 @@ def test_generated_blocks_match_the_reference_runs():
     for path, text in generated_files().items():
         assert path.read_text(encoding="utf-8") == text, (
             f"{path.relative_to(ROOT)} differs from the generator: run "
-            "'paper-checks report --docs' and commit it"
+            "'python -m tools.docs' and commit it"
         )
 
 

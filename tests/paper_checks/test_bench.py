@@ -165,7 +165,7 @@ def test_rf_domain_row_reports_the_share_passing_and_the_time_per_spectrum():
 
 
 def test_the_benchmarks_page_is_generated_from_a_bench_json():
-    from paper_checks.docs import render_bench
+    from tools.docs import render_bench
 
     row = {
         "name": "pass_at_k",

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from paper_checks.claims import all_claims
-from paper_checks.docs import REFERENCE_RUNS, load_reference, superseded_by
 from paper_checks.results import Verdict
 from paper_checks.runner import claim_fingerprint
+from tools.docs import REFERENCE_RUNS, load_reference, superseded_by
 
 TESTS = Path(__file__).resolve().parents[1]
 CLAIMS = all_claims()
@@ -92,7 +92,7 @@ def test_reference_results_are_not_older_than_the_claim_code(claim, scale):
     assert record.provenance.get("code") == claim_fingerprint(claim), (
         f"the {scale} reference record of {claim.id} was made by older code; refresh it with "
         f"`paper-checks run {claim.id} --scale {scale}{replicates} --workers 2 "
-        f"--out docs/results/{scale} --update --fail-on never` and `paper-checks report --docs`"
+        f"--out docs/results/{scale} --update --fail-on never` and `python -m tools.docs`"
     )
 
 

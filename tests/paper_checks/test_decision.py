@@ -300,7 +300,7 @@ def _declared_budgets() -> list[tuple[str, str, tuple[int, ...], float]]:
     per-part level α/p), with the units per root seed of its committed reference record at that
     scale (3 when there is none)."""
     from paper_checks.claims import all_claims
-    from paper_checks.docs import REFERENCE_RUNS, load_reference
+    from tools.docs import REFERENCE_RUNS, load_reference
 
     budgets = []
     for claim in all_claims():

@@ -1,10 +1,11 @@
-"""paper_checks.docs on hand-made records: what each generated block says."""
+"""tools.docs on hand-made records: what each generated block says."""
 
 from __future__ import annotations
 
 import pytest
 
-from paper_checks.docs import (
+from paper_checks.results import CheckResult, Verdict
+from tools.docs import (
     render_blocks,
     render_claims,
     render_history,
@@ -13,7 +14,6 @@ from paper_checks.docs import (
     render_summary,
     short_phrase,
 )
-from paper_checks.results import CheckResult, Verdict
 
 RUN = {"seed": 0, "replicates": 5}
 HISTORY = {
@@ -144,8 +144,8 @@ def test_a_stale_record_reads_as_the_old_rules_only_when_the_rule_changed_on_a_l
     from dataclasses import replace
 
     from paper_checks.claims import all_claims
-    from paper_checks.docs import superseded_by
     from paper_checks.runner import claim_fingerprint
+    from tools.docs import superseded_by
 
     claim = next(c for c in all_claims() if c.id == "gated_attention.massive_activations_drop")
     last = claim.history[-1].date

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from paper_checks.house import measure, render_house
+from tools.house import measure, render_house
 
 
 def test_measure_counts_package_lines_and_check_function_lengths(tmp_path):

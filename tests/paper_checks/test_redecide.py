@@ -226,7 +226,7 @@ def test_redeciding_the_committed_references_changes_nothing(scale, tmp_path):
     # today's rules make of its stored units: re-deciding a copy writes nothing
     import shutil
 
-    from paper_checks.docs import REFERENCE_RUNS
+    from tools.docs import REFERENCE_RUNS
 
     if scale not in REFERENCE_RUNS:
         pytest.skip(f"no committed {scale} reference run")

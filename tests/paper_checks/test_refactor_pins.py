@@ -14,8 +14,8 @@ import pytest
 
 from paper_checks.claims import all_claims
 from paper_checks.context import Context
-from paper_checks.docs import load_reference
 from sims._jsonio import to_jsonable
+from tools.docs import load_reference
 
 #: Claim id -> relative tolerance on floats: 0 (bit for bit) unless a number goes through a
 #: BLAS kernel or a special function whose rounding differs between CPUs and library builds.

@@ -319,3 +319,21 @@ def test_report_of_numpy_measurements_shows_numbers(tmp_path: Path):
     write_results(tmp_path, info, [result])
     run, results = load_results(tmp_path)
     assert "| v | [0.5, 0.25] |  |" in render_markdown(run, results)
+
+
+def test_a_paper_links_its_docs_page_only_from_a_run_inside_a_clone(tmp_path: Path):
+    """The link goes to docs/<paper>.md of the nearest folder above the run that has the page
+    (results/<run> of a clone), found from the run directory, never from where the package lies."""
+    info = RunInfo("r", "t", "quick", 0, "processes", 1, "numpy", [], 0.0)
+    inside = tmp_path / "clone" / "results" / "r"
+    outside = tmp_path / "elsewhere" / "r"
+    (tmp_path / "clone" / "docs").mkdir(parents=True)
+    (tmp_path / "clone" / "docs" / "rlvr.md").write_text("# rlvr\n", encoding="utf-8")
+    pages = {}
+    for run_dir in (inside, outside):
+        run_dir.mkdir(parents=True)
+        write_results(run_dir, info, [_result("rlvr.fake_a", Verdict.PASS, [])])
+        run, loaded = load_results(run_dir)
+        pages[run_dir] = render_html(run, loaded, run_dir)
+    assert '<a href="../../docs/rlvr.md">docs/rlvr.md</a>' in pages[inside]
+    assert "docs/rlvr.md" not in pages[outside]

@@ -3,8 +3,10 @@
 ``docs/results/<scale>/results.json`` holds a reference run (``paper-checks run --all --scale
 <scale> --replicates R --out docs/results/<scale>``, figures and arrays not committed). The
 generated blocks of ``README.md`` and ``docs/<paper>.md``, between ``<!-- generated:NAME -->`` and
-``<!-- /generated:NAME -->``, are rebuilt from them by ``paper-checks report --docs``; a test fails
-when they drift. Everything outside the markers is written by hand.
+``<!-- /generated:NAME -->``, are rebuilt from them by ``python -m tools.docs`` (``make docs``),
+run from the root of a clone; a test fails when they drift. Everything outside the markers is
+written by hand. The same command writes the reference runs as the package ships them
+(:data:`paper_checks.reproduce.PACKAGED_REFERENCE`). A maintainers' tool: not part of the wheel.
 
 README blocks: ``summary`` (one row per claim) and ``history`` (a line pointing to
 ``docs/history.md``, whose ``history`` block lists every rule change made after a verdict was
@@ -23,11 +25,14 @@ from typing import Any
 from paper_checks._files import write_text
 from paper_checks.claims import PAPERS
 from paper_checks.report import format_value, render_decision, replication_text
+from paper_checks.reproduce import packaged_reference
 from paper_checks.results import CheckResult, Verdict, load_results, tally
-from sims._jsonio import read_json
+from sims._jsonio import dumps, read_json
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
+#: The file behind :data:`paper_checks.reproduce.PACKAGED_REFERENCE` in the clone.
+PACKAGED_REFERENCE = ROOT / "paper_checks" / "reference.json"
 README = ROOT / "README.md"
 HISTORY = ROOT / "docs" / "history.md"
 #: One page per paper key, with a generated ``claims`` block.
@@ -602,12 +607,14 @@ def render_example_check() -> str:
 def generated_files(
     references: Mapping[str, tuple[Mapping[str, Any], Records]] | None = None,
 ) -> dict[Path, str]:
-    """What ``README.md``, every ``docs/<paper>.md`` and ``docs/running.md`` must read: path ->
-    full text."""
+    """What ``README.md``, every ``docs/<paper>.md`` and ``docs/running.md`` must read, and the
+    packaged reference (:func:`paper_checks.reproduce.packaged_reference`): path -> full text."""
     references = load_references() if references is None else references
+    packaged = packaged_reference({s: (run, r.values()) for s, (run, r) in references.items()})
+    out = {PACKAGED_REFERENCE: dumps(packaged)}
     quick = references["quick"][1]
     readme = {"summary": render_summary(references), "history": render_history_pointer(quick)}
-    out = {README: render_blocks(README.read_text(encoding="utf-8"), readme, "README.md")}
+    out[README] = render_blocks(README.read_text(encoding="utf-8"), readme, "README.md")
     history = {"history": render_history(quick)}
     out[HISTORY] = render_blocks(HISTORY.read_text(encoding="utf-8"), history, HISTORY.name)
     for paper, page in PAGES.items():
@@ -631,7 +638,7 @@ def generated_files(
             BENCHMARKS.read_text(encoding="utf-8"), bench, "benchmarks.md"
         )
     if HOUSE_BEFORE.is_file():
-        from paper_checks.house import measure, render_house
+        from tools.house import measure, render_house
 
         house = {
             "house": render_house(read_json(HOUSE_BEFORE), measure()),
@@ -654,3 +661,8 @@ def write_docs() -> list[Path]:
         path.parent.mkdir(exist_ok=True)
         write_text(path, text, ROOT)
     return list(files)
+
+
+if __name__ == "__main__":
+    for written in write_docs():
+        print(f"wrote {written}")

@@ -1,6 +1,7 @@
 """The house measured from its code: lines per package, the length of every claim's check
 function, and the longest ones, so that docs/adding-a-claim.md can set today's shape beside a
-committed earlier measurement (``docs/results/house-before.json``).
+committed earlier measurement (``docs/results/house-before.json``). A maintainers' tool, run by
+``python -m tools.docs``: not part of the wheel.
 
 A check function's length runs from its ``def`` line to its last line (the ``@claim``
 registration above it not counted), as ``end_lineno - lineno + 1`` of the AST; a package's lines
