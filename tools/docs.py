@@ -3,7 +3,7 @@
 ``docs/results/<scale>/results.json`` holds a reference run (``paper-checks run --all --scale
 <scale> --replicates R --out docs/results/<scale>``, figures and arrays not committed). The
 generated blocks of ``README.md`` and ``docs/<paper>.md``, between ``<!-- generated:NAME -->`` and
-``<!-- /generated:NAME -->``, are rebuilt from them by ``python -m tools.docs`` (``make docs``),
+``<!-- /generated:NAME -->``, are rebuilt from them by ``python -m tools.docs`` (``make regen``),
 run from the root of a clone; a test fails when they drift. Everything outside the markers is
 written by hand. The same command writes the reference runs as the package ships them
 (:data:`paper_checks.reproduce.PACKAGED_REFERENCE`). A maintainers' tool: not part of the wheel.
