@@ -6,8 +6,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # torch first: the pinned CPU wheel satisfies the `neural` extra's range without a CUDA download.
 TORCH ?= torch==2.13.0
-# Two test processes (the CI machines have 2 cores), each with single-threaded BLAS and numba.
-PYTEST_ARGS ?= -n 2
+# Two test processes (the CI machines have 2 cores), each with single-threaded BLAS and numba;
+# the 25 slowest tests are listed at the end (where CI time goes).
+PYTEST_ARGS ?= -n 2 --durations=25
 SINGLE_THREADED := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1
 
 .PHONY: run test fuzz lint bench regen clean device-wheels
