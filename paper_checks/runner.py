@@ -303,8 +303,8 @@ def excluded_statement(decision: Any, effects: Sequence[PaperEffect] = ()) -> st
     :data:`AT_THIS_BUDGET`, then the values its interval excludes
     (:meth:`~paper_checks.decision.Decision.excluded_text`), then each of the claim's paper
     ``effects`` (:class:`~paper_checks.claims.PaperEffect`) on an undecided statistic: its value,
-    and whether the interval excludes it, or, without a like-for-like number, its text. "" when
-    the decision is PASS or FAIL."""
+    and whether the interval excludes it (where it has a bound), or, without a like-for-like
+    number, its text. "" when the decision is PASS or FAIL."""
     entries = {e["statistic"]: e for e in decision.excluded()}
     if not entries:
         return ""
@@ -320,9 +320,15 @@ def excluded_statement(decision: Any, effects: Sequence[PaperEffect] = ()) -> st
         out = (above is not None and effect.value > above) or (
             below is not None and effect.value < below
         )
-        where = "which this interval excludes" if out else "which this interval does not exclude"
+        where = (
+            ""
+            if above is None and below is None
+            else ", which this interval excludes"
+            if out
+            else ", which this interval does not exclude"
+        )
         text += (
-            f"; the paper: {effect.statistic} ≈ {effect.value:.4g}, {where} "
+            f"; the paper: {effect.statistic} ≈ {effect.value:.4g}{where} "
             f"({effect.text}; {effect.source})"
         )
     return text

@@ -256,7 +256,7 @@ def _signal_expected(stats: SignalStats) -> dict[str, Any]:
         registry.PaperEffect(
             "no_res_rate",
             None,
-            "the paper gives no signal-propagation numbers, only that deep networks without "
+            "no signal-propagation numbers are reported, only that deep networks without "
             "residual connections fail; the tabled reference values are our own width-128 pilot",
             "Wang et al. 2025, Fig. 5; docs/deep_crl.md",
         ),
@@ -460,8 +460,8 @@ def _trainability_measured(
         registry.PaperEffect(
             "no_res_minus_paper",
             None,
-            "the paper reports no training losses: without residual connections deep networks "
-            "fail to learn (time at goal); no InfoNCE gap to compare",
+            "no training losses are reported: without residual connections deep networks fail "
+            "to learn (time at goal); no InfoNCE gap to compare",
             "Wang et al. 2025, Fig. 5",
         ),
         registry.PaperEffect(
