@@ -222,9 +222,18 @@ _DECISION_PART_FIELDS = obj(
 )
 DECISION_PART = _all(_DECISION_PART_FIELDS, _part_with_spread)
 
+#: What an INCONCLUSIVE decision's bounds exclude, per undecided statistic
+#: (:meth:`paper_checks.decision.Decision.excluded`; absent from records made before it).
+EXCLUDED = obj({"statistic": STR, "above": null(NUM), "below": null(NUM), "confidence": NUM})
+
 DECISION = obj(
     {"verdict": VERDICT, "parts": list_of(DECISION_PART)},
-    {"units": map_of(list_of(null(NUM))), "units_needed": null(INT), "reason": STR},
+    {
+        "units": map_of(list_of(null(NUM))),
+        "units_needed": null(INT),
+        "reason": STR,
+        "excluded": list_of(EXCLUDED),
+    },
 )
 
 #: The statuses of a run's comparison with its committed reference (:mod:`paper_checks.reproduce`).

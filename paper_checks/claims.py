@@ -23,6 +23,7 @@ recorded in ``history`` (:class:`HistoryEntry`), shown beside the verdict in rep
 from __future__ import annotations
 
 import importlib
+import math
 import pkgutil
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -78,6 +79,29 @@ class HistoryEntry:
 
 
 @dataclass(frozen=True)
+class PaperEffect:
+    """What the paper reports for one deciding ``statistic`` of a claim, shown beside the effect
+    an INCONCLUSIVE verdict's interval excludes (:func:`paper_checks.runner.excluded_statement`).
+
+    ``value``: the paper's number in the statistic's own units, or None where the paper has no
+    like-for-like number; ``text``: what the paper shows (and, without a value, why it is not in
+    the statistic's units); ``source``: the figure or table it comes from. Descriptive: it
+    computes nothing and is not part of the claim's fingerprint."""
+
+    statistic: str
+    value: float | None
+    text: str
+    source: str
+
+    def __post_init__(self) -> None:
+        for name in ("statistic", "text", "source"):
+            if not getattr(self, name).strip():
+                raise ValueError(f"a paper effect needs a non-empty {name!r}")
+        if self.value is not None and not math.isfinite(self.value):
+            raise ValueError(f"paper effect of {self.statistic!r}: value must be finite or None")
+
+
+@dataclass(frozen=True)
 class Claim:
     """A registered, executable claim of a paper.
 
@@ -108,6 +132,8 @@ class Claim:
 
     ``devices``: the torch devices its experiment trains on (``sims._backend.DEVICES``); under
     any other ``--device`` the runner gives it the CPU and its record says so.
+    ``paper_effects``: what the paper reports for the statistics of its decision
+    (:class:`PaperEffect`), set beside what an INCONCLUSIVE interval excludes.
     """
 
     id: str
@@ -124,6 +150,7 @@ class Claim:
     not_run_at: Mapping[str, str] = field(default_factory=dict)
     backends: tuple[str, ...] = ("numpy",)
     devices: tuple[str, ...] = ("cpu",)
+    paper_effects: tuple[PaperEffect, ...] = ()
 
     @property
     def exact(self) -> bool:
@@ -157,6 +184,7 @@ def claim(
     not_run_at: Mapping[str, str] | None = None,
     backends: Iterable[str] = ("numpy",),
     devices: Iterable[str] = ("cpu",),
+    paper_effects: Iterable[PaperEffect] = (),
 ) -> Callable[[CheckFn], CheckFn]:
     """Register the decorated function as the check of claim ``claim_id`` (``<paper>.<name>``).
 
@@ -164,7 +192,8 @@ def claim(
     text is generated from the decision's parts and margins, and from its planned ``looks``,
     scale -> increasing root-seed counts, :attr:`Claim.looks`) or give only a preamble. A
     ``stochastic`` claim must name its deciding ``statistic``; without a ``decision`` it is an
-    exact check over random instances (:attr:`Claim.exact`).
+    exact check over random instances (:attr:`Claim.exact`). ``paper_effects`` name statistics
+    of the ``decision`` (:attr:`Claim.paper_effects`).
     """
     planned = _planned_looks(claim_id, looks, decision)
     skipped = dict(not_run_at or {})
@@ -206,6 +235,14 @@ def claim(
     if stochastic and not statistic:
         raise ValueError(f"stochastic claim {claim_id!r} must name its deciding statistic")
     entries = tuple(history)
+    effects = tuple(paper_effects)
+    unknown = [
+        e.statistic for e in effects if decision is None or e.statistic not in decision.statistics
+    ]
+    if unknown:
+        raise ValueError(
+            f"claim {claim_id!r}: paper_effects name {unknown}, not statistics of its decision"
+        )
     if [e.date for e in entries] != sorted(e.date for e in entries):
         raise ValueError(f"the history of {claim_id!r} must be in date order")
 
@@ -227,6 +264,7 @@ def claim(
             skipped,
             computes_on,
             trains_on,
+            effects,
         )
         return fn
 

@@ -272,14 +272,54 @@ class Decision:
             head += "; no unit count decides it at this mean (indifference zone)"
         return head + (f"; {self.reason}" if self.reason else "")
 
+    def excluded(self) -> list[dict[str, Any]]:
+        """What the bounds of an INCONCLUSIVE decision exclude ([] when it is decided): per
+        statistic with an undecided part, in the parts' order, ``{"statistic", "above",
+        "below", "confidence"}``. A part asserting a large mean ("greater") is undecided while
+        its lower bound L does not clear δ_P, but its upper bound U says that the mean lies
+        below U at one-sided confidence 1 − level: larger means are excluded ("above": U). A
+        part asserting a small mean mirrors it ("below": L). A statistic with parts both ways
+        (an equivalence, :func:`within`) has both sides. A side is None where nothing is
+        excluded: no part that way, or fewer than 2 units (an infinite bound)."""
+        if self.verdict is not Verdict.INCONCLUSIVE:
+            return []
+        open_ = [p for p in self.parts if p.verdict is Verdict.INCONCLUSIVE]
+        entries = []
+        for name in dict.fromkeys(p.part.statistic for p in open_):
+            parts = [p for p in self.parts if p.part.statistic == name]
+            above = [p.upper for p in parts if p.part.direction == "greater"]
+            below = [p.lower for p in parts if p.part.direction == "less"]
+            level = next(p.level for p in open_ if p.part.statistic == name)
+            entries.append(
+                {
+                    "statistic": name,
+                    "above": _finite(min(above)) if above else None,
+                    "below": _finite(max(below)) if below else None,
+                    "confidence": 1.0 - level,
+                }
+            )
+        return entries
+
+    def excluded_text(self) -> str:
+        """:meth:`excluded` in words ("" when decided): 'mean T below U at 97.5% one-sided
+        (larger values excluded)', '... above L ... (smaller values excluded)', or 'within
+        [L, U] ... (values outside excluded)', joined by "; "."""
+        entries = self.excluded()
+        if entries and all(e["above"] is None and e["below"] is None for e in entries):
+            return "fewer than 2 units: no value is excluded"
+        return "; ".join(_excluded_phrase(e) for e in entries)
+
     def to_json(self) -> dict[str, Any]:
-        return {
+        record = {
             "verdict": self.verdict.value,
             "parts": [p.to_json() for p in self.parts],
             "units": self.units,
             "units_needed": self.units_needed,
             "reason": self.reason,
         }
+        if self.verdict is Verdict.INCONCLUSIVE:
+            record["excluded"] = self.excluded()
+        return record
 
     @classmethod
     def from_json(cls, record: Mapping[str, Any]) -> Decision:
@@ -291,6 +331,27 @@ class Decision:
             record.get("units_needed"),
             record.get("reason", ""),
         )
+
+
+def _finite(x: float) -> float | None:
+    """``x``, or None when it is not finite (a bound of fewer than 2 units)."""
+    return x if math.isfinite(x) else None
+
+
+def _excluded_phrase(entry: Mapping[str, Any]) -> str:
+    """One entry of :meth:`Decision.excluded` in words."""
+    name, above, below = entry["statistic"], entry["above"], entry["below"]
+    confidence = f"{100 * entry['confidence']:.4g}% one-sided"
+    if above is not None and below is not None:
+        return (
+            f"mean {name} within [{below:.4g}, {above:.4g}] at {confidence} each side "
+            "(values outside excluded)"
+        )
+    if above is not None:
+        return f"mean {name} below {above:.4g} at {confidence} (larger values excluded)"
+    if below is not None:
+        return f"mean {name} above {below:.4g} at {confidence} (smaller values excluded)"
+    return f"mean {name}: no bound (fewer than 2 units)"
 
 
 def units_needed(

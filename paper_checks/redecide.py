@@ -160,6 +160,7 @@ def redecide_record(
         look_note(claim, scale, root_seeds),
         record["summary"],
         None if root_seeds > 1 else record["decision"],
+        claim.paper_effects,
     )
     if (
         root_seeds == 1

@@ -16,7 +16,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 
 from paper_checks import _files
 from paper_checks._caches import set_aside_unreadable
-from paper_checks.claims import PAPERS, Claim
+from paper_checks.claims import PAPERS, Claim, PaperEffect
 from paper_checks.context import Context
 from paper_checks.results import RUN_FOLDERS, CheckResult, Verdict, write_claim
 from sims._backend import get_backend
@@ -128,7 +128,8 @@ PRESENTATION_MODULES = frozenset(
 #: that compute none of its numbers (the record copies them, and the tests hold the copies equal
 #: to the registry), left out of its fingerprint like docstrings and comments; likewise its
 #: planned ``looks`` (how many root seeds the runner adds, not what a root seed computes), every
-#: argument of a dated :class:`~paper_checks.claims.HistoryEntry` and a rule's ``note``.
+#: argument of a dated :class:`~paper_checks.claims.HistoryEntry` or of a
+#: :class:`~paper_checks.claims.PaperEffect` (what the paper reports), and a rule's ``note``.
 DESCRIPTIVE_KEYWORDS = (
     *(
         ("claim", keyword)
@@ -141,9 +142,11 @@ DESCRIPTIVE_KEYWORDS = (
             "not_run_at",
             "backends",
             "devices",
+            "paper_effects",
         )
     ),
     ("HistoryEntry", "*"),
+    ("PaperEffect", "*"),
     ("Rule", "note"),
 )
 
@@ -294,14 +297,71 @@ def look_note(claim: Claim, scale: str | None, root_seeds: int) -> str:
     )
 
 
+#: Opens the statement of what an INCONCLUSIVE headline's interval excludes, always the last
+#: part of its summary (:func:`excluded_statement`), so that a re-decision can replace it.
+AT_THIS_BUDGET = "; at this budget: "
+
+
+def excluded_statement(decision: Any, effects: Sequence[PaperEffect] = ()) -> str:
+    """What an INCONCLUSIVE ``decision`` can and cannot show, beside what the paper reports:
+    :data:`AT_THIS_BUDGET`, then the values its interval excludes
+    (:meth:`~paper_checks.decision.Decision.excluded_text`), then each of the claim's paper
+    ``effects`` (:class:`~paper_checks.claims.PaperEffect`) on an undecided statistic: its value,
+    and whether the interval excludes it (where it has a bound), or, without a like-for-like
+    number, its text. "" when the decision is PASS or FAIL."""
+    entries = {e["statistic"]: e for e in decision.excluded()}
+    if not entries:
+        return ""
+    text = AT_THIS_BUDGET + decision.excluded_text()
+    for effect in effects:
+        entry = entries.get(effect.statistic)
+        if entry is None:
+            continue
+        if effect.value is None:
+            text += f"; the paper: {effect.text} ({effect.source})"
+            continue
+        above, below = entry["above"], entry["below"]
+        out = (above is not None and effect.value > above) or (
+            below is not None and effect.value < below
+        )
+        where = (
+            ""
+            if above is None and below is None
+            else ", which this interval excludes"
+            if out
+            else ", which this interval does not exclude"
+        )
+        text += (
+            f"; the paper: {effect.statistic} ≈ {effect.value:.4g}{where} "
+            f"({effect.text}; {effect.source})"
+        )
+    return text
+
+
 def headline_summary(
-    decision: Any, root_seeds: int, note: str, own: str, own_decision: Mapping[str, Any] | None
+    decision: Any,
+    root_seeds: int,
+    note: str,
+    own: str,
+    own_decision: Mapping[str, Any] | None,
+    effects: Sequence[PaperEffect] = (),
 ) -> str:
     """The summary of a decided claim's headline: over several root seeds "R root seeds pooled:
     " and the decision; over one, the check's own summary ``own`` with the text of its own
     decision ``own_decision`` replaced by the new one (kept whole when the decision is the
     same), or the new decision's text when the old cannot be found in it. ``note``
-    (:func:`look_note`) is appended."""
+    (:func:`look_note`) is appended, and last, for an INCONCLUSIVE decision, what its interval
+    excludes beside the paper's ``effects`` (:func:`excluded_statement`), in place of any such
+    statement ``own`` ends with."""
+    own = own.split(AT_THIS_BUDGET, 1)[0]
+    text = _decision_summary(decision, root_seeds, note, own, own_decision)
+    return text + excluded_statement(decision, effects)
+
+
+def _decision_summary(
+    decision: Any, root_seeds: int, note: str, own: str, own_decision: Mapping[str, Any] | None
+) -> str:
+    """:func:`headline_summary` without the statement of what the interval excludes."""
     from paper_checks.decision import Decision
 
     if root_seeds > 1:
@@ -356,7 +416,12 @@ def pooled_verdict(claim: Claim, runs: list[CheckResult]) -> CheckResult:
         units = pool_units((run.decision or {}).get("units", {}) for run in runs)
         decision = decide_units(claim, units, scale)
         summary = headline_summary(
-            decision, n, look_note(claim, scale, n), primary.summary, primary.decision
+            decision,
+            n,
+            look_note(claim, scale, n),
+            primary.summary,
+            primary.decision,
+            claim.paper_effects,
         )
         return replace(
             primary, verdict=decision.verdict, summary=summary, decision=decision.to_json()

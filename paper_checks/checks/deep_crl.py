@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import paper_checks.claims as registry
 from paper_checks.claims import HistoryEntry, claim
 from paper_checks.context import Context
 from paper_checks.decision import Decision, Part, Rule, within
@@ -251,6 +252,15 @@ def _signal_expected(stats: SignalStats) -> dict[str, Any]:
     stochastic=True,
     statistic="worst_check_over_limit",
     decision=signal_rule(),
+    paper_effects=(
+        registry.PaperEffect(
+            "no_res_rate",
+            None,
+            "no signal-propagation numbers are reported, only that deep networks without "
+            "residual connections fail; the tabled reference values are our own width-128 pilot",
+            "Wang et al. 2025, Fig. 5; docs/deep_crl.md",
+        ),
+    ),
     # declared 2026-12-02: 5 units per root seed; 111 would decide it
     looks={"full": (1, 25)},
     history=[
@@ -446,6 +456,22 @@ def _trainability_measured(
     rule="Final training InfoNCE (mean over the last 10% of steps) on fixed maze data.",
     stochastic=True,
     decision=trainability_rule(),
+    paper_effects=(
+        registry.PaperEffect(
+            "no_res_minus_paper",
+            None,
+            "no training losses are reported: without residual connections deep networks fail "
+            "to learn (time at goal); no InfoNCE gap to compare",
+            "Wang et al. 2025, Fig. 5",
+        ),
+        registry.PaperEffect(
+            "deeper_minus_d4",
+            None,
+            "the paper block improves with depth in time at goal (13/350/628/673 at depths "
+            "4/16/32/64 in the rebuttal's ablation table); no InfoNCE losses by depth",
+            "Wang et al. 2025, OpenReview rebuttal ablation table",
+        ),
+    ),
     history=[
         HistoryEntry(
             date="2026-12-01",
@@ -846,6 +872,16 @@ def _online_expected() -> dict[str, Any]:
     },
     statistic="success_diff",
     decision=ONLINE_RULE,
+    paper_effects=(
+        registry.PaperEffect(
+            "success_gain",
+            None,
+            "time at goal (steps of 1000 within the goal radius) on Brax ant and humanoid mazes, "
+            "e.g. Ant U4 11.4 → 286 from depth 4 to 64 (a gain of 0.27 of the episode), not a "
+            "far-goal success rate of a point mass at depth 16: no number in these units",
+            "Wang et al. 2025, Table 1",
+        ),
+    ),
     history=[
         HistoryEntry(
             date="2026-11-30",

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+import paper_checks.claims as registry
 from paper_checks.claims import HistoryEntry, claim
 from paper_checks.context import Context
 from paper_checks.decision import Decision, Part, Rule, within
@@ -473,6 +474,15 @@ def _tau_summary(gen: float, mem: float, decision: Decision, doubled: np.ndarray
     source="Bonnaire et al. (2025, arXiv 2505.17638) §3 and Fig. 5: τ_gen = O(1/Δ_t), τ_mem ~ "
     "ψ_n/Δ_t",
     decision=TAU_RULE,
+    paper_effects=(
+        registry.PaperEffect(
+            "tau_mem_exponent",
+            1.0,
+            "τ_mem ∝ n (τ_mem ~ ψ_n/Δ_t for the random-feature model; the CelebA memorisation "
+            "curves collapse against τ/n)",
+            "Bonnaire et al. 2025, §3, Figs. 2 and 5",
+        ),
+    ),
     stochastic=True,
     statistic="tau_mem_exponent",
     history=[

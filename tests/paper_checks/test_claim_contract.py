@@ -168,3 +168,55 @@ def _finite(x: float) -> float | None:
     import math
 
     return x if math.isfinite(x) else None
+
+
+#: Each paper's headline claim: PASS or FAIL in the full reference, or its record says what its
+#: interval excludes beside what the paper reports.
+HEADLINE_CLAIMS = (
+    "gated_attention.sink_removed",
+    "deep_crl.online_maze",
+    "diffusion.tau_gen_constant_tau_mem_linear",
+    "rlvr.transformer_crossing",
+)
+
+
+@pytest.mark.parametrize("scale", ["quick", "full"])
+@pytest.mark.parametrize("claim", [c for c in CLAIMS if c.decision], ids=lambda c: c.id)
+def test_an_inconclusive_reference_states_what_its_interval_excludes(claim, scale):
+    """An INCONCLUSIVE decided record ends with the statement of what its interval excludes
+    (:func:`paper_checks.runner.excluded_statement`), beside the paper's effect that its claim
+    registers; a decided record carries none."""
+    from paper_checks.decision import Decision
+    from paper_checks.runner import AT_THIS_BUDGET, excluded_statement
+
+    if scale not in REFERENCE_RUNS:
+        pytest.skip(f"no committed {scale} reference run")
+    _, records = load_reference(scale)
+    record = records.get(claim.id)
+    if record is None or record.decision is None:
+        pytest.skip(f"no decided {scale} record of {claim.id}")
+    if record.verdict is not Verdict.INCONCLUSIVE:
+        assert AT_THIS_BUDGET not in record.summary
+        assert "excluded" not in record.decision
+        return
+    decision = Decision.from_json(record.decision)
+    statement = excluded_statement(decision, claim.paper_effects)
+    assert record.summary.endswith(statement)
+    assert record.summary.count(AT_THIS_BUDGET) == 1
+    assert record.decision["excluded"] == decision.excluded()
+    assert claim.paper_effects, (
+        f"{claim.id} is INCONCLUSIVE at {scale} but registers no paper effect"
+    )
+
+
+@pytest.mark.parametrize("claim_id", HEADLINE_CLAIMS)
+def test_each_headline_claim_is_decided_or_says_what_the_toy_scale_excludes(claim_id):
+    from paper_checks.runner import AT_THIS_BUDGET
+
+    _, records = load_reference("full")
+    record = records[claim_id]
+    if record.verdict is Verdict.INCONCLUSIVE:
+        assert AT_THIS_BUDGET in record.summary
+        assert "; the paper: " in record.summary
+    else:
+        assert record.verdict in (Verdict.PASS, Verdict.FAIL)

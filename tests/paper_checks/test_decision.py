@@ -347,3 +347,64 @@ def test_looking_again_without_spending_alpha_would_break_the_rate():
 def test_sequential_rates_refuse_looks_that_are_not_increasing():
     with pytest.raises(ValueError, match="looks"):
         sequential_error_rates(IN_CLASS[0], (3, 3), sets=10, seed=0)
+
+
+#: Units -1, 0.5, 2: mean 0.5, sd 1.5, n = 3. At level 0.025, t(0.975, 2) = 4.30265 and
+#: z = 1.95996, so c = 4.30265·(1 + 1.5·(2z² + 1)/(6z√3)) = 7.05392 and the half-width
+#: c·1.5/√3 = 6.10888: L = −5.60888, U = 6.60888.
+HAND_UNITS = {"x": [-1.0, 0.5, 2.0]}
+HAND_LOWER, HAND_UPPER = -5.60888, 6.60888
+
+
+def test_an_undecided_greater_part_excludes_means_above_its_upper_bound():
+    decision = Rule("a draw", (Part("x", "a gain", "greater", 1.0, 0.0),)).decide(HAND_UNITS)
+    assert decision.verdict is Verdict.INCONCLUSIVE
+    (entry,) = decision.excluded()
+    assert entry["statistic"] == "x"
+    assert entry["below"] is None
+    assert entry["above"] == pytest.approx(HAND_UPPER, abs=1e-5)
+    assert entry["confidence"] == pytest.approx(0.975)
+    assert decision.excluded_text() == (
+        "mean x below 6.609 at 97.5% one-sided (larger values excluded)"
+    )
+    assert decision.to_json()["excluded"] == decision.excluded()
+
+
+def test_an_undecided_less_part_excludes_means_below_its_lower_bound():
+    decision = Rule("a draw", (Part("x", "a loss", "less", -1.0, 0.0),)).decide(HAND_UNITS)
+    (entry,) = decision.excluded()
+    assert entry["above"] is None
+    assert entry["below"] == pytest.approx(HAND_LOWER, abs=1e-5)
+    assert decision.excluded_text() == (
+        "mean x above -5.609 at 97.5% one-sided (smaller values excluded)"
+    )
+
+
+def test_an_undecided_equivalence_excludes_both_sides_at_its_level():
+    # two parts: level 0.025/2 = 0.0125, c = 10.62004, bounds 0.5 ∓ 9.19722
+    decision = Rule("a draw", within("x", "an exponent", 1.0, 0.2)).decide(HAND_UNITS)
+    (entry,) = decision.excluded()
+    assert (entry["below"], entry["above"]) == pytest.approx((-8.69722, 9.69722), abs=1e-5)
+    assert entry["confidence"] == pytest.approx(0.9875)
+    assert decision.excluded_text() == (
+        "mean x within [-8.697, 9.697] at 98.75% one-sided each side (values outside excluded)"
+    )
+
+
+def test_a_decided_claim_excludes_nothing_and_stores_no_exclusion():
+    rule = Rule("a draw", (Part("x", "a gain", "greater", 0.0, 0.0),))
+    passed = rule.decide({"x": [1.0, 1.1, 0.9, 1.05]})
+    failed = rule.decide({"x": [-1.0, -1.1, -0.9, -1.05]})
+    for decision in (passed, failed):
+        assert decision.verdict is not Verdict.INCONCLUSIVE
+        assert decision.excluded() == []
+        assert decision.excluded_text() == ""
+        assert "excluded" not in decision.to_json()
+
+
+def test_with_fewer_than_two_units_nothing_is_excluded():
+    decision = Rule("a draw", (Part("x", "a gain", "greater", 0.0, 0.0),)).decide({"x": [1.0]})
+    assert decision.excluded() == [
+        {"statistic": "x", "above": None, "below": None, "confidence": 0.975}
+    ]
+    assert decision.excluded_text() == "fewer than 2 units: no value is excluded"

@@ -5,16 +5,18 @@ run decides; legacy rows are split back by root seed; stale and merged runs."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 
-from paper_checks.claims import _REGISTRY, HistoryEntry, claim
+from paper_checks.claims import _REGISTRY, HistoryEntry, PaperEffect, claim
 from paper_checks.cli import main
 from paper_checks.context import Context
 from paper_checks.decision import Part, Rule
 from paper_checks.redecide import redecide_run, split_units
 from paper_checks.results import CheckResult
+from paper_checks.runner import AT_THIS_BUDGET, excluded_statement, headline_summary
 
 CLAIM_ID = "rlvr.test_redecide"
 RULE = Rule("one draw", (Part("x", "a draw", "greater", 0.0, -0.5),))
@@ -188,8 +190,11 @@ def test_a_merged_run_is_redecided_with_its_planned_looks(decided, tmp_path, mon
     assert record["decision"]["parts"][0]["level"] == pytest.approx(0.025 / 2)
     assert len(record["decision"]["units"]["x"]) == 3 * UNITS_PER_SEED
     assert record["verdict"] == RULE.decide(record["decision"]["units"], looks=2).verdict.value
-    assert record["summary"].endswith(
-        "planned look 2 of 2 at quick (root seeds 1, 3; α/2 per look)"
+    # the look's note closes the summary, before what an INCONCLUSIVE interval excludes
+    assert (
+        record["summary"]
+        .split(AT_THIS_BUDGET)[0]
+        .endswith("planned look 2 of 2 at quick (root seeds 1, 3; α/2 per look)")
     )
     assert all(r["n_units"] == UNITS_PER_SEED for r in record["replication"]["replicates"])
     assert not redecide_run(ref)[0].changed  # the look's note is not appended twice
@@ -236,3 +241,58 @@ def test_redeciding_the_committed_references_changes_nothing(scale, tmp_path):
     changed = [o.claim_id for o in redecide_run(copy) if o.changed]
     assert changed == []
     assert (copy / "results.json").read_bytes() == before
+
+
+# ------------------------------------------------ what an INCONCLUSIVE interval excludes
+GAIN_RULE = Rule("one draw", (Part("x", "a gain", "greater", 1.0, 0.0),))
+#: mean 0.5, sd 1.5, n = 3: U = 0.5 + 7.05392·1.5/√3 = 6.60888 (tests/paper_checks/test_decision.py)
+OPEN_UNITS = {"x": [-1.0, 0.5, 2.0]}
+
+
+def test_the_statement_sets_the_paper_effect_beside_the_excluded_values():
+    decision = GAIN_RULE.decide(OPEN_UNITS)
+    bound = "mean x below 6.609 at 97.5% one-sided (larger values excluded)"
+    big = PaperEffect("x", 8.0, "a big gain", "Fig. 1")
+    small = PaperEffect("x", 3.0, "a small gain", "Fig. 2")
+    words = PaperEffect("x", None, "a gain in other units", "Table 1")
+    assert excluded_statement(decision, (big, small, words)) == (
+        f"{AT_THIS_BUDGET}{bound}; the paper: x ≈ 8, which this interval excludes (a big gain; "
+        "Fig. 1); the paper: x ≈ 3, which this interval does not exclude (a small gain; Fig. 2); "
+        "the paper: a gain in other units (Table 1)"
+    )
+    assert excluded_statement(GAIN_RULE.decide({"x": [2.0, 2.1, 1.9]}), (big,)) == ""
+
+
+def test_a_redecided_summary_ends_with_one_statement_replaced_not_repeated():
+    effect = (PaperEffect("x", 8.0, "a big gain", "Fig. 1"),)
+    decision = GAIN_RULE.decide(OPEN_UNITS)
+    own = f"draws: {decision.summary()}"
+    first = headline_summary(decision, 1, "", own, decision.to_json(), effect)
+    assert first.startswith(own + AT_THIS_BUDGET)
+    assert first.count(AT_THIS_BUDGET) == 1
+    again = headline_summary(decision, 1, "", first, decision.to_json(), effect)
+    assert again == first
+    wider = GAIN_RULE.decide({"x": [-1.0, 0.5, 2.5]})
+    moved = headline_summary(wider, 1, "", first, decision.to_json(), effect)
+    assert moved.count(AT_THIS_BUDGET) == 1
+    assert "below 6.609" not in moved
+    assert moved.startswith(f"draws: {wider.summary()}")
+    decided = GAIN_RULE.decide({"x": [2.0, 2.1, 1.9]})
+    assert AT_THIS_BUDGET not in headline_summary(decided, 1, "", first, None, effect)
+
+
+def test_a_paper_effect_names_a_statistic_of_the_decision():
+    with pytest.raises(ValueError, match="not statistics of its decision"):
+        claim(
+            "rlvr.test_effect_unknown",
+            paper="rlvr",
+            statement="A gain <for tests>.",
+            source="tests",
+            stochastic=True,
+            decision=GAIN_RULE,
+            paper_effects=[PaperEffect("y", 1.0, "another number", "Fig. 1")],
+        )
+    with pytest.raises(ValueError, match="non-empty 'source'"):
+        PaperEffect("x", 1.0, "a number", " ")
+    with pytest.raises(ValueError, match="finite or None"):
+        PaperEffect("x", math.inf, "a number", "Fig. 1")

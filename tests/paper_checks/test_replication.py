@@ -11,10 +11,10 @@ import pytest
 from paper_checks.claims import _REGISTRY, Claim, HistoryEntry, claim
 from paper_checks.cli import main
 from paper_checks.context import Context
-from paper_checks.decision import Part, Rule
+from paper_checks.decision import Decision, Part, Rule
 from paper_checks.report import render_markdown
 from paper_checks.results import CheckResult, Verdict, load_results
-from paper_checks.runner import run_claim, run_claims
+from paper_checks.runner import excluded_statement, run_claim, run_claims
 from sims._jsonio import read_json
 
 THRESHOLD = 0.7
@@ -255,7 +255,11 @@ def test_one_root_seed_without_planned_looks_keeps_the_checks_summary(tmp_path):
     check = _gain(1.0, 12)
     own = check(Context(claim_id="rlvr.test_gain"))
     result = run_claim(_decided(check), Context(out_dir=tmp_path), replicates=1)
-    assert (result.verdict, result.summary) == (own.verdict, own.summary)
+    assert result.verdict is own.verdict
+    # kept whole, followed (when INCONCLUSIVE) by what the interval excludes
+    statement = excluded_statement(Decision.from_json(own.decision))
+    assert (own.verdict is Verdict.INCONCLUSIVE) == bool(statement)
+    assert result.summary == own.summary + statement
     assert result.decision == own.decision
 
 
