@@ -56,8 +56,10 @@ class Census:
 
     #: Points n of the domain (2^n functions, 2^(2^n) classes).
     n_points: int
-    ldim: np.ndarray  # (2^(2^n),) int8, −1 for the empty class
-    mtr: np.ndarray  # (2^(2^n),) int8
+    #: (2^(2^n),) int8, −1 for the empty class
+    ldim: np.ndarray
+    #: (2^(2^n),) int8
+    mtr: np.ndarray
 
     def pairs(self) -> Counter[tuple[int, int]]:
         """Counts of (Ldim, M_tr) over the nonempty classes."""
@@ -204,7 +206,8 @@ class CensusCounts:
     """Counts of (Ldim, M_tr) over a set of 5-point classes, and per pair its smallest class
     (fewest hypotheses, then smallest mask)."""
 
-    classes: int  # the number of classes counted
+    #: the number of classes counted
+    classes: int
     #: (Ldim, M_tr) -> the number of classes with that pair.
     counts: dict[tuple[int, int], int]
     #: (Ldim, M_tr) -> its smallest class (fewest hypotheses, then smallest mask), as a mask.

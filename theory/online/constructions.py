@@ -3,17 +3,17 @@
 Every function returns a :class:`~theory.online.concept_class.ConceptClass` with readable point
 labels. Expected values (docs/online.md#exact-values-the-checks-compare-with):
 
-===================  =======================  ==========================
-class                Ldim                     M_tr
-===================  =======================  ==========================
-``singletons(k)``    1 (k ≥ 2)                1
-``thresholds(k)``    ⌊log2(k+1)⌋              ⌊log2(k+1)⌋
-``all_functions(k)`` k                        k (= VC)
-``gadget_w()``       3                        2
-``gadget_power(k)``  3k                       2k
-``tree_class(d)``    d                        d for q = 0 (exact for d ≤ 4)
-``product(A, B)``    Ldim(A) + Ldim(B)        M_tr(A) + M_tr(B)
-===================  =======================  ==========================
+=====================  =======================  ==========================
+class                  Ldim                     M_tr
+=====================  =======================  ==========================
+``singletons(k)``      1 (k ≥ 2)                1
+``thresholds(k)``      ⌊log2(k+1)⌋              ⌊log2(k+1)⌋
+``all_functions(k)``   k                        k (= VC)
+``gadget_w()``         3                        2
+``gadget_power(k)``    3k                       2k
+``tree_class(d)``      d                        d for q = 0 (exact for d ≤ 4)
+``product(A, B)``      Ldim(A) + Ldim(B)        M_tr(A) + M_tr(B)
+=====================  =======================  ==========================
 
 Tree convention (docs/online.md#conventions): ``tree_class(d)`` lives on the nodes of T_{d−1}, the
 perfect binary tree with d levels of internal nodes, so |X| = 2^d − 1, |H| = 2^d and Ldim = d.
