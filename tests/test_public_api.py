@@ -135,7 +135,7 @@ def test_the_result_types_a_user_meets_state_their_conventions():
     assert "len(values) + at_s2 == sample.p" in inspect.getdoc(ge_eigenvalues)
 
 
-def test_the_user_facing_types_and_every_public_function_of_theory_rmt_have_examples():
+def test_the_user_facing_types_have_examples():
     finder = doctest.DocTestFinder(exclude_empty=True)
     names = {test.name for module in MODULES for test in finder.find(module) if test.examples}
     for name in (
@@ -145,3 +145,25 @@ def test_the_user_facing_types_and_every_public_function_of_theory_rmt_have_exam
         "sims.rmt.ge_eigenvalues",
     ):
         assert name in names, name
+
+
+#: Modules whose every public function has numpydoc Parameters and Returns and an example.
+FULLY_DOCUMENTED = ("theory.rmt",)
+
+
+@pytest.mark.parametrize("name", FULLY_DOCUMENTED)
+def test_every_public_function_of_the_fully_documented_modules_has_parameters_returns_example(
+    name,
+):
+    module = next(m for m in MODULES if m.__name__ == name)
+    functions = [
+        n
+        for n in public_names(module)
+        if callable(obj := getattr(module, n)) and not inspect.isclass(obj)
+    ]
+    assert len(functions) >= 20
+    for function in functions:
+        doc = inspect.getdoc(getattr(module, function)) or ""
+        for section in ("Parameters\n----------", "Returns\n-------", "Examples\n--------\n"):
+            assert section in doc, f"{name}.{function}: no {section.splitlines()[0]}"
+        assert "\n>>> " in doc, f"{name}.{function}: no example"
