@@ -148,7 +148,13 @@ def test_the_user_facing_types_have_examples():
 
 
 #: Modules whose every public function has numpydoc Parameters and Returns and an example.
-FULLY_DOCUMENTED = ("theory.rmt", "theory.passk", "theory.fits", "theory.deep_crl")
+FULLY_DOCUMENTED = (
+    "theory.rmt",
+    "theory.passk",
+    "theory.fits",
+    "theory.deep_crl",
+    "theory.superposition",
+)
 
 
 @pytest.mark.parametrize("name", FULLY_DOCUMENTED)
