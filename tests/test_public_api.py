@@ -154,6 +154,7 @@ FULLY_DOCUMENTED = (
     "theory.fits",
     "theory.deep_crl",
     "theory.superposition",
+    "theory.anchors",
 )
 
 
