@@ -155,6 +155,7 @@ FULLY_DOCUMENTED = (
     "theory.deep_crl",
     "theory.superposition",
     "theory.anchors",
+    "theory.hivemind",
 )
 
 
