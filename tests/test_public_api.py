@@ -156,6 +156,9 @@ FULLY_DOCUMENTED = (
     "theory.superposition",
     "theory.anchors",
     "theory.hivemind",
+    "theory.significance",
+    "theory.sharpening",
+    "theory.passk_stats",
 )
 
 

@@ -949,9 +949,9 @@ def two_type_pass_at_k(
     --------
     >>> import numpy as np
     >>> from theory.passk import two_type_pass_at_k
-    >>> base, rl = two_type_pass_at_k(np.array([1, 16]), 0.5, 0.1, 0.6, 0.2, 0.01)
-    >>> base.round(4), rl.round(4)  # RL ahead at k = 1, behind at k = 16
-    (array([0.052 , 0.4371]), array([0.3, 0.5]))
+    >>> base, rl = two_type_pass_at_k(np.array([1, 256]), 0.5, 0.1, 0.6, 0.2, 0.01)
+    >>> base.round(4), rl.round(4)  # RL ahead at k = 1, behind at k = 256
+    (array([0.052 , 0.6847]), array([0.3, 0.5]))
     """
     a = _np_reals(frac_improved, "frac_improved", low=0.0, high=1.0)
     b = _np_reals(frac_lost, "frac_lost", low=0.0, high=1.0)
