@@ -159,6 +159,7 @@ FULLY_DOCUMENTED = (
     "theory.significance",
     "theory.sharpening",
     "theory.passk_stats",
+    "theory.gated_attention",
 )
 
 
