@@ -160,6 +160,10 @@ FULLY_DOCUMENTED = (
     "theory.sharpening",
     "theory.passk_stats",
     "theory.gated_attention",
+    "theory.online.constructions",
+    "theory.online.dims",
+    "theory.online.mtr",
+    "theory.online.census",
 )
 
 
