@@ -164,6 +164,12 @@ FULLY_DOCUMENTED = (
     "theory.online.dims",
     "theory.online.mtr",
     "theory.online.census",
+    "theory.online.bounds",
+    "theory.online.bounds_symbolic",
+    "theory.online.brackets",
+    "theory.online.certificates",
+    "theory.online.class_file",
+    "theory.online.transductive",
 )
 
 

@@ -518,8 +518,10 @@ def nms(
     >>> import numpy as np
     >>> from theory.anchors import nms
     >>> boxes, scores = np.array([[0.0, 0, 100, 100], [10, 10, 110, 110]]), np.array([0.9, 0.8])
-    >>> nms(boxes, scores, 0.7, legacy=False).tolist(), nms(boxes, scores, 0.5, legacy=False).tolist()
-    ([0, 1], [0])
+    >>> nms(boxes, scores, 0.7, legacy=False).tolist()  # IoU 0.681 ≤ 0.7: both kept
+    [0, 1]
+    >>> nms(boxes, scores, 0.5, legacy=False).tolist()
+    [0]
     """
     boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
     order = descending(scores, ties)

@@ -634,8 +634,10 @@ def sample_covariance_spectrum(
     --------
     >>> from theory.rmt import DataSpectrum, sample_covariance_spectrum
     >>> spec = sample_covariance_spectrum(ratio=4.0, spectrum=DataSpectrum.identity())
-    >>> spec.delta_mass, [(round(b.mass, 4), round(b.lower, 4), round(b.upper, 4)) for b in spec.bulks]
-    (0.75, [(0.25, 1.0, 9.0)])
+    >>> spec.delta_mass  # the atom at 0: 1 − 1/γ
+    0.75
+    >>> [(round(b.mass, 4), round(b.lower, 4), round(b.upper, 4)) for b in spec.bulks]
+    [(0.25, 1.0, 9.0)]
     """
     if not (ratio > 0 and math.isfinite(ratio)):
         raise ValueError(f"ratio must be positive (got {ratio})")
@@ -1617,7 +1619,7 @@ def rf_density_per_point(
     Examples
     --------
     >>> from theory.rmt import rf_density_per_point
-    >>> rf_density_per_point([0.5], psi_p=4.0, psi_n=2.0, t=0.5).round(4).tolist()  # as rf_stieltjes
+    >>> rf_density_per_point([0.5], psi_p=4.0, psi_n=2.0, t=0.5).round(4).tolist()  # rf_stieltjes
     [0.1468]
     """
     from scipy.optimize import root

@@ -103,7 +103,8 @@ def tilt_gaps(
     Returns
     -------
     TiltGaps
-        min over k of Δ(k) per (distribution, β), the smallest lift q − p and whether p = 0 stayed 0.
+        min over k of Δ(k) per (distribution, β), the smallest lift q − p and whether p = 0
+        stayed 0.
 
     Examples
     --------
@@ -170,7 +171,8 @@ def pass_at_k_pair(ks: np.ndarray, base: np.ndarray, rl: np.ndarray) -> PassAtKP
     --------
     >>> import numpy as np
     >>> from theory.sharpening import pass_at_k_pair
-    >>> pair = pass_at_k_pair(np.array([1, 2, 4]), np.array([0.1, 0.3, 0.5]), np.array([0.2, 0.3, 0.4]))
+    >>> ks, base, rl = np.array([1, 2, 4]), np.array([0.1, 0.3, 0.5]), np.array([0.2, 0.3, 0.4])
+    >>> pair = pass_at_k_pair(ks, base, rl)
     >>> pair.crossing.k_star, pair.crossing.bracket  # the tie at k = 2 is where it turns
     (2.0, (1, 4))
     """

@@ -399,7 +399,8 @@ def one_active_loss_and_grad(
     --------
     >>> import numpy as np
     >>> from theory.superposition import one_active_loss_and_grad
-    >>> loss, grad_W, grad_b = one_active_loss_and_grad(np.eye(2), np.zeros(2), np.array([0.5, 0.5]))
+    >>> p = np.array([0.5, 0.5])
+    >>> loss, grad_W, grad_b = one_active_loss_and_grad(np.eye(2), np.zeros(2), p)
     >>> loss, bool(np.all(grad_W == 0)), bool(np.all(grad_b == 0))  # a minimum
     (0.0, True, True)
     """
