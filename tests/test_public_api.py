@@ -170,6 +170,8 @@ FULLY_DOCUMENTED = (
     "theory.online.certificates",
     "theory.online.class_file",
     "theory.online.transductive",
+    "sims.bootstrap",
+    "sims.rmt",
 )
 
 
