@@ -197,15 +197,6 @@ def ge_eigenvalues(sample: GESample, *, progress: bool = False) -> tuple[NDArray
     ``delta_mass`` (the share at s_t²) and ``density`` (the rest). With ``progress`` a tqdm bar on stderr (off when it is not a
     terminal) counts the blocks of samples.
 
-    >>> import numpy as np
-    >>> from sims.rmt import ge_eigenvalues, sample_ge
-    >>> sample = sample_ge(50, 2.0, 0.5, 0.5, rng=np.random.default_rng(0))  # d, ψ_p, ψ_n, t
-    >>> values, at_s2 = ge_eigenvalues(sample)
-    >>> sample.p, len(values), at_s2  # p = 100 = (n + d = 75) + 25
-    (100, 75, 25)
-    >>> bool(values.min() >= sample.consts.s2)
-    True
-
     Parameters
     ----------
     sample : GESample
@@ -219,6 +210,17 @@ def ge_eigenvalues(sample: GESample, *, progress: bool = False) -> tuple[NDArray
         The min(p, n + d) eigenvalues computed, ascending.
     at_s2 : int
         The count of the other eigenvalues, each exactly s_t².
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rmt import ge_eigenvalues, sample_ge
+    >>> sample = sample_ge(50, 2.0, 0.5, 0.5, rng=np.random.default_rng(0))  # d, ψ_p, ψ_n, t
+    >>> values, at_s2 = ge_eigenvalues(sample)
+    >>> sample.p, len(values), at_s2  # p = 100 = (n + d = 75) + 25
+    (100, 75, 25)
+    >>> bool(values.min() >= sample.consts.s2)
+    True
     """
     from sims._backend import to_numpy
 
