@@ -1,4 +1,5 @@
-# paper-checks: `make run` checks every claim at quick scale; `make test` runs ruff and pytest.
+# paper-checks: `make run` checks every claim at quick scale; `make test` runs ruff and pytest;
+# `make docs` builds the site (docs/_build/html) with warnings as errors.
 # Both create .venv on first use (Python >= 3.11) and reinstall when pyproject.toml changes.
 PYTHON ?= python3
 VENV ?= .venv
@@ -11,14 +12,14 @@ TORCH ?= torch==2.13.0
 PYTEST_ARGS ?= -n 2 --durations=25
 SINGLE_THREADED := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1
 
-.PHONY: run test fuzz lint bench regen clean device-wheels
+.PHONY: run test fuzz lint bench docs regen clean device-wheels
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(TORCH)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[neural,dist,minilm,test]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[neural,dist,minilm,test,docs]"
 	touch $@
 
 run: $(STAMP)
@@ -37,6 +38,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# The site: the README and docs pages, the API reference generated from the docstrings, and the
+# gallery (examples/plot_*.py, executed on every build: each page shows its runtime).
+docs: $(STAMP)
+	rm -rf docs/_build docs/api/generated docs/gallery
+	MPLBACKEND=Agg $(SINGLE_THREADED) $(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
+
 bench: $(STAMP)
 	$(BIN)/paper-checks bench
 
@@ -53,4 +60,4 @@ regen: $(STAMP)
 	MPLBACKEND=Agg $(SINGLE_THREADED) $(BIN)/python -m tools.docs
 
 clean:
-	rm -rf $(VENV) results bench.json .pytest_cache .ruff_cache
+	rm -rf $(VENV) results bench.json .pytest_cache .ruff_cache docs/_build docs/api/generated docs/gallery

@@ -178,9 +178,12 @@ def gate_readout(gated: Runs) -> dict[str, Any]:
 class LRGrid(NamedTuple):
     """One arm's runs over an LR grid."""
 
-    loss: np.ndarray  # (seeds, LRs) final val loss, NaN where the run diverged
-    diverged: np.ndarray  # (seeds, LRs) whether the run diverged
-    first_seed: Runs  # seed 0's run at each LR (for its loss curve)
+    #: (seeds, LRs) final val loss, NaN where the run diverged
+    loss: np.ndarray
+    #: (seeds, LRs) whether the run diverged
+    diverged: np.ndarray
+    #: seed 0's run at each LR (for its loss curve)
+    first_seed: Runs
 
 
 def lr_grid(records: list[dict[str, Any]], gate: str, lrs: Sequence[float]) -> LRGrid:

@@ -90,9 +90,12 @@ class PathGraph:
     """Undirected graph: ``base`` edges (in the corpus) and ``hidden`` ones (teacher only);
     ``weight`` is the base walk's preference for each base edge."""
 
-    base: np.ndarray  # (N, N) bool
-    hidden: np.ndarray  # (N, N) bool, disjoint from base
-    weight: np.ndarray  # (N, N) float, 0 off the base edges
+    #: (N, N) bool
+    base: np.ndarray
+    #: (N, N) bool, disjoint from base
+    hidden: np.ndarray
+    #: (N, N) float, 0 off the base edges
+    weight: np.ndarray
 
     @property
     def full(self) -> np.ndarray:

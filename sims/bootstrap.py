@@ -74,6 +74,15 @@ def bootstrap_means(
     -------
     numpy.ndarray
         float64, shape (n_boot, ...): the mean of each resample.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.bootstrap import bootstrap_means
+    >>> bootstrap_means(np.array([1.0, 2.0, 3.0, 4.0]), rng=0, n_boot=4)  # four resampled means
+    array([3.  , 1.25, 3.  , 3.25])
+    >>> bootstrap_means(np.arange(12.0).reshape(4, 3), rng=0, n_boot=5).shape  # 3 statistics
+    (5, 3)
     """
     rng = np.random.default_rng(rng)
     n_boot = _n_boot(n_boot)
@@ -99,7 +108,28 @@ def percentile_interval(
     draws: ArrayLike, level: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The (1 - level)/2 and (1 + level)/2 quantiles of ``draws`` along axis 0 (numpy's linear
-    interpolation): the percentile bootstrap interval at ``level``."""
+    interpolation): the percentile bootstrap interval at ``level``.
+
+    Parameters
+    ----------
+    draws : array_like of float, (draws, ...)
+        Bootstrap draws along axis 0.
+    level : float
+        Interval level in (0, 1).
+
+    Returns
+    -------
+    low, high : numpy.ndarray of float
+        The quantiles, the shape of a draw.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.bootstrap import percentile_interval
+    >>> low, high = percentile_interval(np.arange(101.0), 0.9)  # the 5% and 95% quantiles
+    >>> round(float(low), 6), round(float(high), 6)
+    (5.0, 95.0)
+    """
     tail = (1.0 - _level(level)) / 2
     low, high = np.quantile(np.asarray(draws, dtype=np.float64), [tail, 1.0 - tail], axis=0)
     return low, high
@@ -110,7 +140,32 @@ def paired_mean_ci(
 ) -> tuple[float, float]:
     """Percentile CI at ``level`` of the mean of ``diff`` (one paired difference per seed or
     problem), resampling its entries with replacement ``n_boot`` times (``bootstrap_means``):
-    pairing keeps both arms' values of an entry together."""
+    pairing keeps both arms' values of an entry together.
+
+    Parameters
+    ----------
+    diff : array_like of float, (units,)
+        One paired difference per unit.
+    rng : numpy.random.Generator, int or None
+        Source of the resamples.
+    n_boot : int
+        Number of resamples.
+    level : float
+        Interval level in (0, 1).
+
+    Returns
+    -------
+    low, high : float
+        The interval.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.bootstrap import paired_mean_ci
+    >>> low, high = paired_mean_ci(np.array([0.1, 0.2, 0.3, 0.4]), 0, n_boot=2000, level=0.9)
+    >>> round(low, 3), round(high, 3)
+    (0.15, 0.35)
+    """
     diff = np.asarray(diff, dtype=float)
     if diff.ndim != 1 or diff.size == 0:
         raise ValueError("diff must be a non-empty 1-D array of paired differences")
@@ -224,6 +279,14 @@ def bootstrap_pass_at_k(
     docs/passk.md#what-is-resampled: the crossing k is nonlinear in the curves, so its uncertainty
     comes from a paired bootstrap over problems, as in the independent MATH500 re-evaluation of
     Yue et al. (2025, arXiv 2504.13837) by cc1107yss/limit-of-rlvr-qwen7b-math500-reproduction.
+
+    Examples
+    --------
+    >>> from sims.bootstrap import bootstrap_pass_at_k
+    >>> n = [[8, 8, 8, 8], [8, 8, 8, 8]]  # samples per problem: base, then the other model
+    >>> boot = bootstrap_pass_at_k(n, [[1, 0, 4, 8], [6, 0, 8, 8]], ks=[1, 8], rng=0, n_boot=1000)
+    >>> boot.estimate.round(4).tolist()  # pass@1 and pass@8 of each model
+    [[0.4062, 0.75], [0.6875, 0.75]]
     """
     if len(n) != len(c) or len(n) == 0:
         raise ValueError("n and c must hold the same number (>= 1) of models")

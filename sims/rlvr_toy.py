@@ -77,9 +77,12 @@ class ToyConfig:
 class Problems:
     """A set of problems: success probabilities ``g`` (P, S) and contexts ``x`` (P, S)."""
 
-    g: np.ndarray  # (P, S) success probability of each strategy on each problem
-    x: np.ndarray  # (P, S) context seen by the policy
-    hard: np.ndarray  # (P,) bool: no base strategy solves the problem
+    #: (P, S) success probability of each strategy on each problem
+    g: np.ndarray
+    #: (P, S) context seen by the policy
+    x: np.ndarray
+    #: (P,) bool: no base strategy solves the problem
+    hard: np.ndarray
 
     def __len__(self) -> int:
         return self.g.shape[0]
@@ -92,9 +95,12 @@ class Policy:
     A tabular policy (``table`` not None) trains only ``table``; a shared one only θ and W.
     """
 
-    theta: np.ndarray  # (S,)
-    w: np.ndarray  # (S, S) context weights, x (·, S) @ w -> logits (·, S)
-    table: np.ndarray | None = None  # (P, S) per-problem logits, or None
+    #: (S,)
+    theta: np.ndarray
+    #: (S, S) context weights, x (·, S) @ w -> logits (·, S)
+    w: np.ndarray
+    #: (P, S) per-problem logits, or None
+    table: np.ndarray | None = None
 
     def logits(self, problems: Problems, idx: np.ndarray | None = None) -> np.ndarray:
         """Logits (B, S) for the problems ``idx`` (all when None)."""

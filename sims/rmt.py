@@ -135,6 +135,36 @@ def sample_ge(
 
     Σ is diagonal with the atoms of ``spectrum`` (default Σ = I) in proportions as close to its
     weights as d allows; the constants use σ_x² = Tr Σ / d of that diagonal.
+
+    Parameters
+    ----------
+    d : int
+        Input dimension.
+    psi_p, psi_n : float
+        p = ψ_p·d features and n = ψ_n·d samples (rounded).
+    t : float
+        Diffusion time.
+    rng : numpy.random.Generator
+        Source of the draw.
+    spectrum : DataSpectrum, optional
+        The data covariance's spectrum (default Σ = I).
+    activation : callable
+        The activation σ (default tanh), for the constants.
+    xp : array namespace, optional
+        Where the arrays live (default numpy).
+
+    Returns
+    -------
+    GESample
+        The draw and its constants.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rmt import sample_ge
+    >>> sample = sample_ge(20, 2.0, 0.5, 0.5, rng=np.random.default_rng(0))
+    >>> sample.p, sample.n, sample.d
+    (40, 10, 20)
     """
     p, n = _dims(d, psi_p, psi_n)
     spectrum = DataSpectrum.identity() if spectrum is None else spectrum
@@ -167,6 +197,22 @@ def ge_eigenvalues(sample: GESample, *, progress: bool = False) -> tuple[NDArray
     ``delta_mass`` (the share at s_t²) and ``density`` (the rest). With ``progress`` a tqdm bar on stderr (off when it is not a
     terminal) counts the blocks of samples.
 
+    Parameters
+    ----------
+    sample : GESample
+        A draw of :func:`sample_ge`.
+    progress : bool
+        Show a progress bar over the blocks of samples.
+
+    Returns
+    -------
+    values : numpy.ndarray of float
+        The min(p, n + d) eigenvalues computed, ascending.
+    at_s2 : int
+        The count of the other eigenvalues, each exactly s_t².
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from sims.rmt import ge_eigenvalues, sample_ge
     >>> sample = sample_ge(50, 2.0, 0.5, 0.5, rng=np.random.default_rng(0))  # d, ψ_p, ψ_n, t
@@ -254,6 +300,25 @@ def ge_sample_cost(d: int, psi_p: float, psi_n: float) -> SampleCost:
     p ≤ k: W X in blocks (2 p d n flops), G Gᵀ (p² n), eigvalsh (~2 p³), memory 4 p² + 3 p·block (block = min(n, 2^22/p));
     p > k: G, M and MᵀM (2 p n d + p k²), eigvalsh (~2 k³), memory 3 p n + p k + 4 k².
     Flops at :data:`FLOPS_PER_SECOND`.
+
+    Parameters
+    ----------
+    d : int
+        Input dimension.
+    psi_p, psi_n : float
+        p = ψ_p·d and n = ψ_n·d.
+
+    Returns
+    -------
+    SampleCost
+        Estimated seconds and bytes.
+
+    Examples
+    --------
+    >>> from sims.rmt import ge_sample_cost
+    >>> cost = ge_sample_cost(100, 8.0, 2.0)
+    >>> cost.bytes / 2**20 < 20, cost.seconds < 1  # p = 800, n = 200: small
+    (True, True)
     """
     p, n = _dims(d, psi_p, psi_n)
     k = n + d
@@ -300,7 +365,36 @@ def stream_ge(
 ) -> StreamedDraw:
     """A GE draw at p = ψ_p d, n = ψ_n d that never holds W, Ω or M whole: X (d × n) is drawn
     now, W and Ω ``row_block`` rows (features) at a time as :attr:`StreamedDraw.blocks` is
-    iterated. The draw order differs from :func:`sample_ge` (another sample of the same law)."""
+    iterated. The draw order differs from :func:`sample_ge` (another sample of the same law).
+
+    Parameters
+    ----------
+    d : int
+        Input dimension.
+    psi_p, psi_n : float
+        p = ψ_p·d and n = ψ_n·d.
+    t : float
+        Diffusion time.
+    rng : numpy.random.Generator
+        Source of the draw.
+    spectrum : DataSpectrum, optional
+        The data covariance's spectrum (default Σ = I).
+    row_block : int
+        Features per block.
+
+    Returns
+    -------
+    StreamedDraw
+        X, the constants, and the blocks of W and Ω to iterate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rmt import stream_ge
+    >>> draw = stream_ge(20, 2.0, 0.5, 0.5, rng=np.random.default_rng(0), row_block=16)
+    >>> draw.p, [block[0].shape for block in draw.blocks]  # W in blocks of 16 features
+    (40, [(16, 20), (16, 20), (8, 20)])
+    """
     if row_block < 1:
         raise ValueError(f"row_block must be >= 1 (got {row_block})")
     p, n = _dims(d, psi_p, psi_n)
@@ -339,7 +433,44 @@ def ge_eigenvalues_streamed(
     accumulated block by block. Memory O((n+d)² + row_block·(n+d)) instead of O(p(n+d)), the same
     O(p(n+d)² + (n+d)³) flops; the paper's Fig. 4 size (d = 2000, p = 128,000, n = 16,000) peaks
     near 6 GB (the 2.6 GB Gram, its eigvalsh copy) instead of holding the 18 GB factor. Returns
-    (sorted eigenvalues of MᵀM + s_t², the count of eigenvalues equal to s_t², p, s_t²)."""
+    (sorted eigenvalues of MᵀM + s_t², the count of eigenvalues equal to s_t², p, s_t²).
+
+    Parameters
+    ----------
+    d : int
+        Input dimension.
+    psi_p, psi_n : float
+        p = ψ_p·d features and n = ψ_n·d samples.
+    t : float
+        Diffusion time.
+    rng : numpy.random.Generator
+        Source of the draw.
+    spectrum : DataSpectrum, optional
+        The data covariance's spectrum (default Σ = I).
+    row_block : int
+        Features drawn at a time.
+
+    Returns
+    -------
+    values : numpy.ndarray of float
+        The eigenvalues of MᵀM + s_t², ascending.
+    at_s2 : int
+        The count of eigenvalues equal to s_t².
+    p : int
+        The number of features.
+    s2 : float
+        s_t².
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rmt import ge_eigenvalues_streamed
+    >>> values, at_s2, p, s2 = ge_eigenvalues_streamed(
+    ...     20, 2.0, 0.5, 0.5, rng=np.random.default_rng(0), row_block=8
+    ... )
+    >>> len(values), at_s2, p  # n + d = 30 computed, 10 at s_t²
+    (30, 10, 40)
+    """
     draw = stream_ge(d, psi_p, psi_n, t, rng=rng, spectrum=spectrum, row_block=row_block)
     k, p = draw.n + d, draw.p
     gram = np.zeros((k, k))
@@ -352,7 +483,28 @@ def ge_eigenvalues_streamed(
 
 
 def dense_eigenvalues(sample: GESample) -> NDArray[np.float64]:
-    """All p eigenvalues of the dense GE matrix by ``eigvalsh`` (the O(p³) baseline)."""
+    """All p eigenvalues of the dense GE matrix by ``eigvalsh`` (the O(p³) baseline).
+
+    Parameters
+    ----------
+    sample : GESample
+        A draw of :func:`sample_ge`.
+
+    Returns
+    -------
+    numpy.ndarray of float, (p,)
+        The eigenvalues of U_GE, ascending.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rmt import dense_eigenvalues, ge_eigenvalues, sample_ge
+    >>> sample = sample_ge(20, 2.0, 0.5, 0.5, rng=np.random.default_rng(0))
+    >>> dense = dense_eigenvalues(sample)
+    >>> values, at_s2 = ge_eigenvalues(sample)  # the Gram route: the same top n + d values
+    >>> dense.shape, bool(np.allclose(dense[at_s2:], values))
+    ((40,), True)
+    """
     from sims._backend import to_numpy
 
     xp = _namespace(sample.W)
@@ -382,6 +534,31 @@ def nonlinear_u_mehler(
     with C_k(i, ν) = E[σ(m_iν + s_i z) He_k(z)] = s_i^k E σ^{(k)}(m_iν + s_i z) (Gaussian integration
     by parts), all by Gauss–Hermite quadrature. Off-diagonal ρ_ij = O(1/√d), so the tail after
     ``order`` is O(d^{−(order+1)/2}) per entry. Cost O(p² n · order).
+
+    Parameters
+    ----------
+    sample : GESample
+        A draw of :func:`sample_ge` (its W, X and constants).
+    order : int
+        The last term of Mehler's expansion.
+    activation : callable
+        The activation σ (default tanh).
+    nodes : int
+        Gauss–Hermite nodes.
+
+    Returns
+    -------
+    array
+        U, (p, p), in the sample's namespace.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rmt import nonlinear_u_mehler, sample_ge
+    >>> sample = sample_ge(20, 2.0, 0.5, 0.5, rng=np.random.default_rng(0))
+    >>> U = nonlinear_u_mehler(sample)
+    >>> U.shape, bool(np.allclose(U, U.T))
+    ((40, 40), True)
     """
     if order < 0:
         raise ValueError(f"order must be >= 0 (got {order})")
@@ -416,7 +593,33 @@ def nonlinear_u_monte_carlo(
 ) -> Any:
     """The nonlinear U with E_ξ replaced by an average over ``noise_draws`` draws of ξ per sample:
     U ≈ (1/(n m)) Σ_ν Σ_j φ(x_t^{νj}) φ(x_t^{νj})ᵀ. Cost O(p² n m); a cross-check of
-    :func:`nonlinear_u_mehler`, biased by spurious eigenvalues near s_t² when m is small."""
+    :func:`nonlinear_u_mehler`, biased by spurious eigenvalues near s_t² when m is small.
+
+    Parameters
+    ----------
+    sample : GESample
+        A draw of :func:`sample_ge`.
+    noise_draws : int
+        Draws m of ξ per sample.
+    rng : numpy.random.Generator
+        Source of the noise.
+    activation : callable
+        The activation σ (default tanh).
+
+    Returns
+    -------
+    array
+        U, (p, p), in the sample's namespace.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rmt import nonlinear_u_mehler, nonlinear_u_monte_carlo, sample_ge
+    >>> sample = sample_ge(20, 2.0, 0.5, 0.5, rng=np.random.default_rng(0))
+    >>> U = nonlinear_u_monte_carlo(sample, noise_draws=50, rng=np.random.default_rng(1))
+    >>> U.shape, float(np.abs(U - nonlinear_u_mehler(sample)).max()) < 0.1
+    ((40, 40), True)
+    """
     if noise_draws < 1:
         raise ValueError(f"noise_draws must be >= 1 (got {noise_draws})")
     xp = _namespace(sample.W)
@@ -442,7 +645,31 @@ def ge_spectrum_task(params: dict[str, Any], rng: np.random.Generator) -> dict[s
     """Sweep task: the GE spectrum at (d, psi_p, psi_n, t, sigma_atoms[, weights]) by the Gram
     trick: the non-trivial eigenvalues and the count of eigenvalues equal to s_t². With
     ``row_block`` (paper scale) the Gram matrix is accumulated block by block
-    (:func:`ge_eigenvalues_streamed`)."""
+    (:func:`ge_eigenvalues_streamed`).
+
+    Parameters
+    ----------
+    params : dict
+        ``d``, ``psi_p``, ``psi_n``, ``t``, ``sigma_atoms`` (and optionally ``weights``,
+        ``row_block``).
+    rng : numpy.random.Generator
+        Source of the draw.
+
+    Returns
+    -------
+    dict
+        ``eigenvalues`` (the non-trivial ones), ``floor_count`` (those equal to s_t²), ``p``
+        and ``s2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rmt import ge_spectrum_task
+    >>> params = {"d": 20, "psi_p": 2.0, "psi_n": 0.5, "t": 0.5, "sigma_atoms": [1.0]}
+    >>> result = ge_spectrum_task(params, np.random.default_rng(0))
+    >>> len(result["eigenvalues"]), result["floor_count"], result["p"]
+    (30, 10, 40)
+    """
     if params.get("row_block"):
         spectrum = DataSpectrum.of(params.get("sigma_atoms", [1.0]), params.get("weights"))
         values, at_floor, p, s2 = ge_eigenvalues_streamed(
@@ -462,7 +689,30 @@ def ge_spectrum_task(params: dict[str, Any], rng: np.random.Generator) -> dict[s
 
 def nonlinear_spectrum_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """Sweep task: all p eigenvalues of the true nonlinear U of the same draw, by Mehler
-    (``noise_draws`` absent) or by Monte Carlo over ``noise_draws`` noise draws per sample."""
+    (``noise_draws`` absent) or by Monte Carlo over ``noise_draws`` noise draws per sample.
+
+    Parameters
+    ----------
+    params : dict
+        ``d``, ``psi_p``, ``psi_n``, ``t``, ``sigma_atoms`` (and optionally ``weights``,
+        ``order``, ``noise_draws``).
+    rng : numpy.random.Generator
+        Source of the draw.
+
+    Returns
+    -------
+    dict
+        ``eigenvalues`` (all p), ``p`` and ``s2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rmt import nonlinear_spectrum_task
+    >>> params = {"d": 20, "psi_p": 2.0, "psi_n": 0.5, "t": 0.5, "sigma_atoms": [1.0]}
+    >>> result = nonlinear_spectrum_task(params, np.random.default_rng(0))
+    >>> len(result["eigenvalues"]), result["p"]
+    (40, 40)
+    """
     sample = _sample_from_params(params, rng)
     if params.get("noise_draws"):
         U = nonlinear_u_monte_carlo(sample, noise_draws=int(params["noise_draws"]), rng=rng)

@@ -116,10 +116,14 @@ class SparseBatch:
     """A batch of B samples in coordinate form: x[rows[k], cols[k]] = values[k], zero elsewhere
     (rows sorted)."""
 
-    rows: Any  # (nnz,) int
-    cols: Any  # (nnz,) int
-    values: Any  # (nnz,) float
-    shape: tuple[int, int]  # (B, n)
+    #: (nnz,) int
+    rows: Any
+    #: (nnz,) int
+    cols: Any
+    #: (nnz,) float
+    values: Any
+    #: (B, n)
+    shape: tuple[int, int]
 
     def dense(self) -> Any:
         xp = array_namespace(self.values)
@@ -349,11 +353,16 @@ def _check_positive_int(name: str, value: Any) -> None:
 class TrainResult:
     """Final state and diagnostics of K models (numpy arrays on the host)."""
 
-    W: list[np.ndarray]  # K arrays (n, m_k)
-    b: np.ndarray  # (K, n)
-    loss: np.ndarray  # (K,) mean over eval_batches fresh batches
-    loss_se: np.ndarray  # (K,) standard error over the eval batches
-    p: np.ndarray  # (n,)
+    #: K arrays (n, m_k)
+    W: list[np.ndarray]
+    #: (K, n)
+    b: np.ndarray
+    #: (K,) mean over eval_batches fresh batches
+    loss: np.ndarray
+    #: (K,) standard error over the eval batches
+    loss_se: np.ndarray
+    #: (n,)
+    p: np.ndarray
 
     @property
     def norms(self) -> np.ndarray:

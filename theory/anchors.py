@@ -78,6 +78,27 @@ def generate_anchors(
 
     Rounding makes the shapes inexact: √area is 132.9, 128 and 124.5 (×2, ×4) and the low ratio is
     12/23 = 0.522, not 0.5. Rows are ordered ratio-major, scale-minor.
+
+    Parameters
+    ----------
+    base_size : int
+        b, the stride of the feature map in pixels.
+    ratios : sequence of float
+        Aspect ratios h/w.
+    scales : sequence of float
+        Scales of the base box's side.
+
+    Returns
+    -------
+    numpy.ndarray of float, (k, 4)
+        The reference anchors [x1, y1, x2, y2].
+
+    Examples
+    --------
+    >>> from theory.anchors import generate_anchors
+    >>> anchors = generate_anchors()
+    >>> anchors.shape, anchors[4].tolist()  # ratio 1, scale 16: a 256-px square
+    ((9, 4), [-120.0, -120.0, 135.0, 135.0])
     """
     centre = (base_size - 1) / 2.0
     area = float(base_size * base_size)
@@ -99,7 +120,26 @@ def generate_anchors(
 
 
 def feature_map_size(image_size: int, n_poolings: int = 4) -> int:
-    """Side of the conv5 map: ⌈·/2⌉ applied ``n_poolings`` times (Caffe's pooling rounds up)."""
+    """Side of the conv5 map: ⌈·/2⌉ applied ``n_poolings`` times (Caffe's pooling rounds up).
+
+    Parameters
+    ----------
+    image_size : int
+        Side of the image in pixels.
+    n_poolings : int
+        Poolings of stride 2 (4 in VGG-16 before conv5).
+
+    Returns
+    -------
+    int
+        Side of the conv5 map.
+
+    Examples
+    --------
+    >>> from theory.anchors import feature_map_size
+    >>> feature_map_size(600), feature_map_size(1000)
+    (38, 63)
+    """
     side = int(image_size)
     for _ in range(n_poolings):
         side = -(-side // 2)
@@ -116,7 +156,31 @@ def anchor_grid(
 ) -> np.ndarray:
     """Every anchor of an image of ``height × width`` pixels, shape ``(H', W', k, 4)``: the reference
     anchors shifted by ``stride·(x, y)`` for each cell of the H'×W' conv5 map (and by ``offset``,
-    in pixels, if given). Translation equivariance (§3.1.1) is this one set of shapes at every cell."""
+    in pixels, if given). Translation equivariance (§3.1.1) is this one set of shapes at every cell.
+
+    Parameters
+    ----------
+    height, width : int
+        Image size in pixels.
+    base_anchors : numpy.ndarray of float, (k, 4), optional
+        Reference anchors (default :func:`generate_anchors`).
+    stride : int
+        Pixels between feature cells.
+    offset : tuple of float
+        A shift (x, y) of the whole grid, in pixels.
+
+    Returns
+    -------
+    numpy.ndarray of float, (H', W', k, 4)
+        Boxes [x1, y1, x2, y2] in 0-based inclusive pixels.
+
+    Examples
+    --------
+    >>> from theory.anchors import anchor_grid
+    >>> grid = anchor_grid(600, 1000)
+    >>> grid.shape, grid[0, 1, 4].tolist()  # the square 256-px anchor of cell (0, 1)
+    ((38, 63, 9, 4), [-104.0, -120.0, 151.0, 135.0])
+    """
     base = generate_anchors() if base_anchors is None else np.asarray(base_anchors, dtype=float)
     fh, fw = feature_map_size(height), feature_map_size(width)
     sy, sx = np.meshgrid(np.arange(fh) * stride, np.arange(fw) * stride, indexing="ij")
@@ -129,7 +193,28 @@ def inside_image(
     anchors: np.ndarray, height: int, width: int, allowed_border: float = 0
 ) -> np.ndarray:
     """Anchors lying fully inside the image (the training rule ignores the others, §3.3):
-    x1, y1 ≥ −border and x2 < width + border, y2 < height + border (0-based inclusive pixels)."""
+    x1, y1 ≥ −border and x2 < width + border, y2 < height + border (0-based inclusive pixels).
+
+    Parameters
+    ----------
+    anchors : numpy.ndarray of float, (..., 4)
+        Anchors [x1, y1, x2, y2].
+    height, width : int
+        Image size.
+    allowed_border : float
+        The border ε.
+
+    Returns
+    -------
+    numpy.ndarray of bool, ``anchors.shape[:-1]``
+        Whether each anchor lies inside.
+
+    Examples
+    --------
+    >>> from theory.anchors import anchor_grid, inside_image
+    >>> int(inside_image(anchor_grid(600, 1000), 600, 1000).sum())  # of 21,546
+    8151
+    """
     a = np.asarray(anchors, dtype=float)
     return (
         (a[..., 0] >= -allowed_border)
@@ -158,7 +243,27 @@ class AnchorCount:
 
 
 def anchor_count(height: int, width: int, allowed_border: float = 0) -> AnchorCount:
-    """Count the anchors of a ``height × width`` image (600×1000: 38·63·9 = 21,546, 8,151 inside)."""
+    """Count the anchors of a ``height × width`` image (600×1000: 38·63·9 = 21,546, 8,151 inside).
+
+    Parameters
+    ----------
+    height, width : int
+        Image size in pixels.
+    allowed_border : float
+        Pixels an anchor may stick out of the image and still count as inside.
+
+    Returns
+    -------
+    AnchorCount
+        The conv5 map's size, all anchors and those inside.
+
+    Examples
+    --------
+    >>> from theory.anchors import anchor_count
+    >>> count = anchor_count(600, 1000)
+    >>> count.feature_height, count.feature_width, count.total, count.inside
+    (38, 63, 21546, 8151)
+    """
     grid = anchor_grid(height, width)
     return AnchorCount(
         height,
@@ -173,7 +278,30 @@ def anchor_count(height: int, width: int, allowed_border: float = 0) -> AnchorCo
 def box_iou(boxes_a: np.ndarray, boxes_b: np.ndarray, *, legacy: bool = False) -> np.ndarray:
     """Intersection over union of every pair: ``(N, 4) × (M, 4) → (N, M)``,
     IoU = |A ∩ B| / (|A| + |B| − |A ∩ B|). ``legacy=True`` counts inclusive pixels
-    ([0,0,10,10] vs [5,5,15,15]: 36/206 = 0.1748; continuous: 25/175 = 0.1429)."""
+    ([0,0,10,10] vs [5,5,15,15]: 36/206 = 0.1748; continuous: 25/175 = 0.1429).
+
+    Parameters
+    ----------
+    boxes_a : numpy.ndarray of float, (N, 4)
+        Boxes [x1, y1, x2, y2].
+    boxes_b : numpy.ndarray of float, (M, 4)
+        Boxes [x1, y1, x2, y2].
+    legacy : bool
+        Inclusive pixels (widths x2 − x1 + 1) instead of continuous coordinates.
+
+    Returns
+    -------
+    numpy.ndarray of float, (N, M)
+        The IoU of every pair.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.anchors import box_iou
+    >>> a, b = np.array([[0, 0, 10, 10]]), np.array([[5, 5, 15, 15]])
+    >>> box_iou(a, b).round(4), box_iou(a, b, legacy=True).round(4)
+    (array([[0.1429]]), array([[0.1748]]))
+    """
     a = np.asarray(boxes_a, dtype=float).reshape(-1, 4)
     b = np.asarray(boxes_b, dtype=float).reshape(-1, 4)
     extra = 1.0 if legacy else 0.0
@@ -195,7 +323,32 @@ def label_anchors(
 ) -> np.ndarray:
     """Training labels of anchors (§3.1.2): 1 for the anchor(s) of highest IoU with each
     ground-truth box (ties included, as in the code) or IoU ≥ ``positive`` with any box; 0 when
-    IoU < ``negative`` with every box; −1 (ignored) otherwise. Shape: ``anchors.shape[:-1]``."""
+    IoU < ``negative`` with every box; −1 (ignored) otherwise. Shape: ``anchors.shape[:-1]``.
+
+    Parameters
+    ----------
+    anchors : numpy.ndarray of float, (..., 4)
+        Anchors [x1, y1, x2, y2].
+    gt_boxes : numpy.ndarray of float, (G, 4)
+        Ground-truth boxes.
+    positive, negative : float
+        The IoU thresholds.
+    legacy : bool
+        Inclusive pixels (see :func:`box_iou`).
+
+    Returns
+    -------
+    numpy.ndarray of int8, ``anchors.shape[:-1]``
+        1, 0 or −1 per anchor.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.anchors import label_anchors
+    >>> anchors = np.array([[0.0, 0, 99, 99], [10, 10, 109, 109], [300, 300, 399, 399]])
+    >>> label_anchors(anchors, np.array([[0.0, 0, 99, 99]])).tolist()  # IoU 1, 0.68, 0
+    [1, -1, 0]
+    """
     shape = np.shape(anchors)[:-1]
     iou = box_iou(np.reshape(anchors, (-1, 4)), gt_boxes, legacy=legacy)  # (A, G)
     best = iou.max(axis=1)
@@ -208,7 +361,30 @@ def label_anchors(
 
 def encode_boxes(anchors: np.ndarray, boxes: np.ndarray, *, legacy: bool = True) -> np.ndarray:
     """Regression targets of eq. 2: t_x = (x − x_a)/w_a, t_y = (y − y_a)/h_a, t_w = log(w/w_a),
-    t_h = log(h/h_a), with (x, y) box centres."""
+    t_h = log(h/h_a), with (x, y) box centres.
+
+    Parameters
+    ----------
+    anchors : numpy.ndarray of float, (N, 4)
+        Anchors [x1, y1, x2, y2].
+    boxes : numpy.ndarray of float, (N, 4)
+        Target boxes, one per anchor.
+    legacy : bool
+        Inclusive pixels (widths x2 − x1 + 1, the released code) or continuous coordinates.
+
+    Returns
+    -------
+    numpy.ndarray of float, (N, 4)
+        (t_x, t_y, t_w, t_h) per anchor.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.anchors import encode_boxes
+    >>> anchor, box = np.array([[0.0, 0.0, 15.0, 15.0]]), np.array([[0.0, 0.0, 31.0, 15.0]])
+    >>> encode_boxes(anchor, box).round(4)  # twice as wide: t_x = 1/2, t_w = log 2
+    array([[0.5   , 0.    , 0.6931, 0.    ]])
+    """
     a = np.asarray(anchors, dtype=float)
     g = np.asarray(boxes, dtype=float)
     wa, ha = _widths(a, legacy)
@@ -233,6 +409,30 @@ def decode_boxes(
       ``encode_boxes(..., legacy=True)``.
     * ``"continuous"``: widths x2 − x1 and x2 = x + w/2, the exact inverse of
       ``encode_boxes(..., legacy=False)``.
+
+    Parameters
+    ----------
+    anchors : numpy.ndarray of float, (N, 4)
+        Anchors [x1, y1, x2, y2].
+    deltas : numpy.ndarray of float, (N, 4)
+        Regression outputs (t_x, t_y, t_w, t_h).
+    convention : str
+        ``"py-faster-rcnn"``, ``"inverse"`` or ``"continuous"`` (above).
+
+    Returns
+    -------
+    numpy.ndarray of float, (N, 4)
+        The boxes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.anchors import decode_boxes
+    >>> anchor, zero = np.array([[0.0, 0.0, 15.0, 15.0]]), np.zeros((1, 4))
+    >>> decode_boxes(anchor, zero).tolist()  # one pixel larger, as the released code
+    [[0.0, 0.0, 16.0, 16.0]]
+    >>> decode_boxes(anchor, zero, convention="inverse").tolist()
+    [[0.0, 0.0, 15.0, 15.0]]
     """
     if convention not in DECODE_CONVENTIONS:
         raise ValueError(f"convention must be one of {DECODE_CONVENTIONS}, got {convention!r}")
@@ -251,7 +451,28 @@ def descending(scores: np.ndarray, ties: str = "py-faster-rcnn") -> np.ndarray:
     later index first among equal scores: the reverse of an ascending stable sort, which is what
     the released code's ``scores.argsort()[::-1]`` gives (numpy's default sort is stable on the
     short runs it insertion-sorts, ≤ 16 items; on longer ones its tie order is unspecified and
-    this is the deterministic reading). ``ties="stable"``: the earlier index first."""
+    this is the deterministic reading). ``ties="stable"``: the earlier index first.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray of float, (N,)
+        The scores.
+    ties : str
+        ``"py-faster-rcnn"`` or ``"stable"``.
+
+    Returns
+    -------
+    numpy.ndarray of int, (N,)
+        The indices by decreasing score.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.anchors import descending
+    >>> scores = np.array([0.5, 0.9, 0.5])
+    >>> descending(scores).tolist(), descending(scores, ties="stable").tolist()
+    ([1, 2, 0], [1, 0, 2])
+    """
     if ties not in TIE_ORDERS:
         raise ValueError(f"ties must be one of {TIE_ORDERS}, got {ties!r}")
     s = np.asarray(scores, dtype=float).reshape(-1)
@@ -272,7 +493,36 @@ def nms(
     of :func:`descending`) and keep one unless its IoU with an already kept box exceeds
     ``threshold`` (a box at IoU ≤ threshold is kept, as in ``py_cpu_nms``). Returns the kept
     indices in visiting order. A = [0,0,100,100] (.9) and B = [10,10,110,110] (.8), IoU 0.681:
-    both kept at 0.7, B removed at 0.5."""
+    both kept at 0.7, B removed at 0.5.
+
+    Parameters
+    ----------
+    boxes : numpy.ndarray of float, (N, 4)
+        Boxes [x1, y1, x2, y2].
+    scores : numpy.ndarray of float, (N,)
+        Their scores.
+    threshold : float
+        The IoU above which a box is suppressed.
+    legacy : bool
+        Inclusive pixels (see :func:`box_iou`).
+    ties : str
+        Order of equal scores (:func:`descending`).
+
+    Returns
+    -------
+    numpy.ndarray of int
+        The kept indices, in visiting order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.anchors import nms
+    >>> boxes, scores = np.array([[0.0, 0, 100, 100], [10, 10, 110, 110]]), np.array([0.9, 0.8])
+    >>> nms(boxes, scores, 0.7, legacy=False).tolist()  # IoU 0.681 ≤ 0.7: both kept
+    [0, 1]
+    >>> nms(boxes, scores, 0.5, legacy=False).tolist()
+    [0]
+    """
     boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
     order = descending(scores, ties)
     keep: list[int] = []
@@ -285,7 +535,27 @@ def nms(
 
 
 def clip_boxes(boxes: np.ndarray, height: int, width: int) -> np.ndarray:
-    """Clip inclusive-pixel boxes to the image (the test-time rule for cross-boundary proposals)."""
+    """Clip inclusive-pixel boxes to the image (the test-time rule for cross-boundary proposals).
+
+    Parameters
+    ----------
+    boxes : numpy.ndarray of float, (N, 4)
+        Boxes [x1, y1, x2, y2] in inclusive pixels.
+    height, width : int
+        Image size.
+
+    Returns
+    -------
+    numpy.ndarray of float, (N, 4)
+        The boxes with x in [0, width − 1] and y in [0, height − 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.anchors import clip_boxes
+    >>> clip_boxes(np.array([[-5.0, 10.0, 700.0, 200.0]]), 600, 600).tolist()
+    [[0.0, 10.0, 599.0, 200.0]]
+    """
     b = np.array(boxes, dtype=float)
     b[..., 0::2] = np.clip(b[..., 0::2], 0, width - 1)
     b[..., 1::2] = np.clip(b[..., 1::2], 0, height - 1)
@@ -314,7 +584,46 @@ def select_proposals(
     Both the pre-NMS sort and the NMS sort order equal scores by ``ties`` (:func:`descending`).
     With the default, as in the released layer, NMS re-sorts the already sorted top list, so the
     two reversals cancel: among equal scores the pre-NMS cut keeps the later anchors, and NMS then
-    visits the survivors earlier anchor first."""
+    visits the survivors earlier anchor first.
+
+    Parameters
+    ----------
+    anchors : numpy.ndarray of float, (N, 4)
+        Anchors [x1, y1, x2, y2].
+    deltas : numpy.ndarray of float, (N, 4)
+        Their regression outputs.
+    scores : numpy.ndarray of float, (N,)
+        Their objectness scores.
+    height, width : int
+        Image size.
+    pre_nms, post_nms : int
+        Boxes kept before and after NMS.
+    nms_threshold : float
+        NMS's IoU threshold.
+    min_size : float
+        Smallest side kept, in pixels.
+    convention : str
+        :func:`decode_boxes`'s convention.
+    ties : str
+        Order of equal scores (:func:`descending`).
+
+    Returns
+    -------
+    boxes : numpy.ndarray of float, (P, 4)
+        The proposals, P <= ``post_nms``.
+    scores : numpy.ndarray of float, (P,)
+        Their scores.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.anchors import anchor_grid, select_proposals
+    >>> anchors = anchor_grid(64, 64).reshape(-1, 4)
+    >>> scores = np.linspace(0.0, 1.0, len(anchors))
+    >>> boxes, kept = select_proposals(anchors, np.zeros_like(anchors), scores, 64, 64, post_nms=5)
+    >>> boxes.shape  # clipped to a 64-px image every anchor covers it: NMS keeps one
+    (1, 4)
+    """
     legacy = convention != "continuous"
     boxes = clip_boxes(
         decode_boxes(anchors.reshape(-1, 4), deltas.reshape(-1, 4), convention=convention),
@@ -330,7 +639,30 @@ def select_proposals(
 
 
 def best_anchor_iou(boxes: np.ndarray, anchors: np.ndarray, *, legacy: bool = True) -> np.ndarray:
-    """For each box, the largest IoU with any anchor (its chance of a positive by IoU ≥ 0.7)."""
+    """For each box, the largest IoU with any anchor (its chance of a positive by IoU ≥ 0.7).
+
+    Parameters
+    ----------
+    boxes : numpy.ndarray of float, (N, 4)
+        Boxes [x1, y1, x2, y2].
+    anchors : numpy.ndarray of float, (..., 4)
+        Anchors, any leading shape (e.g. :func:`anchor_grid`'s).
+    legacy : bool
+        Inclusive pixels (True) or continuous coordinates (see :func:`box_iou`).
+
+    Returns
+    -------
+    numpy.ndarray of float, (N,)
+        Each box's best IoU.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.anchors import anchor_grid, best_anchor_iou
+    >>> box = np.array([[0.0, 0.0, 128.0, 128.0]])  # in the corner: no anchor centred on it
+    >>> best_anchor_iou(box, anchor_grid(600, 1000), legacy=False).round(3)
+    array([0.795])
+    """
     flat = np.asarray(anchors, dtype=float).reshape(-1, 4)
     boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
     best = np.zeros(len(boxes))
@@ -343,23 +675,101 @@ def best_anchor_iou(boxes: np.ndarray, anchors: np.ndarray, *, legacy: bool = Tr
 
 # ------------------------------------------------------------------------------- parameter counts
 def conv_params(in_channels: int, out_channels: int, kernel: int = 1, *, bias: bool = False) -> int:
-    """Parameters of a 2-D convolution: k²·C_in·C_out (+ C_out biases)."""
+    """Parameters of a 2-D convolution: k²·C_in·C_out (+ C_out biases).
+
+    Parameters
+    ----------
+    in_channels, out_channels : int
+        C_in and C_out.
+    kernel : int
+        Side k of the square kernel.
+    bias : bool
+        Count the C_out biases.
+
+    Returns
+    -------
+    int
+        The parameter count.
+
+    Examples
+    --------
+    >>> from theory.anchors import conv_params
+    >>> conv_params(512, 512, 3), conv_params(512, 18, bias=True)
+    (2359296, 9234)
+    """
     return kernel * kernel * in_channels * out_channels + (out_channels if bias else 0)
 
 
 def rpn_output_params(channels: int = 512, k: int = 9) -> int:
     """The RPN output layer: 1×1 convs with 2k scores and 4k coordinates on a C-d feature,
-    C·(4 + 2)·k weights = 27,648 for VGG-16 (C = 512), §3.1.1."""
+    C·(4 + 2)·k weights = 27,648 for VGG-16 (C = 512), §3.1.1.
+
+    Parameters
+    ----------
+    channels : int
+        C, the feature width.
+    k : int
+        Anchors per position.
+
+    Returns
+    -------
+    int
+        C·(4 + 2)·k.
+
+    Examples
+    --------
+    >>> from theory.anchors import rpn_output_params
+    >>> rpn_output_params()
+    27648
+    """
     return conv_params(channels, 2 * k) + conv_params(channels, 4 * k)
 
 
 def rpn_head_params(channels: int = 512, k: int = 9) -> int:
-    """The 3×3 intermediate conv (C → C) plus the output layer: 2,386,944 for VGG-16."""
+    """The 3×3 intermediate conv (C → C) plus the output layer: 2,386,944 for VGG-16.
+
+    Parameters
+    ----------
+    channels : int
+        C, the feature width.
+    k : int
+        Anchors per position.
+
+    Returns
+    -------
+    int
+        9·C² + :func:`rpn_output_params`.
+
+    Examples
+    --------
+    >>> from theory.anchors import rpn_head_params
+    >>> rpn_head_params()
+    2386944
+    """
     return conv_params(channels, channels, 3) + rpn_output_params(channels, k)
 
 
 def multibox_output_params(features: int = 1536, n_anchors: int = 800) -> int:
-    """MultiBox's fully connected output: features·(4 + 1)·800 = 6,144,000 (§3.1.1)."""
+    """MultiBox's fully connected output: features·(4 + 1)·800 = 6,144,000 (§3.1.1).
+
+    Parameters
+    ----------
+    features : int
+        Width of MultiBox's last hidden layer.
+    n_anchors : int
+        Its anchors (priors).
+
+    Returns
+    -------
+    int
+        The parameter count.
+
+    Examples
+    --------
+    >>> from theory.anchors import multibox_output_params, rpn_output_params
+    >>> multibox_output_params(), multibox_output_params() // rpn_output_params()
+    (6144000, 222)
+    """
     return features * (4 + 1) * n_anchors
 
 
@@ -367,7 +777,25 @@ def multibox_output_params(features: int = 1536, n_anchors: int = 800) -> int:
 def sqrt_areas_and_ratios(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Size √(w·h) and aspect ratio h/w of each box in the code's 0-based inclusive pixels
     (w = x2 − x1 + 1): 132.9, 128, 124.5 (×2, ×4) and 0.522, 1, 2 for the 9 reference anchors
-    of §3.1.1 (the rounding of ``generate_anchors``)."""
+    of §3.1.1 (the rounding of ``generate_anchors``).
+
+    Parameters
+    ----------
+    boxes : numpy.ndarray of float, (N, 4)
+        Boxes [x1, y1, x2, y2] in inclusive pixels.
+
+    Returns
+    -------
+    sizes, ratios : numpy.ndarray of float, each (N,)
+        √(w·h) and h/w per box.
+
+    Examples
+    --------
+    >>> from theory.anchors import generate_anchors, sqrt_areas_and_ratios
+    >>> sizes, ratios = sqrt_areas_and_ratios(generate_anchors()[[0, 3, 6]])  # scale 8
+    >>> sizes.round(1), ratios.round(3)
+    (array([132.9, 128. , 124.5]), array([0.522, 1.   , 2.   ]))
+    """
     w = boxes[:, 2] - boxes[:, 0] + 1
     h = boxes[:, 3] - boxes[:, 1] + 1
     return np.sqrt(w * h), h / w
@@ -376,14 +804,52 @@ def sqrt_areas_and_ratios(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def square_iou_interval(side: float, threshold: float) -> tuple[float, float]:
     """Sides s of a square concentric with a square anchor of side a that reach IoU ≥ t:
     IoU = (min(s, a)/max(s, a))², so s ∈ [a√t, a/√t] (continuous coordinates; §3.1.1
-    multi-scale anchors: [107, 153] px around the 128-px anchor at t = 0.7)."""
+    multi-scale anchors: [107, 153] px around the 128-px anchor at t = 0.7).
+
+    Parameters
+    ----------
+    side : float
+        The anchor's side a.
+    threshold : float
+        The IoU t.
+
+    Returns
+    -------
+    lower, upper : float
+        a√t and a/√t.
+
+    Examples
+    --------
+    >>> from theory.anchors import square_iou_interval
+    >>> [round(float(s), 1) for s in square_iou_interval(128, 0.7)]
+    [107.1, 153.0]
+    """
     return side * np.sqrt(threshold), side / np.sqrt(threshold)
 
 
 def half_stride_iou(sides: Sequence[float], offset: float = 8) -> list[float]:
     """IoU of two equal a × a squares offset by ``offset`` px along both axes (continuous
     coordinates): (a − o)² / (2a² − (a − o)²); half the 16-px stride gives .784, .884, .940 for
-    a = 128, 256, 512, the worst an object centred between two anchor positions can do."""
+    a = 128, 256, 512, the worst an object centred between two anchor positions can do.
+
+    Parameters
+    ----------
+    sides : sequence of float
+        Sides a of the squares, in pixels.
+    offset : float
+        The offset o along each axis, in pixels.
+
+    Returns
+    -------
+    list of float
+        The IoU for each side.
+
+    Examples
+    --------
+    >>> from theory.anchors import half_stride_iou
+    >>> [round(iou, 3) for iou in half_stride_iou([128, 256, 512])]
+    [0.784, 0.884, 0.94]
+    """
     return [
         float(box_iou([[0, 0, a, a]], [[offset, offset, a + offset, a + offset]])[0, 0])
         for a in sides

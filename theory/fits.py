@@ -105,6 +105,15 @@ def fit_power_law(
     References
     ----------
     docs/rlvr.md#sharpening-models-our-analysis (failure-rate slopes −a and −a/α on log-log axes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.fits import fit_power_law
+    >>> x = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+    >>> fit = fit_power_law(x, 3 * x**-0.5, n_boot=0)  # no bootstrap: no interval
+    >>> round(fit.exponent, 6), round(fit.prefactor, 6), fit.r2, fit.n_points
+    (-0.5, 3.0, 1.0, 5)
     """
     x, y = _finite_1d(x, "x"), _finite_1d(y, "y")
     if x.shape != y.shape:

@@ -64,7 +64,25 @@ PAIRWISE_TOP_FRACTIONS = (0.95, 0.9, 0.8, 0.7, 0.6)
 
 
 def normalize_rows(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit L2 norm (zero rows stay zero)."""
+    """Rows scaled to unit L2 norm (zero rows stay zero).
+
+    Parameters
+    ----------
+    vectors : numpy.ndarray of float, (N, d)
+        The rows.
+
+    Returns
+    -------
+    numpy.ndarray of float, (N, d)
+        Each row divided by its norm.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import normalize_rows
+    >>> normalize_rows(np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
+    [[0.6, 0.8], [0.0, 0.0]]
+    """
     v = np.asarray(vectors, dtype=float)
     norms = np.linalg.norm(v, axis=-1, keepdims=True)
     return np.divide(v, norms, out=np.zeros_like(v), where=norms > 0)
@@ -74,7 +92,26 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
 def mean_pairwise_similarity(unit: np.ndarray) -> float:
     """s̄ = mean of cos(e_i, e_j) over i < j for N unit vectors, in O(N·d):
     Σ_{i≠j} e_i·e_j = ‖Σ e_i‖² − N, so s̄ = (N‖ē‖² − 1)/(N − 1) (the paper's intra-model
-    score, Fig. 4)."""
+    score, Fig. 4).
+
+    Parameters
+    ----------
+    unit : numpy.ndarray of float, (N, d)
+        Unit vectors, N ≥ 2.
+
+    Returns
+    -------
+    float
+        s̄.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import mean_pairwise_similarity, normalize_rows
+    >>> unit = normalize_rows(np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]))
+    >>> round(mean_pairwise_similarity(unit), 6)  # (1/√2 + 0 + 1/√2)/3
+    0.471405
+    """
     e = np.asarray(unit, dtype=float)
     n = e.shape[0]
     if n < 2:
@@ -96,7 +133,26 @@ def similarity_rounding_bound(n: int, dim: int) -> float:
     order); a Householder QR frame of R^d with N + 1 columns is orthonormal to about
     d(N + 1)·u (Higham §19.3), which moves the planted cosines by as much. The bound also
     covers the pairwise loop's mean (N(N − 1)/2 inner products of length d, summed
-    pairwise)."""
+    pairwise).
+
+    Parameters
+    ----------
+    n : int
+        N, the vectors.
+    dim : int
+        d, their dimension.
+
+    Returns
+    -------
+    float
+        The bound.
+
+    Examples
+    --------
+    >>> from theory.hivemind import similarity_rounding_bound
+    >>> similarity_rounding_bound(10, 64) < 2e-13
+    True
+    """
     if n < 2 or dim < 1:
         raise ValueError(f"n must be ≥ 2 and dim ≥ 1 (got n = {n}, dim = {dim})")
     return (4 * (n + dim) + dim * (n + 1)) * UNIT_ROUNDOFF
@@ -105,12 +161,51 @@ def similarity_rounding_bound(n: int, dim: int) -> float:
 def mean_similarity_over_pairs(unit: np.ndarray) -> float:
     """s̄ by its definition: the mean of e_i·e_j over the N(N − 1)/2 pairs i < j, by an explicit
     loop over pairs (O(N²·d)), the brute force that :func:`mean_pairwise_similarity`'s O(N·d)
-    identity must reproduce (§1.5)."""
+    identity must reproduce (§1.5).
+
+    Parameters
+    ----------
+    unit : numpy.ndarray of float, (N, d)
+        Unit vectors, N ≥ 2.
+
+    Returns
+    -------
+    float
+        s̄.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import mean_similarity_over_pairs, normalize_rows
+    >>> unit = normalize_rows(np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]))
+    >>> round(mean_similarity_over_pairs(unit), 6)
+    0.471405
+    """
     return float(np.mean([unit[i] @ unit[j] for i, j in combinations(range(len(unit)), 2)]))
 
 
 def shares_above(values: np.ndarray, cutoffs: Sequence[float]) -> np.ndarray:
-    """Percentage of ``values`` strictly above each cut-off (the heatmaps' "% of queries")."""
+    """Percentage of ``values`` strictly above each cut-off (the heatmaps' "% of queries").
+
+    Parameters
+    ----------
+    values : numpy.ndarray of float
+        The values.
+    cutoffs : sequence of float
+        The cut-offs.
+
+    Returns
+    -------
+    numpy.ndarray of float, (len(cutoffs),)
+        Percentages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import shares_above
+    >>> shares_above(np.array([0.1, 0.5, 0.9, 0.95]), [0.5, 0.9])  # strictly above
+    array([50., 25.])
+    """
     v = np.asarray(values, dtype=float)
     return np.array([100.0 * np.mean(v > c) for c in cutoffs])
 
@@ -118,7 +213,27 @@ def shares_above(values: np.ndarray, cutoffs: Sequence[float]) -> np.ndarray:
 def similarity_histogram(values: np.ndarray, bins: int = 10) -> np.ndarray:
     """Percentage of ``values`` in ``bins`` equal bins on [0, 1] (Figure 4's rows). Values are
     clipped to [0, 1] first: ``np.histogram(range=(0, 1))`` would drop identical texts whose
-    cosine rounds to 1 + 1e-16 (a quirk of the authors' code)."""
+    cosine rounds to 1 + 1e-16 (a quirk of the authors' code).
+
+    Parameters
+    ----------
+    values : numpy.ndarray of float
+        Cosine similarities.
+    bins : int
+        Number of equal bins on [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray of float, (bins,)
+        Percentages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import similarity_histogram
+    >>> similarity_histogram(np.array([0.05, 0.15, 1.0 + 1e-15, 0.95]), bins=2)  # 1 + 1e-15 kept
+    array([50., 50.])
+    """
     v = np.clip(np.asarray(values, dtype=float), 0.0, 1.0)
     counts, _ = np.histogram(v, bins=bins, range=(0.0, 1.0))
     return 100.0 * counts / max(v.size, 1)
@@ -134,7 +249,28 @@ def inter_model_matrix(
 
     The diagonal excludes the i = j self-pairs by default (Σ_q (‖S_qa‖² − Σ‖e‖²) / Σ_q n(n−1));
     ``include_self_pairs=True`` keeps them, as the paper's code does (adds about 0.003 at n = 50).
-    Queries are joined by key, not by position (the code's ``zip``)."""
+    Queries are joined by key, not by position (the code's ``zip``).
+
+    Parameters
+    ----------
+    groups : sequence of sequence of numpy.ndarray or None
+        ``groups[q][m]``: model m's unit embeddings (n, d) for query q, or None.
+    include_self_pairs : bool
+        Keep the i = j pairs on the diagonal.
+
+    Returns
+    -------
+    numpy.ndarray of float, (M, M)
+        The inter-model similarity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import inter_model_matrix
+    >>> a, b = np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([[0.0, 1.0], [0.0, 1.0]])
+    >>> inter_model_matrix([[a, b]]).tolist()  # one query, two orthogonal models
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
     n_models = max(len(g) for g in groups)
     num = np.zeros((n_models, n_models))
     den = np.zeros((n_models, n_models))
@@ -166,7 +302,28 @@ def tie_ranks(values: np.ndarray, tolerance: float = TIE_TOLERANCE) -> np.ndarra
     values that rounding alone tells apart share a grid point, so a sort by it treats them as
     ties. Two such values land on different points only when they straddle a half-step
     boundary, i.e. when their common value lies within rounding (~1e-15) of one: about one
-    chance in 10⁶ per near tie at the default step."""
+    chance in 10⁶ per near tie at the default step.
+
+    Parameters
+    ----------
+    values : numpy.ndarray of float
+        The values.
+    tolerance : float
+        The grid's step.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The grid point of each value (integer-valued), the shape of ``values``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import tie_ranks
+    >>> ranks = tie_ranks(np.array([0.3, 0.1 + 0.2, 0.4]))  # 0.1 + 0.2 = 0.30000000000000004
+    >>> bool(ranks[0] == ranks[1]), bool(ranks[2] > ranks[0])
+    (True, True)
+    """
     return np.rint(np.asarray(values, dtype=float) / tolerance)
 
 
@@ -177,7 +334,35 @@ def distinct_model_curve(unit: np.ndarray, models: np.ndarray, n_max: int) -> np
     disjoint models give 1 up to N = n − 1 and 2 at N = n. Ties in similarity are broken by
     position (stable sort); similarities that fall on one point of a grid of step
     :data:`TIE_TOLERANCE` are ties (:func:`tie_ranks`), so that equal cosines computed with different rounding (the matrix
-    product's summation order differs between BLAS builds) do not reorder the neighbours."""
+    product's summation order differs between BLAS builds) do not reorder the neighbours.
+
+    Parameters
+    ----------
+    unit : numpy.ndarray of float, (R, d)
+        Unit embeddings of the pooled responses.
+    models : numpy.ndarray, (R,)
+        Each response's model label.
+    n_max : int
+        The largest N, in [1, R − 1].
+
+    Returns
+    -------
+    numpy.ndarray of float, (n_max,)
+        The mean count of distinct models for N = 1..n_max.
+
+    Raises
+    ------
+    ValueError
+        If ``n_max`` is outside [1, R − 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import distinct_model_curve
+    >>> unit = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])  # two disjoint models
+    >>> distinct_model_curve(unit, np.array([0, 0, 1, 1]), 3).tolist()
+    [1.0, 2.0, 2.0]
+    """
     e = np.asarray(unit, dtype=float)
     labels = np.unique(np.asarray(models), return_inverse=True)[1]
     r = e.shape[0]
@@ -203,7 +388,31 @@ def interchangeable_curve(per_model: Sequence[int], n_max: int) -> np.ndarray:
     T = Σn − 1 others, which hold n_m − 1 of its own model and n_m' of each other model, so
     E = Σ_m' [1 − C(T − c_m', N)/C(T, N)] (hypergeometric), averaged over responses. At 25 models
     × 50 responses: 8.4 at N = 10 and 21.9 at N = 50 (our computation; the paper's Fig. 8
-    shows about 8 distinct models among the top 50)."""
+    shows about 8 distinct models among the top 50).
+
+    Parameters
+    ----------
+    per_model : sequence of int
+        Each model's response count.
+    n_max : int
+        The largest N, in [1, Σn − 1].
+
+    Returns
+    -------
+    numpy.ndarray of float, (n_max,)
+        E[distinct models] for N = 1..n_max.
+
+    Raises
+    ------
+    ValueError
+        If ``n_max`` is outside [1, Σn − 1].
+
+    Examples
+    --------
+    >>> from theory.hivemind import interchangeable_curve
+    >>> interchangeable_curve([2, 2], 3).round(4)  # N = 3 of the 3 others: both models
+    array([1.    , 1.6667, 2.    ])
+    """
     counts = [int(c) for c in per_model]
     total = sum(counts) - 1
     if not 1 <= n_max <= total:
@@ -221,7 +430,26 @@ def interchangeable_curve(per_model: Sequence[int], n_max: int) -> np.ndarray:
 
 def disjoint_curve(per_model: int, n_max: int) -> np.ndarray:
     """Distinct models among N neighbours when models share nothing: 1 for N < n, then a new
-    model every n neighbours: 1 + ⌊N/n⌋ (2 at N = n: self is excluded, so not 1)."""
+    model every n neighbours: 1 + ⌊N/n⌋ (2 at N = n: self is excluded, so not 1).
+
+    Parameters
+    ----------
+    per_model : int
+        n, each model's response count.
+    n_max : int
+        The largest N.
+
+    Returns
+    -------
+    numpy.ndarray of float, (n_max,)
+        1 + ⌊N/n⌋ for N = 1..n_max.
+
+    Examples
+    --------
+    >>> from theory.hivemind import disjoint_curve
+    >>> disjoint_curve(3, 7).tolist()
+    [1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 3.0]
+    """
     return 1.0 + np.arange(1, n_max + 1) // per_model
 
 
@@ -229,7 +457,26 @@ def orthogonal_models_exact(c: float, per_model: int) -> dict[str, float]:
     """The inter-model scores of models in mutually orthogonal subspaces, each with every
     within-model cosine c and n responses (:func:`sims.hivemind.orthogonal_models`): 0 between
     models, c on the diagonal without self-pairs and c + (1 − c)/n with them (the n self-pairs
-    of cosine 1 join the n(n − 1) pairs of cosine c)."""
+    of cosine 1 join the n(n − 1) pairs of cosine c).
+
+    Parameters
+    ----------
+    c : float
+        The within-model cosine.
+    per_model : int
+        n, responses per model.
+
+    Returns
+    -------
+    dict
+        ``inter_offdiag_max_abs``, ``inter_diag`` and ``inter_diag_with_self_pairs``.
+
+    Examples
+    --------
+    >>> from theory.hivemind import orthogonal_models_exact
+    >>> orthogonal_models_exact(0.5, 10)
+    {'inter_offdiag_max_abs': 0.0, 'inter_diag': 0.5, 'inter_diag_with_self_pairs': 0.55}
+    """
     return {
         "inter_offdiag_max_abs": 0.0,
         "inter_diag": c,
@@ -242,7 +489,33 @@ def paraphrase_split(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The cosine matrix (N, N) of the unit embeddings ``unit`` (N, d) whose topics are
     ``topic`` (N,), the cosines of its pairs i < j of the same topic (paraphrases), and those of
-    its pairs of different topics (unrelated texts)."""
+    its pairs of different topics (unrelated texts).
+
+    Parameters
+    ----------
+    unit : numpy.ndarray of float, (N, d)
+        Unit embeddings.
+    topic : numpy.ndarray, (N,)
+        Each text's topic.
+
+    Returns
+    -------
+    cosines : numpy.ndarray of float, (N, N)
+        The cosine matrix.
+    same : numpy.ndarray of float
+        Cosines of the pairs i < j of the same topic.
+    different : numpy.ndarray of float
+        Cosines of the pairs i < j of different topics.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import paraphrase_split
+    >>> unit = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    >>> cosines, same, different = paraphrase_split(unit, np.array([0, 0, 1]))
+    >>> cosines.shape, same.tolist(), different.tolist()
+    ((3, 3), [1.0], [0.0, 0.0])
+    """
     sim = unit @ unit.T
     iu = np.triu_indices(len(unit), 1)
     same = topic[iu[0]] == topic[iu[1]]
@@ -251,7 +524,31 @@ def paraphrase_split(
 
 # --------------------------------------------------------------------------- rating disagreement
 def label_counts(labels: Sequence[int], label_set: Sequence[int]) -> np.ndarray:
-    """Counts of each label of the fixed ``label_set`` (raises on labels outside it)."""
+    """Counts of each label of the fixed ``label_set`` (raises on labels outside it).
+
+    Parameters
+    ----------
+    labels : sequence of int
+        The labels given.
+    label_set : sequence of int
+        The allowed labels, in the order of the counts.
+
+    Returns
+    -------
+    numpy.ndarray of int, (len(label_set),)
+        The counts.
+
+    Raises
+    ------
+    ValueError
+        If a label is outside ``label_set``.
+
+    Examples
+    --------
+    >>> from theory.hivemind import label_counts
+    >>> label_counts([1, 1, 3], [1, 2, 3]).tolist()
+    [2, 0, 1]
+    """
     arr = np.asarray(labels)
     unknown = set(arr.tolist()) - set(label_set)
     if unknown:
@@ -261,7 +558,25 @@ def label_counts(labels: Sequence[int], label_set: Sequence[int]) -> np.ndarray:
 
 def entropy_bits(counts: np.ndarray) -> np.ndarray:
     """Shannon entropy H = −Σ p log2 p over the fixed labels (last axis); at most log2 5 = 2.3219.
-    (5,5,5,5,5) → 2.3219, (13,12) → 0.99885, unanimous → 0."""
+    (5,5,5,5,5) → 2.3219, (13,12) → 0.99885, unanimous → 0.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray of int, (..., labels)
+        Label counts per item.
+
+    Returns
+    -------
+    numpy.ndarray of float, counts.shape[:-1]
+        H in bits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import entropy_bits
+    >>> entropy_bits(np.array([[5, 5, 5, 5, 5], [25, 0, 0, 0, 0]])).round(4)
+    array([2.3219, 0.    ])
+    """
     c = np.asarray(counts, dtype=float)
     p = c / c.sum(axis=-1, keepdims=True)
     logs = np.log2(p, out=np.zeros_like(p), where=p > 0)
@@ -269,7 +584,25 @@ def entropy_bits(counts: np.ndarray) -> np.ndarray:
 
 
 def gini_impurity(counts: np.ndarray) -> np.ndarray:
-    """Gini impurity 1 − Σ p² over the labels (Table 20's alternative)."""
+    """Gini impurity 1 − Σ p² over the labels (Table 20's alternative).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray of int, (..., labels)
+        Label counts per item.
+
+    Returns
+    -------
+    numpy.ndarray of float, counts.shape[:-1]
+        1 − Σ p².
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import gini_impurity
+    >>> gini_impurity(np.array([[5, 5], [10, 0]]))
+    array([0.5, 0. ])
+    """
     c = np.asarray(counts, dtype=float)
     p = c / c.sum(axis=-1, keepdims=True)
     return 1.0 - (p * p).sum(axis=-1)
@@ -278,7 +611,25 @@ def gini_impurity(counts: np.ndarray) -> np.ndarray:
 def p_disagree(counts: np.ndarray) -> np.ndarray:
     """Pairwise disagreement P_dis = 1 − (max(C1, C2) + ½·C_tie)/C_total, with C1 the labels
     preferring response 1 (+1, +2), C2 those preferring response 2 and C_tie the zeros; counts
-    are over (−2, −1, 0, 1, 2). In [0, ½]; 12/12/1 → 0.5."""
+    are over (−2, −1, 0, 1, 2). In [0, ½]; 12/12/1 → 0.5.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray of int, (..., 5)
+        Counts of the labels −2, −1, 0, 1, 2.
+
+    Returns
+    -------
+    numpy.ndarray of float, counts.shape[:-1]
+        P_dis.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import p_disagree
+    >>> p_disagree(np.array([[0, 12, 1, 12, 0], [0, 0, 0, 5, 5]]))
+    array([0.5, 0. ])
+    """
     c = np.asarray(counts, dtype=float)
     c2, tie, c1 = c[..., :2].sum(axis=-1), c[..., 2], c[..., 3:].sum(axis=-1)
     return 1.0 - (np.maximum(c1, c2) + 0.5 * tie) / c.sum(axis=-1)
@@ -287,7 +638,25 @@ def p_disagree(counts: np.ndarray) -> np.ndarray:
 def item_kappa(counts: np.ndarray) -> np.ndarray:
     """Single-item Fleiss κ_i = (P_i − P_e)/(1 − P_e): P_i = (Σ_j n_ij² − n_i)/(n_i(n_i − 1)) the
     item's observed agreement and P_e = Σ_j p̄_j² the chance agreement of the pooled label shares
-    (counts: items × labels; items with fewer than 2 ratings give NaN)."""
+    (counts: items × labels; items with fewer than 2 ratings give NaN).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray of int, (items, labels)
+        Label counts per item.
+
+    Returns
+    -------
+    numpy.ndarray of float, (items,)
+        κ_i (NaN for items with fewer than 2 ratings).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import item_kappa
+    >>> item_kappa(np.array([[4, 0], [2, 2]])).round(4)  # unanimous; split (P_e = 0.625)
+    array([ 1.    , -0.7778])
+    """
     c = np.asarray(counts, dtype=float)
     n = c.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -301,14 +670,50 @@ def item_kappa(counts: np.ndarray) -> np.ndarray:
 
 # -------------------------------------------------------------------------------- correlations
 def spearman(x: np.ndarray, y: np.ndarray) -> float:
-    """Spearman ρ: Pearson's r of the average ranks (ties share their mean rank)."""
+    """Spearman ρ: Pearson's r of the average ranks (ties share their mean rank).
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray of float, (n,)
+        Paired values.
+
+    Returns
+    -------
+    float
+        ρ.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import spearman
+    >>> spearman(np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 4.0, 9.0, 16.0]))  # monotone
+    1.0
+    """
     return pearson(stats.rankdata(x), stats.rankdata(y))
 
 
 def pearson(x: np.ndarray, y: np.ndarray) -> float:
     """Pearson r = Σ(x − x̄)(y − ȳ)/√(Σ(x − x̄)² Σ(y − ȳ)²); NaN when either side is constant.
     Each side is divided by its largest |deviation| first, so tiny scales (1e-277) cannot
-    underflow the squares."""
+    underflow the squares.
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray of float, (n,)
+        Paired values.
+
+    Returns
+    -------
+    float
+        r, or NaN when x or y is constant.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import pearson
+    >>> round(pearson(np.array([1.0, 2.0, 3.0]), np.array([2.0, 4.0, 7.0])), 4)
+    0.9934
+    """
     a = np.asarray(x, dtype=float) - np.mean(x)
     b = np.asarray(y, dtype=float) - np.mean(y)
     scale_a, scale_b = np.max(np.abs(a), initial=0.0), np.max(np.abs(b), initial=0.0)
@@ -324,7 +729,27 @@ def tukey_subset(values: np.ndarray, k: float) -> np.ndarray:
 
     The fences are thresholds on values, not a count, so tied items are always in or out together
     and there is no tie rule to choose: N is whatever the fences hold (745 … 598 of 750 in the
-    paper)."""
+    paper).
+
+    Parameters
+    ----------
+    values : numpy.ndarray of float
+        The values.
+    k : float
+        The fences' multiple of the IQR.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        The mask, the shape of ``values``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import tukey_subset
+    >>> tukey_subset(np.array([1.0, 2.0, 2.0, 3.0, 100.0]), 1.5).tolist()  # 100 is out
+    [True, True, True, True, False]
+    """
     v = np.asarray(values, dtype=float)
     q1, q3 = np.percentile(v, [25, 75])
     iqr = q3 - q1
@@ -345,6 +770,29 @@ def top_fraction_subset(values: np.ndarray, fraction: float, *, ties: str = "cut
     ``ties="keep"`` keeps every item at least as large as the value at rank n_top, so ties at the
     cut inflate N; the paper's absolute entropy subsets report N this way (top 16% of 750 gives
     123 > int(0.16·750) = 120).
+
+    Parameters
+    ----------
+    values : numpy.ndarray of float, (n,)
+        The items' values.
+    fraction : float
+        The share kept, in (0, 1].
+    ties : str
+        ``"cut"`` or ``"keep"``.
+
+    Returns
+    -------
+    numpy.ndarray of bool, (n,)
+        The mask.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.hivemind import top_fraction_subset
+    >>> top_fraction_subset(np.array([3.0, 1.0, 2.0, 2.0]), 0.5).tolist()  # the earlier 2 kept
+    [True, False, True, False]
+    >>> top_fraction_subset(np.array([3.0, 2.0, 2.0, 1.0]), 0.5, ties="keep").tolist()
+    [True, True, True, False]
     """
     if ties not in TIE_RULES:
         raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}")

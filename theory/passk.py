@@ -222,6 +222,13 @@ def pass_at_k(n: Any, c: Any, k: int) -> Array:
     ----------
     Chen et al. 2021 (Codex, arXiv 2107.03374), eq. 1 and its numerically stable form;
     docs/rlvr.md#passk-and-its-estimator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import pass_at_k
+    >>> pass_at_k(np.array([10, 10, 10]), np.array([0, 3, 10]), 2).round(4)  # 1 − C(7,2)/C(10,2)
+    array([0.    , 0.5333, 1.    ])
     """
     xp, n, c, k = _counts_and_budget(n, c, k)
     shape = n.shape
@@ -253,6 +260,13 @@ def pass_at_k_curve(n: Any, c: Any, ks: Iterable[int]) -> Array:
     References
     ----------
     docs/rlvr.md#passk-and-its-estimator (dataset pass@k is the mean over problems).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import pass_at_k_curve
+    >>> pass_at_k_curve(np.array([10, 10]), np.array([1, 5]), [1, 2, 4]).round(4)
+    array([0.3   , 0.4889, 0.6881])
     """
     xp, (n, c) = _namespace(n, c)
     if math.prod(xp.broadcast_shapes(n.shape, c.shape)) == 0:
@@ -266,9 +280,29 @@ def pass_at_k_plugin(n: Any, c: Any, k: int) -> Array:
     Biased low: by Jensen (x ↦ 1-(1-x)^k is concave), E[1-(1-c/n)^k] <= 1-(1-p)^k, strictly
     for 1 < k and 0 < p < 1. Same arguments and validation as ``pass_at_k``.
 
+    Parameters
+    ----------
+    n, c : array
+        Samples and correct samples per problem (as :func:`pass_at_k`).
+    k : int
+        Budget, 1 <= k.
+
+    Returns
+    -------
+    array
+        1 − (1 − c/n)^k per problem, in the namespace of the inputs.
+
     References
     ----------
     docs/rlvr.md#passk-and-its-estimator (the plug-in is biased low, by concavity).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import pass_at_k, pass_at_k_plugin
+    >>> n, c = np.array([10, 10]), np.array([1, 5])
+    >>> pass_at_k_plugin(n, c, 2), pass_at_k(n, c, 2).round(4)  # plug-in below unbiased
+    (array([0.19, 0.75]), array([0.2   , 0.7778]))
     """
     xp, n, c, k = _counts_and_budget(n, c, k)
     return pass_at_k_exact(xp.astype(c, xp.float64) / xp.astype(n, xp.float64), k)
@@ -294,6 +328,13 @@ def pass_at_k_exact(p: Any, k: Any) -> Array:
     References
     ----------
     docs/rlvr.md#passk-and-its-estimator (definition of pass@k).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import pass_at_k_exact
+    >>> pass_at_k_exact(np.array([0.1, 0.5]), 2)  # 1 − (1 − p)²
+    array([0.19, 0.75])
     """
     xp, (p, k) = _namespace(p, k)
     p = _reals(p, "p", xp, low=0.0, high=1.0)
@@ -319,6 +360,15 @@ def pass_at_k_curve_exact(p: Any, ks: Iterable[int], weights: Any = None) -> Arr
     -------
     Array
         1-D float64, ``len(ks)``, in the input's namespace.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import pass_at_k_curve_exact
+    >>> pass_at_k_curve_exact(np.array([0.1, 0.5]), [1, 2, 4])  # mean over the two problems
+    array([0.3   , 0.47  , 0.6407])
+    >>> pass_at_k_curve_exact(np.array([0.1, 0.5]), [1, 2, 4], weights=np.array([3, 1]))
+    array([0.2   , 0.33  , 0.4923])
     """
     xp, (p, w) = _namespace(p, 1.0 if weights is None else weights)
     p = xp.reshape(_reals(p, "p", xp, low=0.0, high=1.0), (-1,))
@@ -367,6 +417,16 @@ def estimator_expectation(
     -------
     numpy.ndarray
         float64, p's shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import estimator_expectation, pass_at_k, pass_at_k_plugin
+    >>> p = np.array([0.1, 0.5])
+    >>> estimator_expectation(pass_at_k, p, 10, 2).round(6)  # unbiased: 1 − (1 − p)²
+    array([0.19, 0.75])
+    >>> estimator_expectation(pass_at_k_plugin, p, 10, 2).round(6)  # biased low
+    array([0.181, 0.725])
     """
     p = _np_reals(p, "p", low=0.0, high=1.0)
     n = _scalar_int(n, "n")
@@ -395,6 +455,13 @@ def pool_counts(n: ArrayLike, c: ArrayLike, axis: int = 0) -> tuple[NDArray[Any]
     Returns
     -------
     n_pooled, c_pooled : numpy.ndarray of int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import pool_counts
+    >>> pool_counts(np.array([[4, 4], [4, 4]]), np.array([[1, 0], [2, 4]]))  # two runs, 2 problems
+    (array([8, 8]), array([3, 4]))
     """
     n, c = np.asarray(n), np.asarray(c)
     if n.shape != c.shape:
@@ -421,6 +488,13 @@ def counts_from_samples(
         Sorted unique ids (``np.unique``).
     n, c : numpy.ndarray of int
         Samples and correct samples per id.
+
+    Examples
+    --------
+    >>> from theory.passk import counts_from_samples
+    >>> problems, n, c = counts_from_samples(["a", "b", "a", "a"], [1, 0, 0, 1])
+    >>> problems.tolist(), n.tolist(), c.tolist()
+    (['a', 'b'], [3, 1], [2, 0])
     """
     ids, ok = np.asarray(problem_ids), np.asarray(correct)
     if ids.ndim != 1 or ok.shape != ids.shape:
@@ -483,6 +557,13 @@ def tilt(p: ArrayLike, beta: ArrayLike) -> NDArray[np.float64]:
     References
     ----------
     docs/rlvr.md#sharpening-models-our-analysis (binary reward, exact tilt).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import tilt
+    >>> tilt(np.array([0.0, 0.2, 0.5]), 1.0).round(4)  # logit q = logit p + 1; q = 0 stays 0
+    array([0.    , 0.4046, 0.7311])
     """
     p = _np_reals(p, "p", low=0.0, high=1.0)
     beta = _np_reals(beta, "beta", low=0.0, open_low=True)
@@ -516,6 +597,13 @@ def logit_affine(p: ArrayLike, alpha: ArrayLike, beta: ArrayLike) -> NDArray[np.
     References
     ----------
     docs/rlvr.md#sharpening-models-our-analysis (logit-affine model).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import logit_affine
+    >>> logit_affine(np.array([0.1, 0.5]), 2.0, 1.0).round(4)  # σ(2·logit p + 1)
+    array([0.0325, 0.7311])
     """
     p = _np_reals(p, "p", low=0.0, high=1.0)
     alpha = _np_reals(alpha, "alpha", low=0.0, open_low=True)
@@ -550,6 +638,15 @@ def fit_logit_affine(p: ArrayLike, q: ArrayLike) -> tuple[float, float]:
     ----------
     docs/rlvr.md#sharpening-models-our-analysis (logit-affine model); used on measured p, q in
     ``rlvr.toy_slope_prediction`` and ``rlvr.transformer_crossing``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import fit_logit_affine, logit_affine
+    >>> p = np.array([0.1, 0.5, 0.9])
+    >>> alpha, beta = fit_logit_affine(p, logit_affine(p, 2.0, 1.0))
+    >>> round(alpha, 6), round(beta, 6)
+    (2.0, 1.0)
     """
     p = _np_reals(p, "p", low=0.0, high=1.0)
     q = _np_reals(q, "q", low=0.0, high=1.0)
@@ -568,9 +665,26 @@ def logit_affine_fixed_point(alpha: ArrayLike, beta: ArrayLike) -> NDArray[np.fl
 
     For α > 1, problems with p > p* improve (q > p) and problems with p < p* get worse.
 
+    Parameters
+    ----------
+    alpha, beta : array_like of float
+        The map q = σ(α·logit p + β), α ≠ 1.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        p*, the broadcast shape of alpha and beta.
+
     References
     ----------
     docs/rlvr.md#sharpening-models-our-analysis (for α > 1 the fixed point p* = σ(−β/(α − 1))).
+
+    Examples
+    --------
+    >>> from theory.passk import logit_affine, logit_affine_fixed_point
+    >>> p_star = logit_affine_fixed_point(2.0, 1.0)
+    >>> round(float(p_star), 4), round(float(logit_affine(p_star, 2.0, 1.0)), 4)
+    (0.2689, 0.2689)
     """
     alpha = _np_reals(alpha, "alpha", low=0.0, open_low=True)
     beta = _np_reals(beta, "beta")
@@ -611,6 +725,13 @@ def beta_pass_at_k(a: ArrayLike, b: ArrayLike, k: ArrayLike) -> NDArray[np.float
     References
     ----------
     docs/rlvr.md#sharpening-models-our-analysis (p ~ Beta(a, b)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import beta_pass_at_k
+    >>> beta_pass_at_k(1.0, 1.0, np.array([1, 3]))  # p uniform: 1 − 1/(k + 1)
+    array([0.5 , 0.75])
     """
     a, b = _beta_params(a, b)
     k = _np_reals(k, "k", low=1.0)
@@ -620,9 +741,29 @@ def beta_pass_at_k(a: ArrayLike, b: ArrayLike, k: ArrayLike) -> NDArray[np.float
 def beta_failure_asymptote(a: ArrayLike, b: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
     r"""Large-k failure rate for p ~ Beta(a, b): B(a,b+k)/B(a,b) ~ Γ(a+b)/Γ(b) · k^{-a}.
 
+    Parameters
+    ----------
+    a, b : array_like of float
+        Beta parameters > 0.
+    k : array_like of float
+        Budgets, large (the asymptote's regime); broadcast against a and b.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        Γ(a+b)/Γ(b) · k^{−a}, the broadcast shape.
+
     References
     ----------
     docs/rlvr.md#sharpening-models-our-analysis (base failure-rate slope −a on log-log axes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import beta_failure_asymptote, beta_pass_at_k
+    >>> k = np.array([1024])
+    >>> beta_failure_asymptote(0.3, 1.5, k).round(4), (1 - beta_pass_at_k(0.3, 1.5, k)).round(4)
+    (array([0.1314]), array([0.1313]))
     """
     a, b = _beta_params(a, b)
     k = _np_reals(k, "k", low=1.0)
@@ -689,6 +830,16 @@ def beta_logit_affine_pass_at_k(
     References
     ----------
     docs/rlvr.md#sharpening-models-our-analysis (the check with Beta(0.3, 1.5), α = 2, β = 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import beta_logit_affine_pass_at_k, beta_pass_at_k
+    >>> ks = np.array([1, 64])
+    >>> beta_logit_affine_pass_at_k(0.3, 1.5, 2.0, 2.0, ks).round(4)  # sharpened
+    array([0.2462, 0.5734])
+    >>> beta_pass_at_k(0.3, 1.5, ks).round(4)  # the base: behind at k = 1, ahead at k = 64
+    array([0.1667, 0.6998])
     """
     a, b = (float(v) for v in _beta_params(a, b))
     alpha = float(_np_reals(alpha, "alpha", low=0.0, open_low=True))
@@ -723,9 +874,33 @@ def beta_logit_affine_failure_asymptote(
     (substitute t = k e^β p^α). The log-log slope is -a/α: shallower than the base's -a by a
     factor α, so for α > 1 the base overtakes at finite k.
 
+    Parameters
+    ----------
+    a, b : array_like of float
+        Beta parameters > 0 of the base's p.
+    alpha, beta : array_like of float
+        The sharpening q = σ(α·logit p + β), α > 0.
+    k : array_like of float
+        Budgets, large; broadcast against the rest.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        Γ(a/α) e^{−βa/α} / (α B(a, b)) · k^{−a/α}, the broadcast shape.
+
     References
     ----------
     docs/rlvr.md#sharpening-models-our-analysis (1 − pass@k_RL ~ C·k^(−a/α)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import beta_logit_affine_failure_asymptote, beta_logit_affine_pass_at_k
+    >>> k = np.array([65536])
+    >>> beta_logit_affine_failure_asymptote(0.3, 1.5, 2.0, 2.0, k).round(4)
+    array([0.1534])
+    >>> (1 - beta_logit_affine_pass_at_k(0.3, 1.5, 2.0, 2.0, k)).round(4)  # by quadrature
+    array([0.1533])
     """
     a, b = _beta_params(a, b)
     alpha = _np_reals(alpha, "alpha", low=0.0, open_low=True)
@@ -769,6 +944,14 @@ def two_type_pass_at_k(
     References
     ----------
     docs/rlvr.md#sharpening-models-our-analysis (two-type model).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import two_type_pass_at_k
+    >>> base, rl = two_type_pass_at_k(np.array([1, 256]), 0.5, 0.1, 0.6, 0.2, 0.01)
+    >>> base.round(4), rl.round(4)  # RL ahead at k = 1, behind at k = 256
+    (array([0.052 , 0.6847]), array([0.3, 0.5]))
     """
     a = _np_reals(frac_improved, "frac_improved", low=0.0, high=1.0)
     b = _np_reals(frac_lost, "frac_lost", low=0.0, high=1.0)
@@ -823,6 +1006,15 @@ def sign_changes(
     -------
     numpy.ndarray of int
         Index i of the first entry with the new sign, for each change.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import sign_changes
+    >>> sign_changes(np.array([1.0, -1.0, 1.0]))
+    array([1, 2])
+    >>> sign_changes(np.array([1.0, 0.0, 0.0, -2.0]))  # exact zeros carry no sign
+    array([3])
     """
     _, idx, signs = _significant(delta, scale, rtol)
     return idx[1:][signs[1:] != signs[:-1]]
@@ -935,6 +1127,17 @@ def crossing_k(
     ----------
     docs/rlvr.md#conventions (the crossing k*) and
     docs/rlvr.md#sharpening-models-our-analysis (at most one crossing, a sketch).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import beta_logit_affine_pass_at_k, beta_pass_at_k, crossing_k
+    >>> ks = 2 ** np.arange(9)
+    >>> base = beta_pass_at_k(0.3, 1.5, ks)
+    >>> rl = beta_logit_affine_pass_at_k(0.3, 1.5, 2.0, 2.0, ks)
+    >>> crossing = crossing_k(ks, base, rl)
+    >>> round(crossing.k_star, 2), crossing.bracket, crossing.n_crossings
+    (5.16, (4, 8), 1)
     """
     k = _budget_grid(ks)
     base = _np_reals(base, "base")
@@ -980,6 +1183,17 @@ def crossing_k_many(
     -------
     Crossings
         Arrays of shape (...) (``bracket``: (..., 2)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import beta_logit_affine_pass_at_k, beta_pass_at_k, crossing_k_many
+    >>> ks = 2 ** np.arange(9)
+    >>> base = beta_pass_at_k(0.3, 1.5, ks)
+    >>> rl = beta_logit_affine_pass_at_k(0.3, 1.5, 2.0, 2.0, ks)
+    >>> many = crossing_k_many(ks, np.stack([base, base]), np.stack([rl, base + 0.01]))
+    >>> many.k_star.round(2), many.n_crossings  # the second pair never crosses
+    (array([5.16,  nan]), array([1, 0]))
     """
     k = _budget_grid(ks)
     base = _np_reals(base, "base")

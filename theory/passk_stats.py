@@ -63,6 +63,13 @@ def estimator_z(p: ArrayLike, c: ArrayLike, n: int, ks: Iterable[int]) -> NDArra
     ----------
     docs/rlvr.md#passk-and-its-estimator (the estimator and exact pass@k);
     Chen et al. 2021, eq. 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk_stats import estimator_z
+    >>> estimator_z(np.array([0.1, 0.5]), np.array([1, 5]), 10, [1, 2]).round(4)  # c = n·p
+    array([0.  , 0.16])
     """
     p = np.asarray(p, dtype=np.float64)
     est = pass_at_k_curve(np.full(p.size, n), c, ks)
@@ -89,11 +96,40 @@ def log2_k_star(
     never overtaken, else ``none_behind`` (default one octave below the smallest k: RL never
     ahead, k* < k_min).
 
+    Parameters
+    ----------
+    ks : array_like of int
+        Budgets, increasing.
+    base, rl : array_like of float
+        The two pass@k curves on ``ks``.
+    none_ahead, none_behind : float, optional
+        The censored values (above).
+
+    Returns
+    -------
+    log2_k : float
+        log2 k*, or the censored value.
+    n_crossings : int
+        Sign changes of rl − base.
+
     References
     ----------
     docs/rlvr.md#the-papers-findings-the-checks-compare-with (the crossing k);
     docs/rlvr.md#the-toys-assertions-fixed-before-the-runs (assertion 3: k* in a window of
     small k).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk_stats import log2_k_star
+    >>> from theory.sharpening import beta_sharpening
+    >>> ks = 2 ** np.arange(11)
+    >>> pair = beta_sharpening(0.3, 1.5, 2.0, 2.0, ks)
+    >>> value, changes = log2_k_star(ks, pair.base, pair.rl)
+    >>> round(value, 3), changes  # k* = 5.16
+    (2.367, 1)
+    >>> log2_k_star(ks, pair.base, pair.base + 0.01)  # RL always ahead: censored at k = 1024
+    (10.0, 0)
     """
     cross = crossing_k(ks, base, rl)  # validates ks, base and rl
     if cross.k_star is not None:
@@ -120,10 +156,37 @@ def fit_logit_affine_parts(
     The large-k behaviour is set by the tail: q ≈ e^β p^α as p → 0, so a crossing needs α > 1 or
     β < 0 there; α = 1 with β > 0 is the exact tilt, which never crosses.
 
+    Parameters
+    ----------
+    p, q : array_like of float
+        Base and RL success probabilities per problem.
+    min_p : float
+        Problems with p below it are left out.
+    tail_p : float
+        The boundary between the tail and the bulk.
+
+    Returns
+    -------
+    dict
+        ``alpha``, ``beta``, ``alpha_tail``, ``beta_tail``, ``alpha_bulk``, ``beta_bulk``,
+        ``n_tail`` and ``fixed_point_tail``.
+
     References
     ----------
     docs/rlvr.md#sharpening-models-our-analysis (the logit-affine model, its fixed
     point and the slopes −a, −a/α).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk import logit_affine
+    >>> from theory.passk_stats import fit_logit_affine_parts
+    >>> p = np.linspace(0.05, 0.95, 19)
+    >>> parts = fit_logit_affine_parts(p, logit_affine(p, 2.0, 1.0), min_p=0.01, tail_p=0.3)
+    >>> round(parts["alpha_tail"], 6), round(parts["beta_bulk"], 6), parts["n_tail"]
+    (2.0, 1.0, 5)
+    >>> round(parts["fixed_point_tail"], 4)  # σ(−1)
+    0.2689
     """
     p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
     keep = p >= min_p
@@ -148,9 +211,28 @@ def accuracy_histogram(c: ArrayLike, n: int) -> NDArray[np.int64]:
     """Problems per bin of the per-problem accuracy c/n: {0}, (0, .1], (.1, .2], ..., (.9, 1),
     {1}, an array of 12 counts.
 
+    Parameters
+    ----------
+    c : array_like of int
+        Correct samples per problem.
+    n : int
+        Samples per problem.
+
+    Returns
+    -------
+    numpy.ndarray of int, (12,)
+        Problems per bin.
+
     References
     ----------
     docs/rlvr.md#passk-and-its-estimator (the accuracy histogram).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.passk_stats import accuracy_histogram
+    >>> accuracy_histogram(np.array([0, 1, 5, 10, 10]), 10).tolist()  # {0}, (0, .1], …, {1}
+    [1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2]
     """
     c = np.asarray(c)
     acc = c / n
@@ -162,7 +244,24 @@ def accuracy_histogram(c: ArrayLike, n: int) -> NDArray[np.int64]:
 def solved_sets(c_base: ArrayLike, c_rl: ArrayLike) -> dict[str, int]:
     """Venn counts of the problems two models solve (c > 0): ``both``, ``base_only``,
     ``rl_only``, ``neither`` (the paper finds RL's solved set inside the base's:
-    docs/rlvr.md#the-papers-findings-the-checks-compare-with)."""
+    docs/rlvr.md#the-papers-findings-the-checks-compare-with).
+
+    Parameters
+    ----------
+    c_base, c_rl : array_like of int
+        Correct samples per problem of each model.
+
+    Returns
+    -------
+    dict of str to int
+        ``both``, ``base_only``, ``rl_only`` and ``neither``.
+
+    Examples
+    --------
+    >>> from theory.passk_stats import solved_sets
+    >>> solved_sets([1, 0, 2, 0], [1, 3, 0, 0])
+    {'both': 1, 'base_only': 1, 'rl_only': 1, 'neither': 1}
+    """
     b, r = np.asarray(c_base) > 0, np.asarray(c_rl) > 0
     return {
         "both": int(np.sum(b & r)),
@@ -175,7 +274,24 @@ def solved_sets(c_base: ArrayLike, c_rl: ArrayLike) -> dict[str, int]:
 def solved_regions(counts: dict[str, ArrayLike]) -> dict[str, int]:
     """Venn counts of the solved sets (c > 0) of any number of models: one entry per combination,
     named by the models that solve the problem joined with "+" ("none" for no model), the
-    combination of all first; every combination is listed, zeros included."""
+    combination of all first; every combination is listed, zeros included.
+
+    Parameters
+    ----------
+    counts : dict of str to array_like of int
+        Model name → correct samples per problem (the same problems for every model).
+
+    Returns
+    -------
+    dict of str to int
+        Problem count per combination of solving models.
+
+    Examples
+    --------
+    >>> from theory.passk_stats import solved_regions
+    >>> solved_regions({"base": [1, 0, 2, 0], "rl": [1, 3, 0, 0]})
+    {'base+rl': 1, 'rl': 1, 'base': 1, 'none': 1}
+    """
     names = list(counts)
     solved = np.stack([np.asarray(c) > 0 for c in counts.values()], axis=1)  # (P, models)
     code = solved @ (1 << np.arange(len(names)))  # bit j: solved by model j

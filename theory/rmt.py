@@ -72,7 +72,26 @@ QUADRATURE_NODES = 96  # Gauss–Hermite nodes: exact to ~1e-12 for tanh at ever
 @functools.cache
 def hermite_rule(nodes: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Nodes and weights of E f(z), z ~ N(0, 1): probabilists' Gauss–Hermite, weights sum to 1
-    (cached and read-only)."""
+    (cached and read-only).
+
+    Parameters
+    ----------
+    nodes : int
+        Number of nodes n; the rule is exact for polynomials of degree up to 2n − 1.
+
+    Returns
+    -------
+    x, w : numpy.ndarray of float, each (nodes,)
+        The nodes and their weights: E f(z) ≈ Σ_i w_i f(x_i). The same read-only arrays on every
+        call with the same ``nodes``.
+
+    Examples
+    --------
+    >>> from theory.rmt import hermite_rule
+    >>> x, w = hermite_rule(8)
+    >>> len(x), round(float(w.sum()), 12), round(float(w @ x**2), 12)  # E 1 and E z²
+    (8, 1.0, 1.0)
+    """
     x, w = np.polynomial.hermite_e.hermegauss(nodes)
     w = w / math.sqrt(2.0 * math.pi)
     x.flags.writeable = False
@@ -85,8 +104,37 @@ def gaussian_expectation(
 ) -> float:
     """E f(z_1, ..., z_dims) for independent standard normals, by tensor Gauss–Hermite quadrature.
 
-    ``f`` receives one array per dimension (broadcast against each other) and returns values of
-    the same shape.
+    .. math:: E f(z) ≈ Σ_{i_1..i_d} w_{i_1} ⋯ w_{i_d} f(x_{i_1}, ..., x_{i_d})
+
+    on the rule of :func:`hermite_rule`.
+
+    Parameters
+    ----------
+    f : callable
+        Takes one array per dimension (broadcast against each other) and returns values of the
+        same shape.
+    dims : int
+        Number of independent normals, at least 1 (the cost is nodes^dims evaluations).
+    nodes : int
+        Nodes per dimension.
+
+    Returns
+    -------
+    float
+        The expectation.
+
+    Raises
+    ------
+    ValueError
+        If ``dims`` < 1.
+
+    Examples
+    --------
+    >>> from theory.rmt import gaussian_expectation
+    >>> round(gaussian_expectation(lambda z: z**4), 12)  # E z⁴ = 3
+    3.0
+    >>> round(gaussian_expectation(lambda u, v: (u * v) ** 2, dims=2), 12)
+    1.0
     """
     if dims < 1:
         raise ValueError(f"dims must be >= 1 (got {dims})")
@@ -205,6 +253,37 @@ def rf_constants(
 
     Monte Carlo is not an option: s_t² is a small difference of O(1) numbers
     (docs/diffusion.md#the-reference-spectrum-scripts-constants-and-ours).
+
+    Parameters
+    ----------
+    t : float
+        Diffusion time, > 0: x_t = e^{−t} x_0 + √Δ_t ξ with Δ_t = 1 − e^{−2t}.
+    activation : callable
+        The elementwise activation σ of the random features (default tanh).
+    sigma_x2 : float
+        σ_x² = Tr Σ / d, the data variance, > 0.
+    nodes : int
+        Gauss–Hermite nodes per axis (:func:`hermite_rule`).
+
+    Returns
+    -------
+    RFConstants
+        a_t, b_t = √Δ_t·a_t, v_t² and s_t², with ``t`` and ``sigma_x2``.
+
+    Raises
+    ------
+    ValueError
+        If ``t`` or ``sigma_x2`` is not a positive finite number.
+
+    Examples
+    --------
+    >>> import math
+    >>> from theory.rmt import rf_constants
+    >>> c = rf_constants(0.5)
+    >>> round(c.a, 4), round(c.b, 4), round(c.v2, 6), round(c.s2, 5)
+    (0.6057, 0.4816, 0.001124, 0.02629)
+    >>> math.isclose(c.b, math.sqrt(c.delta) * c.a)
+    True
     """
     if not (t > 0 and math.isfinite(t)):
         raise ValueError(f"t must be a positive finite diffusion time (got {t})")
@@ -392,7 +471,28 @@ def _continuation(
 
 # ------------------------------------------------------------------------------ sample covariance
 def marchenko_pastur_edges(ratio: float, variance: float = 1.0) -> tuple[float, float]:
-    """Edges σ²(1 ∓ √γ)² of the Marchenko–Pastur law with ratio γ = p/n."""
+    """Edges σ²(1 ∓ √γ)² of the Marchenko–Pastur law with ratio γ = p/n.
+
+    Parameters
+    ----------
+    ratio : float
+        γ = p/n, > 0.
+    variance : float
+        σ², the variance of the entries.
+
+    Returns
+    -------
+    lower, upper : float
+        The edges a = σ²(1 − √γ)² and b = σ²(1 + √γ)² of the bulk.
+
+    Examples
+    --------
+    >>> from theory.rmt import marchenko_pastur_edges
+    >>> marchenko_pastur_edges(0.25)
+    (0.25, 2.25)
+    >>> marchenko_pastur_edges(4.0, variance=2.0)
+    (2.0, 18.0)
+    """
     root = math.sqrt(ratio)
     return variance * (1.0 - root) ** 2, variance * (1.0 + root) ** 2
 
@@ -400,7 +500,33 @@ def marchenko_pastur_edges(ratio: float, variance: float = 1.0) -> tuple[float, 
 def marchenko_pastur_density(x: ArrayLike, ratio: float, variance: float = 1.0) -> NDArray:
     """The absolutely continuous part of the Marchenko–Pastur law of S = σ² Z Zᵀ/n, Z p × n
     i.i.d. standard, γ = p/n:  ρ(x) = √((b − x)(x − a)) / (2π σ² γ x) on [a, b]. (For γ > 1 an atom
-    of mass 1 − 1/γ sits at 0.)"""
+    of mass 1 − 1/γ sits at 0.)
+
+    Parameters
+    ----------
+    x : array_like of float
+        Where to evaluate ρ.
+    ratio : float
+        γ = p/n, > 0.
+    variance : float
+        σ², > 0.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        ρ(x), the shape of ``x``; 0 outside (a, b) (:func:`marchenko_pastur_edges`).
+
+    Raises
+    ------
+    ValueError
+        If ``ratio`` or ``variance`` is not positive.
+
+    Examples
+    --------
+    >>> from theory.rmt import marchenko_pastur_density
+    >>> marchenko_pastur_density([0.25, 1.0, 3.0], 0.25).round(4).tolist()  # edges 0.25, 2.25
+    [0.0, 0.6164, 0.0]
+    """
     if not (ratio > 0 and variance > 0):
         raise ValueError("ratio and variance must be positive")
     x = np.asarray(x, dtype=float)
@@ -433,7 +559,35 @@ def sample_covariance_stieltjes(
     lam: ArrayLike, *, ratio: float, spectrum: DataSpectrum, eta: ArrayLike | None = None
 ) -> tuple[NDArray[np.complex128], NDArray[np.bool_]]:
     """m(λ + iη) of the sample covariance with population ρ_Σ and ratio γ = p/n (Silverstein's
-    equation m = E_τ 1/(τ(1 − γ − γ z m) − z)), by η-continuation; returns (m, converged)."""
+    equation m = E_τ 1/(τ(1 − γ − γ z m) − z)), by η-continuation; returns (m, converged).
+
+    Parameters
+    ----------
+    lam : array_like of float
+        Real parts λ of z.
+    ratio : float
+        γ = p/n.
+    spectrum : DataSpectrum
+        The population spectrum ρ_Σ (atoms τ_k with weights).
+    eta : array_like of float, optional
+        Imaginary parts of z (broadcast against ``lam``); default just above the real axis,
+        ``ETA_REL · max(|λ|, ETA_FLOOR_REL · scale)``, so that Im m/π is the density.
+
+    Returns
+    -------
+    m : numpy.ndarray of complex, (len(lam),)
+        The Stieltjes transform on the Herglotz branch (Im m > 0).
+    converged : numpy.ndarray of bool, (len(lam),)
+        Whether Newton converged at each point.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.rmt import DataSpectrum, sample_covariance_stieltjes
+    >>> m, ok = sample_covariance_stieltjes([1.0], ratio=0.25, spectrum=DataSpectrum.identity())
+    >>> round(float(m[0].imag / np.pi), 4), bool(ok.all())  # Σ = I: Marchenko–Pastur's ρ(1)
+    (0.6164, True)
+    """
     lam = np.atleast_1d(np.asarray(lam, dtype=float))
     scale = max(spectrum.atoms) * (1.0 + math.sqrt(ratio)) ** 2
     if eta is None:
@@ -454,7 +608,37 @@ def sample_covariance_spectrum(
     *, ratio: float, spectrum: DataSpectrum, points: int = 1000
 ) -> Spectrum:
     """The limiting spectrum of a sample covariance (Silverstein): an atom at 0 of mass
-    max(0, 1 − 1/γ) and the bulks of Im m/π."""
+    max(0, 1 − 1/γ) and the bulks of Im m/π (:func:`sample_covariance_stieltjes`,
+    :func:`find_bulks`).
+
+    Parameters
+    ----------
+    ratio : float
+        γ = p/n, > 0.
+    spectrum : DataSpectrum
+        The population spectrum ρ_Σ.
+    points : int
+        Points of the log grid on which the bulks are searched.
+
+    Returns
+    -------
+    Spectrum
+        The atom at 0 (``delta_location``, ``delta_mass``), the density on its grid and the bulks.
+
+    Raises
+    ------
+    ValueError
+        If ``ratio`` is not a positive finite number.
+
+    Examples
+    --------
+    >>> from theory.rmt import DataSpectrum, sample_covariance_spectrum
+    >>> spec = sample_covariance_spectrum(ratio=4.0, spectrum=DataSpectrum.identity())
+    >>> spec.delta_mass  # the atom at 0: 1 − 1/γ
+    0.75
+    >>> [(round(b.mass, 4), round(b.lower, 4), round(b.upper, 4)) for b in spec.bulks]
+    [(0.25, 1.0, 9.0)]
+    """
     if not (ratio > 0 and math.isfinite(ratio)):
         raise ValueError(f"ratio must be positive (got {ratio})")
 
@@ -576,8 +760,45 @@ def rf_stieltjes(
     ``ETA_FLOOR_REL · λ_top``, i.e. just above the real axis. The
     solution is tracked by η-continuation from far above the spectrum, where q ≈ −1/z, so the
     branch is the Herglotz one (Im q > 0). With ``offsets``, ``lam`` holds λ − s_t² (exact
-    near the delta, where s_t² + x would round away an x below ulp(s_t²)). Returns (q, δ,
-    converged).
+    near the delta, where s_t² + x would round away an x below ulp(s_t²)).
+
+    Parameters
+    ----------
+    lam : array_like of float
+        Real parts λ of z (or λ − s_t² with ``offsets``).
+    psi_p, psi_n : float
+        ψ_p = p/d features and ψ_n = n/d samples per input dimension.
+    t : float
+        Diffusion time, > 0.
+    spectrum : DataSpectrum, optional
+        The data covariance's spectrum ρ_Σ (default Σ = I).
+    activation : callable
+        The activation σ (default tanh).
+    eta : array_like of float, optional
+        Imaginary parts of z; default just above the real axis (above).
+    consts : RFConstants, optional
+        Precomputed :func:`rf_constants` at ``t`` (computed when None).
+    x_floor : float, optional
+        The smallest |λ − s_t²| that sets η (above).
+    offsets : bool
+        Whether ``lam`` holds λ − s_t².
+
+    Returns
+    -------
+    q : numpy.ndarray of complex
+        The Stieltjes transform of U's spectrum at each z; ρ(λ) ≈ Im q/π.
+    delta : numpy.ndarray of complex
+        δ(z) of Theorem 3.1 at each z.
+    converged : numpy.ndarray of bool
+        Whether Newton converged at each z.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.rmt import rf_stieltjes
+    >>> q, delta, ok = rf_stieltjes([0.5], psi_p=4.0, psi_n=2.0, t=0.5)
+    >>> bool(q[0].imag > 0), bool(ok.all()), round(float(q[0].imag / np.pi), 4)  # ρ(0.5)
+    (True, True, 0.1468)
     """
     spectrum = DataSpectrum.identity() if spectrum is None else spectrum
     consts = rf_constants(t, activation, sigma_x2=spectrum.mean) if consts is None else consts
@@ -903,7 +1124,36 @@ def find_bulks(
     edges, and for a gap inside a bulk that is narrower than the grid, where the bulk is then
     split: :func:`_measure_bulks`). A bulk touching the bottom of the grid gets lower edge 0.
 
-    Returns (grid, density on it, bulks, quadrature (x nodes, ρ) per bulk).
+    Parameters
+    ----------
+    density : callable
+        ρ(x) for an array of x > 0, vectorised.
+    x_max : float
+        Top of the search range, above the highest bulk.
+    points : int
+        Points of the log grid.
+    x_min_rel : float
+        Bottom of the grid relative to ``x_max``.
+    mass_levels : int
+        Levels of the adaptive tanh-sinh quadrature of each mass (0: one estimate).
+
+    Returns
+    -------
+    grid : numpy.ndarray of float
+        The log grid.
+    rho : numpy.ndarray of float
+        ρ on the grid.
+    bulks : list of Bulk
+        The bulks in increasing x, with their masses and edges.
+    nodes : list of tuple
+        Per bulk, the quadrature's (x nodes, ρ at them).
+
+    Examples
+    --------
+    >>> from theory.rmt import find_bulks, marchenko_pastur_density
+    >>> grid, rho, bulks, nodes = find_bulks(lambda x: marchenko_pastur_density(x, 0.25), 3.0)
+    >>> [(round(b.mass, 4), round(b.lower, 4), round(b.upper, 4)) for b in bulks]
+    [(1.0, 0.25, 2.25)]
     """
     x = np.geomspace(x_max * x_min_rel, x_max, points)
     rho = density(x)
@@ -1109,7 +1359,28 @@ def rf_mass_levels(
     weights); ρ1, up to the p − d eigenvalues outside the span of W (level 1 − 1/ψ_p); and ρ2,
     the d eigenvalues of W's span, per atom of ρ_Σ (levels 1 − 1/ψ_p + W_k/ψ_p). For ψ_p ≤ 1 the
     span of W is everything and only the atoms' levels W_k remain. Groups may merge (no gap
-    then), but a gap elsewhere means a bulk was missed or cut."""
+    then), but a gap elsewhere means a bulk was missed or cut.
+
+    Parameters
+    ----------
+    psi_p, psi_n : float
+        ψ_p = p/d and ψ_n = n/d.
+    spectrum : DataSpectrum, optional
+        The data covariance's spectrum ρ_Σ (default Σ = I).
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The levels, sorted and distinct, the last one 1.
+
+    Examples
+    --------
+    >>> from theory.rmt import DataSpectrum, rf_mass_levels
+    >>> rf_mass_levels(4.0, 2.0).tolist()  # low bulk to 1/4 + 1/4, ρ1 to 1 − 1/4, ρ2 to 1
+    [0.5, 0.75, 1.0]
+    >>> rf_mass_levels(4.0, 2.0, DataSpectrum.of([0.5, 1.5])).tolist()  # and per atom of ρ_Σ
+    [0.375, 0.5, 0.75, 0.875, 1.0]
+    """
     spectrum = DataSpectrum.identity() if spectrum is None else spectrum
     partial = np.cumsum(spectrum.weights)
     delta = max(0.0, 1.0 - (1.0 + psi_n) / psi_p)
@@ -1162,6 +1433,47 @@ def rf_spectrum(
     :data:`SELF_CHECK_MASS_TOL`, density finite and non-negative) is never returned silently:
     it raises :class:`SpectrumSelfCheckError` with ``strict``, else it is returned with a
     :class:`SpectrumSelfCheckWarning`.
+
+    Parameters
+    ----------
+    psi_p, psi_n : float
+        ψ_p = p/d features and ψ_n = n/d samples per input dimension, > 0.
+    t : float
+        Diffusion time, > 0.
+    spectrum : DataSpectrum, optional
+        The data covariance's spectrum ρ_Σ (default Σ = I).
+    activation : callable
+        The activation σ (default tanh).
+    points : int
+        Points of the log grid on which the bulks are searched (at least 16).
+    strict : bool
+        Raise instead of warn when the self-check fails.
+    mass_levels : int
+        Levels of the adaptive quadrature of each bulk's mass.
+
+    Returns
+    -------
+    RFSpectrum
+        The spectrum with its model (conventions: :class:`RFSpectrum`).
+
+    Raises
+    ------
+    ValueError
+        If ``psi_p`` or ``psi_n`` is not positive and finite, or ``points`` < 16.
+    SpectrumSelfCheckError
+        With ``strict``, if the self-check fails.
+
+    Warns
+    -----
+    SpectrumSelfCheckWarning
+        Without ``strict``, if the self-check fails.
+
+    Examples
+    --------
+    >>> from theory.rmt import rf_spectrum
+    >>> spec = rf_spectrum(psi_p=4.0, psi_n=2.0, t=0.5)
+    >>> spec.delta_mass, [round(b.mass, 3) for b in spec.bulks], spec.self_check_passed
+    (0.25, [0.5, 0.25], True)
     """
     for name, value in (("psi_p", psi_p), ("psi_n", psi_n)):
         if not (value > 0 and math.isfinite(value)):
@@ -1285,6 +1597,30 @@ def rf_density_per_point(
     unknowns per λ solved by Levenberg–Marquardt (``scipy.optimize.root``) along the 113-stage
     ε schedule, z = λ + iε (the Herglotz sign; the script's λ − iε with |Im q| hides branches).
     Slow by design: O(113 · LM solves) per point.
+
+    Parameters
+    ----------
+    lam : array_like of float
+        Where to evaluate ρ.
+    psi_p, psi_n : float
+        ψ_p = p/d and ψ_n = n/d.
+    t : float
+        Diffusion time, > 0.
+    spectrum : DataSpectrum, optional
+        The data covariance's spectrum ρ_Σ (default Σ = I).
+    activation : callable
+        The activation σ (default tanh).
+
+    Returns
+    -------
+    numpy.ndarray of float
+        ρ(λ) = Im q/π at each λ.
+
+    Examples
+    --------
+    >>> from theory.rmt import rf_density_per_point
+    >>> rf_density_per_point([0.5], psi_p=4.0, psi_n=2.0, t=0.5).round(4).tolist()  # rf_stieltjes
+    [0.1468]
     """
     from scipy.optimize import root
 
@@ -1334,7 +1670,31 @@ def domain_sample(
 ) -> NDArray[np.float64]:
     """``n`` points (ψ_p, ψ_n, t) drawn log-uniformly from the box ψ_p ∈ ``psi_p``, ψ_n ∈
     ``psi_n``, t ∈ ``t`` (default: the whole box :data:`DOMAIN_PSI`² × :data:`DOMAIN_T`; a fixed
-    draw for a given seed)."""
+    draw for a given seed).
+
+    Parameters
+    ----------
+    n : int
+        Number of points.
+    seed : int
+        Seed of the draw.
+    psi_p, psi_n, t : tuple of float
+        (low, high) of each coordinate.
+
+    Returns
+    -------
+    numpy.ndarray of float, (n, 3)
+        One row (ψ_p, ψ_n, t) per point.
+
+    Examples
+    --------
+    >>> from theory.rmt import DOMAIN_T, domain_sample
+    >>> points = domain_sample(3, seed=1)
+    >>> points.shape, bool(((points[:, :2] >= 1) & (points[:, :2] <= 4096)).all())
+    ((3, 3), True)
+    >>> bool(((points[:, 2] >= DOMAIN_T[0]) & (points[:, 2] <= DOMAIN_T[1])).all())
+    True
+    """
     rng = np.random.default_rng(seed)
     lo = np.log([psi_p[0], psi_n[0], t[0]])
     hi = np.log([psi_p[1], psi_n[1], t[1]])
@@ -1352,7 +1712,33 @@ def domain_scan(
     self-check, its unconverged points, its bulks' masses and the CPU seconds it took. With
     ``fine_points``, the same spectrum on a grid of that many points too: its masses
     (``fine_masses``) and whether the bulk structure is the same on both grids
-    (``same_structure``: as many bulks, each mass within :data:`SELF_CHECK_MASS_TOL`)."""
+    (``same_structure``: as many bulks, each mass within :data:`SELF_CHECK_MASS_TOL`).
+
+    Parameters
+    ----------
+    points : numpy.ndarray of float, (N, 3)
+        Rows (ψ_p, ψ_n, t), as :func:`domain_sample` draws them.
+    spectrum_points : int
+        The grid of each :func:`rf_spectrum`.
+    mass_levels : int
+        Levels of the adaptive quadrature of each bulk's mass.
+    fine_points : int, optional
+        A second, finer grid to compare with.
+
+    Returns
+    -------
+    list of dict
+        Per row: ``psi_p``, ``psi_n``, ``t``, ``total_mass``, ``passed``, ``unconverged``,
+        ``masses`` and ``cpu_s`` (and ``fine_masses``, ``same_structure`` with ``fine_points``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.rmt import domain_scan
+    >>> [row] = domain_scan(np.array([[4.0, 2.0, 0.5]]), spectrum_points=200)
+    >>> row["passed"], round(row["total_mass"], 6), [round(m, 4) for m in row["masses"]]
+    (True, 1.0, [0.5, 0.25])
+    """
     import time
 
     def solve(psi_p: float, psi_n: float, t: float, grid: int) -> RFSpectrum:
@@ -1390,7 +1776,28 @@ def rf_constants_direct(consts: RFConstants, *, nodes: int = 128) -> tuple[float
     tanh: b_t = E[v σ(cu + √Δ v)] by 2-D and v_t² = E[σ(cu + √Δ v) σ(cu + √Δ w)] − a_t²c² by 3-D
     tensor Gauss–Hermite quadrature (u, v, w independent N(0, 1), c = e^{−t}σ_x, Δ = Δ_t), on
     ``nodes`` nodes per axis against the 96 of :func:`rf_constants` and without its
-    conditional-mean shortcut: a second route to two of its constants."""
+    conditional-mean shortcut: a second route to two of its constants.
+
+    Parameters
+    ----------
+    consts : RFConstants
+        The constants to check (their t, σ_x² and a_t are used).
+    nodes : int
+        Gauss–Hermite nodes per axis.
+
+    Returns
+    -------
+    b, v2 : float
+        b_t and v_t² by the direct route.
+
+    Examples
+    --------
+    >>> from theory.rmt import rf_constants, rf_constants_direct
+    >>> c = rf_constants(0.5)
+    >>> b, v2 = rf_constants_direct(c)
+    >>> abs(b - c.b) < 1e-10, abs(v2 - c.v2) < 1e-10
+    (True, True)
+    """
     c, noise = consts.decay * math.sqrt(consts.sigma_x2), math.sqrt(consts.delta)
     b = gaussian_expectation(lambda u, v: v * np.tanh(c * u + noise * v), dims=2, nodes=nodes)
     both = gaussian_expectation(
@@ -1402,7 +1809,24 @@ def rf_constants_direct(consts: RFConstants, *, nodes: int = 128) -> tuple[float
 def half_unit_in_last_digit(value: float) -> float:
     """Half a unit in the last printed digit of ``value`` as ``repr`` prints it (0.08523 → 5e-6,
     5e-05 → 5e-6), enlarged by a relative 1e-9: how far a rounded table entry may lie from the
-    number it rounds."""
+    number it rounds.
+
+    Parameters
+    ----------
+    value : float
+        A table entry.
+
+    Returns
+    -------
+    float
+        Half a unit in its last digit, times 1 + 1e-9.
+
+    Examples
+    --------
+    >>> from theory.rmt import half_unit_in_last_digit
+    >>> half_unit_in_last_digit(0.08523), half_unit_in_last_digit(5e-05)
+    (5.000000005000001e-06, 5.000000005000001e-06)
+    """
     mantissa, _, exponent = repr(value).partition("e")
     decimals = len(mantissa.partition(".")[2])
     return 0.5 * 10.0 ** (-decimals + (int(exponent) if exponent else 0)) * (1 + 1e-9)
@@ -1432,7 +1856,30 @@ def compare_constants(
 ) -> ConstantsComparison:
     """``constants(t)``'s (a_t, b_t, v_t², s_t²) against a rounded ``table`` {t: (a, b, v2, s2)},
     each within half a unit of the entry's last printed digit (:func:`half_unit_in_last_digit`),
-    and its b_t, v_t² against :func:`rf_constants_direct`."""
+    and its b_t, v_t² against :func:`rf_constants_direct`.
+
+    Parameters
+    ----------
+    table : dict of float to tuple of 4 float
+        t → (a_t, b_t, v_t², s_t²) as a reference prints them, rounded.
+    constants : callable
+        t → :class:`RFConstants` (default :func:`rf_constants`).
+
+    Returns
+    -------
+    ConstantsComparison
+        Per t the constants against the table, the worst distance in half-units, and the largest
+        difference from the direct route.
+
+    Examples
+    --------
+    >>> from theory.rmt import compare_constants
+    >>> comparison = compare_constants({0.5: (0.6057, 0.4816, 0.0011, 0.0263)})
+    >>> comparison.rows[0]["within_rounding"], comparison.worst_fraction_of_rounding < 1
+    ([True, True, True, True], True)
+    >>> comparison.identity_error < 1e-10
+    True
+    """
     rows, worst, identity_error = [], 0.0, 0.0
     for t, entries in table.items():
         k = constants(t)
@@ -1465,7 +1912,34 @@ def stieltjes_sanity(
 ) -> StieltjesSanity:
     """The Herglotz sign of q on ``spec``'s grid, the far field q(z) ≈ −1/z at nine points of
     |z| = 10³·λ_max, and the residue −ζ q(ζ) of the delta at s_t² (ζ = 10⁻⁹ s_t² i above it),
-    each from ``stieltjes`` (Theorem 3.1's q)."""
+    each from ``stieltjes`` (Theorem 3.1's q).
+
+    Parameters
+    ----------
+    spec : Spectrum
+        A spectrum of U (its grid and delta are read).
+    stieltjes : callable
+        :func:`rf_stieltjes` or a function with its signature.
+    psi_p, psi_n : float
+        ψ_p and ψ_n of ``spec``.
+    t : float
+        Diffusion time of ``spec``.
+
+    Returns
+    -------
+    StieltjesSanity
+        The three measurements and whether Newton converged.
+
+    Examples
+    --------
+    >>> from theory.rmt import rf_spectrum, stieltjes_sanity
+    >>> spec = rf_spectrum(psi_p=4.0, psi_n=2.0, t=0.5)
+    >>> sanity = stieltjes_sanity(spec, psi_p=4.0, psi_n=2.0, t=0.5)
+    >>> sanity.converged, sanity.min_imag_q_over_abs_q > -1e-12, sanity.far_field_error < 1e-3
+    (True, True, True)
+    >>> round(sanity.delta_residue, 6)  # the delta's mass, 1 − (1 + ψ_n)/ψ_p
+    0.25
+    """
     q_grid, _, converged = stieltjes(spec.lam, psi_p=psi_p, psi_n=psi_n, t=t)
     min_im = float(np.min(q_grid.imag / np.abs(q_grid)))
     far = 1e3 * spec.lam[-1] * np.exp(1j * np.linspace(0.05, np.pi - 0.05, 9))
@@ -1497,7 +1971,31 @@ def per_point_comparison(
 ) -> PerPointComparison:
     """ρ = Im q(λ + 10⁻⁹ i)/π of ``stieltjes`` against the per-λ Levenberg–Marquardt continuation
     :func:`rf_density_per_point` at ``points`` λ spread evenly inside the bulks of
-    ``spectrum_fn(**model)`` (Theorem 3.1, two independent solvers of the same equations)."""
+    ``spectrum_fn(**model)`` (Theorem 3.1, two independent solvers of the same equations).
+
+    Parameters
+    ----------
+    spectrum_fn : callable
+        :func:`rf_spectrum` or a function with its signature; its bulks place the λ.
+    stieltjes : callable
+        :func:`rf_stieltjes` or a function with its signature.
+    points : int
+        λ compared, spread over the bulks (the same number in each).
+    **model
+        ``psi_p``, ``psi_n``, ``t`` (and optionally ``spectrum``, ``activation``).
+
+    Returns
+    -------
+    PerPointComparison
+        The spectrum, the λ, the per-point densities and the largest relative difference.
+
+    Examples
+    --------
+    >>> from theory.rmt import per_point_comparison, rf_spectrum, rf_stieltjes
+    >>> comparison = per_point_comparison(rf_spectrum, rf_stieltjes, 2, psi_p=4.0, psi_n=2.0, t=0.5)
+    >>> comparison.lam.size, comparison.max_relative_difference < 1e-8
+    (2, True)
+    """
     small = spectrum_fn(**model)
     lam = np.concatenate(
         [np.linspace(b.lower, b.upper, points // len(small.bulks) + 2)[1:-1] for b in small.bulks]
@@ -1512,7 +2010,27 @@ def per_point_comparison(
 def u_tilde_top_edges(psi_p: float, t: float) -> tuple[float, float]:
     """Edges of the top bulk of Ũ = a_t² W Σ_t Wᵀ/d + (v_t² + s_t²) I (Σ = I), the n → ∞ limit
     of ρ2: the nonzero eigenvalues of W Σ_t Wᵀ/d are ψ_p times a sample covariance with
-    population Σ_t = e^{−2t}Σ + Δ_t I and ratio d/p = 1/ψ_p (Silverstein's equation)."""
+    population Σ_t = e^{−2t}Σ + Δ_t I and ratio d/p = 1/ψ_p (Silverstein's equation).
+
+    Parameters
+    ----------
+    psi_p : float
+        ψ_p = p/d.
+    t : float
+        Diffusion time, > 0.
+
+    Returns
+    -------
+    lower, upper : float
+        The edges of Ũ's top bulk.
+
+    Examples
+    --------
+    >>> from theory.rmt import u_tilde_top_edges
+    >>> lower, upper = u_tilde_top_edges(64.0, 0.5)
+    >>> round(lower, 3), round(upper, 3)
+    (18.004, 29.745)
+    """
     k = rf_constants(t)
     sigma_t = DataSpectrum.of([k.decay**2 + k.delta])
     bulk = sample_covariance_spectrum(ratio=1.0 / psi_p, spectrum=sigma_t).bulks[-1]
@@ -1524,7 +2042,28 @@ def rho1_marchenko_pastur_edges(
     ratio: NDArray[np.float64], t: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The edges s_t² + v_t²(1 ∓ √r)² of ρ1 for r = ψ_p/ψ_n ≫ 1 (Σ = I, Theorem 3.1's regime
-    ψ_p ≫ ψ_n ≫ 1): a Marchenko–Pastur law of ratio r and variance v_t², shifted by s_t²."""
+    ψ_p ≫ ψ_n ≫ 1): a Marchenko–Pastur law of ratio r and variance v_t², shifted by s_t².
+
+    Parameters
+    ----------
+    ratio : numpy.ndarray of float
+        r = ψ_p/ψ_n.
+    t : float
+        Diffusion time, > 0.
+
+    Returns
+    -------
+    lower, upper : numpy.ndarray of float
+        The edges, the shape of ``ratio``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.rmt import rho1_marchenko_pastur_edges
+    >>> lower, upper = rho1_marchenko_pastur_edges(np.array([64.0]), 0.5)
+    >>> round(float(lower[0]), 4), round(float(upper[0]), 4)  # s_t² + v_t²·49, s_t² + v_t²·81
+    (0.0814, 0.1174)
+    """
     consts = rf_constants(t)
     lower = consts.s2 + consts.v2 * (1 - np.sqrt(ratio)) ** 2
     upper = consts.s2 + consts.v2 * (1 + np.sqrt(ratio)) ** 2
@@ -1569,7 +2108,39 @@ def two_bulks(
     whose mass is nearest (ψ_n − 1)/ψ_p) and ρ2 (the top bulk); the power laws of ψ_p/λ at ρ1's
     edges in ψ_n; ρ1's edges against :func:`rho1_marchenko_pastur_edges` where
     ψ_p/ψ_n ≥ ``mp_from_ratio``; ρ2's edges over ψ_p at ψ_n = 16 across ``psi_ps``; and ρ2's
-    distance to the edges of Ũ (:func:`u_tilde_top_edges`, its n → ∞ limit)."""
+    distance to the edges of Ũ (:func:`u_tilde_top_edges`, its n → ∞ limit).
+
+    Parameters
+    ----------
+    spectrum_fn : callable
+        :func:`rf_spectrum` or a function with its signature.
+    psi_p : float
+        ψ_p of the ψ_n sweep.
+    psi_ns : numpy.ndarray of float
+        The ψ_n swept (at least 3, for the power-law fits), each with ψ_p ≫ ψ_n ≫ 1.
+    psi_ps : sequence of float
+        The ψ_p of ρ2's scaling sweep at ψ_n = 16.
+    t : float
+        Diffusion time, > 0.
+    mp_from_ratio : float
+        The smallest ψ_p/ψ_n at which ρ1's edges are compared with Marchenko–Pastur's.
+
+    Returns
+    -------
+    TwoBulks
+        The edges of ρ1 and ρ2, the fits and the distances to their limits.
+
+    Examples
+    --------
+    The claim ``diffusion.two_bulks_scaling`` runs it at ψ_p up to 4096 (a spectrum per ψ_n and
+    per ψ_p: seconds, so this example is not run by the doctests):
+
+    >>> import numpy as np
+    >>> from theory.rmt import rf_spectrum, two_bulks
+    >>> bulks = two_bulks(rf_spectrum, psi_p=4096.0, psi_ns=np.array([16.0, 32.0, 64.0]),
+    ...                   psi_ps=[1024.0, 4096.0], t=0.01)  # doctest: +SKIP
+    >>> bulks.rho1_fits[0].exponent  # doctest: +SKIP
+    """
     rows = []
     for psi_n in psi_ns:
         spec = spectrum_fn(psi_p=psi_p, psi_n=psi_n, t=t)

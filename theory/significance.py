@@ -22,7 +22,30 @@ __all__ = [
 def family_wise_t_critical(dof: int, n_tests: int, alpha: float = 0.0027) -> float:
     """Critical |t| for ``n_tests`` two-sided Student-t tests with ``dof`` degrees of freedom at
     family-wise error rate ``alpha`` (Bonferroni): t_{dof}^{-1}(1 − α / (2 n_tests)). The default
-    α = 0.0027 is the two-sided 3σ rate of one normal test."""
+    α = 0.0027 is the two-sided 3σ rate of one normal test.
+
+    Parameters
+    ----------
+    dof : int
+        Degrees of freedom of each test.
+    n_tests : int
+        Number of tests.
+    alpha : float
+        Family-wise error rate.
+
+    Returns
+    -------
+    float
+        The critical |t|.
+
+    Examples
+    --------
+    >>> from theory.significance import family_wise_t_critical
+    >>> round(family_wise_t_critical(10**6, 1), 3)  # one test, many dof: 3σ
+    3.0
+    >>> round(family_wise_t_critical(9, 4), 3)
+    5.067
+    """
     if dof < 1 or n_tests < 1:
         raise ValueError(f"dof and n_tests must be >= 1 (got {dof}, {n_tests})")
     if not 0 < alpha < 1:
@@ -32,7 +55,27 @@ def family_wise_t_critical(dof: int, n_tests: int, alpha: float = 0.0027) -> flo
 
 def binomial_se_percent(percent: ArrayLike, n: int) -> np.ndarray:
     """Standard error, in percentage points, of a share measured on ``n`` independent draws
-    whose true value is ``percent``: 100 · √(p (1 − p) / n) with p = percent / 100."""
+    whose true value is ``percent``: 100 · √(p (1 − p) / n) with p = percent / 100.
+
+    Parameters
+    ----------
+    percent : array_like of float
+        True shares, in percent.
+    n : int
+        Independent draws.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The standard errors, in percentage points.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.significance import binomial_se_percent
+    >>> binomial_se_percent(np.array([50.0, 10.0]), 100)
+    array([5., 3.])
+    """
     percent = np.asarray(percent, dtype=float)
     return 100.0 * np.sqrt(percent / 100 * (1 - percent / 100) / n)
 
@@ -40,7 +83,24 @@ def binomial_se_percent(percent: ArrayLike, n: int) -> np.ndarray:
 def worst_tolerance_ratio(*gates: Sequence[ArrayLike]) -> float:
     """The largest |measured − expected| / tolerance over every entry of every gate
     ``(measured, expected, tolerance)``: at most 1 exactly when each gated quantity lies within
-    its own tolerance, so one number decides a claim gated on several quantities."""
+    its own tolerance, so one number decides a claim gated on several quantities.
+
+    Parameters
+    ----------
+    *gates : sequence of array_like
+        Each ``(measured, expected, tolerance)``, broadcast against each other.
+
+    Returns
+    -------
+    float
+        The largest ratio.
+
+    Examples
+    --------
+    >>> from theory.significance import worst_tolerance_ratio
+    >>> worst_tolerance_ratio(([1.0, 2.5], [1.0, 2.0], [0.1, 1.0]), (0.3, 0.25, 0.1))
+    0.5
+    """
     return max(
         float(np.max(np.abs(np.asarray(measured, dtype=float) - expected) / tolerance))
         for measured, expected, tolerance in gates
@@ -75,7 +135,31 @@ class CurveZTest:
 def curve_z_test(samples: np.ndarray, theory: ArrayLike, alpha: float = 0.0027) -> CurveZTest:
     """Compare the mean of ``samples`` (samples, points) with ``theory`` (points,) at every point:
     z = (mean − theory) / s.e. over the samples, against the Bonferroni critical value of the
-    Student t with samples − 1 degrees of freedom over the points, family-wise α."""
+    Student t with samples − 1 degrees of freedom over the points, family-wise α.
+
+    Parameters
+    ----------
+    samples : numpy.ndarray of float, (samples, points)
+        Independent measurements of the curve.
+    theory : array_like of float, (points,)
+        The predicted curve.
+    alpha : float
+        Family-wise error rate.
+
+    Returns
+    -------
+    CurveZTest
+        Mean, standard error and z per point, and the critical |z|.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.significance import curve_z_test
+    >>> samples = np.array([[1.0, 2.0], [1.2, 2.1], [0.8, 1.9], [1.0, 2.0]])
+    >>> test = curve_z_test(samples, [1.0, 2.0])
+    >>> test.z.tolist(), round(test.critical, 2)  # 3 degrees of freedom, 2 points
+    ([0.0, 0.0], 11.68)
+    """
     n, points = samples.shape
     mean = samples.mean(axis=0)
     se = samples.std(axis=0, ddof=1) / np.sqrt(n)

@@ -54,6 +54,37 @@ def feature_frequencies(
     - ``linear``: p_i ∝ (n − i)/n (so p_n = 0: feature n never fires).
 
     Raises ``ValueError`` if some p_i would exceed 1 (E too large for the law).
+
+    Parameters
+    ----------
+    n : int
+        Number of features.
+    alpha : float
+        The paper's exponent α of the power law.
+    law : str
+        ``power``, ``exponential`` or ``linear``.
+    density : float
+        E = Σ p_i, the expected number of active features per sample.
+    scale : float
+        The exponential law's scale.
+
+    Returns
+    -------
+    numpy.ndarray of float, (n,)
+        p_1 ≥ … ≥ p_n.
+
+    Raises
+    ------
+    ValueError
+        If some p_i would exceed 1.
+
+    Examples
+    --------
+    >>> from theory.superposition import feature_frequencies
+    >>> feature_frequencies(4, 1.0).round(4)  # ∝ 1/i, summing to 1
+    array([0.48, 0.24, 0.16, 0.12])
+    >>> feature_frequencies(4, law="linear", density=0.5).round(4)
+    array([0.25  , 0.1667, 0.0833, 0.    ])
     """
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         raise ValueError(f"n must be a positive integer (got {n!r})")
@@ -91,6 +122,31 @@ def weak_loss(p: ArrayLike, kept: ArrayLike) -> float:
     .. math:: L = \sum_{i \notin \text{kept}} \left(\tfrac43 p_i - p_i^2\right).
 
     ``kept`` is a boolean mask of length n.
+
+    Parameters
+    ----------
+    p : array_like of float, (n,)
+        Feature frequencies.
+    kept : array_like of bool, (n,)
+        The represented features.
+
+    Returns
+    -------
+    float
+        L.
+
+    Raises
+    ------
+    ValueError
+        If ``kept`` does not have the shape of ``p``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.superposition import feature_frequencies, weak_loss
+    >>> p = feature_frequencies(4, 1.0)
+    >>> round(weak_loss(p, np.array([True, True, False, False])), 4)  # = weak_ideal_loss(p, 2)
+    0.3333
     """
     p = np.asarray(p, dtype=np.float64)
     kept = np.asarray(kept, dtype=bool)
@@ -108,6 +164,30 @@ def weak_ideal_loss(p: ArrayLike, m: ArrayLike) -> NDArray[np.float64]:
     for frequencies sorted in decreasing order (the paper's Fig. 4 comparison). Vectorised in m.
     Its log-log slope at finite n is steeper than the n → ∞ value α − 1
     (docs/superposition.md#weak-and-strong-superposition).
+
+    Parameters
+    ----------
+    p : array_like of float, (n,)
+        Feature frequencies (any order).
+    m : array_like of int
+        Widths, in [0, n].
+
+    Returns
+    -------
+    numpy.ndarray of float
+        L(m), the shape of ``m``.
+
+    Raises
+    ------
+    ValueError
+        If some m is outside [0, n].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.superposition import feature_frequencies, weak_ideal_loss
+    >>> weak_ideal_loss(feature_frequencies(4, 1.0), np.array([0, 2, 4])).round(4)
+    array([1.0053, 0.3333, 0.    ])
     """
     p = np.sort(np.asarray(p, dtype=np.float64))[::-1]
     cost = MEAN_V2 * p - MEAN_V**2 * p**2
@@ -120,12 +200,47 @@ def weak_ideal_loss(p: ArrayLike, m: ArrayLike) -> NDArray[np.float64]:
 
 # ------------------------------------------------------------------------ strong regime geometry
 def random_overlap_mean(m: ArrayLike) -> NDArray[np.float64] | float:
-    r"""E[(w·w′)²] = 1/m for independent uniform unit vectors in R^m ((w·w′)² ~ Beta(1/2, (m−1)/2))."""
+    r"""E[(w·w′)²] = 1/m for independent uniform unit vectors in R^m ((w·w′)² ~ Beta(1/2, (m−1)/2)).
+
+    Parameters
+    ----------
+    m : array_like of int
+        Dimension, ≥ 1.
+
+    Returns
+    -------
+    numpy.ndarray of float or float
+        1/m.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.superposition import random_overlap_mean
+    >>> random_overlap_mean(np.array([4, 16]))
+    array([0.25  , 0.0625])
+    """
     return 1.0 / np.asarray(m, dtype=np.float64)
 
 
 def random_overlap_variance(m: ArrayLike) -> NDArray[np.float64] | float:
-    r"""Var[(w·w′)²] = 2(m−1) / (m²(m+2)), the variance of Beta(1/2, (m−1)/2)."""
+    r"""Var[(w·w′)²] = 2(m−1) / (m²(m+2)), the variance of Beta(1/2, (m−1)/2).
+
+    Parameters
+    ----------
+    m : array_like of int
+        Dimension, ≥ 1.
+
+    Returns
+    -------
+    numpy.ndarray of float or float
+        2(m − 1)/(m²(m + 2)).
+
+    Examples
+    --------
+    >>> from theory.superposition import random_overlap_variance
+    >>> float(random_overlap_variance(4))  # 2·3/(16·6)
+    0.0625
+    """
     m = np.asarray(m, dtype=np.float64)
     return 2.0 * (m - 1.0) / (m**2 * (m + 2.0))
 
@@ -136,6 +251,24 @@ def welch_bound(n_vectors: ArrayLike, m: ArrayLike) -> NDArray[np.float64] | flo
     .. math:: \max_{i \neq j} |w_i\cdot w_j| \;\ge\; \kappa = \sqrt{\frac{\nu - m}{m(\nu - 1)}},
 
     with equality only for an equiangular tight frame.
+
+    Parameters
+    ----------
+    n_vectors : array_like of int
+        ν, the number of vectors (> m).
+    m : array_like of int
+        The dimension.
+
+    Returns
+    -------
+    numpy.ndarray of float or float
+        κ.
+
+    Examples
+    --------
+    >>> from theory.superposition import welch_bound
+    >>> float(welch_bound(3, 2))  # attained by the simplex ETF: cosines −1/2
+    0.5
     """
     nu = np.asarray(n_vectors, dtype=np.float64)
     m = np.asarray(m, dtype=np.float64)
@@ -149,6 +282,23 @@ def simplex_etf(m: int) -> NDArray[np.float64]:
 
     Built as the centred standard basis of R^(m+1), normalised, expressed in an orthonormal basis
     of the hyperplane Σ x = 0 (QR). It is an ETF and attains the Welch bound κ = 1/m.
+
+    Parameters
+    ----------
+    m : int
+        Dimension, ≥ 1.
+
+    Returns
+    -------
+    numpy.ndarray of float, (m + 1, m)
+        The vectors, one per row.
+
+    Examples
+    --------
+    >>> from theory.superposition import simplex_etf
+    >>> w = simplex_etf(2)
+    >>> w.shape, (w @ w.T).round(4).tolist()
+    ((3, 2), [[1.0, -0.5, -0.5], [-0.5, 1.0, -0.5], [-0.5, -0.5, 1.0]])
     """
     if isinstance(m, bool) or not isinstance(m, int | np.integer) or m < 1:
         raise ValueError(f"m must be a positive integer (got {m!r})")
@@ -159,7 +309,24 @@ def simplex_etf(m: int) -> NDArray[np.float64]:
 
 
 def squared_overlaps(rows: ArrayLike) -> NDArray[np.float64]:
-    """(Ŵ_i·Ŵ_j)² for i < j, where Ŵ_i = W_i/‖W_i‖ (rows with zero norm are dropped)."""
+    """(Ŵ_i·Ŵ_j)² for i < j, where Ŵ_i = W_i/‖W_i‖ (rows with zero norm are dropped).
+
+    Parameters
+    ----------
+    rows : array_like of float, (ν, m)
+        The vectors W_i, one per row.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The ν(ν − 1)/2 squared cosines (i < j) of the nonzero rows.
+
+    Examples
+    --------
+    >>> from theory.superposition import simplex_etf, squared_overlaps
+    >>> squared_overlaps(simplex_etf(2)).round(4)  # the Welch bound's κ² = 1/4, three times
+    array([0.25, 0.25, 0.25])
+    """
     rows = np.asarray(rows, dtype=np.float64)
     norms = np.linalg.norm(rows, axis=1)
     unit = rows[norms > 0] / norms[norms > 0, None]
@@ -209,6 +376,33 @@ def one_active_loss_and_grad(
     The integrands vanish at the moving edge of the active interval, so ∂A/∂a = 2E[v ReLU],
     ∂A/∂c = 2E[ReLU], ∂D/∂a = ∂A/∂a − 2E[v²·1_active], ∂D/∂c = ∂A/∂c − 2E[v·1_active].
     Then ∂L/∂W = (S + Sᵀ)W with S_ji = ∂L/∂G_ji. O(n²m) per call, noise-free (the paper's eq. 8).
+
+    Parameters
+    ----------
+    W : array_like of float, (n, m)
+        The weights.
+    b : array_like of float, (n,)
+        The biases.
+    p : array_like of float, (n,)
+        The feature frequencies.
+
+    Returns
+    -------
+    loss : float
+        L of eq. (8).
+    grad_W : numpy.ndarray of float, (n, m)
+        ∂L/∂W.
+    grad_b : numpy.ndarray of float, (n,)
+        ∂L/∂b.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.superposition import one_active_loss_and_grad
+    >>> p = np.array([0.5, 0.5])
+    >>> loss, grad_W, grad_b = one_active_loss_and_grad(np.eye(2), np.zeros(2), p)
+    >>> loss, bool(np.all(grad_W == 0)), bool(np.all(grad_b == 0))  # a minimum
+    (0.0, True, True)
     """
     W = np.asarray(W, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -229,7 +423,32 @@ def one_active_loss_and_grad(
 
 
 def one_active_loss(W: ArrayLike, b: ArrayLike, p: ArrayLike) -> float:
-    """The eq. (8) loss alone (see :func:`one_active_loss_and_grad`)."""
+    """The eq. (8) loss alone (see :func:`one_active_loss_and_grad`).
+
+    Parameters
+    ----------
+    W : array_like of float, (n, m)
+        The weights.
+    b : array_like of float, (n,)
+        The biases.
+    p : array_like of float, (n,)
+        The feature frequencies.
+
+    Returns
+    -------
+    float
+        L of eq. (8).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.superposition import one_active_loss
+    >>> p = np.array([0.5, 0.5])
+    >>> one_active_loss(np.eye(2), np.zeros(2), p)  # both features represented: no loss
+    0.0
+    >>> round(one_active_loss(np.zeros((2, 1)), np.zeros(2), p), 6)  # none: E v² = 4/3
+    1.333333
+    """
     return one_active_loss_and_grad(W, b, p)[0]
 
 
@@ -259,6 +478,26 @@ def chinchilla_width_exponent(
               \quad \sigma_{lin} = \alpha_N\sigma_k + k\,\sigma_{\alpha_N}.
 
     Defaults: k = 2.52 ± 0.03 and α_N = 0.35 ± 0.02 (paper §5; the paper quotes 0.88 ± 0.06).
+
+    Parameters
+    ----------
+    width_power, width_power_sigma : float
+        k, the exponent of N ∝ m^k, and its standard error.
+    alpha_n, alpha_n_sigma : float
+        α_N, Chinchilla's loss exponent in N, and its standard error.
+
+    Returns
+    -------
+    ExponentEstimate
+        α_m = k·α_N with its standard error in quadrature (``sigma``) and linearly added
+        (``sigma_linear``).
+
+    Examples
+    --------
+    >>> from theory.superposition import chinchilla_width_exponent
+    >>> estimate = chinchilla_width_exponent()
+    >>> round(estimate.value, 3), round(estimate.sigma, 3), round(estimate.sigma_linear, 3)
+    (0.882, 0.051, 0.061)
     """
     value = width_power * alpha_n
     parts = (alpha_n * width_power_sigma, width_power * alpha_n_sigma)

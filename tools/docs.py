@@ -647,9 +647,6 @@ def generated_files(
         out[ADDING] = render_blocks(ADDING.read_text(encoding="utf-8"), house, ADDING.name)
     blocks = {"error_rates": render_error_rates(), "power": render_power()}
     out[VERDICTS] = render_blocks(VERDICTS.read_text(encoding="utf-8"), blocks, VERDICTS.name)
-    from paper_checks.api_docs import api_pages
-
-    out.update(api_pages())
     return out
 
 

@@ -35,13 +35,49 @@ LEARNER_CONSTANTS = {"48": 48.0, "48/log2(4/3)": 48.0 / math.log2(4.0 / 3.0)}
 
 def paper_length_bound(d: int) -> mpmath.mpf:
     """n_d = (d + 1)·2^{√d/10 + 1}: the sequence length of CONSTRUCTSEQUENCE with M = √d/10
-    (Claim B.3)."""
+    (Claim B.3).
+
+    Parameters
+    ----------
+    d : int
+        d ≥ 1.
+
+    Returns
+    -------
+    mpmath.mpf
+        n_d.
+
+    Examples
+    --------
+    >>> from theory.online.bounds import paper_length_bound
+    >>> paper_length_bound(100)  # 101·2^2
+    mpf('404.0')
+    """
     return (d + 1) * mpmath.power(2, mpmath.sqrt(d) / 10 + 1)
 
 
 def lower_bound_holds(d: int, length_bound: Callable[[int], mpmath.mpf]) -> bool:
     """(1 − ε)^n ≥ 1/2 with ε = 2^{−√d/2} (Thm B.1) and n = ``length_bound(d)``, tested as
-    n·log(1 − ε) ≥ −log 2 at mpmath's working precision."""
+    n·log(1 − ε) ≥ −log 2 at mpmath's working precision.
+
+    Parameters
+    ----------
+    d : int
+        d ≥ 1.
+    length_bound : callable
+        d → n, an mpmath number (e.g. :func:`paper_length_bound`).
+
+    Returns
+    -------
+    bool
+        Whether (1 − ε)^n ≥ 1/2.
+
+    Examples
+    --------
+    >>> from theory.online.bounds import lower_bound_holds, paper_length_bound
+    >>> lower_bound_holds(100, paper_length_bound), lower_bound_holds(10_000, paper_length_bound)
+    (False, True)
+    """
     eps = mpmath.power(2, -mpmath.sqrt(d) / 2)
     return length_bound(d) * mpmath.log1p(-eps) >= -mpmath.log(2)
 
@@ -64,7 +100,28 @@ def lower_bound_scan(
     d_max: int, length_bound: Callable[[int], mpmath.mpf] = paper_length_bound
 ) -> LowerBoundScan:
     """Scan :func:`lower_bound_holds` in 60-digit arithmetic: every d = 1..2000, then every 97th
-    d from 2001 to ``d_max`` (only when it holds from ``first`` to 2000)."""
+    d from 2001 to ``d_max`` (only when it holds from ``first`` to 2000).
+
+    Parameters
+    ----------
+    d_max : int
+        The largest d scanned.
+    length_bound : callable
+        d → n (default :func:`paper_length_bound`).
+
+    Returns
+    -------
+    LowerBoundScan
+        Whether it holds at each d ≤ 2000, the first d from which it holds, and whether it holds
+        at every d scanned from there.
+
+    Examples
+    --------
+    >>> from theory.online.bounds import lower_bound_scan
+    >>> scan = lower_bound_scan(2000)
+    >>> scan.first, scan.stays  # the paper states d ≥ 800
+    (774, True)
+    """
     with mpmath.workdps(60):
         holds = np.array([lower_bound_holds(d, length_bound) for d in range(1, 2001)])
         first = int(np.argmax(holds)) + 1 if holds.any() else None
@@ -77,5 +134,22 @@ def lower_bound_scan(
 
 
 def first_d_below_two_thirds(c: float) -> int:
-    """The first integer d with c·√d < 2d/3, i.e. d > (3c/2)²: ⌊(1.5·c)²⌋ + 1."""
+    """The first integer d with c·√d < 2d/3, i.e. d > (3c/2)²: ⌊(1.5·c)²⌋ + 1.
+
+    Parameters
+    ----------
+    c : float
+        The constant c > 0 of a c·√d bound.
+
+    Returns
+    -------
+    int
+        d*.
+
+    Examples
+    --------
+    >>> from theory.online.bounds import first_d_below_two_thirds
+    >>> first_d_below_two_thirds(48)  # 48√d < 2d/3 from d = 5185
+    5185
+    """
     return math.floor((1.5 * c) ** 2) + 1

@@ -45,6 +45,12 @@ def first_d_below_two_thirds_symbolic(c: sympy.Expr | int) -> int:
     -------
     int
         d*.
+
+    Examples
+    --------
+    >>> from theory.online.bounds_symbolic import first_d_below_two_thirds_symbolic
+    >>> first_d_below_two_thirds_symbolic(48)  # the end point 5184 is an exact equality
+    5185
     """
     c = sympy.sympify(c)
     if not (c.is_real and c.is_positive):
@@ -74,6 +80,12 @@ def lower_bound_holds_symbolic(d: int) -> bool:
     Returns
     -------
     bool
+
+    Examples
+    --------
+    >>> from theory.online.bounds_symbolic import lower_bound_holds_symbolic
+    >>> lower_bound_holds_symbolic(1000)
+    True
     """
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
         raise ValueError(f"d must be an integer ≥ 1, got {d!r}")

@@ -67,6 +67,34 @@ def perfect_halving_order(H: ConceptClass, *, max_nodes: int = 200_000) -> Perfe
 
     Raises ValueError if |H| (distinct hypotheses) is not a power of two. The search expands at
     most ``max_nodes`` point sets; beyond that the result is undecided.
+
+    Parameters
+    ----------
+    H : ConceptClass
+        A class of 2^k distinct hypotheses.
+    max_nodes : int
+        Point sets the search may expand.
+
+    Returns
+    -------
+    PerfectHalving
+        Whether the search decided, a perfect-halving order (None: none exists or undecided) and
+        the nodes expanded.
+
+    Raises
+    ------
+    ValueError
+        If |H| is not a power of two.
+
+    Examples
+    --------
+    >>> from theory.online.brackets import perfect_halving_order
+    >>> from theory.online.constructions import gadget_w, tree_class
+    >>> perfect_halving_order(tree_class(2)).order  # M_tr = log2 4 = 2
+    (0, 1, 2)
+    >>> result = perfect_halving_order(gadget_w())  # 8 hypotheses, but M_tr = 2 < 3
+    >>> result.decided, result.order
+    (True, None)
     """
     matrix = np.unique(H.matrix, axis=0)
     n_h = matrix.shape[0]
@@ -169,6 +197,30 @@ def mtr_bracket(
     raised to log2 |H| when a perfect-halving order exists. upper: min(Ldim, ⌊log2 |H|⌋) (Fact
     E.1), lowered to log2 |H| − 1 when |H| = 2^k and the exhaustive perfect-halving search finds no
     order. Both ends are certified: the lower end by a sequence, the upper end by the search.
+
+    Parameters
+    ----------
+    H : ConceptClass
+        The class.
+    restarts, swaps : int
+        The lower bound's hill climbs and moves per climb.
+    rng : numpy.random.Generator, int or None
+        Randomness of the climbs.
+    max_nodes : int
+        Point sets the perfect-halving search may expand.
+
+    Returns
+    -------
+    Bracket
+        ``lower`` ≤ M_tr(H) ≤ ``upper``, with the lower end's sequence and the search's result.
+
+    Examples
+    --------
+    >>> from theory.online.brackets import mtr_bracket
+    >>> from theory.online.constructions import tree_class
+    >>> bracket = mtr_bracket(tree_class(3), rng=0)
+    >>> bracket.lower, bracket.upper, bracket.ldim  # closed: M_tr = 3
+    (3, 3, 3)
     """
     cert = mtr_lower_bound(H, restarts=restarts, swaps=swaps, rng=rng)
     distinct = np.unique(H.matrix, axis=0).shape[0]

@@ -56,8 +56,10 @@ class Census:
 
     #: Points n of the domain (2^n functions, 2^(2^n) classes).
     n_points: int
-    ldim: np.ndarray  # (2^(2^n),) int8, −1 for the empty class
-    mtr: np.ndarray  # (2^(2^n),) int8
+    #: (2^(2^n),) int8, −1 for the empty class
+    ldim: np.ndarray
+    #: (2^(2^n),) int8
+    mtr: np.ndarray
 
     def pairs(self) -> Counter[tuple[int, int]]:
         """Counts of (Ldim, M_tr) over the nonempty classes."""
@@ -74,7 +76,26 @@ class Census:
 
 def class_rows(mask: int, n_points: int) -> list[str]:
     """The hypotheses of the class ``mask`` on ``n_points`` points as 0/1 strings over points
-    0..n−1 (function f labels point x with bit x of f)."""
+    0..n−1 (function f labels point x with bit x of f).
+
+    Parameters
+    ----------
+    mask : int
+        The class as a bitmask over the 2^n functions.
+    n_points : int
+        Points.
+
+    Returns
+    -------
+    list of str
+        One row per function of the class, in increasing f.
+
+    Examples
+    --------
+    >>> from theory.online.census import class_rows
+    >>> class_rows(0b0110, 2)  # functions 1 and 2
+    ['10', '01']
+    """
     return [
         "".join(str((f >> x) & 1) for x in range(n_points))
         for f in range(1 << n_points)
@@ -99,7 +120,25 @@ def _domain(n_points: int) -> tuple[np.ndarray, list[int], np.ndarray]:
 
 
 def census(n_points: int) -> Census:
-    """Tabulate Ldim and M_tr for every class on ``n_points`` (1..4) points."""
+    """Tabulate Ldim and M_tr for every class on ``n_points`` (1..4) points.
+
+    Parameters
+    ----------
+    n_points : int
+        Points, 1..4.
+
+    Returns
+    -------
+    Census
+        Ldim and M_tr of every class, by bitmask.
+
+    Examples
+    --------
+    >>> from theory.online.census import census
+    >>> table = census(2)
+    >>> sorted(table.pairs().items()), table.gaps()  # 15 classes on 2 points, no gap
+    ([((0, 0), 4), ((1, 1), 10), ((2, 2), 1)], {})
+    """
     classes, ones, size = _domain(n_points)
     n_funcs = 1 << n_points
 
@@ -124,7 +163,25 @@ def order_values(n_points: int) -> np.ndarray:
 
     Filled from the last point of σ backwards: v = 0 after the last point and on |V| ≤ 1; at point
     x, v = c(v(V ∩ [x=0]), v(V ∩ [x=1])) when x splits V, else v(V) passes through (BKM97;
-    docs/online.md#the-game-and-its-value)."""
+    docs/online.md#the-game-and-its-value).
+
+    Parameters
+    ----------
+    n_points : int
+        Points, 1..4.
+
+    Returns
+    -------
+    numpy.ndarray of int8, (n_points!, 2^(2^n_points))
+        v(V, σ).
+
+    Examples
+    --------
+    >>> from theory.online.census import order_values
+    >>> values = order_values(2)
+    >>> values.shape, int(values[:, 0b1111].max())  # all 4 functions on 2 points: v = 2
+    ((2, 16), 2)
+    """
     classes, ones, size = _domain(n_points)
     full = (1 << (1 << n_points)) - 1
     orders = list(permutations(range(n_points)))
@@ -190,7 +247,26 @@ def census5_values(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
       v(H, x·σ) = c(V4_σ[π_x H_x^0], V4_σ[π_x H_x^1]) if x splits H, else V4_σ[π_x H],
 
     c(a, b) = a + 1 if a = b else max(a, b) (BKM97) and v = 0 on |H| = 1, as in :func:`census`.
-    No symmetry is used: every mask is solved on its own."""
+    No symmetry is used: every mask is solved on its own.
+
+    Parameters
+    ----------
+    masks : numpy.ndarray of uint64
+        Classes as bitmasks over the 32 functions of 5 points, nonzero.
+
+    Returns
+    -------
+    ldim, mtr : numpy.ndarray of int8
+        Ldim and M_tr of each class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.online.census import census5_values
+    >>> ldim, mtr = census5_values(np.array([1, 3, 2**32 - 1], dtype=np.uint64))
+    >>> ldim.tolist(), mtr.tolist()  # one function, two, all 32
+    ([0, 1, 5], [0, 1, 5])
+    """
     masks = np.asarray(masks, dtype=np.int64)
     if masks.size and (masks.min() < 1 or masks.max() > FIVE_POINT_CLASSES):
         raise ValueError(f"masks must lie in 1..2^32 − 1 (got {masks.min()}..{masks.max()})")
@@ -204,7 +280,8 @@ class CensusCounts:
     """Counts of (Ldim, M_tr) over a set of 5-point classes, and per pair its smallest class
     (fewest hypotheses, then smallest mask)."""
 
-    classes: int  # the number of classes counted
+    #: the number of classes counted
+    classes: int
     #: (Ldim, M_tr) -> the number of classes with that pair.
     counts: dict[tuple[int, int], int]
     #: (Ldim, M_tr) -> its smallest class (fewest hypotheses, then smallest mask), as a mask.
@@ -253,7 +330,27 @@ def _size_key(mask: int) -> tuple[int, int]:
 
 def census5_chunk(chunk: int, n_chunks: int = FIVE_POINT_CHUNKS) -> CensusCounts:
     """The census of the masks in chunk ``chunk`` of ``n_chunks`` equal slices of 0..2^32 − 1
-    (mask 0, the empty class, skipped), by :func:`census5_values`' reduction."""
+    (mask 0, the empty class, skipped), by :func:`census5_values`' reduction.
+
+    Parameters
+    ----------
+    chunk : int
+        The slice, in [0, n_chunks).
+    n_chunks : int
+        The number of equal slices.
+
+    Returns
+    -------
+    CensusCounts
+        (Ldim, M_tr) counts over the slice and the smallest class of each pair.
+
+    Examples
+    --------
+    >>> from theory.online.census import census5_chunk
+    >>> counts = census5_chunk(0, n_chunks=2**20)
+    >>> counts.classes, sorted(counts.counts)
+    (4095, [(0, 0), (1, 1), (2, 2), (3, 2), (3, 3)])
+    """
     if not isinstance(n_chunks, int) or n_chunks < 1 or (1 << 32) % n_chunks:
         raise ValueError(f"n_chunks must be a power of two ≤ 2^32 (got {n_chunks!r})")
     if not isinstance(chunk, int) or not 0 <= chunk < n_chunks:
@@ -274,7 +371,27 @@ def census5_chunk(chunk: int, n_chunks: int = FIVE_POINT_CHUNKS) -> CensusCounts
 def census5(chunks: Iterable[int] | None = None, n_chunks: int = FIVE_POINT_CHUNKS) -> CensusCounts:
     """The 5-point census over the given chunks (all ``n_chunks`` by default: every one of the
     2^32 − 1 nonempty classes), in this process. For a resumable, parallel run use the sweep
-    task :func:`sims.online_sweeps.census5_task`."""
+    task :func:`sims.online_sweeps.census5_task`.
+
+    Parameters
+    ----------
+    chunks : iterable of int, optional
+        The chunks (default all).
+    n_chunks : int
+        The number of equal slices of the masks.
+
+    Returns
+    -------
+    CensusCounts
+        (Ldim, M_tr) counts over the chunks and the smallest class of each pair.
+
+    Examples
+    --------
+    >>> from theory.online.census import census5
+    >>> counts = census5([0], n_chunks=2**20)  # the first 4,095 classes
+    >>> counts.classes, counts.counts[(3, 2)]
+    (4095, 76)
+    """
     chunks = range(n_chunks) if chunks is None else chunks
     total = CensusCounts(0, {}, {})
     for chunk in chunks:
@@ -286,7 +403,30 @@ def relabel(mask: int, n_points: int, perm: Iterable[int], flip: int) -> int:
     """The class ``mask`` on ``n_points`` points with its columns flipped by the bits of ``flip``
     and then moved by ``perm`` (point x becomes point perm[x]): h ↦ h' with h'(perm[x]) =
     h(x) XOR flip_x. Ldim and M_tr are invariant under it (renaming points and swapping the two
-    labels of one point change neither the trees nor the game)."""
+    labels of one point change neither the trees nor the game).
+
+    Parameters
+    ----------
+    mask : int
+        The class as a bitmask.
+    n_points : int
+        Points.
+    perm : iterable of int
+        The new position of each point.
+    flip : int
+        Bit x set: labels of point x swapped.
+
+    Returns
+    -------
+    int
+        The relabelled class's bitmask.
+
+    Examples
+    --------
+    >>> from theory.online.census import class_rows, relabel
+    >>> class_rows(0b0010, 2), class_rows(relabel(0b0010, 2, [1, 0], 0), 2)  # points swapped
+    (['10'], ['01'])
+    """
     perm = list(perm)
     if sorted(perm) != list(range(n_points)):
         raise ValueError(f"perm must be a permutation of 0..{n_points - 1} (got {perm!r})")

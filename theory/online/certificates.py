@@ -130,6 +130,14 @@ def mtr_lower_bound(
     Certificate
         ``value``, ``sequence`` (a permutation of the canonical class's points, as columns of
         H, or a winning entry of ``candidates``) and the ``method`` that found it.
+
+    Examples
+    --------
+    >>> from theory.online.certificates import mtr_lower_bound
+    >>> from theory.online.constructions import gadget_w
+    >>> certificate = mtr_lower_bound(gadget_w(), rng=0)
+    >>> certificate.value, certificate.method  # M_tr(W) = 2, found by the tree's BFS order
+    (2, 'bfs-tree')
     """
     H = _concept_class(H)
     restarts = _count(restarts, "restarts")

@@ -43,7 +43,31 @@ def _bit_of_token(token: str) -> int | None:
 
 def parse_class_text(text: str, where: str) -> np.ndarray:
     """The (rows × points) uint8 matrix of a text class file (module docstring); ``where`` (the
-    file's name) starts every error message."""
+    file's name) starts every error message.
+
+    Parameters
+    ----------
+    text : str
+        The file's text.
+    where : str
+        The file's name, for error messages.
+
+    Returns
+    -------
+    numpy.ndarray of uint8, (rows, points)
+        The hypotheses.
+
+    Raises
+    ------
+    ValueError
+        If the text is not a class file (one line naming ``where`` and the line).
+
+    Examples
+    --------
+    >>> from theory.online.class_file import parse_class_text
+    >>> parse_class_text("# two hypotheses\\n01\\n1, 0\\n", "h.txt").tolist()
+    [[0, 1], [1, 0]]
+    """
     rows: list[list[int]] = []
     for line_no, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -92,7 +116,35 @@ def _bounded_int(text: str) -> int:
 
 def parse_class_json(text: str, where: str) -> tuple[np.ndarray, list[str] | None]:
     """The (rows × points) uint8 matrix and the point labels (None when not given) of a JSON class
-    file (module docstring); ``where`` (the file's name) starts every error message."""
+    file (module docstring); ``where`` (the file's name) starts every error message.
+
+    Parameters
+    ----------
+    text : str
+        The file's text.
+    where : str
+        The file's name, for error messages.
+
+    Returns
+    -------
+    matrix : numpy.ndarray of uint8, (rows, points)
+        The hypotheses.
+    labels : list of str or None
+        The point labels, when given.
+
+    Raises
+    ------
+    ValueError
+        If the text is not a class file (one line naming ``where`` and the hypothesis).
+
+    Examples
+    --------
+    >>> from theory.online.class_file import parse_class_json
+    >>> text = '{"points": ["a", "b"], "hypotheses": [[0, 1], [1, 0]]}'
+    >>> matrix, labels = parse_class_json(text, "h.json")
+    >>> matrix.tolist(), labels
+    ([[0, 1], [1, 0]], ['a', 'b'])
+    """
     try:
         data = json.loads(
             text,
@@ -135,7 +187,37 @@ def parse_class_json(text: str, where: str) -> tuple[np.ndarray, list[str] | Non
 
 def read_class_file(path: Path) -> tuple[np.ndarray, list[str] | None]:
     """Matrix and point labels of the class file ``path`` (``.json``: :func:`parse_class_json`,
-    else :func:`parse_class_text`), from its UTF-8 text (a byte-order mark is accepted)."""
+    else :func:`parse_class_text`), from its UTF-8 text (a byte-order mark is accepted).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    matrix : numpy.ndarray of uint8, (rows, points)
+        The hypotheses.
+    labels : list of str or None
+        The point labels (JSON files only).
+
+    Raises
+    ------
+    ValueError
+        If the file is not a class file, or not UTF-8.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from theory.online.class_file import read_class_file
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "h.txt"
+    ...     _ = path.write_text("01\\n10\\n", encoding="utf-8")
+    ...     matrix, labels = read_class_file(path)
+    >>> matrix.tolist(), labels
+    ([[0, 1], [1, 0]], None)
+    """
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as err:

@@ -3,17 +3,17 @@
 Every function returns a :class:`~theory.online.concept_class.ConceptClass` with readable point
 labels. Expected values (docs/online.md#exact-values-the-checks-compare-with):
 
-===================  =======================  ==========================
-class                Ldim                     M_tr
-===================  =======================  ==========================
-``singletons(k)``    1 (k ≥ 2)                1
-``thresholds(k)``    ⌊log2(k+1)⌋              ⌊log2(k+1)⌋
-``all_functions(k)`` k                        k (= VC)
-``gadget_w()``       3                        2
-``gadget_power(k)``  3k                       2k
-``tree_class(d)``    d                        d for q = 0 (exact for d ≤ 4)
-``product(A, B)``    Ldim(A) + Ldim(B)        M_tr(A) + M_tr(B)
-===================  =======================  ==========================
+=====================  =======================  ==========================
+class                  Ldim                     M_tr
+=====================  =======================  ==========================
+``singletons(k)``      1 (k ≥ 2)                1
+``thresholds(k)``      ⌊log2(k+1)⌋              ⌊log2(k+1)⌋
+``all_functions(k)``   k                        k (= VC)
+``gadget_w()``         3                        2
+``gadget_power(k)``    3k                       2k
+``tree_class(d)``      d                        d for q = 0 (exact for d ≤ 4)
+``product(A, B)``      Ldim(A) + Ldim(B)        M_tr(A) + M_tr(B)
+=====================  =======================  ==========================
 
 Tree convention (docs/online.md#conventions): ``tree_class(d)`` lives on the nodes of T_{d−1}, the
 perfect binary tree with d levels of internal nodes, so |X| = 2^d − 1, |H| = 2^d and Ldim = d.
@@ -80,6 +80,24 @@ def singletons(k: int, with_zero: bool = False) -> ConceptClass:
 
     Ldim = M_tr = 1 either way, except for the one-hypothesis class
     ``singletons(1)`` (Ldim 0). Rows: h_0..h_{k−1}, then the zero function.
+
+    Parameters
+    ----------
+    k : int
+        Points.
+    with_zero : bool
+        Add the all-0 function.
+
+    Returns
+    -------
+    ConceptClass
+        The singletons.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import singletons
+    >>> singletons(3).matrix.tolist(), singletons(3, with_zero=True).matrix.shape
+    ([[1, 0, 0], [0, 1, 0], [0, 0, 1]], (4, 3))
     """
     k = _check_int("k", k, 1)
     rows = np.eye(k, dtype=np.uint8)
@@ -93,6 +111,24 @@ def thresholds(k: int) -> ConceptClass:
 
     Ldim = M_tr = ⌊log2(k+1)⌋, and the shortest sequence forcing M = M_tr mistakes has length
     2^M − 1 (the paper's Thm C.2 is tight on thresholds).
+
+    Parameters
+    ----------
+    k : int
+        Points.
+
+    Returns
+    -------
+    ConceptClass
+        The k + 1 thresholds.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import thresholds
+    >>> from theory.online.dims import littlestone_dim
+    >>> H = thresholds(3)
+    >>> H.matrix.tolist(), littlestone_dim(H)  # ⌊log2 4⌋
+    ([[0, 0, 0], [1, 0, 0], [1, 1, 0], [1, 1, 1]], 2)
     """
     k = _check_int("k", k, 1)
     i = np.arange(k + 1)[:, None]  # (k+1, 1)
@@ -102,7 +138,24 @@ def thresholds(k: int) -> ConceptClass:
 
 def all_functions(k: int) -> ConceptClass:
     """All 2^k functions on k points (row i is the binary expansion of i, point 0 the most
-    significant bit). Ldim = M_tr = VC = k. Refuses k > 16."""
+    significant bit). Ldim = M_tr = VC = k. Refuses k > 16.
+
+    Parameters
+    ----------
+    k : int
+        Points, 0 ≤ k ≤ 16.
+
+    Returns
+    -------
+    ConceptClass
+        The 2^k functions.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import all_functions
+    >>> all_functions(2).matrix.tolist()
+    [[0, 0], [0, 1], [1, 0], [1, 1]]
+    """
     k = _check_int("k", k, 1, MAX_ALL_FUNCTIONS_POINTS)
     i = np.arange(2**k)[:, None]
     shifts = np.arange(k - 1, -1, -1)[None, :]
@@ -117,6 +170,20 @@ def gadget_w() -> ConceptClass:
     """The 4-point gadget W with rows 0000, 1000, 0100, 0001, 1101, 0011, 1011, 1111.
 
     Ldim(W) = 3 and M_tr(W) = 2: the only Ldim/M_tr gap on ≤ 4 points (the exhaustive census).
+
+    Returns
+    -------
+    ConceptClass
+        W.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import gadget_w
+    >>> from theory.online.dims import littlestone_dim
+    >>> from theory.online.mtr import transductive_mistake_bound
+    >>> W = gadget_w()
+    >>> littlestone_dim(W), transductive_mistake_bound(W).value
+    (3, 2)
     """
     return ConceptClass.from_strings(list(GADGET_W_ROWS), _points(4))
 
@@ -133,6 +200,23 @@ def product(*classes: ConceptClass) -> ConceptClass:
     |H| = ∏ |H_i|, |X| = Σ |X_i|; rows are in lexicographic order (the first factor varies
     slowest). Point labels are prefixed by the factor: ``"a:x0"``, ``"b:x0"``, ... Ldim and M_tr
     add over factors. Refuses products with more than 2^18 hypotheses.
+
+    Parameters
+    ----------
+    *classes : ConceptClass
+        The factors.
+
+    Returns
+    -------
+    ConceptClass
+        Their product.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import product, thresholds
+    >>> H = product(thresholds(1), thresholds(1))
+    >>> H.matrix.tolist(), list(H.points)
+    ([[0, 0], [0, 1], [1, 0], [1, 1]], ['a:x0', 'b:x0'])
     """
     if not classes:
         raise ValueError("classes: product needs at least one class")
@@ -156,7 +240,26 @@ def product(*classes: ConceptClass) -> ConceptClass:
 
 def gadget_power(k: int) -> ConceptClass:
     """W^k, the product of k copies of :func:`gadget_w`: 8^k hypotheses on 4k points, Ldim 3k and
-    M_tr 2k (BKM97's 2/3 ratio, exact for every k). Refuses k > 6."""
+    M_tr 2k (BKM97's 2/3 ratio, exact for every k). Refuses k > 6.
+
+    Parameters
+    ----------
+    k : int
+        Copies, 1 ≤ k ≤ 6.
+
+    Returns
+    -------
+    ConceptClass
+        W^k.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import gadget_power
+    >>> from theory.online.dims import littlestone_dim
+    >>> W2 = gadget_power(2)
+    >>> W2.matrix.shape, littlestone_dim(W2)  # 64 hypotheses on 8 points; M_tr = 4
+    ((64, 8), 6)
+    """
     k = _check_int("k", k, 1, 6)
     return product(*([gadget_w()] * k))
 
@@ -164,26 +267,94 @@ def gadget_power(k: int) -> ConceptClass:
 # ------------------------------------------------------------------------------- tree classes
 def node_label(j: int) -> str:
     """The bit string of the node with breadth-first (heap) index j: 0 → "", 1 → "0", 2 → "1",
-    3 → "00", ..."""
+    3 → "00", ...
+
+    Parameters
+    ----------
+    j : int
+        Heap index, ≥ 0.
+
+    Returns
+    -------
+    str
+        The node's bit string.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import node_label
+    >>> [node_label(j) for j in range(5)]
+    ['', '0', '1', '00', '01']
+    """
     j = _check_int("j", j, 0)
     depth = (j + 1).bit_length() - 1
     return format(j + 1 - 2**depth, f"0{depth}b") if depth else ""
 
 
 def node_index(label: str) -> int:
-    """Inverse of :func:`node_label`: the breadth-first index of the node with bit string label."""
+    """Inverse of :func:`node_label`: the breadth-first index of the node with bit string label.
+
+    Parameters
+    ----------
+    label : str
+        A bit string.
+
+    Returns
+    -------
+    int
+        Its heap index.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import node_index
+    >>> node_index(""), node_index("01")
+    (0, 4)
+    """
     if not isinstance(label, str) or any(ch not in "01" for ch in label):
         raise ValueError(f"label must be a string of 0/1, got {label!r}")
     return 2 ** len(label) - 1 + (int(label, 2) if label else 0)
 
 
 def node_depth(j: int) -> int:
-    """Depth of the node with heap index j (root: 0)."""
+    """Depth of the node with heap index j (root: 0).
+
+    Parameters
+    ----------
+    j : int
+        Heap index, ≥ 0.
+
+    Returns
+    -------
+    int
+        ⌊log2(j + 1)⌋.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import node_depth
+    >>> [node_depth(j) for j in range(7)]
+    [0, 1, 1, 2, 2, 2, 2]
+    """
     return (int(j) + 1).bit_length() - 1
 
 
 def tree_nodes(d: int) -> tuple[str, ...]:
-    """The 2^d − 1 nodes of T_{d−1} as bit strings, in breadth-first order."""
+    """The 2^d − 1 nodes of T_{d−1} as bit strings, in breadth-first order.
+
+    Parameters
+    ----------
+    d : int
+        Levels.
+
+    Returns
+    -------
+    tuple of str
+        The nodes.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import tree_nodes
+    >>> tree_nodes(2)
+    ('', '0', '1')
+    """
     d = _check_int("d", d, 1, MAX_TREE_DEPTH)
     return tuple(node_label(j) for j in range(2**d - 1))
 
@@ -194,6 +365,22 @@ def tree_paths(d: int) -> np.ndarray:
     Returns an int64 array of shape (2^d, d): row b (the hypothesis h_b, b read as a d-bit binary
     number, most significant bit first) lists the heap indices of the prefixes of b of lengths
     0..d−1, i.e. the root-to-leaf chain on which h_b's labels are the next bits of b.
+
+    Parameters
+    ----------
+    d : int
+        Levels.
+
+    Returns
+    -------
+    numpy.ndarray of int64, (2^d, d)
+        The path of each hypothesis (above).
+
+    Examples
+    --------
+    >>> from theory.online.constructions import tree_paths
+    >>> tree_paths(2).tolist()  # h_00, h_01 pass the root and node "0"; h_10, h_11 node "1"
+    [[0, 1], [0, 1], [0, 2], [0, 2]]
     """
     d = _check_int("d", d, 1, MAX_TREE_DEPTH)
     b = np.arange(2**d)[:, None]  # (2^d, 1)
@@ -204,7 +391,24 @@ def tree_paths(d: int) -> np.ndarray:
 
 def paper_q(d: int) -> float:
     """The paper's off-path bias q = 2^{−√(d−1)} for the random class with Ldim d (Lemma D.2
-    applied with d' = d − 1; the paper's §2.3)."""
+    applied with d' = d − 1; the paper's §2.3).
+
+    Parameters
+    ----------
+    d : int
+        The Ldim of the class, ≥ 1.
+
+    Returns
+    -------
+    float
+        q.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import paper_q
+    >>> paper_q(5)  # 2^−2
+    0.25
+    """
     d = _check_int("d", d, 1)
     return 2.0 ** (-math.sqrt(d - 1))
 
@@ -232,6 +436,14 @@ def tree_class(d: int, q: float | str = 0.0, rng: Any = None) -> ConceptClass:
     ConceptClass
         Row b is h_b (b in binary, most significant bit first: its path is ``tree_paths(d)[b]``);
         column j is the node ``node_label(j)``.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import tree_class
+    >>> from theory.online.dims import littlestone_dim
+    >>> H = tree_class(3)
+    >>> H.matrix.shape, littlestone_dim(H)
+    ((8, 7), 3)
     """
     d = _check_int("d", d, 1, MAX_TREE_DEPTH)
     if isinstance(q, str):

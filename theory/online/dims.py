@@ -172,6 +172,13 @@ def littlestone_dim(H: ConceptClass) -> int:
     -------
     int
         Ldim(H) ≥ 0 (the class is non-empty; duplicate rows count once).
+
+    Examples
+    --------
+    >>> from theory.online.constructions import gadget_w, thresholds
+    >>> from theory.online.dims import littlestone_dim
+    >>> littlestone_dim(gadget_w()), littlestone_dim(thresholds(7))
+    (3, 3)
     """
     H = _concept_class(H)
     oracle = _LdimOracle(H)
@@ -192,6 +199,14 @@ def littlestone_tree(H: ConceptClass) -> LittlestoneTree:
     Returns
     -------
     LittlestoneTree
+
+    Examples
+    --------
+    >>> from theory.online.constructions import gadget_w
+    >>> from theory.online.dims import littlestone_tree
+    >>> tree = littlestone_tree(gadget_w())
+    >>> tree.depth, tree.nodes[""], len(tree.witnesses)  # root labelled by point 0; 2^3 leaves
+    (3, 0, 8)
     """
     H = _concept_class(H)
     oracle = _LdimOracle(H)
@@ -232,6 +247,13 @@ def vc_witness(H: ConceptClass) -> tuple[int, ...]:
     -------
     tuple of int
         The lexicographically first largest shattered set of the canonical class, as columns of H.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import gadget_w
+    >>> from theory.online.dims import vc_witness
+    >>> vc_witness(gadget_w())
+    (0, 1)
     """
     H = _concept_class(H)
     C, keep = H.canonical()
@@ -241,7 +263,25 @@ def vc_witness(H: ConceptClass) -> tuple[int, ...]:
 
 
 def vc_dim(H: ConceptClass) -> int:
-    """The VC dimension: the size of a largest shattered point set (see :func:`vc_witness`)."""
+    """The VC dimension: the size of a largest shattered point set (see :func:`vc_witness`).
+
+    Parameters
+    ----------
+    H : ConceptClass
+        The class.
+
+    Returns
+    -------
+    int
+        VC(H).
+
+    Examples
+    --------
+    >>> from theory.online.constructions import gadget_w
+    >>> from theory.online.dims import vc_dim
+    >>> vc_dim(gadget_w())
+    2
+    """
     return len(vc_witness(H))
 
 
@@ -276,6 +316,13 @@ def threshold_witness(H: ConceptClass) -> tuple[tuple[int, ...], tuple[int, ...]
     -------
     points, hypotheses : tuple of int, tuple of int
         (x_1..x_k) as columns and (h_0..h_k) as rows (the lowest row of each A_i).
+
+    Examples
+    --------
+    >>> from theory.online.constructions import thresholds
+    >>> from theory.online.dims import threshold_witness
+    >>> threshold_witness(thresholds(3))  # points x_1..x_3, hypotheses h_0..h_3
+    ((0, 1, 2), (0, 1, 2, 3))
     """
     H = _concept_class(H)
     _, first = np.unique(H.matrix, axis=1, return_index=True)
@@ -330,7 +377,25 @@ def _threshold_branch_and_bound(
 
 
 def threshold_dim(H: ConceptClass) -> int:
-    """The threshold dimension (see :func:`threshold_witness` for the definition used)."""
+    """The threshold dimension (see :func:`threshold_witness` for the definition used).
+
+    Parameters
+    ----------
+    H : ConceptClass
+        The class.
+
+    Returns
+    -------
+    int
+        The threshold dimension k.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import thresholds
+    >>> from theory.online.dims import threshold_dim
+    >>> threshold_dim(thresholds(3))
+    3
+    """
     return len(threshold_witness(H)[0])
 
 
@@ -353,6 +418,14 @@ def soa_predict(H: ConceptClass, version_space_rows: object, x: int) -> int:
     -------
     int
         0 or 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.online.constructions import gadget_w
+    >>> from theory.online.dims import soa_predict
+    >>> soa_predict(gadget_w(), np.ones(8, dtype=bool), 0)  # a tie at point 0 predicts 1
+    1
     """
     H = _concept_class(H)
     mask = _row_mask(H, version_space_rows, "version_space_rows")

@@ -131,6 +131,36 @@ def transductive_mistake_bound(
     :func:`theory.online.certificates.mtr_lower_bound` for a certified lower bound instead).
     ``progress(k, n)``, if given, is called after each of the DP's n layers (it may raise to stop
     the solve).
+
+    Parameters
+    ----------
+    H : ConceptClass
+        The class.
+    n : int, optional
+        The sequence length (None: unbounded).
+    progress : callable, optional
+        ``progress(k, n)`` after each layer of the DP.
+
+    Returns
+    -------
+    TransductiveBound
+        M_tr(H, n), an optimal sequence, whether it is exact and the largest Pareto front met.
+
+    Raises
+    ------
+    ValueError
+        If the canonical class has more than ``MAX_POINTS`` points, or ``n`` is not an integer
+        ≥ 0.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import gadget_w
+    >>> from theory.online.mtr import transductive_mistake_bound
+    >>> bound = transductive_mistake_bound(gadget_w())
+    >>> bound.value, bound.sequence, bound.exact
+    (2, (0, 1, 2, 3), True)
+    >>> transductive_mistake_bound(gadget_w(), 2).value  # two points already force 2
+    2
     """
     if n is not None and (isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0):
         raise ValueError(f"n must be a non-negative integer or None (got {n!r})")
@@ -157,7 +187,26 @@ def mtr_by_permutations(H: ConceptClass) -> TransductiveBound:
     """M_tr(H) by enumerating every order of the canonical points and scoring each with
     :func:`theory.online.transductive.transductive_value` (method (A) of
     docs/online.md#how-the-solvers-compute). Exponential
-    (|X|!): the baseline the DP is benchmarked and tested against."""
+    (|X|!): the baseline the DP is benchmarked and tested against.
+
+    Parameters
+    ----------
+    H : ConceptClass
+        The class (a few canonical points: |X|! orders).
+
+    Returns
+    -------
+    TransductiveBound
+        M_tr(H) and an optimal order.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import gadget_w
+    >>> from theory.online.mtr import mtr_by_permutations
+    >>> bound = mtr_by_permutations(gadget_w())
+    >>> bound.value, bound.sequence
+    (2, (0, 1, 2, 3))
+    """
     from itertools import permutations
 
     from theory.online.transductive import transductive_value

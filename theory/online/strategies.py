@@ -339,6 +339,17 @@ def minimize_counterexample(
     ------
     ValueError
         Naming ``H`` when it is not a ConceptClass or ``holds`` does not fail on it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.online.concept_class import ConceptClass
+    >>> from theory.online.dims import littlestone_dim
+    >>> from theory.online.strategies import minimize_counterexample
+    >>> H = ConceptClass.from_array(np.array([[0, 0, 1], [0, 1, 1], [1, 0, 1]]))
+    >>> smaller = minimize_counterexample(H, lambda K: littlestone_dim(K) < 1)
+    >>> smaller.matrix.tolist()  # the constant third point is gone
+    [[0, 0], [0, 1], [1, 0]]
     """
     if not isinstance(H, ConceptClass):
         raise ValueError(f"H must be a ConceptClass (got {type(H).__name__})")  # noqa: TRY004

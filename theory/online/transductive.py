@@ -73,6 +73,14 @@ def transductive_value(H: ConceptClass, sequence: object) -> int:
     -------
     int
         v(H, 1) ≥ 0.
+
+    Examples
+    --------
+    >>> from theory.online.constructions import gadget_w
+    >>> from theory.online.transductive import transductive_value
+    >>> W = gadget_w()
+    >>> transductive_value(W, [0, 1, 2, 3]), transductive_value(W, [0]), transductive_value(W, [])
+    (2, 1, 0)
     """
     H = _concept_class(H)
     seq = _validated_sequence(H, sequence)
