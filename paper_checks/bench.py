@@ -37,28 +37,36 @@ class Benchmark:
     baseline: str
     prepare: Callable[[bool], Comparison]
     full_only: bool = False
+    #: ``"wall"`` (time.perf_counter) or ``"cpu"`` (time.process_time: this process's CPU time).
+    clock: str = "wall"
 
+
+_CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 
 _BENCHMARKS: dict[str, Benchmark] = {}
 
 
-def benchmark(name: str, *, description: str, baseline: str, full_only: bool = False):
+def benchmark(
+    name: str, *, description: str, baseline: str, full_only: bool = False, clock: str = "wall"
+):
     """Register ``prepare(quick) -> Comparison`` as benchmark ``name`` (``full_only``: skipped by
-    ``--quick``)."""
+    ``--quick``; ``clock``: ``"wall"`` or ``"cpu"``, what the times measure)."""
 
     def register(prepare: Callable[[bool], Comparison]) -> Callable[[bool], Comparison]:
-        _BENCHMARKS[name] = Benchmark(name, description, baseline, prepare, full_only)
+        _BENCHMARKS[name] = Benchmark(name, description, baseline, prepare, full_only, clock)
         return prepare
 
     return register
 
 
-def _median_time(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+def _median_time(
+    fn: Callable[[], Any], repeats: int, clock: Callable[[], float] = time.perf_counter
+) -> tuple[float, Any]:
     times, out = [], None
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = clock()
         out = fn()
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return statistics.median(times), out
 
 
@@ -101,8 +109,9 @@ def run_benchmarks(
             continue
         comparison = bench.prepare(quick)
         comparison.ours()  # warm-up: JIT compilation and caches are not what we measure
-        ours_s, ours_out = _median_time(comparison.ours, repeats)
-        baseline_s, base_out = _median_time(comparison.baseline, max(1, repeats // 2))
+        clock = _CLOCKS[bench.clock]
+        ours_s, ours_out = _median_time(comparison.ours, repeats, clock)
+        baseline_s, base_out = _median_time(comparison.baseline, max(1, repeats // 2), clock)
         rows.append(
             {
                 "name": bench.name,
@@ -115,6 +124,7 @@ def run_benchmarks(
                 "agree": bool(comparison.agree(ours_out, base_out)),
                 "detail": comparison.detail(ours_out, base_out) if comparison.detail else "",
                 "repeats": repeats,
+                "clock": bench.clock,
             }
         )
     if out is not None:
@@ -480,6 +490,58 @@ def _bench_superposition_sampler(quick: bool) -> Comparison:
         baseline=lambda: stats(sample_batch_two_draws),
         agree=lambda a, b: bool(np.allclose(a, b, rtol=0.05)),
         size=f"{repeats} batches of B = {batch}, n = {n}",
+    )
+
+
+# ------------------------------------------------------------------- batched torch seeds
+#: Seeds trained as one batched model in the batched-seed rows.
+_BATCHED_SEEDS = 8
+
+
+def _records_agree(a: list[dict], b: list[dict], rtol: float) -> bool:
+    """Every number of every record of ``a`` within ``rtol`` (relative; 1e-6 absolute) of ``b``."""
+    return len(a) == len(b) and all(
+        np.allclose(np.asarray(x[k], float), np.asarray(y[k], float), rtol=rtol, atol=1e-6)
+        for x, y in zip(a, b, strict=True)
+        for k in y
+    )
+
+
+def _records_max_difference(a: list[dict], b: list[dict]) -> str:
+    worst = max(
+        float(np.max(np.abs(np.asarray(x[k], float) - np.asarray(y[k], float))))
+        for x, y in zip(a, b, strict=True)
+        for k in y
+    )
+    return f"max |batched − alone| over every output = {worst:.2g}"
+
+
+@benchmark(
+    "deep_crl_batched_critic",
+    description=f"K = {_BATCHED_SEEDS} fixed-data CRL critics (trainability's quick size: width "
+    "32, depth 16, batch 256) trained as one batched model (units per CPU-second ratio)",
+    baseline="neural.deep_crl.train_maze_critic, one seed at a time (one thread)",
+    clock="cpu",
+)
+def _bench_deep_crl_batched_critic(quick: bool) -> Comparison:
+    import torch
+
+    from neural.deep_crl import train_maze_critic
+    from neural.deep_crl_batched import train_maze_critic_batched
+
+    torch.set_num_threads(1)
+    params = {"variant": "paper", "depth": 16, "width": 32, "batch": 256}
+    params["steps"] = 50 if quick else 600
+
+    def rngs() -> list[np.random.Generator]:
+        return [np.random.default_rng([0, k]) for k in range(_BATCHED_SEEDS)]
+
+    return Comparison(
+        ours=lambda: train_maze_critic_batched(params, rngs()),
+        baseline=lambda: [train_maze_critic(params, rng) for rng in rngs()],
+        agree=lambda a, b: _records_agree(a, b, rtol=1e-4),
+        size=f"K = {_BATCHED_SEEDS}, {params['steps']} steps",
+        detail=_records_max_difference,
     )
 
 

@@ -21,6 +21,7 @@ ROW_KEYS = {
     "speedup",
     "agree",
     "repeats",
+    "clock",
 }
 
 
@@ -38,6 +39,7 @@ def test_pass_at_k_row(pass_at_k_run):
     assert row["name"] == "pass_at_k"
     assert row["agree"] is True  # ours and the math.comb loop give the same numbers
     assert row["repeats"] == 1
+    assert row["clock"] == "wall"
     assert row["ours_s"] > 0
     assert row["baseline_s"] > 0
     assert row["speedup"] == pytest.approx(row["baseline_s"] / row["ours_s"], rel=1e-12)
