@@ -19,7 +19,7 @@ What keeps the seeds independent when they are trained together:
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import torch
@@ -44,8 +44,9 @@ class SeedStack:
     -----
     ``stack(*args)`` evaluates y_k = f(θ_k, x_k) for k = 1..K, f the one-seed ``forward`` and
     x_k the k-th slice of every argument along axis 0 (``in_dims`` says otherwise: ``None``
-    for an argument shared by every seed). The stacked parameters are leaf tensors, so an
-    optimiser over :attr:`params` trains all seeds at once.
+    for an argument shared by every seed); :meth:`per_seed` maps any function of the model.
+    The stacked parameters are leaf tensors, so an optimiser over :attr:`params` trains all
+    seeds at once.
     """
 
     def __init__(self, models: Sequence[nn.Module], device: str | torch.device = "cpu") -> None:
@@ -64,20 +65,34 @@ class SeedStack:
         """The stacked parameters (for an optimiser)."""
         return iter(self.params.values())
 
-    def __call__(self, *args: Any, in_dims: int | tuple | None = 0, **kwargs: Any) -> Any:
+    def per_seed(self, fn: Callable[..., Any], *args: Any, in_dims: int | tuple | None = 0) -> Any:
+        """fn(model_k, *args_k) for every seed k, stacked along axis 0 (one vmapped call):
+        ``model_k`` runs the one-seed model with seed k's parameters and buffers, ``args_k`` is
+        the k-th slice of each argument (``in_dims`` as in :func:`torch.func.vmap`: ``None``
+        passes an argument whole to every seed). E.g. ``per_seed(lambda m, x, y: loss(m(x), y),
+        x, y)`` is the (K,) vector of per-seed losses."""
+
         def one(params: dict, buffers: dict, *xs: Any) -> Any:
-            return torch.func.functional_call(self._base, (params, buffers), xs, kwargs)
+            def model(*inputs: Any, **kwargs: Any) -> Any:
+                return torch.func.functional_call(self._base, (params, buffers), inputs, kwargs)
+
+            return fn(model, *xs)
 
         dims = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
         return torch.func.vmap(one, in_dims=(0, 0, *dims))(self.params, self.buffers, *args)
+
+    def __call__(self, *args: Any, in_dims: int | tuple | None = 0) -> Any:
+        """The one-seed ``forward`` of every seed on its slice of ``args``: :meth:`per_seed`
+        of ``model_k(*args_k)``."""
+        return self.per_seed(lambda model, *xs: model(*xs), *args, in_dims=in_dims)
 
     def load_into(self, model: nn.Module, seed: int) -> nn.Module:
         """Copy seed ``seed``'s parameters and buffers into ``model`` (a one-seed model of the
         same architecture, on any device) and return it."""
         if not 0 <= seed < self.n_seeds:
             raise ValueError(f"seed must be in [0, {self.n_seeds}) (got {seed})")
-        state = {k: v[seed].detach() for k, v in (self.params | self.buffers).items()}
-        model.load_state_dict(state)
+        stacked = self.params | self.buffers
+        model.load_state_dict({k: stacked[k][seed].detach() for k in model.state_dict()})
         return model
 
 
