@@ -111,8 +111,8 @@ def train_maze_critic_batched(
     -----
     Each step draws seed k's batch indices from seed k's generator, gathers its (state,
     future) pairs, and evaluates the critic loss L_k = InfoNCE_k + λ·mean_i(LSE_j F_ij)²_k
-    (Wang et al. 2025, arXiv 2503.14858, eq. 2 with the logsumexp penalty) for all seeds at
-    once; Adam steps on Σ_k L_k, whose gradient in seed k's parameters is ∂L_k/∂θ_k, so a
+    (Wang et al. 2025, arXiv 2503.14858: :func:`neural.deep_crl.critic_loss`) for all seeds
+    at once; Adam steps on Σ_k L_k, whose gradient in seed k's parameters is ∂L_k/∂θ_k, so a
     seed that diverges (NaN) stays alone in its NaNs. The one-seed task clips nothing, and
     neither does this.
     """
