@@ -188,3 +188,22 @@ def test_the_benchmarks_page_is_generated_from_a_bench_json():
     assert "| M_tr == Ldim | `s()` | 20 of 20 | 0.01 / 0.2 | 3 |" in text
     assert "5 seeds, entropy 3; 2026-12-04, commit `0123456789ab`" in text
     assert "| M_tr <= Ldim | yes | 4 of 5 | 0 of 5 | 1 × error: FlakyFailure |" in text
+
+
+def test_cpu_clock_rows_say_their_times_are_cpu_seconds():
+    from paper_checks.docs import render_bench
+
+    row = {
+        "name": "critic",
+        "size": "K = 8",
+        "ours_s": 2.0,
+        "baseline_s": 4.0,
+        "speedup": 2.0,
+        "agree": True,
+        "detail": "",
+        "baseline": "one at a time",
+        "clock": "cpu",
+    }
+    text = render_bench({"quick": True, "benchmarks": [row], "provenance": {}})
+    assert "| `critic` | K = 8 | 2 CPU | 4 CPU | 2.0x | agree | one at a time |" in text
+    assert _BENCHMARKS["deep_crl_batched_critic"].clock == "cpu"
