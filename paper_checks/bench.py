@@ -550,9 +550,14 @@ def _bench_deep_crl_batched_critic(quick: bool) -> Comparison:
     def rngs() -> list[np.random.Generator]:
         return [np.random.default_rng([0, k]) for k in range(_BATCHED_SEEDS)]
 
+    def continuous(records: list[dict]) -> list[dict]:
+        """The records less their rank correlations (ρ moves by a step when a rounding error
+        swaps two nearly tied goals): losses, loss curve, Q-map row."""
+        return [{k: v for k, v in r.items() if not k.startswith("rho_")} for r in records]
+
     return Comparison(
-        ours=lambda: train_maze_critic_batched(params, rngs()),
-        baseline=lambda: [train_maze_critic(params, rng) for rng in rngs()],
+        ours=lambda: continuous(train_maze_critic_batched(params, rngs())),
+        baseline=lambda: continuous([train_maze_critic(params, rng) for rng in rngs()]),
         agree=lambda a, b: _records_agree(a, b, rtol=1e-4),
         size=f"K = {_BATCHED_SEEDS}, {params['steps']} steps",
         detail=_records_max_difference,

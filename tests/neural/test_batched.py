@@ -95,15 +95,28 @@ def test_load_into_copies_one_seeds_weights():
         SeedStack([])
 
 
+#: The rank correlations (rho_*) are not continuous in f: a change of f by a rounding error can
+#: swap two nearly tied goals of a row, which moves that row's Spearman ρ by 12/(m(m²−1)) (m
+#: goals scored) and the mean over the maze's rows by about 2e-6 here (measured: 0 in most runs,
+#: 3.8e-6 in one). 1e-4 allows a few dozen swaps, far below the ρ differences the claims read.
+RHO_ATOL = 1e-4
+
+
 def _assert_records_close(got: dict, want: dict) -> None:
     assert got.keys() == want.keys()
     for key, value in want.items():
-        np.testing.assert_allclose(got[key], value, rtol=RTOL, atol=1e-6, err_msg=key)
+        if key.startswith("rho_"):
+            assert got[key] == pytest.approx(value, abs=RHO_ATOL), key
+        else:
+            np.testing.assert_allclose(got[key], value, rtol=RTOL, atol=1e-6, err_msg=key)
 
 
-@pytest.mark.parametrize(("variant", "depth"), [("paper", 4), ("no_res", 4), ("no_ln", 0)])
-def test_batched_critic_seeds_equal_the_one_seed_task(variant, depth):
-    params = TINY | {"variant": variant, "depth": depth}
+@pytest.mark.parametrize(
+    ("variant", "depth", "config"),
+    [("paper", 4, "cpu"), ("no_res", 4, "cpu"), ("no_ln", 0, "cpu"), ("paper", 4, "reference")],
+)
+def test_batched_critic_seeds_equal_the_one_seed_task(variant, depth, config):
+    params = TINY | {"variant": variant, "depth": depth, "config": config}
     batched = train_maze_critic_batched(params, _rngs([2, 5]), device="cpu")
     for record, rng in zip(batched, _rngs([2, 5]), strict=True):
         _assert_records_close(record, train_maze_critic(params, rng))
