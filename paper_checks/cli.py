@@ -550,8 +550,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         [
             (
                 r["name"],
-                f"{r['ours_s']:.4g}",
-                f"{r['baseline_s']:.4g}",
+                f"{r['ours_s']:.4g}" + (" CPU" if r["clock"] == "cpu" else ""),
+                f"{r['baseline_s']:.4g}" + (" CPU" if r["clock"] == "cpu" else ""),
                 f"{r['speedup']:.1f}x",
                 ("agree" if r["agree"] else "DISAGREE")
                 + (f": {r['detail']}" if r["detail"] else ""),

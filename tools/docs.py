@@ -460,9 +460,11 @@ def render_bench(payload: Mapping[str, Any]) -> str:
         agree = ("agree" if r["agree"] else "DISAGREE") + (
             f": {r['detail']}" if r["detail"] else ""
         )
+        cpu = " CPU" if r.get("clock") == "cpu" else ""  # CPU seconds, not wall-clock
         lines.append(
-            f"| `{r['name']}` | {_cell(r['size'])} | {r['ours_s']:.3g} | {r['baseline_s']:.3g} | "
-            f"{r['speedup']:,.1f}x | {_cell(agree)} | {_cell(r['baseline'])} |"
+            f"| `{r['name']}` | {_cell(r['size'])} | {r['ours_s']:.3g}{cpu} | "
+            f"{r['baseline_s']:.3g}{cpu} | {r['speedup']:,.1f}x | {_cell(agree)} | "
+            f"{_cell(r['baseline'])} |"
         )
     if rows := payload.get("conjecture_refutation"):
         lines += [

@@ -22,6 +22,7 @@ ROW_KEYS = {
     "speedup",
     "agree",
     "repeats",
+    "clock",
 }
 
 
@@ -39,6 +40,7 @@ def test_pass_at_k_row(pass_at_k_run):
     assert row["name"] == "pass_at_k"
     assert row["agree"] is True  # ours and the math.comb loop give the same numbers
     assert row["repeats"] == 1
+    assert row["clock"] == "wall"
     assert row["ours_s"] > 0
     assert row["baseline_s"] > 0
     assert row["speedup"] == pytest.approx(row["baseline_s"] / row["ours_s"], rel=1e-12)
@@ -108,7 +110,12 @@ def test_gpu_benchmarks_run_only_with_gpu(monkeypatch):
     assert [r["name"] for r in run_benchmarks(quick=True, repeats=1)] == ["cpu"]
     assert [r["name"] for r in run_benchmarks(quick=True, repeats=1, gpu=True)] == ["gpu"]
     gpu_rows = [b.name for b in _BENCHMARKS.values() if b.gpu]
-    assert gpu_rows == ["gpu_pass_at_k", "gpu_ge_gram", "gpu_superposition_trainer"]
+    assert gpu_rows == [
+        "gpu_pass_at_k",
+        "gpu_ge_gram",
+        "gpu_superposition_trainer",
+        "gpu_deep_crl_batched_critic",
+    ]
 
 
 @pytest.mark.skipif(cupy_sees_a_device() and torch_sees_a_device(), reason="a GPU is here")
@@ -223,3 +230,22 @@ def test_the_benchmarks_page_is_generated_from_a_bench_json():
     assert "| M_tr == Ldim | `s()` | 20 of 20 | 0.01 / 0.2 | 3 |" in text
     assert "5 seeds, entropy 3; 2026-12-04, commit `0123456789ab`" in text
     assert "| M_tr <= Ldim | yes | 4 of 5 | 0 of 5 | 1 × error: FlakyFailure |" in text
+
+
+def test_cpu_clock_rows_say_their_times_are_cpu_seconds():
+    from paper_checks.docs import render_bench
+
+    row = {
+        "name": "critic",
+        "size": "K = 8",
+        "ours_s": 2.0,
+        "baseline_s": 4.0,
+        "speedup": 2.0,
+        "agree": True,
+        "detail": "",
+        "baseline": "one at a time",
+        "clock": "cpu",
+    }
+    text = render_bench({"quick": True, "benchmarks": [row], "provenance": {}})
+    assert "| `critic` | K = 8 | 2 CPU | 4 CPU | 2.0x | agree | one at a time |" in text
+    assert _BENCHMARKS["deep_crl_batched_critic"].clock == "cpu"
