@@ -233,7 +233,7 @@ def test_the_benchmarks_page_is_generated_from_a_bench_json():
 
 
 def test_cpu_clock_rows_say_their_times_are_cpu_seconds():
-    from paper_checks.docs import render_bench
+    from tools.docs import render_bench
 
     row = {
         "name": "critic",
