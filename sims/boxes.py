@@ -32,7 +32,40 @@ def random_boxes(
 ) -> np.ndarray:
     """``n`` boxes ``[x1, y1, x2, y2]`` (continuous coordinates) lying inside a ``height × width``
     image: side s = √(w·h) log-uniform on ``side_range``, aspect a = h/w log-uniform on
-    ``aspect_range`` (w = s/√a, h = s·√a), position uniform over the places where the box fits."""
+    ``aspect_range`` (w = s/√a, h = s·√a), position uniform over the places where the box fits.
+
+    Parameters
+    ----------
+    n : int
+        Boxes.
+    side_range : tuple of float
+        (low, high) of the side √(w·h), in pixels.
+    aspect_range : tuple of float
+        (low, high) of the aspect ratio h/w.
+    image : tuple of int
+        (height, width).
+    rng : numpy.random.Generator, int or None
+        Source of the draws.
+
+    Returns
+    -------
+    numpy.ndarray of float, (n, 4)
+        The boxes.
+
+    Raises
+    ------
+    ValueError
+        If a box of ``side_range`` and ``aspect_range`` can exceed the image.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.boxes import random_boxes
+    >>> boxes = random_boxes(3, (32, 64), rng=0)
+    >>> sides = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))
+    >>> bool(((sides >= 32) & (sides <= 64)).all()), bool((boxes[:, 3] <= 600).all())
+    (True, True)
+    """
     rng = np.random.default_rng(rng)
     height, width = image
     side = np.exp(rng.uniform(*np.log(side_range), size=n))
@@ -54,7 +87,35 @@ def best_iou_per_band(
 ) -> dict[tuple[float, float], np.ndarray]:
     """For each side band (lo, hi), the best IoU with any of ``anchors`` (continuous coordinates)
     of ``n`` :func:`random_boxes` with sides in the band, drawn from that band's own generator
-    ``rng[band]`` in a 600 × 1000 image (§3.1.1, multi-scale anchors)."""
+    ``rng[band]`` in a 600 × 1000 image (§3.1.1, multi-scale anchors).
+
+    Parameters
+    ----------
+    anchors : numpy.ndarray of float, (..., 4)
+        The anchors.
+    bands : sequence of tuple of float
+        Side bands (lo, hi) in pixels.
+    n : int
+        Boxes per band.
+    rng : mapping of band to numpy.random.Generator
+        Each band's own generator.
+
+    Returns
+    -------
+    dict of band to numpy.ndarray of float, (n,)
+        Each box's best IoU, per band.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.boxes import best_iou_per_band, percent_reaching
+    >>> from theory.anchors import anchor_grid
+    >>> band = (128, 256)
+    >>> rng = {band: np.random.default_rng(0)}
+    >>> best = best_iou_per_band(anchor_grid(600, 1000), [band], 200, rng=rng)
+    >>> best[band].shape, percent_reaching(best, [0.7, 0.5]).tolist()
+    ((200,), [[54.5, 100.0]])
+    """
     return {
         b: best_anchor_iou(random_boxes(n, b, rng=rng[b]), anchors, legacy=False) for b in bands
     }
@@ -64,7 +125,27 @@ def percent_reaching(
     best: Mapping[tuple[float, float], np.ndarray], thresholds: Sequence[float]
 ) -> np.ndarray:
     """``(bands, thresholds)``: the percentage of each band's boxes whose best anchor IoU is at
-    least the threshold, 100 · mean(best ≥ t) (the coverage table of ``faster_rcnn.coverage``)."""
+    least the threshold, 100 · mean(best ≥ t) (the coverage table of ``faster_rcnn.coverage``).
+
+    Parameters
+    ----------
+    best : mapping of band to numpy.ndarray of float
+        Best IoUs per band (:func:`best_iou_per_band`).
+    thresholds : sequence of float
+        IoU thresholds.
+
+    Returns
+    -------
+    numpy.ndarray of float, (bands, thresholds)
+        Percentages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.boxes import percent_reaching
+    >>> percent_reaching({(32, 64): np.array([0.2, 0.6, 0.8, 0.9])}, [0.7, 0.5])
+    array([[50., 75.]])
+    """
     return np.array([[100.0 * np.mean(best[b] >= t) for t in thresholds] for b in best])
 
 
@@ -99,7 +180,38 @@ def shift_response(
     anchors are translation invariant (§3.1.1), so at s = j·stride the grid ``anchors``
     (H', W', k, 4) rolled by j cells equals the grid plus s, the labels of
     :func:`theory.anchors.label_anchors` equal the originals rolled by j cells, and every
-    object's best IoU is unchanged; ``multibox``, a fixed anchor set, has no such symmetry."""
+    object's best IoU is unchanged; ``multibox``, a fixed anchor set, has no such symmetry.
+
+    Parameters
+    ----------
+    anchors : numpy.ndarray of float, (H', W', k, 4)
+        The anchor grid (:func:`theory.anchors.anchor_grid`).
+    objects : numpy.ndarray of float, (N, 4)
+        Object boxes.
+    multibox : numpy.ndarray of float, (K, 4)
+        A fixed anchor set, for contrast.
+    shifts : numpy.ndarray of int
+        Shifts s in pixels, 0 first.
+    stride : int
+        The grid's stride.
+
+    Returns
+    -------
+    ShiftResponse
+        Per shift: the share of labels changed, the grid's error against the rolled grid and the
+        best-IoU changes of the grid and of the fixed set.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.boxes import shift_response
+    >>> from theory.anchors import anchor_grid, generate_anchors
+    >>> objects = np.array([[10.0, 10.0, 40.0, 40.0]])
+    >>> fixed, shifts = generate_anchors() + 100, np.array([0, 8, 16])
+    >>> response = shift_response(anchor_grid(64, 64), objects, fixed, shifts)
+    >>> response.grid_error_px.tolist(), bool(response.label_mismatch[2] == 0)  # a stride: rolled
+    ([0.0, 8.0, 0.0], True)
+    """
     base_labels = label_anchors(anchors, objects)
     base_best = best_anchor_iou(objects, anchors)
     mb_best = best_anchor_iou(objects, multibox)
@@ -126,7 +238,33 @@ def shift_violations(r: ShiftResponse, stride: int = STRIDE) -> tuple[bool, int]
     """(holds, violations): whether every shift by a multiple of ``stride`` leaves 0 labels
     changed, grid error ≤ 1e-9 px and best-IoU change ≤ 1e-12, every other shift changes > 0
     labels and the fixed anchors' best IoU changes at s = 16; and how many of these conditions
-    fail (0 ⟺ holds, except that a NaN fails ``holds`` without being counted)."""
+    fail (0 ⟺ holds, except that a NaN fails ``holds`` without being counted).
+
+    Parameters
+    ----------
+    r : ShiftResponse
+        A :func:`shift_response`.
+    stride : int
+        The grid's stride.
+
+    Returns
+    -------
+    holds : bool
+        Whether every condition holds.
+    violations : int
+        How many fail.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.boxes import shift_response, shift_violations
+    >>> from theory.anchors import anchor_grid, generate_anchors
+    >>> objects = np.array([[10.0, 10.0, 40.0, 40.0]])
+    >>> fixed, shifts = generate_anchors() + 100, np.array([0, 8, 16])
+    >>> response = shift_response(anchor_grid(64, 64), objects, fixed, shifts)
+    >>> shift_violations(response)
+    (True, 0)
+    """
     on = r.shift_px % stride == 0
     mismatch, grid, best, mb16 = (
         r.label_mismatch,

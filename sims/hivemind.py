@@ -44,7 +44,30 @@ def cross_query_similarities(
 ) -> np.ndarray:
     """Cosines of ``n_pairs`` random response pairs from two different queries: draw query q1,
     a different query q2 (uniformly), and one response of each. ``per_query[q]`` holds query q's
-    unit embeddings (all models pooled)."""
+    unit embeddings (all models pooled).
+
+    Parameters
+    ----------
+    per_query : sequence of numpy.ndarray of float
+        Each query's unit embeddings (responses, d), at least two queries.
+    n_pairs : int
+        Pairs drawn.
+    rng : numpy.random.Generator, int or None
+        Source of the draws.
+
+    Returns
+    -------
+    numpy.ndarray of float, (n_pairs,)
+        The cosines.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.hivemind import cross_query_similarities
+    >>> per_query = [np.eye(3)[:2], np.eye(3)[2:]]  # query 0 on axes 0, 1; query 1 on axis 2
+    >>> cross_query_similarities(per_query, 4, rng=0).tolist()
+    [0.0, 0.0, 0.0, 0.0]
+    """
     rng = np.random.default_rng(rng)
     n_queries = len(per_query)
     if n_queries < 2:
@@ -70,7 +93,39 @@ def bootstrap_over_queries(
     rng: np.random.Generator | int | None = None,
 ) -> tuple[float, float]:
     """Percentile bootstrap CI of ``statistic(x, y)`` resampling whole queries with replacement
-    (items of one query are not independent: they share the query's difficulty)."""
+    (items of one query are not independent: they share the query's difficulty).
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray of float, (items,)
+        Paired values per item.
+    queries : numpy.ndarray, (items,)
+        Each item's query.
+    statistic : callable
+        (x, y) → float (default :func:`theory.hivemind.spearman`).
+    n_boot : int
+        Resamples.
+    level : float
+        Interval level in (0, 1).
+    rng : numpy.random.Generator, int or None
+        Source of the resamples.
+
+    Returns
+    -------
+    low, high : float
+        The interval.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.hivemind import bootstrap_over_queries
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=40)
+    >>> y = x + 0.5 * rng.normal(size=40)
+    >>> low, high = bootstrap_over_queries(x, y, np.repeat(np.arange(10), 4), rng=0, n_boot=500)
+    >>> 0 < low < high < 1
+    True
+    """
     rng = np.random.default_rng(rng)
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     keys, inverse = np.unique(np.asarray(queries), return_inverse=True)
@@ -92,7 +147,32 @@ def planted_similarity(
 ) -> np.ndarray:
     """N unit vectors with every pairwise cosine exactly c: e_i = √c·u + √(1−c)·v_i, with u and the
     v_i orthonormal (a random orthonormal frame of R^dim, dim ≥ N + 1), since u·u = 1 and
-    v_i·v_j = 0 for i ≠ j give e_i·e_j = c."""
+    v_i·v_j = 0 for i ≠ j give e_i·e_j = c.
+
+    Parameters
+    ----------
+    c : float
+        The cosine, in [0, 1].
+    n : int
+        N, the vectors.
+    rng : numpy.random.Generator
+        Source of the frame.
+    dim : int, optional
+        Their dimension (default N + 1).
+
+    Returns
+    -------
+    numpy.ndarray of float, (N, dim)
+        The vectors, one per row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.hivemind import planted_similarity
+    >>> unit = planted_similarity(0.3, 4, np.random.default_rng(0))
+    >>> unit.shape, (unit @ unit.T).round(6)[0].tolist()
+    ((4, 5), [1.0, 0.3, 0.3, 0.3])
+    """
     dim = n + 1 if dim is None else dim
     frame, _ = np.linalg.qr(rng.standard_normal((dim, n + 1)))  # (dim, N+1) orthonormal columns
     u, v = frame[:, 0], frame[:, 1:].T  # (dim,), (N, dim)
@@ -103,7 +183,37 @@ def orthogonal_models(
     n_models: int, per_model: int, c: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """Models in mutually orthogonal subspaces, each with planted within-model cosine c: unit
-    embeddings (M·n, M·(n+1)) and their model labels."""
+    embeddings (M·n, M·(n+1)) and their model labels.
+
+    Parameters
+    ----------
+    n_models : int
+        M, the models.
+    per_model : int
+        n, responses per model.
+    c : float
+        The within-model cosine, in [0, 1].
+    rng : numpy.random.Generator
+        Source of the frames.
+
+    Returns
+    -------
+    unit : numpy.ndarray of float, (M·n, M·(n + 1))
+        The embeddings.
+    labels : numpy.ndarray of int, (M·n,)
+        Each response's model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.hivemind import orthogonal_models
+    >>> unit, labels = orthogonal_models(2, 3, 0.5, np.random.default_rng(0))
+    >>> unit.shape, labels.tolist()
+    ((6, 8), [0, 0, 0, 1, 1, 1])
+    >>> cosines = unit @ unit.T
+    >>> bool(np.allclose(cosines[0, 1:3], 0.5)), bool(np.allclose(cosines[0, 3:], 0.0))
+    (True, True)
+    """
     dim = per_model + 1
     blocks = np.zeros((n_models * per_model, n_models * dim))
     for m in range(n_models):
@@ -116,7 +226,26 @@ def orthogonal_models(
 def compositions(total: int, parts: int) -> np.ndarray:
     """Every vector of ``parts`` non-negative integers summing to ``total``: stars and bars, one
     row per choice of the ``parts − 1`` bar positions among ``total + parts − 1`` slots (every
-    way ``total`` raters can split over ``parts`` labels)."""
+    way ``total`` raters can split over ``parts`` labels).
+
+    Parameters
+    ----------
+    total : int
+        The sum.
+    parts : int
+        The number of entries.
+
+    Returns
+    -------
+    numpy.ndarray of int, (C(total + parts − 1, parts − 1), parts)
+        One composition per row.
+
+    Examples
+    --------
+    >>> from sims.hivemind import compositions
+    >>> compositions(2, 3).tolist()
+    [[0, 0, 2], [0, 1, 1], [0, 2, 0], [1, 0, 1], [1, 1, 0], [2, 0, 0]]
+    """
     bars = np.array(list(combinations(range(total + parts - 1), parts - 1)), dtype=np.int64)
     bars = bars.reshape(-1, parts - 1)
     edges = np.hstack(
@@ -151,7 +280,40 @@ def planted_and_random_means(
     """s̄ = ``mean_similarity`` of :func:`planted_similarity` sets for every c in ``cs`` and N in
     ``ns`` (it must return c), the pairwise cosines of planted sets of 20, and s̄ of
     random unit sets beside the mean over pairs by
-    :func:`theory.hivemind.mean_similarity_over_pairs`, all drawn from ``rng`` in that order."""
+    :func:`theory.hivemind.mean_similarity_over_pairs`, all drawn from ``rng`` in that order.
+
+    Parameters
+    ----------
+    mean_similarity : callable
+        The s̄ under test (e.g. :func:`theory.hivemind.mean_pairwise_similarity`).
+    cs : numpy.ndarray of float
+        Planted cosines.
+    ns : sequence of int
+        Set sizes N.
+    rng : numpy.random.Generator
+        Source of the sets.
+    repeats : int
+        Random unit sets drawn.
+    dim : int
+        Their dimension.
+
+    Returns
+    -------
+    PlantedMeans
+        s̄ per (c, N), the largest planted-pair error, and s̄ of the random sets by both routes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.hivemind import planted_and_random_means
+    >>> from theory.hivemind import mean_pairwise_similarity
+    >>> means = planted_and_random_means(
+    ...     mean_pairwise_similarity, np.array([0.2, 0.8]), [5], rng=np.random.default_rng(0),
+    ...     repeats=2,
+    ... )
+    >>> means.s_bar.round(6).tolist(), bool(np.allclose(means.fast, means.brute))
+    ([[0.2], [0.8]], True)
+    """
     planted = np.array([[mean_similarity(planted_similarity(c, n, rng)) for n in ns] for c in cs])
     pair_error = max(
         float(np.max(np.abs((e @ e.T)[np.triu_indices(len(e), 1)] - c)))
@@ -193,7 +355,34 @@ def orthogonal_models_metrics(
     """Build :func:`orthogonal_models` (M models × n responses, within-model cosine c) and
     measure the inter-model matrix (Fig. 6, with and without self-pairs) and the top-N
     distinct-model curve (Fig. 8) on them; :func:`theory.hivemind.orthogonal_models_exact`
-    and :func:`theory.hivemind.disjoint_curve` give their exact values."""
+    and :func:`theory.hivemind.disjoint_curve` give their exact values.
+
+    Parameters
+    ----------
+    n_models : int
+        M, the models.
+    per_model : int
+        n, responses per model.
+    c : float
+        The within-model cosine.
+    rng : numpy.random.Generator
+        Source of the frames.
+
+    Returns
+    -------
+    OrthogonalModelsMetrics
+        The measured inter-model scores and curve.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.hivemind import orthogonal_models_metrics
+    >>> metrics = orthogonal_models_metrics(2, 3, 0.5, rng=np.random.default_rng(0))
+    >>> metrics.inter_diag.round(6).tolist(), metrics.inter_diag_with_self_pairs.round(6).tolist()
+    ([0.5, 0.5], [0.666667, 0.666667])
+    >>> metrics.disjoint_curve.tolist()  # theory.hivemind.disjoint_curve(3, 3)
+    [1.0, 1.0, 2.0]
+    """
     unit, labels = orthogonal_models(n_models, per_model, c, rng)
     groups = [[unit[labels == m] for m in range(n_models)]]
     inter = inter_model_matrix(groups)
@@ -217,7 +406,36 @@ def interchangeable_curves(
     """(queries, n_max): the top-N distinct-model curve (Fig. 8) of ``n_queries`` independent
     queries whose ``n_models × per_model`` responses are i.i.d. random unit vectors in R^dim, so
     that model labels carry no information (:func:`theory.hivemind.interchangeable_curve` is
-    their expectation: 21.9 at N = 50 for 25 models × 50 responses)."""
+    their expectation: 21.9 at N = 50 for 25 models × 50 responses).
+
+    Parameters
+    ----------
+    n_models, per_model : int
+        Models and responses per model.
+    n_max : int
+        The largest N.
+    n_queries : int
+        Independent queries.
+    rng : numpy.random.Generator
+        Source of the embeddings.
+    dim : int
+        Embedding dimension.
+
+    Returns
+    -------
+    numpy.ndarray of float, (n_queries, n_max)
+        One curve per query.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.hivemind import interchangeable_curves
+    >>> from theory.hivemind import interchangeable_curve
+    >>> curves = interchangeable_curves(5, 10, 20, 50, rng=np.random.default_rng(0))
+    >>> theory = interchangeable_curve([10] * 5, 20)
+    >>> curves.shape, float(np.abs(curves.mean(axis=0) - theory).max()) < 0.1
+    ((50, 20), True)
+    """
     labels = np.repeat(np.arange(n_models), per_model)
     return np.array(
         [

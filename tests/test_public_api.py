@@ -172,6 +172,8 @@ FULLY_DOCUMENTED = (
     "theory.online.transductive",
     "sims.bootstrap",
     "sims.rmt",
+    "sims.boxes",
+    "sims.hivemind",
 )
 
 
