@@ -31,7 +31,7 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build", "results", "gallery/*.md5", "gallery/*.py", "gallery/*.ipynb"]
 templates_path = ["_templates"]
 
-# Markdown: GitHub-style heading anchors, so the pages' links to `page.md#heading` resolve.
+# Markdown: GitHub-style heading anchors, so the pages' links to a heading of another page resolve.
 myst_heading_anchors = 4
 myst_enable_extensions = ["dollarmath"]
 

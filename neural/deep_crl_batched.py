@@ -5,7 +5,7 @@ model, :class:`neural.batched.SeedStack`), on a chosen torch device.
 in one call: each seed draws its initial weights, its (state, future) pairs, its held-out pairs
 and its batch order from its own generator in the order the one-seed task does, so seed k's
 record equals ``train_maze_critic(params, rngs[k])`` up to float32 reduction order (the batched
-matrix products sum in another order; tests/neural/test_deep_crl_batched.py measures it).
+matrix products sum in another order; tests/neural/test_batched.py measures it).
 """
 
 from __future__ import annotations

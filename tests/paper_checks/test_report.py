@@ -335,5 +335,6 @@ def test_a_paper_links_its_docs_page_only_from_a_run_inside_a_clone(tmp_path: Pa
         write_results(run_dir, info, [_result("rlvr.fake_a", Verdict.PASS, [])])
         run, loaded = load_results(run_dir)
         pages[run_dir] = render_html(run, loaded, run_dir)
-    assert '<a href="../../docs/rlvr.md">docs/rlvr.md</a>' in pages[inside]
-    assert "docs/rlvr.md" not in pages[outside]
+    page = "docs/rlvr.md"  # the made-up clone's paper page
+    assert f'<a href="../../{page}">{page}</a>' in pages[inside]
+    assert page not in pages[outside]
