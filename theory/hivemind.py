@@ -17,6 +17,8 @@ from math import comb
 import numpy as np
 from scipy import stats
 
+from theory import _domain
+
 __all__ = [
     "ABSOLUTE_LABELS",
     "ENTROPY_TOP_FRACTIONS",
@@ -64,8 +66,16 @@ PAIRWISE_TOP_FRACTIONS = (0.95, 0.9, 0.8, 0.7, 0.6)
 
 
 def normalize_rows(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit L2 norm (zero rows stay zero)."""
-    v = np.asarray(vectors, dtype=float)
+    """Rows scaled to unit L2 norm (zero rows stay zero).
+
+    Raises
+    ------
+    ValueError
+        When ``vectors`` is not an array (at least 1-D) of finite reals.
+    """
+    v = _domain.reals("vectors", vectors, nonempty=False)
+    if v.ndim == 0:
+        raise ValueError(f"vectors must be at least 1-D (got {vectors!r})")
     norms = np.linalg.norm(v, axis=-1, keepdims=True)
     return np.divide(v, norms, out=np.zeros_like(v), where=norms > 0)
 
@@ -74,13 +84,19 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
 def mean_pairwise_similarity(unit: np.ndarray) -> float:
     """s̄ = mean of cos(e_i, e_j) over i < j for N unit vectors, in O(N·d):
     Σ_{i≠j} e_i·e_j = ‖Σ e_i‖² − N, so s̄ = (N‖ē‖² − 1)/(N − 1) (the paper's intra-model
-    score, Fig. 4)."""
-    e = np.asarray(unit, dtype=float)
+    score, Fig. 4). Raises ValueError unless ``unit`` is a 2-D array of finite reals with at
+    least 2 rows."""
+    e = _unit_rows(unit)
     n = e.shape[0]
-    if n < 2:
-        raise ValueError(f"mean pairwise similarity needs at least 2 vectors (got {n})")
     total = e.sum(axis=0)
     return float((total @ total - np.einsum("ij,ij->", e, e)) / (n * (n - 1)))
+
+
+def _unit_rows(unit: np.ndarray) -> np.ndarray:
+    e = _domain.reals("unit", unit, ndim=2)
+    if e.shape[0] < 2:
+        raise ValueError(f"unit must hold at least 2 vectors (got {e.shape[0]})")
+    return e
 
 
 #: u = 2⁻⁵³, the unit roundoff of float64.
@@ -97,8 +113,8 @@ def similarity_rounding_bound(n: int, dim: int) -> float:
     d(N + 1)·u (Higham §19.3), which moves the planted cosines by as much. The bound also
     covers the pairwise loop's mean (N(N − 1)/2 inner products of length d, summed
     pairwise)."""
-    if n < 2 or dim < 1:
-        raise ValueError(f"n must be ≥ 2 and dim ≥ 1 (got n = {n}, dim = {dim})")
+    n = _domain.integer("n", n, minimum=2)
+    dim = _domain.integer("dim", dim, minimum=1)
     return (4 * (n + dim) + dim * (n + 1)) * UNIT_ROUNDOFF
 
 
@@ -106,20 +122,25 @@ def mean_similarity_over_pairs(unit: np.ndarray) -> float:
     """s̄ by its definition: the mean of e_i·e_j over the N(N − 1)/2 pairs i < j, by an explicit
     loop over pairs (O(N²·d)), the brute force that :func:`mean_pairwise_similarity`'s O(N·d)
     identity must reproduce (§1.5)."""
+    unit = _unit_rows(unit)
     return float(np.mean([unit[i] @ unit[j] for i, j in combinations(range(len(unit)), 2)]))
 
 
 def shares_above(values: np.ndarray, cutoffs: Sequence[float]) -> np.ndarray:
-    """Percentage of ``values`` strictly above each cut-off (the heatmaps' "% of queries")."""
-    v = np.asarray(values, dtype=float)
+    """Percentage of ``values`` strictly above each cut-off (the heatmaps' "% of queries").
+    Raises ValueError unless ``values`` is non-empty and both are finite reals."""
+    v = _domain.reals("values", values)
+    cutoffs = _domain.reals("cutoffs", cutoffs, ndim=1, nonempty=False)
     return np.array([100.0 * np.mean(v > c) for c in cutoffs])
 
 
 def similarity_histogram(values: np.ndarray, bins: int = 10) -> np.ndarray:
     """Percentage of ``values`` in ``bins`` equal bins on [0, 1] (Figure 4's rows). Values are
     clipped to [0, 1] first: ``np.histogram(range=(0, 1))`` would drop identical texts whose
-    cosine rounds to 1 + 1e-16 (a quirk of the authors' code)."""
-    v = np.clip(np.asarray(values, dtype=float), 0.0, 1.0)
+    cosine rounds to 1 + 1e-16 (a quirk of the authors' code). Raises ValueError unless
+    ``values`` are finite reals and ``bins`` a positive integer."""
+    bins = _domain.integer("bins", bins, minimum=1)
+    v = np.clip(_domain.reals("values", values, nonempty=False), 0.0, 1.0)
     counts, _ = np.histogram(v, bins=bins, range=(0.0, 1.0))
     return 100.0 * counts / max(v.size, 1)
 
@@ -166,8 +187,10 @@ def tie_ranks(values: np.ndarray, tolerance: float = TIE_TOLERANCE) -> np.ndarra
     values that rounding alone tells apart share a grid point, so a sort by it treats them as
     ties. Two such values land on different points only when they straddle a half-step
     boundary, i.e. when their common value lies within rounding (~1e-15) of one: about one
-    chance in 10⁶ per near tie at the default step."""
-    return np.rint(np.asarray(values, dtype=float) / tolerance)
+    chance in 10⁶ per near tie at the default step. Raises ValueError unless ``values`` are
+    finite reals and ``tolerance`` a finite real > 0."""
+    tolerance = _domain.real("tolerance", tolerance, minimum=0.0, open_low=True)
+    return np.rint(_domain.reals("values", values, nonempty=False) / tolerance)
 
 
 def distinct_model_curve(unit: np.ndarray, models: np.ndarray, n_max: int) -> np.ndarray:
@@ -177,12 +200,19 @@ def distinct_model_curve(unit: np.ndarray, models: np.ndarray, n_max: int) -> np
     disjoint models give 1 up to N = n − 1 and 2 at N = n. Ties in similarity are broken by
     position (stable sort); similarities that fall on one point of a grid of step
     :data:`TIE_TOLERANCE` are ties (:func:`tie_ranks`), so that equal cosines computed with different rounding (the matrix
-    product's summation order differs between BLAS builds) do not reorder the neighbours."""
-    e = np.asarray(unit, dtype=float)
-    labels = np.unique(np.asarray(models), return_inverse=True)[1]
+    product's summation order differs between BLAS builds) do not reorder the neighbours.
+
+    Raises ValueError unless ``unit`` is 2-D with at least 2 finite rows, ``models`` has one
+    label per row and ``n_max`` is an integer in [1, rows − 1]."""
+    e = _unit_rows(unit)
+    models = np.asarray(models)
     r = e.shape[0]
-    if not 1 <= n_max <= r - 1:
-        raise ValueError(f"n_max must be between 1 and {r - 1} (got {n_max})")
+    if models.shape != (r,):
+        raise ValueError(
+            f"models must hold one label per row of unit, {r} (got shape {models.shape})"
+        )
+    labels = np.unique(models, return_inverse=True)[1]
+    n_max = _domain.integer("n_max", n_max, minimum=1, maximum=r - 1)
     rank = tie_ranks(e @ e.T)
     np.fill_diagonal(rank, -np.inf)
     order = np.argsort(-rank, axis=1, kind="stable")[:, :n_max]  # (R, N)
@@ -203,11 +233,13 @@ def interchangeable_curve(per_model: Sequence[int], n_max: int) -> np.ndarray:
     T = Σn − 1 others, which hold n_m − 1 of its own model and n_m' of each other model, so
     E = Σ_m' [1 − C(T − c_m', N)/C(T, N)] (hypergeometric), averaged over responses. At 25 models
     × 50 responses: 8.4 at N = 10 and 21.9 at N = 50 (our computation; the paper's Fig. 8
-    shows about 8 distinct models among the top 50)."""
-    counts = [int(c) for c in per_model]
+    shows about 8 distinct models among the top 50).
+
+    Raises ValueError unless ``per_model`` holds positive integers and ``n_max`` is an integer in
+    [1, Σn − 1]."""
+    counts = _domain.integers("per_model", per_model, minimum=1)
     total = sum(counts) - 1
-    if not 1 <= n_max <= total:
-        raise ValueError(f"n_max must be between 1 and {total} (got {n_max})")
+    n_max = _domain.integer("n_max", n_max, minimum=1, maximum=max(total, 1))
     out = np.zeros(n_max)
     for n in range(1, n_max + 1):
         all_draws = comb(total, n)
@@ -221,7 +253,10 @@ def interchangeable_curve(per_model: Sequence[int], n_max: int) -> np.ndarray:
 
 def disjoint_curve(per_model: int, n_max: int) -> np.ndarray:
     """Distinct models among N neighbours when models share nothing: 1 for N < n, then a new
-    model every n neighbours: 1 + ⌊N/n⌋ (2 at N = n: self is excluded, so not 1)."""
+    model every n neighbours: 1 + ⌊N/n⌋ (2 at N = n: self is excluded, so not 1). Raises
+    ValueError unless both are positive integers."""
+    per_model = _domain.integer("per_model", per_model, minimum=1)
+    n_max = _domain.integer("n_max", n_max, minimum=1)
     return 1.0 + np.arange(1, n_max + 1) // per_model
 
 
@@ -229,7 +264,10 @@ def orthogonal_models_exact(c: float, per_model: int) -> dict[str, float]:
     """The inter-model scores of models in mutually orthogonal subspaces, each with every
     within-model cosine c and n responses (:func:`sims.hivemind.orthogonal_models`): 0 between
     models, c on the diagonal without self-pairs and c + (1 − c)/n with them (the n self-pairs
-    of cosine 1 join the n(n − 1) pairs of cosine c)."""
+    of cosine 1 join the n(n − 1) pairs of cosine c). Raises ValueError unless ``c`` is in
+    [0, 1] and ``per_model`` a positive integer."""
+    c = _domain.real("c", c, minimum=0.0, maximum=1.0)
+    per_model = _domain.integer("per_model", per_model, minimum=1)
     return {
         "inter_offdiag_max_abs": 0.0,
         "inter_diag": c,
@@ -242,7 +280,14 @@ def paraphrase_split(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The cosine matrix (N, N) of the unit embeddings ``unit`` (N, d) whose topics are
     ``topic`` (N,), the cosines of its pairs i < j of the same topic (paraphrases), and those of
-    its pairs of different topics (unrelated texts)."""
+    its pairs of different topics (unrelated texts). Raises ValueError unless ``unit`` is a 2-D
+    array of finite reals and ``topic`` holds one label per row."""
+    unit = _domain.reals("unit", unit, ndim=2, nonempty=False)
+    topic = np.asarray(topic)
+    if topic.shape != unit.shape[:1]:
+        raise ValueError(
+            f"topic must hold one label per row of unit, {len(unit)} (got shape {topic.shape})"
+        )
     sim = unit @ unit.T
     iu = np.triu_indices(len(unit), 1)
     same = topic[iu[0]] == topic[iu[1]]
@@ -251,8 +296,11 @@ def paraphrase_split(
 
 # --------------------------------------------------------------------------- rating disagreement
 def label_counts(labels: Sequence[int], label_set: Sequence[int]) -> np.ndarray:
-    """Counts of each label of the fixed ``label_set`` (raises on labels outside it)."""
+    """Counts of each label of the fixed ``label_set`` (raises ValueError on labels outside it
+    and on an empty ``label_set``)."""
     arr = np.asarray(labels)
+    if len(label_set) == 0:
+        raise ValueError("label_set must be non-empty")
     unknown = set(arr.tolist()) - set(label_set)
     if unknown:
         raise ValueError(f"labels must be in {list(label_set)} (got {sorted(unknown)})")
@@ -261,16 +309,18 @@ def label_counts(labels: Sequence[int], label_set: Sequence[int]) -> np.ndarray:
 
 def entropy_bits(counts: np.ndarray) -> np.ndarray:
     """Shannon entropy H = −Σ p log2 p over the fixed labels (last axis); at most log2 5 = 2.3219.
-    (5,5,5,5,5) → 2.3219, (13,12) → 0.99885, unanimous → 0."""
-    c = np.asarray(counts, dtype=float)
+    (5,5,5,5,5) → 2.3219, (13,12) → 0.99885, unanimous → 0. Raises ValueError unless
+    ``counts`` are whole numbers ≥ 0 with at least one in every row (no distribution otherwise)."""
+    c = _domain.counts("counts", counts, positive_total=True)
     p = c / c.sum(axis=-1, keepdims=True)
     logs = np.log2(p, out=np.zeros_like(p), where=p > 0)
     return -(p * logs).sum(axis=-1) + 0.0  # + 0.0 turns −0 into 0
 
 
 def gini_impurity(counts: np.ndarray) -> np.ndarray:
-    """Gini impurity 1 − Σ p² over the labels (Table 20's alternative)."""
-    c = np.asarray(counts, dtype=float)
+    """Gini impurity 1 − Σ p² over the labels (Table 20's alternative). Raises ValueError as
+    :func:`entropy_bits` does."""
+    c = _domain.counts("counts", counts, positive_total=True)
     p = c / c.sum(axis=-1, keepdims=True)
     return 1.0 - (p * p).sum(axis=-1)
 
@@ -278,8 +328,13 @@ def gini_impurity(counts: np.ndarray) -> np.ndarray:
 def p_disagree(counts: np.ndarray) -> np.ndarray:
     """Pairwise disagreement P_dis = 1 − (max(C1, C2) + ½·C_tie)/C_total, with C1 the labels
     preferring response 1 (+1, +2), C2 those preferring response 2 and C_tie the zeros; counts
-    are over (−2, −1, 0, 1, 2). In [0, ½]; 12/12/1 → 0.5."""
-    c = np.asarray(counts, dtype=float)
+    are over (−2, −1, 0, 1, 2). In [0, ½]; 12/12/1 → 0.5. Raises ValueError unless ``counts``
+    are whole numbers ≥ 0 over the 5 labels (last axis), at least one in every row."""
+    c = _domain.counts("counts", counts, positive_total=True)
+    if c.ndim == 0 or c.shape[-1] != len(PAIRWISE_LABELS):
+        raise ValueError(
+            f"counts must run over the 5 pairwise labels on its last axis (got shape {c.shape})"
+        )
     c2, tie, c1 = c[..., :2].sum(axis=-1), c[..., 2], c[..., 3:].sum(axis=-1)
     return 1.0 - (np.maximum(c1, c2) + 0.5 * tie) / c.sum(axis=-1)
 
@@ -287,8 +342,12 @@ def p_disagree(counts: np.ndarray) -> np.ndarray:
 def item_kappa(counts: np.ndarray) -> np.ndarray:
     """Single-item Fleiss κ_i = (P_i − P_e)/(1 − P_e): P_i = (Σ_j n_ij² − n_i)/(n_i(n_i − 1)) the
     item's observed agreement and P_e = Σ_j p̄_j² the chance agreement of the pooled label shares
-    (counts: items × labels; items with fewer than 2 ratings give NaN)."""
-    c = np.asarray(counts, dtype=float)
+    (counts: items × labels; items with fewer than 2 ratings give NaN: their agreement is
+    undefined). Raises ValueError unless ``counts`` is a 2-D array of whole numbers ≥ 0 with at
+    least one count in all."""
+    c = _domain.counts("counts", counts, ndim=2)
+    if c.sum() == 0:
+        raise ValueError("counts must hold at least one rating (all are 0)")
     n = c.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         p_i = ((c * c).sum(axis=1) - n) / (n * (n - 1))
@@ -301,21 +360,36 @@ def item_kappa(counts: np.ndarray) -> np.ndarray:
 
 # -------------------------------------------------------------------------------- correlations
 def spearman(x: np.ndarray, y: np.ndarray) -> float:
-    """Spearman ρ: Pearson's r of the average ranks (ties share their mean rank)."""
+    """Spearman ρ: Pearson's r of the average ranks (ties share their mean rank); NaN when either
+    side is constant. Raises ValueError as :func:`pearson` does."""
+    x, y = _paired("x", x, "y", y)
     return pearson(stats.rankdata(x), stats.rankdata(y))
 
 
 def pearson(x: np.ndarray, y: np.ndarray) -> float:
     """Pearson r = Σ(x − x̄)(y − ȳ)/√(Σ(x − x̄)² Σ(y − ȳ)²); NaN when either side is constant.
     Each side is divided by its largest |deviation| first, so tiny scales (1e-277) cannot
-    underflow the squares."""
-    a = np.asarray(x, dtype=float) - np.mean(x)
-    b = np.asarray(y, dtype=float) - np.mean(y)
+    underflow the squares.
+
+    Raises ValueError unless ``x`` and ``y`` are non-empty 1-D arrays of finite reals of one
+    length."""
+    x, y = _paired("x", x, "y", y)
+    a = x - np.mean(x)
+    b = y - np.mean(y)
     scale_a, scale_b = np.max(np.abs(a), initial=0.0), np.max(np.abs(b), initial=0.0)
     if scale_a == 0 or scale_b == 0:
         return float("nan")
     a, b = a / scale_a, b / scale_b
     return float(a @ b / np.sqrt((a @ a) * (b @ b)))
+
+
+def _paired(
+    name_x: str, x: np.ndarray, name_y: str, y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    x, y = _domain.reals(name_x, x, ndim=1), _domain.reals(name_y, y, ndim=1)
+    if x.shape != y.shape:
+        raise ValueError(f"{name_x} and {name_y} must have one length (got {x.size} and {y.size})")
+    return x, y
 
 
 def tukey_subset(values: np.ndarray, k: float) -> np.ndarray:
@@ -324,8 +398,10 @@ def tukey_subset(values: np.ndarray, k: float) -> np.ndarray:
 
     The fences are thresholds on values, not a count, so tied items are always in or out together
     and there is no tie rule to choose: N is whatever the fences hold (745 … 598 of 750 in the
-    paper)."""
-    v = np.asarray(values, dtype=float)
+    paper). Raises ValueError unless ``values`` is a non-empty array of finite reals and ``k``
+    a finite real ≥ 0."""
+    v = _domain.reals("values", values)
+    k = _domain.real("k", k, minimum=0.0)
     q1, q3 = np.percentile(v, [25, 75])
     iqr = q3 - q1
     return (v >= q1 - k * iqr) & (v <= q3 + k * iqr)
@@ -345,10 +421,16 @@ def top_fraction_subset(values: np.ndarray, fraction: float, *, ties: str = "cut
     ``ties="keep"`` keeps every item at least as large as the value at rank n_top, so ties at the
     cut inflate N; the paper's absolute entropy subsets report N this way (top 16% of 750 gives
     123 > int(0.16·750) = 120).
+
+    Raises
+    ------
+    ValueError
+        When ``values`` is not a 1-D array of finite reals, ``fraction`` is not in (0, 1] or
+        ``ties`` is not one of :data:`TIE_RULES`.
     """
-    if ties not in TIE_RULES:
-        raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}")
-    v = np.asarray(values, dtype=float)
+    _domain.choice("ties", ties, TIE_RULES)
+    v = _domain.reals("values", values, ndim=1, nonempty=False)
+    fraction = _domain.fraction("fraction", fraction)
     n_top = int(fraction * v.size)
     mask = np.zeros(v.size, dtype=bool)
     if n_top < 1:

@@ -1,0 +1,318 @@
+"""The public API refuses arguments outside its domain at its boundary.
+
+Every public function of the API reference (``paper_checks.api_docs``: the ``__all__`` of the
+public modules of theory, sims and neural) is either in :data:`DOMAINS`, with a valid call and
+the domain of each of its numeric parameters, or in :data:`NOT_FUZZED` with the reason; a test
+fails when a public function is in neither (or in both), so a new public function cannot go
+unchecked silently.
+
+For each function in :data:`DOMAINS` hypothesis takes the valid call, swaps one parameter for a
+value outside its domain (empty, NaN, ±inf, negative, zero where a positive number belongs,
+huge, a wrong dtype, a bool, a string, None) and asserts a ValueError whose message names that
+parameter. The valid call itself must return a finite answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from paper_checks.api_docs import PACKAGES, public_modules, public_names
+
+# ----------------------------------------------------------------------------- domains
+# A domain is a strategy of values outside it, given the parameter's valid value.
+
+_NOT_NUMBERS = st.sampled_from([True, False, np.True_, "1", None, b"1", [1], 1j])
+_NON_FINITE = st.sampled_from([math.nan, math.inf, -math.inf, np.float64("nan")])
+
+
+def _integers_outside(minimum: int | None, maximum: int | None = None) -> st.SearchStrategy:
+    parts = [
+        _NOT_NUMBERS,
+        _NON_FINITE,
+        st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: x != int(x)),
+    ]
+    parts.append(st.sampled_from([1.0, 2.0, 3.0, np.float64(4.0)]))  # whole floats are not counts
+    if minimum is not None:
+        parts.append(st.integers(max_value=minimum - 1))
+        parts.append(st.integers(min_value=-(2**62), max_value=minimum - 1).map(np.int64))
+    if maximum is not None:
+        parts.append(st.integers(min_value=maximum + 1))
+    return st.one_of(parts)
+
+
+def _reals_outside(
+    low: float | None, high: float | None, *, open_low: bool = False, open_high: bool = False
+) -> st.SearchStrategy:
+    parts = [_NOT_NUMBERS, _NON_FINITE]
+    if low is not None:
+        parts.append(
+            st.floats(
+                max_value=low, exclude_max=not open_low, allow_nan=False, allow_infinity=False
+            )
+        )
+    if high is not None:
+        parts.append(
+            st.floats(
+                min_value=high, exclude_min=not open_high, allow_nan=False, allow_infinity=False
+            )
+        )
+    return st.one_of(parts)
+
+
+def _corrupted(
+    valid: Any, *, low: float | None, high: float | None, empty: bool
+) -> st.SearchStrategy:
+    """The valid array with one entry made non-finite or out of [low, high], or as strings,
+    bools, objects, empty (when ``empty`` is outside the domain) or with a dimension too few."""
+    arr = np.asarray(valid, dtype=float)
+
+    def with_entry(value: float) -> np.ndarray:
+        out = arr.copy()
+        out.flat[0] = value
+        return out
+
+    bad = [math.nan, math.inf, -math.inf]
+    if low is not None:
+        bad += [low - 1.0, low - 1e300]
+    if high is not None:
+        bad += [high + 0.5, 1e300]
+    variants = [with_entry(v) for v in bad]
+    variants += [arr.astype(str), np.full(arr.shape, "x", dtype=object), arr.astype(bool)]
+    if empty:
+        variants.append(np.empty((0, *arr.shape[1:])))
+    return st.sampled_from(variants)
+
+
+@dataclasses.dataclass(frozen=True)
+class Count:
+    """An integer in [minimum, maximum]."""
+
+    minimum: int | None = 1
+    maximum: int | None = None
+
+    def outside(self, valid: Any) -> st.SearchStrategy:  # noqa: ARG002
+        return _integers_outside(self.minimum, self.maximum)
+
+
+@dataclasses.dataclass(frozen=True)
+class Real:
+    """A finite real in the interval (closed unless marked open)."""
+
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+
+    def outside(self, valid: Any) -> st.SearchStrategy:  # noqa: ARG002
+        return _reals_outside(self.low, self.high, open_low=self.open_low, open_high=self.open_high)
+
+
+@dataclasses.dataclass(frozen=True)
+class Reals:
+    """An array of finite reals in [low, high], non-empty unless ``empty``."""
+
+    low: float | None = None
+    high: float | None = None
+    empty: bool = False
+
+    def outside(self, valid: Any) -> st.SearchStrategy:
+        return _corrupted(valid, low=self.low, high=self.high, empty=not self.empty)
+
+
+@dataclasses.dataclass(frozen=True)
+class Counts:
+    """An array of whole numbers ≥ 0 (``total``: every row holds at least one)."""
+
+    total: bool = True
+
+    def outside(self, valid: Any) -> st.SearchStrategy:
+        arr = np.asarray(valid, dtype=float)
+        parts = [_corrupted(valid, low=0.0, high=None, empty=True)]
+        half = arr.copy()
+        half.flat[0] += 0.5
+        parts.append(st.just(half))
+        if self.total:
+            parts.append(st.just(np.zeros_like(arr)))
+        return st.one_of(parts)
+
+
+@dataclasses.dataclass(frozen=True)
+class Choice:
+    """One of a few names."""
+
+    def outside(self, valid: Any) -> st.SearchStrategy:  # noqa: ARG002
+        return st.one_of(_NOT_NUMBERS, st.text(max_size=3), st.just(str(valid).upper() + "?"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Fixed:
+    """Any value outside the domain given (its shape depends on the valid call)."""
+
+    values: tuple[Any, ...]
+
+    def outside(self, valid: Any) -> st.SearchStrategy:  # noqa: ARG002
+        return st.sampled_from(self.values)
+
+
+COUNT, SIZE, POSITIVE, NONNEGATIVE = Count(1), Count(0), Real(0.0, open_low=True), Real(0.0)
+FRACTION, PROBABILITY, REAL = Real(0.0, 1.0, open_low=True), Real(0.0, 1.0), Real()
+REALS, COUNTS = Reals(), Counts()
+UNIT_ROWS = np.eye(3, 4)
+
+
+@dataclasses.dataclass(frozen=True)
+class Domain:
+    """A valid call (keyword arguments) and the domain of the parameters that are fuzzed; the
+    others are structural (callables, names of fixed options checked elsewhere)."""
+
+    call: Mapping[str, Any]
+    params: Mapping[str, Any]
+    #: The answer may hold NaN where the docstring says so (an undefined statistic).
+    nan_ok: bool = False
+
+
+D = Domain
+DOMAINS: dict[str, Domain] = {
+    # theory.hivemind
+    "theory.hivemind.normalize_rows": D(
+        {"vectors": np.ones((2, 3))}, {"vectors": Reals(empty=True)}
+    ),
+    "theory.hivemind.mean_pairwise_similarity": D({"unit": UNIT_ROWS}, {"unit": REALS}),
+    "theory.hivemind.mean_similarity_over_pairs": D({"unit": UNIT_ROWS}, {"unit": REALS}),
+    "theory.hivemind.similarity_rounding_bound": D(
+        {"n": 3, "dim": 2}, {"n": Count(2), "dim": COUNT}
+    ),
+    "theory.hivemind.shares_above": D(
+        {"values": [0.1, 0.9], "cutoffs": [0.5]}, {"values": REALS, "cutoffs": Reals(empty=True)}
+    ),
+    "theory.hivemind.similarity_histogram": D(
+        {"values": [0.1, 0.9], "bins": 4}, {"values": Reals(empty=True), "bins": COUNT}
+    ),
+    "theory.hivemind.tie_ranks": D(
+        {"values": [0.1, 0.2], "tolerance": 1e-9},
+        {"values": Reals(empty=True), "tolerance": POSITIVE},
+    ),
+    "theory.hivemind.distinct_model_curve": D(
+        {"unit": UNIT_ROWS, "models": [0, 0, 1], "n_max": 2},
+        {"unit": REALS, "models": Fixed(([0, 1], [], [[0, 0, 1]])), "n_max": Count(1, 2)},
+    ),
+    "theory.hivemind.interchangeable_curve": D(
+        {"per_model": [2, 3], "n_max": 4},
+        {
+            "per_model": Fixed(([], [0, 3], [-1, 3], [2.5, 3], [True, 3], "23", [[2, 3]])),
+            "n_max": Count(1, 4),
+        },
+    ),
+    "theory.hivemind.disjoint_curve": D(
+        {"per_model": 2, "n_max": 5}, {"per_model": COUNT, "n_max": COUNT}
+    ),
+    "theory.hivemind.orthogonal_models_exact": D(
+        {"c": 0.5, "per_model": 4}, {"c": PROBABILITY, "per_model": COUNT}
+    ),
+    "theory.hivemind.paraphrase_split": D(
+        {"unit": UNIT_ROWS, "topic": [0, 0, 1]},
+        {"unit": Reals(empty=True), "topic": Fixed(([0, 1], [[0, 0, 1]]))},
+    ),
+    "theory.hivemind.label_counts": D(
+        {"labels": [1, 2, 2], "label_set": (1, 2, 3)},
+        {"labels": Fixed(([0], [np.nan], [1.5], ["a"])), "label_set": Fixed(((),))},
+    ),
+    "theory.hivemind.entropy_bits": D({"counts": [[5, 0, 1], [1, 1, 1]]}, {"counts": COUNTS}),
+    "theory.hivemind.gini_impurity": D({"counts": [[5, 0, 1], [1, 1, 1]]}, {"counts": COUNTS}),
+    "theory.hivemind.p_disagree": D(
+        {"counts": [[5, 0, 1, 2, 2]]},
+        {"counts": Counts(), "counts ": Fixed(([[1, 2, 3]],))},
+    ),
+    "theory.hivemind.item_kappa": D({"counts": [[5, 0, 1], [1, 1, 1]]}, {"counts": Counts()}),
+    "theory.hivemind.spearman": D(
+        {"x": [1.0, 2.0, 3.0], "y": [1.0, 3.0, 2.0]},
+        {"x": REALS, "y": Fixed(([1.0, 2.0], [np.nan, 1.0, 2.0], [], ["a", "b", "c"]))},
+    ),
+    "theory.hivemind.pearson": D(
+        {"x": [1.0, 2.0, 3.0], "y": [1.0, 3.0, 2.0]},
+        {"x": REALS, "y": Fixed(([1.0, 2.0], [np.inf, 1.0, 2.0], [], ["a", "b", "c"]))},
+    ),
+    "theory.hivemind.tukey_subset": D(
+        {"values": [1.0, 2.0, 3.0, 10.0], "k": 1.5}, {"values": REALS, "k": NONNEGATIVE}
+    ),
+    "theory.hivemind.top_fraction_subset": D(
+        {"values": [1.0, 2.0, 3.0, 10.0], "fraction": 0.5, "ties": "cut"},
+        {"values": Reals(empty=True), "fraction": FRACTION, "ties": Choice()},
+    ),
+}
+
+#: Public functions not fuzzed here, by reason.
+NOT_FUZZED: dict[str, tuple[str, ...]] = {}
+
+
+# ----------------------------------------------------------------------------- the inventory
+def _public_functions() -> dict[str, Callable[..., Any]]:
+    found = {}
+    for package in PACKAGES:
+        for module in public_modules(package):
+            for name in public_names(module):
+                obj = getattr(module, name)
+                if inspect.isfunction(obj) and obj.__module__ == module.__name__:
+                    found[f"{module.__name__}.{name}"] = obj
+    return found
+
+
+PUBLIC = _public_functions()
+_EXEMPT = [name for names in NOT_FUZZED.values() for name in names]
+
+
+def test_every_public_function_has_its_domain_or_a_reason() -> None:
+    listed = set(DOMAINS) | set(_EXEMPT)
+    assert sorted(set(PUBLIC) - listed) == [], "public functions without domain coverage"
+    assert sorted(listed - set(PUBLIC)) == [], "listed names that are not public functions"
+    assert sorted(set(DOMAINS) & set(_EXEMPT)) == []
+    assert len(_EXEMPT) == len(set(_EXEMPT))
+
+
+def _function(qualname: str) -> Callable[..., Any]:
+    module, name = qualname.rsplit(".", 1)
+    return getattr(importlib.import_module(module), name)
+
+
+def _finite(value: Any, nan_ok: bool) -> bool:
+    """Whether every number in ``value`` (arrays, tuples, dicts, dataclasses) is finite."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return all(_finite(getattr(value, f.name), nan_ok) for f in dataclasses.fields(value))
+    if isinstance(value, Mapping):
+        return all(_finite(v, nan_ok) for v in value.values())
+    if isinstance(value, tuple | list):
+        return all(_finite(v, nan_ok) for v in value)
+    arr = np.asarray(value)
+    if np.issubdtype(arr.dtype, np.number):
+        good = np.isfinite(arr) | (np.isnan(arr) if nan_ok else False)
+        return bool(np.all(good))
+    return True
+
+
+@pytest.mark.parametrize("qualname", sorted(DOMAINS))
+def test_the_valid_call_gives_a_finite_answer(qualname: str) -> None:
+    domain = DOMAINS[qualname]
+    assert set(domain.call) <= set(inspect.signature(_function(qualname)).parameters)
+    assert _finite(_function(qualname)(**domain.call), domain.nan_ok)
+
+
+@pytest.mark.parametrize("qualname", sorted(DOMAINS))
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_out_of_domain_arguments_are_refused_by_name(qualname: str, data: st.DataObject) -> None:
+    domain = DOMAINS[qualname]
+    key = data.draw(st.sampled_from(sorted(domain.params)), label="parameter")
+    param = key.strip()  # a trailing space keys a second domain of one parameter
+    bad = data.draw(domain.params[key].outside(domain.call[param]), label="value")
+    with pytest.raises(ValueError, match=rf"\b{param}\b"):
+        _function(qualname)(**{**domain.call, param: bad})
