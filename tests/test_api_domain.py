@@ -168,6 +168,22 @@ COUNT, SIZE, POSITIVE, NONNEGATIVE = Count(1), Count(0), Real(0.0, open_low=True
 FRACTION, PROBABILITY, REAL = Real(0.0, 1.0, open_low=True), Real(0.0, 1.0), Real()
 REALS, COUNTS = Reals(), Counts()
 UNIT_ROWS = np.eye(3, 4)
+BOX = np.array([[0.0, 0.0, 10.0, 10.0], [5.0, 5.0, 15.0, 20.0]])
+
+
+@dataclasses.dataclass(frozen=True)
+class Boxes:
+    """Finite ``[x1, y1, x2, y2]`` rows with positive widths, non-empty unless ``empty``."""
+
+    empty: bool = False
+
+    def outside(self, valid: Any) -> st.SearchStrategy:
+        flipped = np.asarray(valid, dtype=float)[:, [2, 3, 0, 1]] - 5.0
+        parts = [Reals(empty=self.empty).outside(valid), st.just(flipped), st.just(np.ones(3))]
+        return st.one_of(parts)
+
+
+BOXES = Boxes()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,6 +199,134 @@ class Domain:
 
 D = Domain
 DOMAINS: dict[str, Domain] = {
+    # theory.anchors
+    "theory.anchors.generate_anchors": D(
+        {"base_size": 16, "ratios": (0.5, 1.0), "scales": (8, 16)},
+        {"base_size": COUNT, "ratios": Reals(0.0), "scales": Reals(0.0)},
+    ),
+    "theory.anchors.feature_map_size": D(
+        {"image_size": 600, "n_poolings": 4}, {"image_size": COUNT, "n_poolings": SIZE}
+    ),
+    "theory.anchors.anchor_grid": D(
+        {"height": 40, "width": 50, "base_anchors": BOX, "stride": 16, "offset": (1.0, 2.0)},
+        {
+            "height": COUNT,
+            "width": COUNT,
+            "base_anchors": BOXES,
+            "stride": COUNT,
+            "offset": Fixed(((1.0,), (np.nan, 0.0), "ab")),
+        },
+    ),
+    "theory.anchors.inside_image": D(
+        {"anchors": BOX, "height": 40, "width": 50, "allowed_border": 0},
+        {
+            "anchors": Boxes(empty=True),
+            "height": COUNT,
+            "width": COUNT,
+            "allowed_border": NONNEGATIVE,
+        },
+    ),
+    "theory.anchors.anchor_count": D(
+        {"height": 600, "width": 1000, "allowed_border": 0},
+        {"height": COUNT, "width": COUNT, "allowed_border": NONNEGATIVE},
+    ),
+    "theory.anchors.box_iou": D(
+        {"boxes_a": BOX, "boxes_b": BOX},
+        {"boxes_a": Boxes(empty=True), "boxes_b": Boxes(empty=True)},
+    ),
+    "theory.anchors.label_anchors": D(
+        {"anchors": BOX, "gt_boxes": BOX, "positive": 0.7, "negative": 0.3},
+        {
+            "anchors": Boxes(empty=True),
+            "gt_boxes": BOXES,
+            "positive": PROBABILITY,
+            "negative": Real(0.0, 0.7),
+        },
+    ),
+    "theory.anchors.encode_boxes": D(
+        {"anchors": BOX, "boxes": BOX}, {"anchors": Boxes(empty=True), "boxes": Boxes(empty=True)}
+    ),
+    "theory.anchors.decode_boxes": D(
+        {"anchors": BOX, "deltas": np.zeros((2, 4)), "convention": "inverse"},
+        {
+            "anchors": Boxes(empty=True),
+            "deltas": Reals(empty=True),
+            "deltas ": Fixed((np.zeros((2, 3)),)),
+            "convention": Choice(),
+        },
+    ),
+    "theory.anchors.descending": D(
+        {"scores": [0.5, 0.1], "ties": "stable"}, {"scores": Reals(empty=True), "ties": Choice()}
+    ),
+    "theory.anchors.nms": D(
+        {"boxes": BOX, "scores": [0.9, 0.8], "threshold": 0.5, "ties": "stable"},
+        {
+            "boxes": Boxes(empty=True),
+            "scores": Reals(empty=True),
+            "scores ": Fixed(([0.9],)),
+            "threshold": PROBABILITY,
+            "ties": Choice(),
+        },
+    ),
+    "theory.anchors.clip_boxes": D(
+        {"boxes": BOX, "height": 10, "width": 12},
+        {
+            "boxes": Reals(empty=True),
+            "boxes ": Fixed(([1.0, 2.0],)),
+            "height": COUNT,
+            "width": COUNT,
+        },
+    ),
+    "theory.anchors.select_proposals": D(
+        {
+            "anchors": BOX,
+            "deltas": np.zeros((2, 4)),
+            "scores": [0.9, 0.8],
+            "height": 40,
+            "width": 50,
+            "pre_nms": 10,
+            "post_nms": 5,
+            "nms_threshold": 0.7,
+            "min_size": 2.0,
+            "convention": "inverse",
+            "ties": "stable",
+        },
+        {
+            "anchors": BOXES,
+            "deltas": Reals(),
+            "scores": Reals(),
+            "scores ": Fixed(([0.9],)),
+            "height": COUNT,
+            "width": COUNT,
+            "pre_nms": COUNT,
+            "post_nms": COUNT,
+            "nms_threshold": PROBABILITY,
+            "min_size": POSITIVE,
+            "convention": Choice(),
+            "ties": Choice(),
+        },
+    ),
+    "theory.anchors.best_anchor_iou": D(
+        {"boxes": BOX, "anchors": BOX}, {"boxes": Boxes(empty=True), "anchors": BOXES}
+    ),
+    "theory.anchors.conv_params": D(
+        {"in_channels": 3, "out_channels": 4, "kernel": 3},
+        {"in_channels": COUNT, "out_channels": COUNT, "kernel": COUNT},
+    ),
+    "theory.anchors.rpn_output_params": D(
+        {"channels": 512, "k": 9}, {"channels": COUNT, "k": COUNT}
+    ),
+    "theory.anchors.rpn_head_params": D({"channels": 512, "k": 9}, {"channels": COUNT, "k": COUNT}),
+    "theory.anchors.multibox_output_params": D(
+        {"features": 1536, "n_anchors": 800}, {"features": COUNT, "n_anchors": COUNT}
+    ),
+    "theory.anchors.sqrt_areas_and_ratios": D({"boxes": BOX}, {"boxes": Boxes(empty=True)}),
+    "theory.anchors.square_iou_interval": D(
+        {"side": 128.0, "threshold": 0.7}, {"side": POSITIVE, "threshold": FRACTION}
+    ),
+    "theory.anchors.half_stride_iou": D(
+        {"sides": (128.0, 256.0), "offset": 8.0}, {"sides": Reals(0.0), "offset": NONNEGATIVE}
+    ),
     # theory.hivemind
     "theory.hivemind.normalize_rows": D(
         {"vectors": np.ones((2, 3))}, {"vectors": Reals(empty=True)}

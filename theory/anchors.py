@@ -11,6 +11,10 @@ below (§3.1.1 …) are the paper's; docs/faster_rcnn.md sets out the convention
 Decoding and the score order follow the released code (py-faster-rcnn, ``bbox_transform_inv`` and
 ``py_cpu_nms`` / the proposal layer) by default; :data:`DECODE_CONVENTIONS` and :data:`TIE_ORDERS`
 name the alternatives.
+
+Arguments are checked at the boundary (ValueError naming the argument): boxes are finite with 4
+coordinates on the last axis and positive widths and heights, image sizes, strides, channel and
+anchor counts are positive integers, IoU thresholds lie in [0, 1].
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from theory import _domain
 
 __all__ = [
     "ANCHOR_RATIOS",
@@ -66,6 +72,23 @@ def _widths(boxes: np.ndarray, legacy: bool) -> tuple[np.ndarray, np.ndarray]:
     return boxes[..., 2] - boxes[..., 0] + extra, boxes[..., 3] - boxes[..., 1] + extra
 
 
+def _boxes(name: str, boxes: np.ndarray, legacy: bool, *, nonempty: bool = False) -> np.ndarray:
+    """Finite boxes ``(..., 4)`` with positive widths and heights in the convention given."""
+    b = _domain.reals(name, boxes, nonempty=nonempty)
+    if b.ndim == 0 or b.shape[-1] != 4:
+        raise ValueError(
+            f"{name} must hold [x1, y1, x2, y2] on its last axis (got shape {b.shape})"
+        )
+    w, h = _widths(b, legacy)
+    if (w <= 0).any() or (h <= 0).any():
+        raise ValueError(f"{name} must have positive widths and heights (x2, y2 past x1, y1)")
+    return b
+
+
+def _positive_reals(name: str, values: Sequence[float]) -> np.ndarray:
+    return _domain.reals(name, values, ndim=1, minimum=np.nextafter(0.0, 1.0))
+
+
 def generate_anchors(
     base_size: int = STRIDE,
     ratios: Sequence[float] = ANCHOR_RATIOS,
@@ -79,6 +102,8 @@ def generate_anchors(
     Rounding makes the shapes inexact: √area is 132.9, 128 and 124.5 (×2, ×4) and the low ratio is
     12/23 = 0.522, not 0.5. Rows are ordered ratio-major, scale-minor.
     """
+    base_size = _domain.integer("base_size", base_size, minimum=1)
+    ratios, scales = _positive_reals("ratios", ratios), _positive_reals("scales", scales)
     centre = (base_size - 1) / 2.0
     area = float(base_size * base_size)
     rows = []
@@ -100,7 +125,8 @@ def generate_anchors(
 
 def feature_map_size(image_size: int, n_poolings: int = 4) -> int:
     """Side of the conv5 map: ⌈·/2⌉ applied ``n_poolings`` times (Caffe's pooling rounds up)."""
-    side = int(image_size)
+    side = _domain.integer("image_size", image_size, minimum=1)
+    n_poolings = _domain.integer("n_poolings", n_poolings, minimum=0)
     for _ in range(n_poolings):
         side = -(-side // 2)
     return side
@@ -117,8 +143,17 @@ def anchor_grid(
     """Every anchor of an image of ``height × width`` pixels, shape ``(H', W', k, 4)``: the reference
     anchors shifted by ``stride·(x, y)`` for each cell of the H'×W' conv5 map (and by ``offset``,
     in pixels, if given). Translation equivariance (§3.1.1) is this one set of shapes at every cell."""
-    base = generate_anchors() if base_anchors is None else np.asarray(base_anchors, dtype=float)
-    fh, fw = feature_map_size(height), feature_map_size(width)
+    base = (
+        generate_anchors()
+        if base_anchors is None
+        else _boxes("base_anchors", base_anchors, True, nonempty=True)
+    )
+    stride = _domain.integer("stride", stride, minimum=1)
+    offset = _domain.reals("offset", offset, ndim=1)
+    if offset.shape != (2,):
+        raise ValueError(f"offset must be a pair (x, y) (got shape {offset.shape})")
+    fh = feature_map_size(_domain.integer("height", height, minimum=1))
+    fw = feature_map_size(_domain.integer("width", width, minimum=1))
     sy, sx = np.meshgrid(np.arange(fh) * stride, np.arange(fw) * stride, indexing="ij")
     shifts = np.stack([sx, sy, sx, sy], axis=-1).astype(float)  # (H', W', 4)
     shifts += np.array([offset[0], offset[1], offset[0], offset[1]])
@@ -130,7 +165,10 @@ def inside_image(
 ) -> np.ndarray:
     """Anchors lying fully inside the image (the training rule ignores the others, §3.3):
     x1, y1 ≥ −border and x2 < width + border, y2 < height + border (0-based inclusive pixels)."""
-    a = np.asarray(anchors, dtype=float)
+    a = _boxes("anchors", anchors, True)
+    height = _domain.integer("height", height, minimum=1)
+    width = _domain.integer("width", width, minimum=1)
+    allowed_border = _domain.real("allowed_border", allowed_border, minimum=0.0)
     return (
         (a[..., 0] >= -allowed_border)
         & (a[..., 1] >= -allowed_border)
@@ -158,7 +196,11 @@ class AnchorCount:
 
 
 def anchor_count(height: int, width: int, allowed_border: float = 0) -> AnchorCount:
-    """Count the anchors of a ``height × width`` image (600×1000: 38·63·9 = 21,546, 8,151 inside)."""
+    """Count the anchors of a ``height × width`` image (600×1000: 38·63·9 = 21,546, 8,151 inside).
+    Raises ValueError unless both sides are positive integers and ``allowed_border`` ≥ 0."""
+    height = _domain.integer("height", height, minimum=1)
+    width = _domain.integer("width", width, minimum=1)
+    allowed_border = _domain.real("allowed_border", allowed_border, minimum=0.0)
     grid = anchor_grid(height, width)
     return AnchorCount(
         height,
@@ -174,8 +216,13 @@ def box_iou(boxes_a: np.ndarray, boxes_b: np.ndarray, *, legacy: bool = False) -
     """Intersection over union of every pair: ``(N, 4) × (M, 4) → (N, M)``,
     IoU = |A ∩ B| / (|A| + |B| − |A ∩ B|). ``legacy=True`` counts inclusive pixels
     ([0,0,10,10] vs [5,5,15,15]: 36/206 = 0.1748; continuous: 25/175 = 0.1429)."""
-    a = np.asarray(boxes_a, dtype=float).reshape(-1, 4)
-    b = np.asarray(boxes_b, dtype=float).reshape(-1, 4)
+    a = _boxes("boxes_a", boxes_a, legacy).reshape(-1, 4)
+    b = _boxes("boxes_b", boxes_b, legacy).reshape(-1, 4)
+    return _iou(a, b, legacy)
+
+
+def _iou(a: np.ndarray, b: np.ndarray, legacy: bool) -> np.ndarray:
+    """:func:`box_iou` of checked ``(N, 4)`` and ``(M, 4)`` float arrays."""
     extra = 1.0 if legacy else 0.0
     wa, ha = _widths(a, legacy)
     wb, hb = _widths(b, legacy)
@@ -195,9 +242,14 @@ def label_anchors(
 ) -> np.ndarray:
     """Training labels of anchors (§3.1.2): 1 for the anchor(s) of highest IoU with each
     ground-truth box (ties included, as in the code) or IoU ≥ ``positive`` with any box; 0 when
-    IoU < ``negative`` with every box; −1 (ignored) otherwise. Shape: ``anchors.shape[:-1]``."""
+    IoU < ``negative`` with every box; −1 (ignored) otherwise. Shape: ``anchors.shape[:-1]``.
+    Raises ValueError unless ``gt_boxes`` holds at least one box and 0 ≤ negative ≤ positive ≤ 1."""
+    anchors = _boxes("anchors", anchors, legacy)
+    gt_boxes = _boxes("gt_boxes", gt_boxes, legacy, nonempty=True)
+    positive = _domain.real("positive", positive, minimum=0.0, maximum=1.0)
+    negative = _domain.real("negative", negative, minimum=0.0, maximum=positive)
     shape = np.shape(anchors)[:-1]
-    iou = box_iou(np.reshape(anchors, (-1, 4)), gt_boxes, legacy=legacy)  # (A, G)
+    iou = _iou(anchors.reshape(-1, 4), gt_boxes.reshape(-1, 4), legacy)  # (A, G)
     best = iou.max(axis=1)
     labels = np.full(iou.shape[0], -1, dtype=np.int8)
     labels[best < negative] = 0
@@ -209,8 +261,8 @@ def label_anchors(
 def encode_boxes(anchors: np.ndarray, boxes: np.ndarray, *, legacy: bool = True) -> np.ndarray:
     """Regression targets of eq. 2: t_x = (x − x_a)/w_a, t_y = (y − y_a)/h_a, t_w = log(w/w_a),
     t_h = log(h/h_a), with (x, y) box centres."""
-    a = np.asarray(anchors, dtype=float)
-    g = np.asarray(boxes, dtype=float)
+    a = _boxes("anchors", anchors, legacy)
+    g = _boxes("boxes", boxes, legacy)
     wa, ha = _widths(a, legacy)
     wg, hg = _widths(g, legacy)
     ax, ay = a[..., 0] + 0.5 * wa, a[..., 1] + 0.5 * ha
@@ -234,10 +286,13 @@ def decode_boxes(
     * ``"continuous"``: widths x2 − x1 and x2 = x + w/2, the exact inverse of
       ``encode_boxes(..., legacy=False)``.
     """
-    if convention not in DECODE_CONVENTIONS:
-        raise ValueError(f"convention must be one of {DECODE_CONVENTIONS}, got {convention!r}")
-    a = np.asarray(anchors, dtype=float)
-    t = np.asarray(deltas, dtype=float)
+    _domain.choice("convention", convention, DECODE_CONVENTIONS)
+    a = _boxes("anchors", anchors, legacy=convention != "continuous")
+    t = _domain.reals("deltas", deltas, nonempty=False)
+    if t.shape[-1:] != (4,):
+        raise ValueError(
+            f"deltas must hold (t_x, t_y, t_w, t_h) on its last axis (got shape {t.shape})"
+        )
     wa, ha = _widths(a, legacy=convention != "continuous")
     ax, ay = a[..., 0] + 0.5 * wa, a[..., 1] + 0.5 * ha
     x, y = ax + t[..., 0] * wa, ay + t[..., 1] * ha
@@ -252,9 +307,8 @@ def descending(scores: np.ndarray, ties: str = "py-faster-rcnn") -> np.ndarray:
     the released code's ``scores.argsort()[::-1]`` gives (numpy's default sort is stable on the
     short runs it insertion-sorts, ≤ 16 items; on longer ones its tie order is unspecified and
     this is the deterministic reading). ``ties="stable"``: the earlier index first."""
-    if ties not in TIE_ORDERS:
-        raise ValueError(f"ties must be one of {TIE_ORDERS}, got {ties!r}")
-    s = np.asarray(scores, dtype=float).reshape(-1)
+    _domain.choice("ties", ties, TIE_ORDERS)
+    s = _domain.reals("scores", scores, nonempty=False).reshape(-1)
     if ties == "stable":
         return np.argsort(-s, kind="stable")
     return np.argsort(s, kind="stable")[::-1]
@@ -272,21 +326,29 @@ def nms(
     of :func:`descending`) and keep one unless its IoU with an already kept box exceeds
     ``threshold`` (a box at IoU ≤ threshold is kept, as in ``py_cpu_nms``). Returns the kept
     indices in visiting order. A = [0,0,100,100] (.9) and B = [10,10,110,110] (.8), IoU 0.681:
-    both kept at 0.7, B removed at 0.5."""
-    boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+    both kept at 0.7, B removed at 0.5. Raises ValueError unless there is one score per box and
+    ``threshold`` is in [0, 1]."""
+    boxes = _boxes("boxes", boxes, legacy).reshape(-1, 4)
+    threshold = _domain.real("threshold", threshold, minimum=0.0, maximum=1.0)
     order = descending(scores, ties)
+    if order.size != len(boxes):
+        raise ValueError(f"scores must hold one score per box, {len(boxes)} (got {order.size})")
     keep: list[int] = []
     while order.size:
         i = int(order[0])
         keep.append(i)
-        overlap = box_iou(boxes[i : i + 1], boxes[order[1:]], legacy=legacy)[0]
+        overlap = _iou(boxes[i : i + 1], boxes[order[1:]], legacy)[0]
         order = order[1:][overlap <= threshold]
     return np.array(keep, dtype=np.int64)
 
 
 def clip_boxes(boxes: np.ndarray, height: int, width: int) -> np.ndarray:
     """Clip inclusive-pixel boxes to the image (the test-time rule for cross-boundary proposals)."""
-    b = np.array(boxes, dtype=float)
+    b = _domain.reals("boxes", boxes, nonempty=False)
+    if b.shape[-1:] != (4,):
+        raise ValueError(f"boxes must hold [x1, y1, x2, y2] on its last axis (got shape {b.shape})")
+    height = _domain.integer("height", height, minimum=1)
+    width = _domain.integer("width", width, minimum=1)
     b[..., 0::2] = np.clip(b[..., 0::2], 0, width - 1)
     b[..., 1::2] = np.clip(b[..., 1::2], 0, height - 1)
     return b
@@ -314,14 +376,30 @@ def select_proposals(
     Both the pre-NMS sort and the NMS sort order equal scores by ``ties`` (:func:`descending`).
     With the default, as in the released layer, NMS re-sorts the already sorted top list, so the
     two reversals cancel: among equal scores the pre-NMS cut keeps the later anchors, and NMS then
-    visits the survivors earlier anchor first."""
+    visits the survivors earlier anchor first.
+
+    Raises ValueError unless the arrays are finite with one delta and one score per anchor,
+    ``pre_nms`` and ``post_nms`` are positive integers, ``nms_threshold`` is in [0, 1] and
+    ``min_size`` > 0."""
     legacy = convention != "continuous"
+    pre_nms = _domain.integer("pre_nms", pre_nms, minimum=1)
+    post_nms = _domain.integer("post_nms", post_nms, minimum=1)
+    nms_threshold = _domain.real("nms_threshold", nms_threshold, minimum=0.0, maximum=1.0)
+    min_size = _domain.real("min_size", min_size, minimum=0.0, open_low=True)
+    anchors = _boxes("anchors", anchors, legacy)
+    deltas = _domain.reals("deltas", deltas, nonempty=False)
+    if anchors.size != deltas.size:
+        raise ValueError(
+            f"deltas must hold one row per anchor (got {deltas.shape} for {anchors.shape})"
+        )
     boxes = clip_boxes(
         decode_boxes(anchors.reshape(-1, 4), deltas.reshape(-1, 4), convention=convention),
         height,
         width,
     )
-    scores = np.asarray(scores, dtype=float).reshape(-1)
+    scores = _domain.reals("scores", scores, nonempty=False).reshape(-1)
+    if scores.size != len(boxes):
+        raise ValueError(f"scores must hold one score per anchor, {len(boxes)} (got {scores.size})")
     w, h = _widths(boxes, legacy=legacy)
     big = np.flatnonzero((w >= min_size) & (h >= min_size))
     top = big[descending(scores[big], ties)[:pre_nms]]
@@ -330,36 +408,45 @@ def select_proposals(
 
 
 def best_anchor_iou(boxes: np.ndarray, anchors: np.ndarray, *, legacy: bool = True) -> np.ndarray:
-    """For each box, the largest IoU with any anchor (its chance of a positive by IoU ≥ 0.7)."""
-    flat = np.asarray(anchors, dtype=float).reshape(-1, 4)
-    boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+    """For each box, the largest IoU with any anchor (its chance of a positive by IoU ≥ 0.7).
+    Raises ValueError unless ``anchors`` holds at least one box."""
+    flat = _boxes("anchors", anchors, legacy, nonempty=True).reshape(-1, 4)
+    boxes = _boxes("boxes", boxes, legacy).reshape(-1, 4)
     best = np.zeros(len(boxes))
     for start in range(0, len(boxes), 256):  # chunks bound the (chunk, anchors) IoU matrix
-        best[start : start + 256] = box_iou(boxes[start : start + 256], flat, legacy=legacy).max(
-            axis=1
-        )
+        best[start : start + 256] = _iou(boxes[start : start + 256], flat, legacy).max(axis=1)
     return best
 
 
 # ------------------------------------------------------------------------------- parameter counts
 def conv_params(in_channels: int, out_channels: int, kernel: int = 1, *, bias: bool = False) -> int:
-    """Parameters of a 2-D convolution: k²·C_in·C_out (+ C_out biases)."""
+    """Parameters of a 2-D convolution: k²·C_in·C_out (+ C_out biases). Raises ValueError unless
+    the sizes are positive integers."""
+    in_channels = _domain.integer("in_channels", in_channels, minimum=1)
+    out_channels = _domain.integer("out_channels", out_channels, minimum=1)
+    kernel = _domain.integer("kernel", kernel, minimum=1)
     return kernel * kernel * in_channels * out_channels + (out_channels if bias else 0)
 
 
 def rpn_output_params(channels: int = 512, k: int = 9) -> int:
     """The RPN output layer: 1×1 convs with 2k scores and 4k coordinates on a C-d feature,
     C·(4 + 2)·k weights = 27,648 for VGG-16 (C = 512), §3.1.1."""
+    channels = _domain.integer("channels", channels, minimum=1)
+    k = _domain.integer("k", k, minimum=1)
     return conv_params(channels, 2 * k) + conv_params(channels, 4 * k)
 
 
 def rpn_head_params(channels: int = 512, k: int = 9) -> int:
     """The 3×3 intermediate conv (C → C) plus the output layer: 2,386,944 for VGG-16."""
+    channels = _domain.integer("channels", channels, minimum=1)
+    k = _domain.integer("k", k, minimum=1)
     return conv_params(channels, channels, 3) + rpn_output_params(channels, k)
 
 
 def multibox_output_params(features: int = 1536, n_anchors: int = 800) -> int:
     """MultiBox's fully connected output: features·(4 + 1)·800 = 6,144,000 (§3.1.1)."""
+    features = _domain.integer("features", features, minimum=1)
+    n_anchors = _domain.integer("n_anchors", n_anchors, minimum=1)
     return features * (4 + 1) * n_anchors
 
 
@@ -368,6 +455,9 @@ def sqrt_areas_and_ratios(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Size √(w·h) and aspect ratio h/w of each box in the code's 0-based inclusive pixels
     (w = x2 − x1 + 1): 132.9, 128, 124.5 (×2, ×4) and 0.522, 1, 2 for the 9 reference anchors
     of §3.1.1 (the rounding of ``generate_anchors``)."""
+    boxes = _boxes("boxes", boxes, True)
+    if boxes.ndim != 2:
+        raise ValueError(f"boxes must be an (N, 4) array (got shape {boxes.shape})")
     w = boxes[:, 2] - boxes[:, 0] + 1
     h = boxes[:, 3] - boxes[:, 1] + 1
     return np.sqrt(w * h), h / w
@@ -376,14 +466,20 @@ def sqrt_areas_and_ratios(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def square_iou_interval(side: float, threshold: float) -> tuple[float, float]:
     """Sides s of a square concentric with a square anchor of side a that reach IoU ≥ t:
     IoU = (min(s, a)/max(s, a))², so s ∈ [a√t, a/√t] (continuous coordinates; §3.1.1
-    multi-scale anchors: [107, 153] px around the 128-px anchor at t = 0.7)."""
+    multi-scale anchors: [107, 153] px around the 128-px anchor at t = 0.7). Raises ValueError
+    unless ``side`` > 0 and ``threshold`` is in (0, 1]."""
+    side = _domain.real("side", side, minimum=0.0, open_low=True)
+    threshold = _domain.fraction("threshold", threshold)
     return side * np.sqrt(threshold), side / np.sqrt(threshold)
 
 
 def half_stride_iou(sides: Sequence[float], offset: float = 8) -> list[float]:
     """IoU of two equal a × a squares offset by ``offset`` px along both axes (continuous
     coordinates): (a − o)² / (2a² − (a − o)²); half the 16-px stride gives .784, .884, .940 for
-    a = 128, 256, 512, the worst an object centred between two anchor positions can do."""
+    a = 128, 256, 512, the worst an object centred between two anchor positions can do. Raises
+    ValueError unless the sides are positive and ``offset`` ≥ 0."""
+    sides = _positive_reals("sides", sides)
+    offset = _domain.real("offset", offset, minimum=0.0)
     return [
         float(box_iou([[0, 0, a, a]], [[offset, offset, a + offset, a + offset]])[0, 0])
         for a in sides
