@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paper_checks.api_docs import PACKAGES, public_modules, public_names
+from theory.rmt import DataSpectrum
 
 # ----------------------------------------------------------------------------- domains
 # A domain is a strategy of values outside it, given the parameter's valid value.
@@ -184,6 +185,8 @@ class Boxes:
 
 
 BOXES = Boxes()
+#: A range (low, high) of positive reals.
+RANGE = Fixed(((2.0, 1.0), (0.0, 1.0), (-1.0, 1.0), (1.0, np.inf), (np.nan, 1.0), (1.0,), "ab"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -326,6 +329,37 @@ DOMAINS: dict[str, Domain] = {
     ),
     "theory.anchors.half_stride_iou": D(
         {"sides": (128.0, 256.0), "offset": 8.0}, {"sides": Reals(0.0), "offset": NONNEGATIVE}
+    ),
+    # theory.rmt
+    "theory.rmt.gaussian_expectation": D(
+        {"f": np.cos, "dims": 1, "nodes": 8}, {"dims": COUNT, "nodes": COUNT}
+    ),
+    "theory.rmt.rf_constants": D(
+        {"t": 0.5, "sigma_x2": 1.0, "nodes": 16},
+        {"t": POSITIVE, "sigma_x2": POSITIVE, "nodes": COUNT},
+    ),
+    "theory.rmt.marchenko_pastur_edges": D(
+        {"ratio": 0.5, "variance": 2.0}, {"ratio": POSITIVE, "variance": POSITIVE}
+    ),
+    "theory.rmt.marchenko_pastur_density": D(
+        {"x": [0.5, 1.0], "ratio": 0.5, "variance": 2.0},
+        {"x": Reals(empty=True), "ratio": POSITIVE, "variance": POSITIVE},
+    ),
+    "theory.rmt.sample_covariance_spectrum": D(
+        {"ratio": 0.5, "spectrum": DataSpectrum.identity(), "points": 64},
+        {"ratio": POSITIVE, "points": Count(16)},
+    ),
+    "theory.rmt.rf_mass_levels": D(
+        {"psi_p": 2.0, "psi_n": 0.5}, {"psi_p": POSITIVE, "psi_n": POSITIVE}
+    ),
+    "theory.rmt.domain_sample": D(
+        {"n": 3, "seed": 1, "psi_p": (1.0, 2.0), "psi_n": (1.0, 2.0), "t": (0.1, 1.0)},
+        {"n": COUNT, "seed": SIZE, "psi_p": RANGE, "psi_n": RANGE, "t": RANGE},
+    ),
+    "theory.rmt.half_unit_in_last_digit": D({"value": 0.08523}, {"value": REAL}),
+    "theory.rmt.u_tilde_top_edges": D({"psi_p": 4.0, "t": 0.5}, {"psi_p": POSITIVE, "t": POSITIVE}),
+    "theory.rmt.rho1_marchenko_pastur_edges": D(
+        {"ratio": np.array([8.0, 16.0]), "t": 0.5}, {"ratio": Reals(0.0, empty=True), "t": POSITIVE}
     ),
     # theory.hivemind
     "theory.hivemind.normalize_rows": D(

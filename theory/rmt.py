@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from theory import _domain
 from theory.fits import PowerLawFit, fit_power_law
 
 __all__ = [
@@ -86,10 +87,10 @@ def gaussian_expectation(
     """E f(z_1, ..., z_dims) for independent standard normals, by tensor Gauss–Hermite quadrature.
 
     ``f`` receives one array per dimension (broadcast against each other) and returns values of
-    the same shape.
+    the same shape. Raises ValueError unless ``dims`` and ``nodes`` are positive integers.
     """
-    if dims < 1:
-        raise ValueError(f"dims must be >= 1 (got {dims})")
+    dims = _domain.integer("dims", dims, minimum=1)
+    nodes = _domain.integer("nodes", nodes, minimum=1)
     x, w = hermite_rule(nodes)
     grids = np.meshgrid(*([x] * dims), indexing="ij", sparse=True)
     weight = w
@@ -205,11 +206,13 @@ def rf_constants(
 
     Monte Carlo is not an option: s_t² is a small difference of O(1) numbers
     (docs/diffusion.md#the-reference-spectrum-scripts-constants-and-ours).
+
+    Raises ValueError unless ``t`` (the diffusion time) and ``sigma_x2`` are finite and
+    positive and ``nodes`` a positive integer.
     """
-    if not (t > 0 and math.isfinite(t)):
-        raise ValueError(f"t must be a positive finite diffusion time (got {t})")
-    if not (sigma_x2 > 0 and math.isfinite(sigma_x2)):
-        raise ValueError(f"sigma_x2 must be positive (got {sigma_x2})")
+    t = _domain.real("t", t, minimum=0.0, open_low=True)
+    sigma_x2 = _domain.real("sigma_x2", sigma_x2, minimum=0.0, open_low=True)
+    nodes = _domain.integer("nodes", nodes, minimum=1)
     c = math.exp(-t) * math.sqrt(sigma_x2)
     noise = math.sqrt(-math.expm1(-2.0 * t))
     gamma = math.sqrt(c * c + noise * noise)
@@ -392,7 +395,10 @@ def _continuation(
 
 # ------------------------------------------------------------------------------ sample covariance
 def marchenko_pastur_edges(ratio: float, variance: float = 1.0) -> tuple[float, float]:
-    """Edges σ²(1 ∓ √γ)² of the Marchenko–Pastur law with ratio γ = p/n."""
+    """Edges σ²(1 ∓ √γ)² of the Marchenko–Pastur law with ratio γ = p/n. Raises ValueError
+    unless ``ratio`` and ``variance`` are finite and positive."""
+    ratio = _domain.real("ratio", ratio, minimum=0.0, open_low=True)
+    variance = _domain.real("variance", variance, minimum=0.0, open_low=True)
     root = math.sqrt(ratio)
     return variance * (1.0 - root) ** 2, variance * (1.0 + root) ** 2
 
@@ -400,11 +406,10 @@ def marchenko_pastur_edges(ratio: float, variance: float = 1.0) -> tuple[float, 
 def marchenko_pastur_density(x: ArrayLike, ratio: float, variance: float = 1.0) -> NDArray:
     """The absolutely continuous part of the Marchenko–Pastur law of S = σ² Z Zᵀ/n, Z p × n
     i.i.d. standard, γ = p/n:  ρ(x) = √((b − x)(x − a)) / (2π σ² γ x) on [a, b]. (For γ > 1 an atom
-    of mass 1 − 1/γ sits at 0.)"""
-    if not (ratio > 0 and variance > 0):
-        raise ValueError("ratio and variance must be positive")
-    x = np.asarray(x, dtype=float)
+    of mass 1 − 1/γ sits at 0.) Raises ValueError unless ``x`` is finite and ``ratio`` and
+    ``variance`` are finite and positive."""
     a, b = marchenko_pastur_edges(ratio, variance)
+    x = _domain.reals("x", x, nonempty=False)
     inside = (x > a) & (x < b)
     safe = np.where(inside, x, (a + b) / 2)
     return np.where(
@@ -454,9 +459,10 @@ def sample_covariance_spectrum(
     *, ratio: float, spectrum: DataSpectrum, points: int = 1000
 ) -> Spectrum:
     """The limiting spectrum of a sample covariance (Silverstein): an atom at 0 of mass
-    max(0, 1 − 1/γ) and the bulks of Im m/π."""
-    if not (ratio > 0 and math.isfinite(ratio)):
-        raise ValueError(f"ratio must be positive (got {ratio})")
+    max(0, 1 − 1/γ) and the bulks of Im m/π. Raises ValueError unless ``ratio`` is finite and
+    positive and ``points`` an integer ≥ 16."""
+    ratio = _domain.real("ratio", ratio, minimum=0.0, open_low=True)
+    points = _domain.integer("points", points, minimum=16)
 
     def density(x: NDArray[np.float64]) -> NDArray[np.float64]:
         return sample_covariance_stieltjes(x, ratio=ratio, spectrum=spectrum)[0].imag / np.pi
@@ -1109,7 +1115,10 @@ def rf_mass_levels(
     weights); ρ1, up to the p − d eigenvalues outside the span of W (level 1 − 1/ψ_p); and ρ2,
     the d eigenvalues of W's span, per atom of ρ_Σ (levels 1 − 1/ψ_p + W_k/ψ_p). For ψ_p ≤ 1 the
     span of W is everything and only the atoms' levels W_k remain. Groups may merge (no gap
-    then), but a gap elsewhere means a bulk was missed or cut."""
+    then), but a gap elsewhere means a bulk was missed or cut. Raises ValueError unless
+    ``psi_p`` and ``psi_n`` are finite and positive."""
+    psi_p = _domain.real("psi_p", psi_p, minimum=0.0, open_low=True)
+    psi_n = _domain.real("psi_n", psi_n, minimum=0.0, open_low=True)
     spectrum = DataSpectrum.identity() if spectrum is None else spectrum
     partial = np.cumsum(spectrum.weights)
     delta = max(0.0, 1.0 - (1.0 + psi_n) / psi_p)
@@ -1163,11 +1172,9 @@ def rf_spectrum(
     it raises :class:`SpectrumSelfCheckError` with ``strict``, else it is returned with a
     :class:`SpectrumSelfCheckWarning`.
     """
-    for name, value in (("psi_p", psi_p), ("psi_n", psi_n)):
-        if not (value > 0 and math.isfinite(value)):
-            raise ValueError(f"{name} must be positive (got {value})")
-    if points < 16:
-        raise ValueError(f"points must be at least 16 (got {points})")
+    psi_p = _domain.real("psi_p", psi_p, minimum=0.0, open_low=True)
+    psi_n = _domain.real("psi_n", psi_n, minimum=0.0, open_low=True)
+    points = _domain.integer("points", points, minimum=16)
     spectrum = DataSpectrum.identity() if spectrum is None else spectrum
     consts = rf_constants(t, activation, sigma_x2=spectrum.mean)
 
@@ -1334,7 +1341,14 @@ def domain_sample(
 ) -> NDArray[np.float64]:
     """``n`` points (ψ_p, ψ_n, t) drawn log-uniformly from the box ψ_p ∈ ``psi_p``, ψ_n ∈
     ``psi_n``, t ∈ ``t`` (default: the whole box :data:`DOMAIN_PSI`² × :data:`DOMAIN_T`; a fixed
-    draw for a given seed)."""
+    draw for a given seed). Raises ValueError unless ``n`` is a positive integer, ``seed`` an
+    integer ≥ 0 and each range a pair 0 < low ≤ high of finite reals."""
+    n = _domain.integer("n", n, minimum=1)
+    seed = _domain.integer("seed", seed, minimum=0)
+    for name, span in (("psi_p", psi_p), ("psi_n", psi_n), ("t", t)):
+        low_high = _domain.reals(name, span, ndim=1, minimum=np.nextafter(0.0, 1.0))
+        if low_high.shape != (2,) or low_high[0] > low_high[1]:
+            raise ValueError(f"{name} must be a range (low, high) with low ≤ high (got {span!r})")
     rng = np.random.default_rng(seed)
     lo = np.log([psi_p[0], psi_n[0], t[0]])
     hi = np.log([psi_p[1], psi_n[1], t[1]])
@@ -1402,7 +1416,8 @@ def rf_constants_direct(consts: RFConstants, *, nodes: int = 128) -> tuple[float
 def half_unit_in_last_digit(value: float) -> float:
     """Half a unit in the last printed digit of ``value`` as ``repr`` prints it (0.08523 → 5e-6,
     5e-05 → 5e-6), enlarged by a relative 1e-9: how far a rounded table entry may lie from the
-    number it rounds."""
+    number it rounds. Raises ValueError unless ``value`` is a finite real."""
+    value = _domain.real("value", value)
     mantissa, _, exponent = repr(value).partition("e")
     decimals = len(mantissa.partition(".")[2])
     return 0.5 * 10.0 ** (-decimals + (int(exponent) if exponent else 0)) * (1 + 1e-9)
@@ -1512,7 +1527,9 @@ def per_point_comparison(
 def u_tilde_top_edges(psi_p: float, t: float) -> tuple[float, float]:
     """Edges of the top bulk of Ũ = a_t² W Σ_t Wᵀ/d + (v_t² + s_t²) I (Σ = I), the n → ∞ limit
     of ρ2: the nonzero eigenvalues of W Σ_t Wᵀ/d are ψ_p times a sample covariance with
-    population Σ_t = e^{−2t}Σ + Δ_t I and ratio d/p = 1/ψ_p (Silverstein's equation)."""
+    population Σ_t = e^{−2t}Σ + Δ_t I and ratio d/p = 1/ψ_p (Silverstein's equation). Raises
+    ValueError unless ``psi_p`` and ``t`` are finite and positive."""
+    psi_p = _domain.real("psi_p", psi_p, minimum=0.0, open_low=True)
     k = rf_constants(t)
     sigma_t = DataSpectrum.of([k.decay**2 + k.delta])
     bulk = sample_covariance_spectrum(ratio=1.0 / psi_p, spectrum=sigma_t).bulks[-1]
@@ -1524,7 +1541,9 @@ def rho1_marchenko_pastur_edges(
     ratio: NDArray[np.float64], t: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The edges s_t² + v_t²(1 ∓ √r)² of ρ1 for r = ψ_p/ψ_n ≫ 1 (Σ = I, Theorem 3.1's regime
-    ψ_p ≫ ψ_n ≫ 1): a Marchenko–Pastur law of ratio r and variance v_t², shifted by s_t²."""
+    ψ_p ≫ ψ_n ≫ 1): a Marchenko–Pastur law of ratio r and variance v_t², shifted by s_t².
+    Raises ValueError unless ``ratio`` holds finite reals ≥ 0 and ``t`` is finite and positive."""
+    ratio = _domain.reals("ratio", ratio, minimum=0.0, nonempty=False)
     consts = rf_constants(t)
     lower = consts.s2 + consts.v2 * (1 - np.sqrt(ratio)) ** 2
     upper = consts.s2 + consts.v2 * (1 + np.sqrt(ratio)) ** 2
