@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paper_checks.api_docs import PACKAGES, public_modules, public_names
+from theory.passk import pass_at_k
 from theory.rmt import DataSpectrum
 
 # ----------------------------------------------------------------------------- domains
@@ -101,7 +102,7 @@ class Count:
     minimum: int | None = 1
     maximum: int | None = None
 
-    def outside(self, valid: Any) -> st.SearchStrategy:  # noqa: ARG002
+    def outside(self, valid: Any) -> st.SearchStrategy:
         return _integers_outside(self.minimum, self.maximum)
 
 
@@ -113,9 +114,12 @@ class Real:
     high: float | None = None
     open_low: bool = False
     open_high: bool = False
+    #: The function takes arrays too, so a list of valid numbers is in the domain.
+    arrays: bool = False
 
-    def outside(self, valid: Any) -> st.SearchStrategy:  # noqa: ARG002
-        return _reals_outside(self.low, self.high, open_low=self.open_low, open_high=self.open_high)
+    def outside(self, valid: Any) -> st.SearchStrategy:
+        bad = _reals_outside(self.low, self.high, open_low=self.open_low, open_high=self.open_high)
+        return bad.filter(lambda x: not isinstance(x, list)) if self.arrays else bad
 
 
 @dataclasses.dataclass(frozen=True)
@@ -151,7 +155,7 @@ class Counts:
 class Choice:
     """One of a few names."""
 
-    def outside(self, valid: Any) -> st.SearchStrategy:  # noqa: ARG002
+    def outside(self, valid: Any) -> st.SearchStrategy:
         return st.one_of(_NOT_NUMBERS, st.text(max_size=3), st.just(str(valid).upper() + "?"))
 
 
@@ -161,10 +165,15 @@ class Fixed:
 
     values: tuple[Any, ...]
 
-    def outside(self, valid: Any) -> st.SearchStrategy:  # noqa: ARG002
+    def outside(self, valid: Any) -> st.SearchStrategy:
         return st.sampled_from(self.values)
 
 
+#: Scalars of functions that take arrays too (a list is then in the domain).
+ARRAY_POSITIVE = Real(0.0, open_low=True, arrays=True)
+ARRAY_NONNEGATIVE = Real(0.0, arrays=True)
+ARRAY_PROBABILITY = Real(0.0, 1.0, arrays=True)
+ARRAY_REAL = Real(arrays=True)
 COUNT, SIZE, POSITIVE, NONNEGATIVE = Count(1), Count(0), Real(0.0, open_low=True), Real(0.0)
 FRACTION, PROBABILITY, REAL = Real(0.0, 1.0, open_low=True), Real(0.0, 1.0), Real()
 REALS, COUNTS = Reals(), Counts()
@@ -185,6 +194,15 @@ class Boxes:
 
 
 BOXES = Boxes()
+#: Sample counts n ≥ 1 of pass@k (integers; c ≤ n is checked with c).
+N_COUNTS = Fixed(([10.0, 10.0], [0, 10], [1, 10], ["a", "b"], [True, True], [[10, 10, 10]]))
+C_COUNTS = Fixed(([11, 0], [-1, 0], [1.5, 0], [np.nan, 0], [True, False]))
+BUDGET = Fixed((0, -1, 1.5, np.nan, True, "a", None, [0], [1.5]))
+BUDGETS = Fixed(([], [0], [1.5], ["a"], None, [True], [np.float64(2.0)]))
+BUDGETS_TO_10 = Fixed((*BUDGETS.values, [11], [2, 11]))
+BUDGET_GRID = Fixed(
+    ([], [0, 1, 2], [2, 1, 3], [1.5, 2, 3], ["a", "b", "c"], [[1, 2, 4]], [1, 1, 2])
+)
 #: A range (low, high) of positive reals.
 RANGE = Fixed(((2.0, 1.0), (0.0, 1.0), (-1.0, 1.0), (1.0, np.inf), (np.nan, 1.0), (1.0,), "ab"))
 
@@ -360,6 +378,134 @@ DOMAINS: dict[str, Domain] = {
     "theory.rmt.u_tilde_top_edges": D({"psi_p": 4.0, "t": 0.5}, {"psi_p": POSITIVE, "t": POSITIVE}),
     "theory.rmt.rho1_marchenko_pastur_edges": D(
         {"ratio": np.array([8.0, 16.0]), "t": 0.5}, {"ratio": Reals(0.0, empty=True), "t": POSITIVE}
+    ),
+    # theory.passk
+    "theory.passk.pass_at_k": D(
+        {"n": [10, 10], "c": [3, 0], "k": 2}, {"n": N_COUNTS, "c": C_COUNTS, "k": Count(1, 10)}
+    ),
+    "theory.passk.pass_at_k_plugin": D(
+        {"n": [10, 10], "c": [3, 0], "k": 2}, {"n": N_COUNTS, "c": C_COUNTS, "k": Count(1, 10)}
+    ),
+    "theory.passk.pass_at_k_curve": D(
+        {"n": [10, 10], "c": [3, 0], "ks": [1, 2]},
+        {"n": N_COUNTS, "c": C_COUNTS, "ks": BUDGETS_TO_10},
+    ),
+    "theory.passk.pass_at_k_exact": D(
+        {"p": [0.2, 0.5], "k": 3}, {"p": Reals(0.0, 1.0, empty=True), "k": BUDGET}
+    ),
+    "theory.passk.pass_at_k_curve_exact": D(
+        {"p": [0.2, 0.5], "ks": [1, 3], "weights": [1.0, 2.0]},
+        {
+            "p": Reals(0.0, 1.0, empty=True),
+            "ks": BUDGETS,
+            "weights": Fixed(([-1.0, 2.0], [0.0, 0.0], [np.nan, 1.0], [1.0], "ab")),
+        },
+    ),
+    "theory.passk.estimator_expectation": D(
+        {"estimator": pass_at_k, "p": [0.2, 0.5], "n": 5, "k": 2},
+        {"p": Reals(0.0, 1.0, empty=True), "n": COUNT, "k": Count(1, 5)},
+    ),
+    "theory.passk.pool_counts": D(
+        {"n": [[5, 5], [5, 5]], "c": [[1, 2], [3, 4]], "axis": 0},
+        {
+            "n": N_COUNTS,
+            "c": Fixed(([[6, 0], [0, 0]], [[-1, 0], [0, 0]], [[0.5, 0], [0, 0]], [1, 2, 3])),
+            "axis": Fixed((2, -3, 0.5, "0", True, None)),
+        },
+    ),
+    "theory.passk.counts_from_samples": D(
+        {"problem_ids": ["a", "a", "b"], "correct": [True, False, True]},
+        {
+            "problem_ids": Fixed((["a"], [], [["a", "a", "b"]])),
+            "correct": Fixed(([2, 0, 1], [0.5, 1, 1], [True], [np.nan, 1, 1])),
+        },
+    ),
+    "theory.passk.tilt": D(
+        {"p": [0.2, 0.5], "beta": 2.0}, {"p": Reals(0.0, 1.0, empty=True), "beta": ARRAY_POSITIVE}
+    ),
+    "theory.passk.logit_affine": D(
+        {"p": [0.2, 0.5], "alpha": 2.0, "beta": 0.5},
+        {"p": Reals(0.0, 1.0, empty=True), "alpha": ARRAY_POSITIVE, "beta": ARRAY_REAL},
+    ),
+    "theory.passk.fit_logit_affine": D(
+        {"p": [0.2, 0.5, 0.7], "q": [0.3, 0.6, 0.8]},
+        {
+            "p": Reals(0.0, 1.0, empty=True),
+            "q": Fixed(([0.3, 0.6], [0.3, 0.6, 1.5], [np.nan, 0.6, 0.8], ["a", "b", "c"])),
+        },
+    ),
+    "theory.passk.logit_affine_fixed_point": D(
+        {"alpha": 2.0, "beta": 0.1},
+        {"alpha": ARRAY_POSITIVE, "alpha ": Fixed((1.0,)), "beta": ARRAY_REAL},
+    ),
+    "theory.passk.beta_pass_at_k": D(
+        {"a": 1.0, "b": 2.0, "k": [1, 4]},
+        {"a": ARRAY_POSITIVE, "b": ARRAY_POSITIVE, "k": Reals(1.0, empty=True)},
+    ),
+    "theory.passk.beta_failure_asymptote": D(
+        {"a": 1.0, "b": 2.0, "k": [1, 4]},
+        {"a": ARRAY_POSITIVE, "b": ARRAY_POSITIVE, "k": Reals(1.0, empty=True)},
+    ),
+    "theory.passk.beta_logit_affine_pass_at_k": D(
+        {"a": 1.0, "b": 2.0, "alpha": 2.0, "beta": 0.5, "k": [1, 4]},
+        {
+            "a": ARRAY_POSITIVE,
+            "b": ARRAY_POSITIVE,
+            "alpha": ARRAY_POSITIVE,
+            "beta": ARRAY_REAL,
+            "k": Reals(1.0, empty=True),
+        },
+    ),
+    "theory.passk.beta_logit_affine_failure_asymptote": D(
+        {"a": 1.0, "b": 2.0, "alpha": 2.0, "beta": 0.5, "k": [1, 4]},
+        {
+            "a": ARRAY_POSITIVE,
+            "b": ARRAY_POSITIVE,
+            "alpha": ARRAY_POSITIVE,
+            "beta": ARRAY_REAL,
+            "k": Reals(1.0, empty=True),
+        },
+    ),
+    "theory.passk.two_type_pass_at_k": D(
+        {"k": [1, 4], "frac_improved": 0.3, "p_e": 0.5, "q_e": 0.9, "frac_lost": 0.2, "eps": 0.1},
+        {
+            "k": Reals(1.0, empty=True),
+            "frac_improved": ARRAY_PROBABILITY,
+            "p_e": ARRAY_PROBABILITY,
+            "q_e": ARRAY_PROBABILITY,
+            "frac_lost": ARRAY_PROBABILITY,
+            "frac_lost ": Fixed((0.8,)),
+            "eps": ARRAY_PROBABILITY,
+        },
+    ),
+    "theory.passk.sign_changes": D(
+        {"delta": [0.1, -0.1, 0.2], "scale": [1.0, 1.0, 1.0], "rtol": 1e-10},
+        {
+            "delta": Reals(empty=True),
+            "delta ": Fixed(([[0.1, -0.1]],)),
+            "scale": Reals(0.0),
+            "rtol": ARRAY_NONNEGATIVE,
+        },
+    ),
+    "theory.passk.crossing_k": D(
+        {"ks": [1, 2, 4], "base": [0.1, 0.5, 0.9], "rl": [0.3, 0.5, 0.6], "rtol": 1e-10},
+        {
+            "ks": BUDGET_GRID,
+            "base": REALS,
+            "rl": Reals(),
+            "rl ": Fixed(([0.3, 0.5],)),
+            "rtol": ARRAY_NONNEGATIVE,
+        },
+    ),
+    "theory.passk.crossing_k_many": D(
+        {"ks": [1, 2, 4], "base": [[0.1, 0.5, 0.9]], "rl": [[0.3, 0.5, 0.6]], "rtol": 1e-10},
+        {
+            "ks": BUDGET_GRID,
+            "base": Reals(empty=True),
+            "rl": Reals(empty=True),
+            "rl ": Fixed(([0.3, 0.5],)),
+            "rtol": ARRAY_NONNEGATIVE,
+        },
     ),
     # theory.hivemind
     "theory.hivemind.normalize_rows": D(
