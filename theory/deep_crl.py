@@ -11,22 +11,28 @@ from __future__ import annotations
 
 import numpy as np
 
+from theory import _domain
+
 __all__ = ["gaussian_mean", "no_residual_log_gain_per_layer", "swish", "swish_prime"]
 
 
 def swish(z: np.ndarray) -> np.ndarray:
-    """φ(z) = z·σ(z)."""
+    """φ(z) = z·σ(z). Raises ValueError unless ``z`` holds finite reals."""
+    z = _domain.reals("z", z, nonempty=False)
     return z / (1 + np.exp(-z))
 
 
 def swish_prime(z: np.ndarray) -> np.ndarray:
-    """φ′(z) = σ(z)·(1 + z·(1 − σ(z)))."""
+    """φ′(z) = σ(z)·(1 + z·(1 − σ(z))). Raises ValueError unless ``z`` holds finite reals."""
+    z = _domain.reals("z", z, nonempty=False)
     s = 1 / (1 + np.exp(-z))
     return s * (1 + z * (1 - s))
 
 
 def gaussian_mean(f, n_nodes: int = 80) -> float:
-    """E[f(z)] for z ~ N(0, 1) by Gauss–Hermite quadrature (probabilists' weights)."""
+    """E[f(z)] for z ~ N(0, 1) by Gauss–Hermite quadrature (probabilists' weights). Raises
+    ValueError unless ``n_nodes`` is a positive integer."""
+    n_nodes = _domain.integer("n_nodes", n_nodes, minimum=1)
     z, w = np.polynomial.hermite_e.hermegauss(n_nodes)
     return float(np.sum(w * f(z)) / np.sqrt(2 * np.pi))
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from theory import _domain
+
 __all__ = ["PowerLawFit", "fit_power_law"]
 
 _BOOT_CHUNK = 1 << 22  # resamples × points drawn at once
@@ -52,18 +54,6 @@ def _slopes(log_x: NDArray[np.float64], log_y: NDArray[np.float64]) -> NDArray[n
     sxy = np.sum(dx * log_y, axis=-1)
     degenerate = np.ptp(log_x, axis=-1) == 0
     return np.where(degenerate, np.nan, sxy / np.where(degenerate, 1.0, sxx))
-
-
-def _finite_1d(values: ArrayLike, name: str) -> NDArray[np.float64]:
-    arr = np.asarray(values)
-    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number):
-        raise ValueError(f"{name} must be real numbers (got dtype {arr.dtype})")
-    arr = arr.astype(np.float64)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (got shape {arr.shape})")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (got {name}={float(arr[~np.isfinite(arr)][0])!r})")
-    return arr
 
 
 def fit_power_law(
@@ -106,11 +96,15 @@ def fit_power_law(
     ----------
     docs/rlvr.md#sharpening-models-our-analysis (failure-rate slopes −a and −a/α on log-log axes).
     """
-    x, y = _finite_1d(x, "x"), _finite_1d(y, "y")
+    x = _domain.reals("x", x, ndim=1, nonempty=False)
+    y = _domain.reals("y", y, ndim=1, nonempty=False)
     if x.shape != y.shape:
         raise ValueError(f"x and y must have the same length (got {x.size} and {y.size})")
     if window is not None:
-        lo, hi = (float(v) for v in window)
+        bounds = _domain.reals("window", window, ndim=1)
+        if bounds.shape != (2,):
+            raise ValueError(f"window must be a pair (low, high) (got {window!r})")
+        lo, hi = float(bounds[0]), float(bounds[1])
         if not lo <= hi:
             raise ValueError(f"window must satisfy window[0] <= window[1] (got {window})")
         window = (lo, hi)
@@ -122,10 +116,8 @@ def fit_power_law(
         raise ValueError(f"x must be > 0 inside the window (got x={float(x[x <= 0][0])!r})")
     if np.any(y <= 0):
         raise ValueError(f"y must be > 0 inside the window (got y={float(y[y <= 0][0])!r})")
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 0:
-        raise ValueError(f"n_boot must be an integer >= 0 (got {n_boot!r})")
-    if not 0.0 < ci < 1.0:
-        raise ValueError(f"ci must satisfy 0 < ci < 1 (got {ci!r})")
+    n_boot = _domain.integer("n_boot", n_boot, minimum=0)
+    ci = _domain.real("ci", ci, minimum=0.0, maximum=1.0, open_low=True, open_high=True)
 
     log_x, log_y = np.log(x), np.log(y)
     exponent = float(_slopes(log_x, log_y))

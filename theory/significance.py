@@ -10,6 +10,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from theory import _domain
+
 __all__ = [
     "CurveZTest",
     "binomial_se_percent",
@@ -22,29 +24,51 @@ __all__ = [
 def family_wise_t_critical(dof: int, n_tests: int, alpha: float = 0.0027) -> float:
     """Critical |t| for ``n_tests`` two-sided Student-t tests with ``dof`` degrees of freedom at
     family-wise error rate ``alpha`` (Bonferroni): t_{dof}^{-1}(1 − α / (2 n_tests)). The default
-    α = 0.0027 is the two-sided 3σ rate of one normal test."""
-    if dof < 1 or n_tests < 1:
-        raise ValueError(f"dof and n_tests must be >= 1 (got {dof}, {n_tests})")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must lie in (0, 1) (got {alpha})")
+    α = 0.0027 is the two-sided 3σ rate of one normal test. Raises ValueError unless ``dof`` and
+    ``n_tests`` are positive integers and 0 < alpha < 1."""
+    dof = _domain.integer("dof", dof, minimum=1)
+    n_tests = _domain.integer("n_tests", n_tests, minimum=1)
+    alpha = _domain.real("alpha", alpha, minimum=0.0, maximum=1.0, open_low=True, open_high=True)
     return float(stats.t.ppf(1 - alpha / (2 * n_tests), dof))
 
 
 def binomial_se_percent(percent: ArrayLike, n: int) -> np.ndarray:
     """Standard error, in percentage points, of a share measured on ``n`` independent draws
-    whose true value is ``percent``: 100 · √(p (1 − p) / n) with p = percent / 100."""
-    percent = np.asarray(percent, dtype=float)
+    whose true value is ``percent``: 100 · √(p (1 − p) / n) with p = percent / 100. Raises
+    ValueError unless ``percent`` lies in [0, 100] and ``n`` is a positive integer."""
+    percent = _domain.reals("percent", percent, minimum=0.0, maximum=100.0, nonempty=False)
+    n = _domain.integer("n", n, minimum=1)
     return 100.0 * np.sqrt(percent / 100 * (1 - percent / 100) / n)
 
 
 def worst_tolerance_ratio(*gates: Sequence[ArrayLike]) -> float:
     """The largest |measured − expected| / tolerance over every entry of every gate
     ``(measured, expected, tolerance)``: at most 1 exactly when each gated quantity lies within
-    its own tolerance, so one number decides a claim gated on several quantities."""
-    return max(
-        float(np.max(np.abs(np.asarray(measured, dtype=float) - expected) / tolerance))
-        for measured, expected, tolerance in gates
-    )
+    its own tolerance, so one number decides a claim gated on several quantities.
+
+    Raises ValueError unless there is at least one gate, each a triple of non-empty finite
+    arrays that broadcast together, with tolerances > 0."""
+    if not gates:
+        raise ValueError("gates must hold at least one (measured, expected, tolerance) triple")
+    ratios = []
+    for i, gate in enumerate(gates):
+        if len(gate) != 3:
+            raise ValueError(
+                f"gates must be (measured, expected, tolerance) triples (got {gate!r})"
+            )
+        measured = _domain.reals(f"gates[{i}] (measured)", gate[0])
+        expected = _domain.reals(f"gates[{i}] (expected)", gate[1])
+        tolerance = _domain.reals(
+            f"gates[{i}] (tolerance)", gate[2], minimum=np.nextafter(0.0, 1.0)
+        )
+        try:
+            ratios.append(float(np.max(np.abs(measured - expected) / tolerance)))
+        except ValueError:
+            raise ValueError(
+                f"gates must hold measured, expected and tolerance that broadcast together (got "
+                f"shapes {measured.shape}, {expected.shape}, {tolerance.shape})"
+            ) from None
+    return max(ratios)
 
 
 @dataclass(frozen=True)
@@ -75,8 +99,20 @@ class CurveZTest:
 def curve_z_test(samples: np.ndarray, theory: ArrayLike, alpha: float = 0.0027) -> CurveZTest:
     """Compare the mean of ``samples`` (samples, points) with ``theory`` (points,) at every point:
     z = (mean − theory) / s.e. over the samples, against the Bonferroni critical value of the
-    Student t with samples − 1 degrees of freedom over the points, family-wise α."""
+    Student t with samples − 1 degrees of freedom over the points, family-wise α. Raises
+    ValueError unless ``samples`` is a finite 2-D array of at least 2 samples and ``theory``
+    finite with one value per point."""
+    samples = _domain.reals("samples", samples, ndim=2)
     n, points = samples.shape
+    if n < 2:
+        raise ValueError(
+            f"samples must hold at least 2 samples (rows) for a standard error (got {n})"
+        )
+    theory = _domain.reals("theory", theory)
+    if theory.shape not in ((), (points,)):
+        raise ValueError(
+            f"theory must hold one value per point, {points} (got shape {theory.shape})"
+        )
     mean = samples.mean(axis=0)
     se = samples.std(axis=0, ddof=1) / np.sqrt(n)
     z = (mean - theory) / np.maximum(se, 1e-12)

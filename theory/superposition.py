@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from theory import _domain
+
 __all__ = [
     "FREQUENCY_LAWS",
     "MEAN_V",
@@ -53,25 +55,22 @@ def feature_frequencies(
     - ``exponential``: p_i ∝ exp(−i/scale) (the paper's large runs use scale 400).
     - ``linear``: p_i ∝ (n − i)/n (so p_n = 0: feature n never fires).
 
-    Raises ``ValueError`` if some p_i would exceed 1 (E too large for the law).
+    Raises ``ValueError`` if some p_i would exceed 1 (E too large for the law), and unless ``n``
+    is a positive integer, ``alpha`` a finite real ≥ 0 and ``density`` and ``scale`` finite and
+    > 0.
     """
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-        raise ValueError(f"n must be a positive integer (got {n!r})")
-    if not math.isfinite(alpha) or alpha < 0:
-        raise ValueError(f"alpha must be finite and >= 0 (got {alpha!r})")
-    if not math.isfinite(density) or density <= 0:
-        raise ValueError(f"density must be > 0 (got {density!r})")
+    n = _domain.integer("n", n, minimum=1)
+    alpha = _domain.real("alpha", alpha, minimum=0.0)
+    density = _domain.real("density", density, minimum=0.0, open_low=True)
+    _domain.choice("law", law, FREQUENCY_LAWS)
     i = np.arange(1, n + 1, dtype=np.float64)
     if law == "power":
         weights = i**-alpha
     elif law == "exponential":
-        if not scale > 0:
-            raise ValueError(f"scale must be > 0 (got {scale!r})")
+        scale = _domain.real("scale", scale, minimum=0.0, open_low=True)
         weights = np.exp(-i / scale)
-    elif law == "linear":
+    else:  # linear
         weights = (n - i) / n if n > 1 else np.ones(1)
-    else:
-        raise ValueError(f"law must be one of {', '.join(FREQUENCY_LAWS)} (got {law!r})")
     p = density * weights / weights.sum()
     if p[0] > 1.0 + 1e-12:
         raise ValueError(
@@ -90,10 +89,16 @@ def weak_loss(p: ArrayLike, kept: ArrayLike) -> float:
 
     .. math:: L = \sum_{i \notin \text{kept}} \left(\tfrac43 p_i - p_i^2\right).
 
-    ``kept`` is a boolean mask of length n.
+    ``kept`` is a boolean mask of length n. Raises ValueError unless ``p`` holds frequencies in
+    [0, 1] and ``kept`` is a boolean mask of its shape.
     """
-    p = np.asarray(p, dtype=np.float64)
-    kept = np.asarray(kept, dtype=bool)
+    p = _domain.reals("p", p, minimum=0.0, maximum=1.0, nonempty=False)
+    kept = np.asarray(kept)
+    if kept.dtype != bool and not (
+        np.issubdtype(kept.dtype, np.integer) and np.isin(kept, (0, 1)).all()
+    ):
+        raise ValueError(f"kept must be a boolean (or 0/1) mask (got {kept.dtype} {kept})")
+    kept = kept.astype(bool)
     if kept.shape != p.shape:
         raise ValueError(f"kept must have the shape of p {p.shape} (got {kept.shape})")
     dropped = p[~kept]
@@ -107,26 +112,37 @@ def weak_ideal_loss(p: ArrayLike, m: ArrayLike) -> NDArray[np.float64]:
 
     for frequencies sorted in decreasing order (the paper's Fig. 4 comparison). Vectorised in m.
     Its log-log slope at finite n is steeper than the n → ∞ value α − 1
-    (docs/superposition.md#weak-and-strong-superposition).
+    (docs/superposition.md#weak-and-strong-superposition). Raises ValueError unless ``p`` holds
+    frequencies in [0, 1] and ``m`` integers in [0, n].
     """
-    p = np.sort(np.asarray(p, dtype=np.float64))[::-1]
+    p = np.sort(_domain.reals("p", p, ndim=1, minimum=0.0, maximum=1.0, nonempty=False))[::-1]
     cost = MEAN_V2 * p - MEAN_V**2 * p**2
     tail = np.concatenate([np.cumsum(cost[::-1])[::-1], [0.0]])  # tail[k] = Σ_{i ≥ k} cost_i
-    m = np.asarray(m)
-    if np.any(m < 0) or np.any(m > p.size):
-        raise ValueError(f"m must lie in [0, n={p.size}] (got {m})")
+    m = _domain.reals("m", m, minimum=0.0, maximum=p.size, nonempty=False)
+    if np.any(m != np.round(m)):
+        raise ValueError(f"m must be whole numbers of features (got {m})")
     return tail[m.astype(np.int64)]
 
 
 # ------------------------------------------------------------------------ strong regime geometry
+def _dimensions(m: ArrayLike, name: str = "m") -> NDArray[np.float64]:
+    """Dimensions (whole numbers ≥ 1, any shape) as float64."""
+    m = _domain.reals(name, m, minimum=1.0, nonempty=False)
+    if np.any(m != np.round(m)):
+        raise ValueError(f"{name} must be whole numbers (got {m})")
+    return m
+
+
 def random_overlap_mean(m: ArrayLike) -> NDArray[np.float64] | float:
-    r"""E[(w·w′)²] = 1/m for independent uniform unit vectors in R^m ((w·w′)² ~ Beta(1/2, (m−1)/2))."""
-    return 1.0 / np.asarray(m, dtype=np.float64)
+    r"""E[(w·w′)²] = 1/m for independent uniform unit vectors in R^m ((w·w′)² ~ Beta(1/2, (m−1)/2)).
+    Raises ValueError unless every m is a dimension ≥ 1."""
+    return 1.0 / _dimensions(m)
 
 
 def random_overlap_variance(m: ArrayLike) -> NDArray[np.float64] | float:
-    r"""Var[(w·w′)²] = 2(m−1) / (m²(m+2)), the variance of Beta(1/2, (m−1)/2)."""
-    m = np.asarray(m, dtype=np.float64)
+    r"""Var[(w·w′)²] = 2(m−1) / (m²(m+2)), the variance of Beta(1/2, (m−1)/2). Raises ValueError
+    unless every m is a dimension ≥ 1."""
+    m = _dimensions(m)
     return 2.0 * (m - 1.0) / (m**2 * (m + 2.0))
 
 
@@ -135,10 +151,11 @@ def welch_bound(n_vectors: ArrayLike, m: ArrayLike) -> NDArray[np.float64] | flo
 
     .. math:: \max_{i \neq j} |w_i\cdot w_j| \;\ge\; \kappa = \sqrt{\frac{\nu - m}{m(\nu - 1)}},
 
-    with equality only for an equiangular tight frame.
+    with equality only for an equiangular tight frame. Raises ValueError unless both are whole
+    numbers ≥ 1 with ν > m.
     """
-    nu = np.asarray(n_vectors, dtype=np.float64)
-    m = np.asarray(m, dtype=np.float64)
+    nu = _dimensions(n_vectors, "n_vectors")
+    m = _dimensions(m)
     if np.any(nu <= m):
         raise ValueError("n_vectors must exceed m for the Welch bound")
     return np.sqrt((nu - m) / (m * (nu - 1.0)))
@@ -150,8 +167,7 @@ def simplex_etf(m: int) -> NDArray[np.float64]:
     Built as the centred standard basis of R^(m+1), normalised, expressed in an orthonormal basis
     of the hyperplane Σ x = 0 (QR). It is an ETF and attains the Welch bound κ = 1/m.
     """
-    if isinstance(m, bool) or not isinstance(m, int | np.integer) or m < 1:
-        raise ValueError(f"m must be a positive integer (got {m!r})")
+    m = _domain.integer("m", m, minimum=1)
     centred = np.eye(m + 1) - 1.0 / (m + 1)  # (m+1, m+1), rows sum to 0
     basis, _ = np.linalg.qr(centred[:, :m])  # (m+1, m): orthonormal basis of the hyperplane
     vectors = centred @ basis  # (m+1, m)
@@ -159,8 +175,9 @@ def simplex_etf(m: int) -> NDArray[np.float64]:
 
 
 def squared_overlaps(rows: ArrayLike) -> NDArray[np.float64]:
-    """(Ŵ_i·Ŵ_j)² for i < j, where Ŵ_i = W_i/‖W_i‖ (rows with zero norm are dropped)."""
-    rows = np.asarray(rows, dtype=np.float64)
+    """(Ŵ_i·Ŵ_j)² for i < j, where Ŵ_i = W_i/‖W_i‖ (rows with zero norm are dropped). Raises
+    ValueError unless ``rows`` is a finite 2-D array."""
+    rows = _domain.reals("rows", rows, ndim=2, nonempty=False)
     norms = np.linalg.norm(rows, axis=1)
     unit = rows[norms > 0] / norms[norms > 0, None]
     gram = unit @ unit.T
@@ -209,10 +226,19 @@ def one_active_loss_and_grad(
     The integrands vanish at the moving edge of the active interval, so ∂A/∂a = 2E[v ReLU],
     ∂A/∂c = 2E[ReLU], ∂D/∂a = ∂A/∂a − 2E[v²·1_active], ∂D/∂c = ∂A/∂c − 2E[v·1_active].
     Then ∂L/∂W = (S + Sᵀ)W with S_ji = ∂L/∂G_ji. O(n²m) per call, noise-free (the paper's eq. 8).
+
+    Raises ValueError unless ``W`` is a finite (n, m) array, ``b`` finite (n,) and ``p`` (n,)
+    frequencies ≥ 0 with a positive sum.
     """
-    W = np.asarray(W, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    q = np.asarray(p, dtype=np.float64)
+    W = _domain.reals("W", W, ndim=2)
+    b = _domain.reals("b", b, ndim=1)
+    q = _domain.reals("p", p, ndim=1, minimum=0.0)
+    if b.shape != W.shape[:1] or q.shape != W.shape[:1]:
+        raise ValueError(
+            f"b and p must have one entry per row of W, {len(W)} (got {b.size} and {q.size})"
+        )
+    if q.sum() == 0:
+        raise ValueError("p must have a positive sum")
     q = q / q.sum()
     gram = W @ W.T  # (n, n), G_ji = W_j·W_i
     c = np.broadcast_to(b[:, None], gram.shape)  # bias of the output j (row index)
@@ -259,7 +285,12 @@ def chinchilla_width_exponent(
               \quad \sigma_{lin} = \alpha_N\sigma_k + k\,\sigma_{\alpha_N}.
 
     Defaults: k = 2.52 ± 0.03 and α_N = 0.35 ± 0.02 (paper §5; the paper quotes 0.88 ± 0.06).
+    Raises ValueError unless the values are finite and the σ's ≥ 0.
     """
+    width_power = _domain.real("width_power", width_power)
+    alpha_n = _domain.real("alpha_n", alpha_n)
+    width_power_sigma = _domain.real("width_power_sigma", width_power_sigma, minimum=0.0)
+    alpha_n_sigma = _domain.real("alpha_n_sigma", alpha_n_sigma, minimum=0.0)
     value = width_power * alpha_n
     parts = (alpha_n * width_power_sigma, width_power * alpha_n_sigma)
     return ExponentEstimate(value, math.hypot(*parts), sum(parts))
