@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paper_checks.api_docs import PACKAGES, public_modules, public_names
+from theory.online.bounds import paper_length_bound
 from theory.passk import pass_at_k
 from theory.rmt import DataSpectrum
 
@@ -636,6 +637,101 @@ DOMAINS: dict[str, Domain] = {
             "ci": Real(0.0, 1.0, open_low=True, open_high=True),
         },
     ),
+    # theory.passk_stats
+    "theory.passk_stats.estimator_z": D(
+        {"p": [0.2, 0.5], "c": [1, 3], "n": 5, "ks": [1, 2]},
+        {
+            "p": Reals(0.0, 1.0),
+            "c": Fixed(([6, 0], [-1, 0], [0.5, 1])),
+            "n": Fixed((0, -1, 1.5, True, "a")),
+            "ks": BUDGETS,
+        },
+    ),
+    "theory.passk_stats.log2_k_star": D(
+        {
+            "ks": [1, 2, 4],
+            "base": [0.1, 0.5, 0.9],
+            "rl": [0.3, 0.5, 0.6],
+            "none_ahead": 2.0,
+            "none_behind": -1.0,
+        },
+        {
+            "ks": BUDGET_GRID,
+            "base": REALS,
+            "rl": Reals(),
+            "none_ahead": Fixed((np.nan, np.inf, "a", True)),
+            "none_behind": Fixed((np.nan, -np.inf, "a", True)),
+        },
+    ),
+    "theory.passk_stats.fit_logit_affine_parts": D(
+        {"p": [0.1, 0.2, 0.5, 0.7], "q": [0.15, 0.3, 0.6, 0.8], "min_p": 0.05, "tail_p": 0.3},
+        {
+            "p": Reals(0.0, 1.0, empty=True),
+            "q": Fixed(([0.3, 0.6], [0.3, 0.6, 0.7, 1.5], ["a"] * 4)),
+            "min_p": PROBABILITY,
+            "tail_p": PROBABILITY,
+        },
+        nan_ok=True,
+    ),
+    "theory.passk_stats.accuracy_histogram": D(
+        {"c": [0, 3, 10], "n": 10}, {"c": Counts(total=False), "c ": Fixed(([11],)), "n": COUNT}
+    ),
+    "theory.passk_stats.solved_sets": D(
+        {"c_base": [0, 3, 10], "c_rl": [1, 0, 2]},
+        {"c_base": Counts(total=False), "c_rl": Counts(total=False), "c_rl ": Fixed(([1, 0],))},
+    ),
+    "theory.passk_stats.solved_regions": D(
+        {"counts": {"base": [0, 3], "rl": [1, 0]}},
+        {
+            "counts": Fixed(
+                (
+                    {},
+                    {"base": [0, -3]},
+                    {"base": [0, 3], "rl": [1]},
+                    {"base": [np.nan, 1]},
+                    [[0, 3]],
+                )
+            )
+        },
+    ),
+    # theory.sharpening
+    "theory.sharpening.p_distribution_family": D({"points": 10}, {"points": COUNT}),
+    "theory.sharpening.pass_at_k_pair": D(
+        {"ks": [1, 2, 4], "base": [0.1, 0.5, 0.9], "rl": [0.3, 0.5, 0.6]},
+        {"ks": BUDGET_GRID, "base": REALS, "rl": Reals(), "rl ": Fixed(([0.3, 0.5],))},
+    ),
+    "theory.sharpening.beta_sharpening": D(
+        {"a": 0.3, "b": 1.5, "alpha": 2.0, "beta": 2.0, "ks": np.array([1, 2, 4, 8])},
+        {
+            "a": ARRAY_POSITIVE,
+            "b": ARRAY_POSITIVE,
+            "alpha": ARRAY_POSITIVE,
+            "beta": ARRAY_REAL,
+            "ks": BUDGET_GRID,
+        },
+    ),
+    "theory.sharpening.logit_affine_sharpening": D(
+        {"p": np.array([0.1, 0.5, 0.9]), "alpha": 2.0, "beta": 0.5, "ks": np.array([1, 2, 4])},
+        {"p": Reals(0.0, 1.0), "alpha": ARRAY_POSITIVE, "beta": ARRAY_REAL, "ks": BUDGETS},
+    ),
+    # theory.online
+    "theory.online.bounds.paper_length_bound": D({"d": 4}, {"d": COUNT}),
+    "theory.online.bounds.lower_bound_holds": D(
+        {"d": 4, "length_bound": paper_length_bound}, {"d": COUNT}
+    ),
+    "theory.online.bounds.first_d_below_two_thirds": D(
+        {"c": 48.0}, {"c": POSITIVE, "c ": Fixed((1e300,))}
+    ),
+    "theory.online.bounds_symbolic.lower_bound_holds_symbolic": D({"d": 4}, {"d": COUNT}),
+    "theory.online.constructions.singletons": D({"k": 3}, {"k": COUNT}),
+    "theory.online.constructions.thresholds": D({"k": 3}, {"k": COUNT}),
+    "theory.online.constructions.all_functions": D({"k": 3}, {"k": COUNT}),
+    "theory.online.constructions.gadget_power": D({"k": 2}, {"k": Count(1, 6)}),
+    "theory.online.constructions.node_label": D({"j": 5}, {"j": SIZE}),
+    "theory.online.constructions.tree_nodes": D({"d": 3}, {"d": COUNT}),
+    "theory.online.constructions.tree_paths": D({"d": 3}, {"d": COUNT}),
+    "theory.online.constructions.paper_q": D({"d": 3}, {"d": COUNT}),
+    "theory.online.census.census": D({"n_points": 3}, {"n_points": COUNT}),
     # theory.hivemind
     "theory.hivemind.normalize_rows": D(
         {"vectors": np.ones((2, 3))}, {"vectors": Reals(empty=True)}

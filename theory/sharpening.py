@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from theory import passk
+from theory import _domain, passk
 from theory.fits import PowerLawFit, fit_power_law
 
 __all__ = [
@@ -35,7 +35,8 @@ __all__ = [
 def p_distribution_family(points: int = 2000) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """Discrete success-probability distributions ``(label, p, weights)`` for the theory claims:
     Beta laws on a quantile grid, and mixtures with atoms at p = 0 (unsolvable problems) and
-    p = 1 (always solved)."""
+    p = 1 (always solved). Raises ValueError unless ``points`` is a positive integer."""
+    points = _domain.integer("points", points, minimum=1)
     u = (np.arange(points) + 0.5) / points
     family = []
     for a, b in [(0.1, 1.0), (0.3, 1.5), (1.0, 1.0), (2.0, 0.5), (0.5, 5.0), (5.0, 2.0)]:
@@ -112,11 +113,17 @@ def pass_at_k_pair(ks: np.ndarray, base: np.ndarray, rl: np.ndarray) -> PassAtKP
     return PassAtKPair(ks, base, rl, passk.crossing_k(ks, base, rl))
 
 
+def _check_budgets(ks: np.ndarray) -> None:
+    _domain.reals("ks", ks, ndim=1, minimum=1.0)
+
+
 def beta_sharpening(a: float, b: float, alpha: float, beta: float, ks: np.ndarray) -> PassAtKPair:
     """p ~ Beta(a, b) against q = σ(α·logit p + β), by quadrature
     (:func:`theory.passk.beta_pass_at_k`, :func:`theory.passk.beta_logit_affine_pass_at_k`):
     for Beta(0.3, 1.5), α = β = 2, pass@1 0.168 → 0.248 and pass@1024 0.869 → 0.716
-    (computed here), crossing once between k = 4 and 8."""
+    (computed here), crossing once between k = 4 and 8. Raises ValueError unless ``ks`` is a
+    non-empty 1-D array of budgets ≥ 1 (and the parameters as :mod:`theory.passk` requires)."""
+    _check_budgets(ks)
     base = passk.beta_pass_at_k(a, b, ks)
     rl = passk.beta_logit_affine_pass_at_k(a, b, alpha, beta, ks)
     return pass_at_k_pair(ks, base, rl)
@@ -126,7 +133,9 @@ def logit_affine_sharpening(
     p: np.ndarray, alpha: float, beta: float, ks: np.ndarray
 ) -> PassAtKPair:
     """The problems' success probabilities ``p`` against q = σ(α·logit p + β): the mean over
-    problems of 1 − (1 − p)^k and of 1 − (1 − q)^k."""
+    problems of 1 − (1 − p)^k and of 1 − (1 − q)^k. Raises ValueError as
+    :func:`beta_sharpening` does."""
+    _check_budgets(ks)
     base = passk.pass_at_k_curve_exact(p, ks)
     rl = passk.pass_at_k_curve_exact(passk.logit_affine(p, alpha, beta), ks)
     return pass_at_k_pair(ks, base, rl)

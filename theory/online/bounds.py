@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
+from theory import _domain
+
 __all__ = [
     "LEARNER_CONSTANTS",
     "LowerBoundScan",
@@ -35,13 +37,16 @@ LEARNER_CONSTANTS = {"48": 48.0, "48/log2(4/3)": 48.0 / math.log2(4.0 / 3.0)}
 
 def paper_length_bound(d: int) -> mpmath.mpf:
     """n_d = (d + 1)·2^{√d/10 + 1}: the sequence length of CONSTRUCTSEQUENCE with M = √d/10
-    (Claim B.3)."""
+    (Claim B.3). Raises ValueError unless ``d`` is a positive integer."""
+    d = _domain.integer("d", d, minimum=1)
     return (d + 1) * mpmath.power(2, mpmath.sqrt(d) / 10 + 1)
 
 
 def lower_bound_holds(d: int, length_bound: Callable[[int], mpmath.mpf]) -> bool:
     """(1 − ε)^n ≥ 1/2 with ε = 2^{−√d/2} (Thm B.1) and n = ``length_bound(d)``, tested as
-    n·log(1 − ε) ≥ −log 2 at mpmath's working precision."""
+    n·log(1 − ε) ≥ −log 2 at mpmath's working precision. Raises ValueError unless ``d`` is a
+    positive integer."""
+    d = _domain.integer("d", d, minimum=1)
     eps = mpmath.power(2, -mpmath.sqrt(d) / 2)
     return length_bound(d) * mpmath.log1p(-eps) >= -mpmath.log(2)
 
@@ -64,7 +69,9 @@ def lower_bound_scan(
     d_max: int, length_bound: Callable[[int], mpmath.mpf] = paper_length_bound
 ) -> LowerBoundScan:
     """Scan :func:`lower_bound_holds` in 60-digit arithmetic: every d = 1..2000, then every 97th
-    d from 2001 to ``d_max`` (only when it holds from ``first`` to 2000)."""
+    d from 2001 to ``d_max`` (only when it holds from ``first`` to 2000). Raises ValueError
+    unless ``d_max`` is a positive integer."""
+    d_max = _domain.integer("d_max", d_max, minimum=1)
     with mpmath.workdps(60):
         holds = np.array([lower_bound_holds(d, length_bound) for d in range(1, 2001)])
         first = int(np.argmax(holds)) + 1 if holds.any() else None
@@ -77,5 +84,9 @@ def lower_bound_scan(
 
 
 def first_d_below_two_thirds(c: float) -> int:
-    """The first integer d with c·√d < 2d/3, i.e. d > (3c/2)²: ⌊(1.5·c)²⌋ + 1."""
+    """The first integer d with c·√d < 2d/3, i.e. d > (3c/2)²: ⌊(1.5·c)²⌋ + 1. Raises
+    ValueError unless ``c`` is finite and positive (and (1.5·c)² a finite float)."""
+    c = _domain.real(
+        "c", c, minimum=0.0, maximum=math.sqrt(np.finfo(float).max) / 1.5, open_low=True
+    )
     return math.floor((1.5 * c) ** 2) + 1

@@ -88,7 +88,11 @@ def _popcount(a: np.ndarray) -> np.ndarray:
 
 def _domain(n_points: int) -> tuple[np.ndarray, list[int], np.ndarray]:
     """(every class bitmask, per point x the mask of the functions with label 1 at x, |class|)."""
-    if not isinstance(n_points, int) or not 1 <= n_points <= MAX_CENSUS_POINTS:
+    if (
+        isinstance(n_points, bool)
+        or not isinstance(n_points, int)
+        or not 1 <= n_points <= MAX_CENSUS_POINTS
+    ):
         raise ValueError(
             f"n_points must be an integer in 1..{MAX_CENSUS_POINTS} (got {n_points!r})"
         )
