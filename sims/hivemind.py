@@ -17,6 +17,7 @@ from itertools import combinations
 
 import numpy as np
 
+from theory import _domain
 from theory.hivemind import (
     distinct_model_curve,
     inter_model_matrix,
@@ -92,8 +93,11 @@ def planted_similarity(
 ) -> np.ndarray:
     """N unit vectors with every pairwise cosine exactly c: e_i = √c·u + √(1−c)·v_i, with u and the
     v_i orthonormal (a random orthonormal frame of R^dim, dim ≥ N + 1), since u·u = 1 and
-    v_i·v_j = 0 for i ≠ j give e_i·e_j = c."""
-    dim = n + 1 if dim is None else dim
+    v_i·v_j = 0 for i ≠ j give e_i·e_j = c. Raises ValueError unless c ∈ [0, 1], ``n`` is a
+    positive integer and ``dim`` an integer ≥ n + 1."""
+    c = _domain.real("c", c, minimum=0.0, maximum=1.0)
+    n = _domain.integer("n", n, minimum=1)
+    dim = n + 1 if dim is None else _domain.integer("dim", dim, minimum=n + 1)
     frame, _ = np.linalg.qr(rng.standard_normal((dim, n + 1)))  # (dim, N+1) orthonormal columns
     u, v = frame[:, 0], frame[:, 1:].T  # (dim,), (N, dim)
     return np.sqrt(c) * u + np.sqrt(1 - c) * v  # (N, dim)
@@ -103,7 +107,11 @@ def orthogonal_models(
     n_models: int, per_model: int, c: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """Models in mutually orthogonal subspaces, each with planted within-model cosine c: unit
-    embeddings (M·n, M·(n+1)) and their model labels."""
+    embeddings (M·n, M·(n+1)) and their model labels. Raises ValueError unless the counts are
+    positive integers and c ∈ [0, 1]."""
+    n_models = _domain.integer("n_models", n_models, minimum=1)
+    per_model = _domain.integer("per_model", per_model, minimum=1)
+    c = _domain.real("c", c, minimum=0.0, maximum=1.0)
     dim = per_model + 1
     blocks = np.zeros((n_models * per_model, n_models * dim))
     for m in range(n_models):
@@ -116,7 +124,10 @@ def orthogonal_models(
 def compositions(total: int, parts: int) -> np.ndarray:
     """Every vector of ``parts`` non-negative integers summing to ``total``: stars and bars, one
     row per choice of the ``parts − 1`` bar positions among ``total + parts − 1`` slots (every
-    way ``total`` raters can split over ``parts`` labels)."""
+    way ``total`` raters can split over ``parts`` labels). Raises ValueError unless ``total`` is
+    an integer ≥ 0 and ``parts`` a positive integer."""
+    total = _domain.integer("total", total, minimum=0)
+    parts = _domain.integer("parts", parts, minimum=1)
     bars = np.array(list(combinations(range(total + parts - 1), parts - 1)), dtype=np.int64)
     bars = bars.reshape(-1, parts - 1)
     edges = np.hstack(
@@ -193,7 +204,10 @@ def orthogonal_models_metrics(
     """Build :func:`orthogonal_models` (M models × n responses, within-model cosine c) and
     measure the inter-model matrix (Fig. 6, with and without self-pairs) and the top-N
     distinct-model curve (Fig. 8) on them; :func:`theory.hivemind.orthogonal_models_exact`
-    and :func:`theory.hivemind.disjoint_curve` give their exact values."""
+    and :func:`theory.hivemind.disjoint_curve` give their exact values. Raises ValueError
+    unless there are at least 2 models and ``per_model`` and ``c`` are as
+    :func:`orthogonal_models` requires."""
+    n_models = _domain.integer("n_models", n_models, minimum=2)
     unit, labels = orthogonal_models(n_models, per_model, c, rng)
     groups = [[unit[labels == m] for m in range(n_models)]]
     inter = inter_model_matrix(groups)
@@ -217,7 +231,13 @@ def interchangeable_curves(
     """(queries, n_max): the top-N distinct-model curve (Fig. 8) of ``n_queries`` independent
     queries whose ``n_models × per_model`` responses are i.i.d. random unit vectors in R^dim, so
     that model labels carry no information (:func:`theory.hivemind.interchangeable_curve` is
-    their expectation: 21.9 at N = 50 for 25 models × 50 responses)."""
+    their expectation: 21.9 at N = 50 for 25 models × 50 responses). Raises ValueError unless
+    the counts are positive integers (n_max below the responses per query)."""
+    n_models = _domain.integer("n_models", n_models, minimum=1)
+    per_model = _domain.integer("per_model", per_model, minimum=1)
+    n_max = _domain.integer("n_max", n_max, minimum=1, maximum=max(n_models * per_model - 1, 1))
+    n_queries = _domain.integer("n_queries", n_queries, minimum=1)
+    dim = _domain.integer("dim", dim, minimum=1)
     labels = np.repeat(np.arange(n_models), per_model)
     return np.array(
         [

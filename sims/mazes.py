@@ -16,6 +16,8 @@ from functools import cached_property
 
 import numpy as np
 
+from theory import _domain
+
 __all__ = [
     "U4",
     "U_SMALL",
@@ -39,8 +41,8 @@ def serpentine_layout(n_corridors: int, length: int) -> str:
     """k horizontal corridors of ``length`` cells joined alternately at the right and left ends,
     so geodesic distance is a sawtooth in the coordinates. The start is the left end
     of the top corridor; every free cell is a goal. 7 corridors × 13 cells give 97 free cells."""
-    if n_corridors < 1 or length < 2:
-        raise ValueError(f"need n_corridors >= 1 and length >= 2 (got {n_corridors}, {length})")
+    n_corridors = _domain.integer("n_corridors", n_corridors, minimum=1)
+    length = _domain.integer("length", length, minimum=2)
     rows = ["#" * (length + 2)]
     for k in range(n_corridors):
         rows.append("#" + "G" * length + "#")
@@ -144,9 +146,11 @@ def successor_measure(p: np.ndarray, gamma: float) -> np.ndarray:
     """M = (1−γ)·P·(I−γP)^{-1} = Σ_{k≥1} (1−γ)γ^{k−1} P^k: the law of the state reached after a
     Geometric(1−γ) number k ≥ 1 of steps (the CRL positives: the discounted future-state
     density the paper's critic learns). Rows sum to 1."""
-    if not 0 <= gamma < 1:
-        raise ValueError(f"gamma must lie in [0, 1) (got {gamma})")
+    gamma = _domain.real("gamma", gamma, minimum=0.0, maximum=1.0, open_high=True)
+    p = _domain.reals("p", p, ndim=2, minimum=0.0)
     n = len(p)
+    if p.shape != (n, n):
+        raise ValueError(f"p must be a square transition matrix (got shape {p.shape})")
     return (1 - gamma) * np.linalg.solve((np.eye(n) - gamma * p).T, p.T).T
 
 

@@ -195,6 +195,7 @@ class Boxes:
 
 
 BOXES = Boxes()
+RNG = np.random.default_rng(0)
 #: Dimensions: whole numbers ≥ 1 (arrays allowed).
 DIMENSIONS = Fixed((0, -1, 2.5, np.nan, np.inf, "a", None, [1, 0], True))
 #: Sample counts n ≥ 1 of pass@k (integers; c ≤ n is checked with c).
@@ -732,6 +733,41 @@ DOMAINS: dict[str, Domain] = {
     "theory.online.constructions.tree_paths": D({"d": 3}, {"d": COUNT}),
     "theory.online.constructions.paper_q": D({"d": 3}, {"d": COUNT}),
     "theory.online.census.census": D({"n_points": 3}, {"n_points": COUNT}),
+    # sims.hivemind, sims.mazes
+    "sims.hivemind.compositions": D({"total": 3, "parts": 2}, {"total": SIZE, "parts": COUNT}),
+    "sims.hivemind.planted_similarity": D(
+        {"c": 0.5, "n": 3, "rng": RNG, "dim": 5},
+        {"c": PROBABILITY, "n": COUNT, "dim": Count(4)},
+    ),
+    "sims.hivemind.orthogonal_models": D(
+        {"n_models": 2, "per_model": 3, "c": 0.5, "rng": RNG},
+        {"n_models": COUNT, "per_model": COUNT, "c": PROBABILITY},
+    ),
+    "sims.hivemind.orthogonal_models_metrics": D(
+        {"n_models": 2, "per_model": 3, "c": 0.5, "rng": RNG},
+        {"n_models": Count(2), "per_model": COUNT, "c": PROBABILITY},
+    ),
+    "sims.hivemind.interchangeable_curves": D(
+        {"n_models": 2, "per_model": 3, "n_max": 4, "n_queries": 2, "rng": RNG, "dim": 8},
+        {
+            "n_models": COUNT,
+            "per_model": COUNT,
+            "n_max": Count(1, 5),
+            "n_queries": COUNT,
+            "dim": COUNT,
+        },
+    ),
+    "sims.mazes.serpentine_layout": D(
+        {"n_corridors": 3, "length": 4}, {"n_corridors": COUNT, "length": Count(2)}
+    ),
+    "sims.mazes.successor_measure": D(
+        {"p": np.array([[0.5, 0.5], [1.0, 0.0]]), "gamma": 0.9},
+        {
+            "p": Reals(0.0),
+            "p ": Fixed((np.ones((2, 3)), np.ones(2))),
+            "gamma": Real(0.0, 1.0, open_high=True),
+        },
+    ),
     # theory.hivemind
     "theory.hivemind.normalize_rows": D(
         {"vectors": np.ones((2, 3))}, {"vectors": Reals(empty=True)}
@@ -920,15 +956,8 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "sims.diffusion_rf.population_features",
         "sims.diffusion_units.group_counts",
         "sims.diffusion_units.plateau_error",
-        "sims.hivemind.compositions",
         "sims.hivemind.cross_query_similarities",
-        "sims.hivemind.interchangeable_curves",
-        "sims.hivemind.orthogonal_models",
-        "sims.hivemind.orthogonal_models_metrics",
-        "sims.hivemind.planted_similarity",
         "sims.mazes.sample_future_pairs",
-        "sims.mazes.serpentine_layout",
-        "sims.mazes.successor_measure",
         "sims.passk_sampling.count_histograms",
         "sims.passk_sampling.histogram_tasks",
         "sims.passk_sampling.plus_minus_plus",
