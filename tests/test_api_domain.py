@@ -768,6 +768,45 @@ DOMAINS: dict[str, Domain] = {
             "gamma": Real(0.0, 1.0, open_high=True),
         },
     ),
+    # sims.bootstrap, sims.rmt, sims.rlvr_units
+    "sims.bootstrap.percentile_interval": D(
+        {"draws": np.arange(10.0), "level": 0.9},
+        {"draws": REALS, "level": Real(0.0, 1.0, open_low=True, open_high=True)},
+    ),
+    "sims.bootstrap.paired_mean_ci": D(
+        {"diff": [0.1, -0.2, 0.3], "rng": 0, "n_boot": 20, "level": 0.9},
+        {"diff": REALS, "n_boot": COUNT, "level": Real(0.0, 1.0, open_low=True, open_high=True)},
+    ),
+    "sims.bootstrap.bootstrap_means": D(
+        {"values": [0.1, -0.2, 0.3], "rng": 0, "n_boot": 20, "max_cells": 64},
+        {"values": REALS, "n_boot": COUNT, "max_cells": COUNT},
+    ),
+    "sims.rmt.ge_sample_cost": D(
+        {"d": 8, "psi_p": 2.0, "psi_n": 0.5}, {"d": COUNT, "psi_p": POSITIVE, "psi_n": POSITIVE}
+    ),
+    "sims.rmt.sample_ge": D(
+        {"d": 4, "psi_p": 2.0, "psi_n": 1.5, "t": 0.5, "rng": RNG},
+        {"d": COUNT, "psi_p": POSITIVE, "psi_n": POSITIVE, "t": POSITIVE},
+    ),
+    "sims.rlvr_units.exact_curve": D(
+        {"p": np.array([0.2, 0.5]), "ks": np.array([1, 4])},
+        {"p": Reals(0.0, 1.0), "ks": BUDGETS},
+    ),
+    "theory.sharpening.two_type_sharpening": D(
+        {
+            "ks": np.array([1, 2, 4]),
+            "frac_improved": 0.3,
+            "p_e": 0.5,
+            "q_e": 0.9,
+            "frac_lost": 0.2,
+            "eps": 0.1,
+        },
+        {"ks": BUDGET_GRID, "frac_improved": ARRAY_PROBABILITY, "eps": ARRAY_PROBABILITY},
+    ),
+    "theory.rmt.rf_spectrum": D(
+        {"psi_p": 2.0, "psi_n": 0.5, "t": 0.5, "points": 64},
+        {"psi_p": POSITIVE, "psi_n": POSITIVE, "t": POSITIVE, "points": Count(16)},
+    ),
     # theory.hivemind
     "theory.hivemind.normalize_rows": D(
         {"vectors": np.ones((2, 3))}, {"vectors": Reals(empty=True)}
@@ -940,10 +979,7 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "neural.lm_data.text_batch",
         "neural.lm_data.text_split",
         "neural.rpn.rpn_numel_counts",
-        "sims.bootstrap.bootstrap_means",
         "sims.bootstrap.bootstrap_pass_at_k",
-        "sims.bootstrap.paired_mean_ci",
-        "sims.bootstrap.percentile_interval",
         "sims.boxes.best_iou_per_band",
         "sims.boxes.random_boxes",
         "sims.boxes.shift_response",
@@ -964,11 +1000,8 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "sims.rlvr_toy.base_learned",
         "sims.rlvr_toy.group_advantages",
         "sims.rlvr_toy.sample_counts",
-        "sims.rlvr_units.exact_curve",
         "sims.rlvr_units.kl_large_k_reading",
         "sims.rmt.ge_eigenvalues_streamed",
-        "sims.rmt.ge_sample_cost",
-        "sims.rmt.sample_ge",
         "sims.rmt.stream_ge",
         "sims.superposition.loss_and_grad",
         "sims.superposition.lr_schedule",
@@ -985,10 +1018,8 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "sims.sweep.param_grid",
         "theory.rmt.domain_scan",
         "theory.rmt.rf_density_per_point",
-        "theory.rmt.rf_spectrum",
         "theory.rmt.rf_stieltjes",
         "theory.rmt.sample_covariance_stieltjes",
-        "theory.sharpening.two_type_sharpening",
     ),
     "torch models, tensors and training loops: their boundary is the configuration dataclasses, checked when built": (
         "neural.crl.cell_centres",
@@ -1227,7 +1258,9 @@ def _finite(value: Any, nan_ok: bool) -> bool:
 @pytest.mark.parametrize("qualname", sorted(DOMAINS))
 def test_the_valid_call_gives_a_finite_answer(qualname: str) -> None:
     domain = DOMAINS[qualname]
-    assert set(domain.call) <= set(inspect.signature(_function(qualname)).parameters)
+    parameters = inspect.signature(_function(qualname)).parameters
+    if all(p.kind != p.VAR_KEYWORD for p in parameters.values()):
+        assert set(domain.call) <= set(parameters)
     assert _finite(domain(_function(qualname)), domain.nan_ok)
 
 

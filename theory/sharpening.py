@@ -114,7 +114,9 @@ def pass_at_k_pair(ks: np.ndarray, base: np.ndarray, rl: np.ndarray) -> PassAtKP
 
 
 def _check_budgets(ks: np.ndarray) -> None:
-    _domain.reals("ks", ks, ndim=1, minimum=1.0)
+    k = _domain.reals("ks", ks, ndim=1, minimum=1.0)
+    if np.any(k != np.round(k)):
+        raise ValueError(f"ks must be whole numbers of samples (got {ks!r})")
 
 
 def beta_sharpening(a: float, b: float, alpha: float, beta: float, ks: np.ndarray) -> PassAtKPair:
@@ -122,7 +124,8 @@ def beta_sharpening(a: float, b: float, alpha: float, beta: float, ks: np.ndarra
     (:func:`theory.passk.beta_pass_at_k`, :func:`theory.passk.beta_logit_affine_pass_at_k`):
     for Beta(0.3, 1.5), α = β = 2, pass@1 0.168 → 0.248 and pass@1024 0.869 → 0.716
     (computed here), crossing once between k = 4 and 8. Raises ValueError unless ``ks`` is a
-    non-empty 1-D array of budgets ≥ 1 (and the parameters as :mod:`theory.passk` requires)."""
+    non-empty 1-D array of whole budgets ≥ 1 (and the parameters as :mod:`theory.passk`
+    requires)."""
     _check_budgets(ks)
     base = passk.beta_pass_at_k(a, b, ks)
     rl = passk.beta_logit_affine_pass_at_k(a, b, alpha, beta, ks)
@@ -143,7 +146,9 @@ def logit_affine_sharpening(
 
 def two_type_sharpening(ks: np.ndarray, **params: float) -> PassAtKPair:
     """The two-type closed form (:func:`theory.passk.two_type_pass_at_k`): a fraction of the
-    problems improves p_e → q_e, another drops ε → 0, so a pass@1 gain comes with a crossing."""
+    problems improves p_e → q_e, another drops ε → 0, so a pass@1 gain comes with a crossing.
+    Raises ValueError as :func:`beta_sharpening` does."""
+    _check_budgets(ks)
     base, rl = passk.two_type_pass_at_k(ks, **params)
     return pass_at_k_pair(ks, base, rl)
 
