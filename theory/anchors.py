@@ -390,7 +390,7 @@ def select_proposals(
     deltas = _domain.reals("deltas", deltas, nonempty=False)
     if anchors.size != deltas.size:
         raise ValueError(
-            f"deltas must hold one row per anchor (got {deltas.shape} for {anchors.shape})"
+            f"deltas must hold one row per row of anchors (got {deltas.shape} for {anchors.shape})"
         )
     boxes = clip_boxes(
         decode_boxes(anchors.reshape(-1, 4), deltas.reshape(-1, 4), convention=convention),
