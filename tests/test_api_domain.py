@@ -257,12 +257,12 @@ DOMAINS: dict[str, Domain] = {
             "anchors": Boxes(empty=True),
             "height": COUNT,
             "width": COUNT,
-            "allowed_border": NONNEGATIVE,
+            "allowed_border": REAL,
         },
     ),
     "theory.anchors.anchor_count": D(
         {"height": 600, "width": 1000, "allowed_border": 0},
-        {"height": COUNT, "width": COUNT, "allowed_border": NONNEGATIVE},
+        {"height": COUNT, "width": COUNT, "allowed_border": REAL},
     ),
     "theory.anchors.box_iou": D(
         {"boxes_a": BOX, "boxes_b": BOX},

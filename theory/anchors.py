@@ -168,7 +168,7 @@ def inside_image(
     a = _boxes("anchors", anchors, True)
     height = _domain.integer("height", height, minimum=1)
     width = _domain.integer("width", width, minimum=1)
-    allowed_border = _domain.real("allowed_border", allowed_border, minimum=0.0)
+    allowed_border = _domain.real("allowed_border", allowed_border)
     return (
         (a[..., 0] >= -allowed_border)
         & (a[..., 1] >= -allowed_border)
@@ -197,10 +197,11 @@ class AnchorCount:
 
 def anchor_count(height: int, width: int, allowed_border: float = 0) -> AnchorCount:
     """Count the anchors of a ``height × width`` image (600×1000: 38·63·9 = 21,546, 8,151 inside).
-    Raises ValueError unless both sides are positive integers and ``allowed_border`` ≥ 0."""
+    Raises ValueError unless both sides are positive integers and ``allowed_border`` is finite
+    (negative: a margin inside the image)."""
     height = _domain.integer("height", height, minimum=1)
     width = _domain.integer("width", width, minimum=1)
-    allowed_border = _domain.real("allowed_border", allowed_border, minimum=0.0)
+    allowed_border = _domain.real("allowed_border", allowed_border)
     grid = anchor_grid(height, width)
     return AnchorCount(
         height,
