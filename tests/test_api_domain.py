@@ -196,8 +196,8 @@ class Boxes:
 
 BOXES = Boxes()
 RNG = np.random.default_rng(0)
-#: Dimensions: whole numbers ≥ 1 (arrays allowed).
-DIMENSIONS = Fixed((0, -1, 2.5, np.nan, np.inf, "a", None, [1, 0], True))
+#: Dimensions: reals ≥ 1 (arrays allowed).
+DIMENSIONS = Fixed((0, -1, 0.5, np.nan, np.inf, "a", None, [1, 0], True))
 #: Sample counts n ≥ 1 of pass@k (integers; c ≤ n is checked with c).
 N_COUNTS = Fixed(([10.0, 10.0], [0, 10], [1, 10], ["a", "b"], [True, True], [[10, 10, 10]]))
 C_COUNTS = Fixed(([11, 0], [-1, 0], [1.5, 0], [np.nan, 0], [True, False]))
@@ -580,7 +580,7 @@ DOMAINS: dict[str, Domain] = {
     "theory.superposition.random_overlap_mean": D({"m": [1, 4]}, {"m": DIMENSIONS}),
     "theory.superposition.random_overlap_variance": D({"m": [1, 4]}, {"m": DIMENSIONS}),
     "theory.superposition.welch_bound": D(
-        {"n_vectors": 5, "m": 4}, {"n_vectors": Fixed((4, 0, 2.5, np.nan, "a")), "m": DIMENSIONS}
+        {"n_vectors": 5, "m": 4}, {"n_vectors": Fixed((4, 0, 3.5, np.nan, "a")), "m": DIMENSIONS}
     ),
     "theory.superposition.simplex_etf": D({"m": 3}, {"m": COUNT}),
     "theory.superposition.squared_overlaps": D(

@@ -126,16 +126,14 @@ def weak_ideal_loss(p: ArrayLike, m: ArrayLike) -> NDArray[np.float64]:
 
 # ------------------------------------------------------------------------ strong regime geometry
 def _dimensions(m: ArrayLike, name: str = "m") -> NDArray[np.float64]:
-    """Dimensions (whole numbers ≥ 1, any shape) as float64."""
-    m = _domain.reals(name, m, minimum=1.0, nonempty=False)
-    if np.any(m != np.round(m)):
-        raise ValueError(f"{name} must be whole numbers (got {m})")
-    return m
+    """Dimensions ≥ 1 (any shape; real, since the closed forms extend to a continuous m, as the
+    figures' curves use) as float64."""
+    return _domain.reals(name, m, minimum=1.0, nonempty=False)
 
 
 def random_overlap_mean(m: ArrayLike) -> NDArray[np.float64] | float:
     r"""E[(w·w′)²] = 1/m for independent uniform unit vectors in R^m ((w·w′)² ~ Beta(1/2, (m−1)/2)).
-    Raises ValueError unless every m is a dimension ≥ 1."""
+    Raises ValueError unless every m is a finite real ≥ 1."""
     return 1.0 / _dimensions(m)
 
 
@@ -151,8 +149,8 @@ def welch_bound(n_vectors: ArrayLike, m: ArrayLike) -> NDArray[np.float64] | flo
 
     .. math:: \max_{i \neq j} |w_i\cdot w_j| \;\ge\; \kappa = \sqrt{\frac{\nu - m}{m(\nu - 1)}},
 
-    with equality only for an equiangular tight frame. Raises ValueError unless both are whole
-    numbers ≥ 1 with ν > m.
+    with equality only for an equiangular tight frame. Raises ValueError unless both are finite
+    reals ≥ 1 with ν > m.
     """
     nu = _dimensions(n_vectors, "n_vectors")
     m = _dimensions(m)
