@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paper_checks.api_docs import PACKAGES, public_modules, public_names
+from theory import anchors, hivemind, passk, rmt
 from theory.online.bounds import paper_length_bound
 from theory.passk import pass_at_k
 from theory.rmt import DataSpectrum
@@ -1274,3 +1275,22 @@ def test_out_of_domain_arguments_are_refused_by_name(qualname: str, data: st.Dat
     bad = data.draw(domain.params[key].outside(domain.call[param]), label="value")
     with pytest.raises(ValueError, match=rf"\b{param}\b"):
         domain(_function(qualname), **{param: bad})
+
+
+# ----------------------------------------------------------------------------- reported examples
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: hivemind.disjoint_curve(0, 3), "per_model"),
+        (lambda: hivemind.top_fraction_subset([1.0, 2.0, 3.0], fraction=1.5), "fraction"),
+        (lambda: hivemind.entropy_bits([[0, 0, 0, 0, 0]]), "counts"),
+        (lambda: hivemind.normalize_rows([[1.0, np.nan], [1.0, 0.0]]), "vectors"),
+        (lambda: anchors.anchor_count(-600, 1000), "height"),
+        (lambda: anchors.feature_map_size(-1), "image_size"),
+        (lambda: rmt.marchenko_pastur_edges(-1), "ratio"),
+        (lambda: passk.crossing_k([], [], []), "ks"),
+    ],
+)
+def test_the_reported_examples_are_refused_by_name(call: Callable[[], Any], name: str) -> None:
+    with pytest.raises(ValueError, match=rf"^{name} "):
+        call()
