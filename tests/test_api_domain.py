@@ -808,6 +808,25 @@ DOMAINS: dict[str, Domain] = {
         {"psi_p": 2.0, "psi_n": 0.5, "t": 0.5, "points": 64},
         {"psi_p": POSITIVE, "psi_n": POSITIVE, "t": POSITIVE, "points": Count(16)},
     ),
+    "theory.online.constructions.node_depth": D({"j": 5}, {"j": SIZE}),
+    "theory.online.constructions.node_index": D(
+        {"label": "010"}, {"label": Fixed(("012", 3, None, b"01"))}
+    ),
+    "theory.online.constructions.tree_class": D(
+        {"d": 2, "q": 0.5, "rng": 0},
+        {"d": COUNT, "q": Fixed((-0.1, 1.5, np.nan, True, "half", None))},
+    ),
+    "theory.online.census.order_values": D({"n_points": 2}, {"n_points": Count(1, 4)}),
+    "theory.online.census.census5_chunk": D(
+        {"chunk": 3, "n_chunks": 2**20},
+        {"chunk": Count(0, 2**20 - 1), "n_chunks": Fixed((0, 3, -2, 2.0, True, 2**33))},
+    ),
+    "theory.online.bounds.lower_bound_scan": D({"d_max": 1}, {"d_max": COUNT}),
+    # neural
+    "neural.attention_metrics.uniform_first_token_weight": D(
+        {"seq_len": 64}, {"seq_len": Count(2)}
+    ),
+    "neural.rpn.rpn_numel_counts": D({"channels": 8, "k": 3}, {"channels": COUNT, "k": COUNT}),
     # theory.hivemind
     "theory.hivemind.normalize_rows": D(
         {"vectors": np.ones((2, 3))}, {"vectors": Reals(empty=True)}
@@ -976,10 +995,8 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "theory.rmt.compare_constants",
     ),
     "not yet fuzzed here: numeric parameters left for a follow-up": (
-        "neural.attention_metrics.uniform_first_token_weight",
         "neural.lm_data.text_batch",
         "neural.lm_data.text_split",
-        "neural.rpn.rpn_numel_counts",
         "sims.bootstrap.bootstrap_pass_at_k",
         "sims.boxes.best_iou_per_band",
         "sims.boxes.random_boxes",
@@ -1155,22 +1172,16 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "sims.online_search.class_to_codes",
         "sims.online_search.codes_to_class",
         "sims.online_sweeps.random_class",
-        "theory.online.bounds.lower_bound_scan",
         "theory.online.bounds_symbolic.first_d_below_two_thirds_symbolic",
         "theory.online.brackets.mtr_bracket",
         "theory.online.brackets.perfect_halving_order",
         "theory.online.census.census5",
-        "theory.online.census.census5_chunk",
         "theory.online.census.census5_values",
         "theory.online.census.class_rows",
-        "theory.online.census.order_values",
         "theory.online.census.relabel",
         "theory.online.certificates.mtr_lower_bound",
         "theory.online.constructions.gadget_w",
-        "theory.online.constructions.node_depth",
-        "theory.online.constructions.node_index",
         "theory.online.constructions.product",
-        "theory.online.constructions.tree_class",
         "theory.online.dims.littlestone_dim",
         "theory.online.dims.littlestone_tree",
         "theory.online.dims.soa_predict",

@@ -258,9 +258,14 @@ def _size_key(mask: int) -> tuple[int, int]:
 def census5_chunk(chunk: int, n_chunks: int = FIVE_POINT_CHUNKS) -> CensusCounts:
     """The census of the masks in chunk ``chunk`` of ``n_chunks`` equal slices of 0..2^32 − 1
     (mask 0, the empty class, skipped), by :func:`census5_values`' reduction."""
-    if not isinstance(n_chunks, int) or n_chunks < 1 or (1 << 32) % n_chunks:
+    if (
+        isinstance(n_chunks, bool)
+        or not isinstance(n_chunks, int)
+        or n_chunks < 1
+        or (1 << 32) % n_chunks
+    ):
         raise ValueError(f"n_chunks must be a power of two ≤ 2^32 (got {n_chunks!r})")
-    if not isinstance(chunk, int) or not 0 <= chunk < n_chunks:
+    if isinstance(chunk, bool) or not isinstance(chunk, int) or not 0 <= chunk < n_chunks:
         raise ValueError(f"chunk must be an integer in 0..{n_chunks - 1} (got {chunk!r})")
     from theory.online._census_numba import count5
 
