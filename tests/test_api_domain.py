@@ -827,6 +827,26 @@ DOMAINS: dict[str, Domain] = {
         {"seq_len": 64}, {"seq_len": Count(2)}
     ),
     "neural.rpn.rpn_numel_counts": D({"channels": 8, "k": 3}, {"channels": COUNT, "k": COUNT}),
+    "theory.rmt.rf_stieltjes": D(
+        {"lam": [0.5, 1.0], "psi_p": 2.0, "psi_n": 0.5, "t": 0.5, "eta": 1e-3, "x_floor": 1e-3},
+        {
+            "lam": REALS,
+            "psi_p": POSITIVE,
+            "psi_n": POSITIVE,
+            "t": POSITIVE,
+            "eta": Reals(0.0),
+            "eta ": Fixed((0.0, -1.0)),
+            "x_floor": POSITIVE,
+        },
+    ),
+    "theory.rmt.sample_covariance_stieltjes": D(
+        {"lam": [0.5, 1.0], "ratio": 0.5, "spectrum": DataSpectrum.identity(), "eta": 1e-3},
+        {"lam": REALS, "ratio": POSITIVE, "eta": Reals(0.0), "eta ": Fixed((0.0, -1.0))},
+    ),
+    "theory.rmt.rf_density_per_point": D(
+        {"lam": [1.0], "psi_p": 2.0, "psi_n": 0.5, "t": 0.5},
+        {"lam": REALS, "psi_p": POSITIVE, "psi_n": POSITIVE, "t": POSITIVE},
+    ),
     # theory.hivemind
     "theory.hivemind.normalize_rows": D(
         {"vectors": np.ones((2, 3))}, {"vectors": Reals(empty=True)}
@@ -1035,9 +1055,6 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "sims.sweep.make_executor",
         "sims.sweep.param_grid",
         "theory.rmt.domain_scan",
-        "theory.rmt.rf_density_per_point",
-        "theory.rmt.rf_stieltjes",
-        "theory.rmt.sample_covariance_stieltjes",
     ),
     "torch models, tensors and training loops: their boundary is the configuration dataclasses, checked when built": (
         "neural.crl.cell_centres",

@@ -434,17 +434,24 @@ def _covariance_system(ratio: float, spectrum: DataSpectrum) -> System:
     return system
 
 
+def _positive_eta(eta: ArrayLike) -> NDArray[np.float64]:
+    return _domain.reals("eta", eta, minimum=np.nextafter(0.0, 1.0))
+
+
 def sample_covariance_stieltjes(
     lam: ArrayLike, *, ratio: float, spectrum: DataSpectrum, eta: ArrayLike | None = None
 ) -> tuple[NDArray[np.complex128], NDArray[np.bool_]]:
     """m(λ + iη) of the sample covariance with population ρ_Σ and ratio γ = p/n (Silverstein's
-    equation m = E_τ 1/(τ(1 − γ − γ z m) − z)), by η-continuation; returns (m, converged)."""
-    lam = np.atleast_1d(np.asarray(lam, dtype=float))
+    equation m = E_τ 1/(τ(1 − γ − γ z m) − z)), by η-continuation; returns (m, converged).
+    Raises ValueError unless ``lam`` is a non-empty array of finite reals, ``ratio`` finite and
+    positive and ``eta``, when given, finite and positive."""
+    ratio = _domain.real("ratio", ratio, minimum=0.0, open_low=True)
+    lam = np.atleast_1d(_domain.reals("lam", lam))
     scale = max(spectrum.atoms) * (1.0 + math.sqrt(ratio)) ** 2
     if eta is None:
         eta_final = ETA_REL * np.maximum(np.abs(lam), ETA_FLOOR_REL * scale)
     else:
-        eta_final = np.broadcast_to(np.asarray(eta, dtype=float), lam.shape)
+        eta_final = np.broadcast_to(_positive_eta(eta), lam.shape)
     x, converged = _continuation(
         _covariance_system(ratio, spectrum),
         lam,
@@ -584,19 +591,25 @@ def rf_stieltjes(
     branch is the Herglotz one (Im q > 0). With ``offsets``, ``lam`` holds λ − s_t² (exact
     near the delta, where s_t² + x would round away an x below ulp(s_t²)). Returns (q, δ,
     converged).
+
+    Raises ValueError unless ``lam`` is a non-empty array of finite reals, ``psi_p``, ``psi_n``
+    and ``t`` are finite and positive, and ``eta`` and ``x_floor``, when given, finite and
+    positive.
     """
+    psi_p = _domain.real("psi_p", psi_p, minimum=0.0, open_low=True)
+    psi_n = _domain.real("psi_n", psi_n, minimum=0.0, open_low=True)
+    if x_floor is not None:
+        x_floor = _domain.real("x_floor", x_floor, minimum=0.0, open_low=True)
     spectrum = DataSpectrum.identity() if spectrum is None else spectrum
     consts = rf_constants(t, activation, sigma_x2=spectrum.mean) if consts is None else consts
-    lam = np.atleast_1d(np.asarray(lam, dtype=float))
+    lam = np.atleast_1d(_domain.reals("lam", lam))
     offset = lam if offsets else lam - consts.s2
     top = _rf_spectral_bound(consts, psi_p, psi_n, spectrum)
     if eta is None:
         floor = ETA_FLOOR_REL * top if x_floor is None else x_floor
         eta_final = ETA_REL * np.maximum(np.abs(offset), floor)
     else:
-        eta_final = np.broadcast_to(np.asarray(eta, dtype=float), lam.shape)
-        if np.any(eta_final <= 0):
-            raise ValueError("eta must be positive")
+        eta_final = np.broadcast_to(_positive_eta(eta), lam.shape)
     eta_start = 10.0 * max(top, float(np.max(np.abs(offset))))
     x, converged = _continuation(
         _rf_system(consts, psi_p, psi_n, spectrum),
@@ -1291,8 +1304,12 @@ def rf_density_per_point(
     δ = (ψ_p/ψ_n)(c² a_t² r + v_t² q), ŝ = b_t² ψ_p + 1/q, r̂ = ψ_p c² a_t²/(1+δ), as six real
     unknowns per λ solved by Levenberg–Marquardt (``scipy.optimize.root``) along the 113-stage
     ε schedule, z = λ + iε (the Herglotz sign; the script's λ − iε with |Im q| hides branches).
-    Slow by design: O(113 · LM solves) per point.
+    Slow by design: O(113 · LM solves) per point. Raises ValueError unless ``lam`` holds finite
+    reals and ``psi_p``, ``psi_n`` and ``t`` are finite and positive.
     """
+    psi_p = _domain.real("psi_p", psi_p, minimum=0.0, open_low=True)
+    psi_n = _domain.real("psi_n", psi_n, minimum=0.0, open_low=True)
+    lam = _domain.reals("lam", lam)
     from scipy.optimize import root
 
     spectrum = DataSpectrum.identity() if spectrum is None else spectrum
