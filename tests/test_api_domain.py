@@ -1294,7 +1294,7 @@ def test_the_valid_call_gives_a_finite_answer(qualname: str) -> None:
 
 
 @pytest.mark.parametrize("qualname", sorted(name for name, d in DOMAINS.items() if d.params))
-@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_out_of_domain_arguments_are_refused_by_name(qualname: str, data: st.DataObject) -> None:
     domain = DOMAINS[qualname]
