@@ -45,11 +45,13 @@ def cross_query_similarities(
 ) -> np.ndarray:
     """Cosines of ``n_pairs`` random response pairs from two different queries: draw query q1,
     a different query q2 (uniformly), and one response of each. ``per_query[q]`` holds query q's
-    unit embeddings (all models pooled)."""
+    unit embeddings (all models pooled). Raises ValueError unless ``n_pairs`` is an integer ≥ 0
+    and there are at least 2 queries."""
+    n_pairs = _domain.integer("n_pairs", n_pairs, minimum=0)
     rng = np.random.default_rng(rng)
     n_queries = len(per_query)
     if n_queries < 2:
-        raise ValueError(f"a cross-query baseline needs at least 2 queries (got {n_queries})")
+        raise ValueError(f"per_query must hold at least 2 queries for a baseline (got {n_queries})")
     q1 = rng.integers(n_queries, size=n_pairs)
     q2 = (q1 + rng.integers(1, n_queries, size=n_pairs)) % n_queries  # uniform over q ≠ q1
     sizes = np.array([len(e) for e in per_query])

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sims.superposition import SparseBatch, loss_and_grad, sample_batch
+from theory import _domain
 from theory import superposition as theory
 from theory.fits import PowerLawFit, fit_power_law
 
@@ -460,10 +461,11 @@ def random_overlaps(
 def simplex_etf_gaps(widths: ArrayLike) -> tuple[list[float], list[float]]:
     """For the simplex ETF of m + 1 unit vectors in R^m at each m of ``widths`` (exact, no
     sampling): |max off-diagonal |w_i·w_j| − the Welch bound 1/m| and the spread (max − min) of
-    the off-diagonal |w_i·w_j| (both 0 for an equiangular tight frame)."""
+    the off-diagonal |w_i·w_j| (both 0 for an equiangular tight frame). Raises ValueError
+    unless ``widths`` holds positive integers."""
     gaps, spreads = [], []
-    for m in np.asarray(widths):
-        frame = theory.simplex_etf(int(m))
+    for m in _domain.integers("widths", widths, minimum=1):
+        frame = theory.simplex_etf(m)
         off = np.abs(frame @ frame.T)[~np.eye(m + 1, dtype=bool)]
         gaps.append(abs(off.max() - theory.welch_bound(m + 1, m)))
         spreads.append(np.ptp(off))

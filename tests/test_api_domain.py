@@ -847,6 +847,29 @@ DOMAINS: dict[str, Domain] = {
         {"lam": [1.0], "psi_p": 2.0, "psi_n": 0.5, "t": 0.5},
         {"lam": REALS, "psi_p": POSITIVE, "psi_n": POSITIVE, "t": POSITIVE},
     ),
+    "sims.passk_sampling.count_histograms": D(
+        {"p": [0.2, 0.5], "n": 4, "reps": 10, "rng": 0},
+        {"p": Reals(0.0, 1.0, empty=True), "n": COUNT, "reps": COUNT},
+    ),
+    "sims.passk_sampling.histogram_tasks": D(
+        {"p": [0.2, 0.5], "n": 4, "reps": 10, "chunks": 2},
+        {"n": COUNT, "reps": COUNT, "chunks": Count(1, 10)},
+    ),
+    "sims.superposition_units.simplex_etf_gaps": D(
+        {"widths": [2, 3]}, {"widths": Fixed(([], [0, 3], [2.5], ["a"], [True], 3, [[2, 3]]))}
+    ),
+    "sims.hivemind.cross_query_similarities": D(
+        {"per_query": [UNIT_ROWS, UNIT_ROWS], "n_pairs": 4, "rng": 0},
+        {"per_query": Fixed(([UNIT_ROWS],)), "n_pairs": SIZE},
+    ),
+    "sims.rlvr_toy.base_learned": D(
+        {"base_pass1": 0.5, "chance_pass1": 0.1, "margin": 0.05},
+        {"base_pass1": PROBABILITY, "chance_pass1": PROBABILITY, "margin": NONNEGATIVE},
+    ),
+    "sims.rlvr_units.kl_large_k_reading": D(
+        {"low": -0.1, "high": 0.2},
+        {"low": REAL, "high": Fixed((-0.2, np.nan, np.inf, "a", None, True))},
+    ),
     # theory.hivemind
     "theory.hivemind.normalize_rows": D(
         {"vectors": np.ones((2, 3))}, {"vectors": Reals(empty=True)}
@@ -1030,15 +1053,10 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "sims.diffusion_rf.population_features",
         "sims.diffusion_units.group_counts",
         "sims.diffusion_units.plateau_error",
-        "sims.hivemind.cross_query_similarities",
         "sims.mazes.sample_future_pairs",
-        "sims.passk_sampling.count_histograms",
-        "sims.passk_sampling.histogram_tasks",
         "sims.passk_sampling.plus_minus_plus",
-        "sims.rlvr_toy.base_learned",
         "sims.rlvr_toy.group_advantages",
         "sims.rlvr_toy.sample_counts",
-        "sims.rlvr_units.kl_large_k_reading",
         "sims.rmt.ge_eigenvalues_streamed",
         "sims.rmt.stream_ge",
         "sims.superposition.loss_and_grad",
@@ -1049,7 +1067,6 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "sims.superposition_units.ladder_tasks",
         "sims.superposition_units.ladder_tasks_over",
         "sims.superposition_units.random_overlaps",
-        "sims.superposition_units.simplex_etf_gaps",
         "sims.superposition_units.weak_ideal_exponent",
         "sims.superposition_units.weak_sweep_tasks",
         "sims.sweep.make_executor",
