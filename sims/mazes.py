@@ -158,7 +158,12 @@ def sample_future_pairs(
     m: np.ndarray, n_pairs: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n_pairs`` (state, future) index pairs: the state uniform over cells (the stationary law
-    of the symmetric walk), the future drawn from the state's row of M."""
+    of the symmetric walk), the future drawn from the state's row of M. Raises ValueError unless
+    ``m`` is a square matrix of finite probabilities and ``n_pairs`` an integer ≥ 0."""
+    m = _domain.reals("m", m, ndim=2, minimum=0.0)
+    if m.shape[0] != m.shape[1]:
+        raise ValueError(f"m must be a square matrix (got shape {m.shape})")
+    n_pairs = _domain.integer("n_pairs", n_pairs, minimum=0)
     states = rng.integers(0, len(m), n_pairs)
     cdf = np.cumsum(m, axis=1)  # (n, n)
     u = rng.random(n_pairs) * cdf[states, -1]

@@ -870,6 +870,14 @@ DOMAINS: dict[str, Domain] = {
         {"low": -0.1, "high": 0.2},
         {"low": REAL, "high": Fixed((-0.2, np.nan, np.inf, "a", None, True))},
     ),
+    "theory.hivemind.inter_model_matrix": D(
+        {"groups": [[UNIT_ROWS, UNIT_ROWS[:2]], [None, UNIT_ROWS]], "include_self_pairs": False},
+        {"groups": Fixed(([], [[np.full((2, 3), np.nan)]], [[np.ones(3)]], [[np.array([["a"]])]]))},
+    ),
+    "sims.mazes.sample_future_pairs": D(
+        {"m": np.array([[0.5, 0.5], [1.0, 0.0]]), "n_pairs": 5, "rng": RNG},
+        {"m": Reals(0.0), "m ": Fixed((np.ones((2, 3)),)), "n_pairs": SIZE},
+    ),
     # theory.hivemind
     "theory.hivemind.normalize_rows": D(
         {"vectors": np.ones((2, 3))}, {"vectors": Reals(empty=True)}
@@ -1034,7 +1042,6 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "sims.superposition_units.unlearned_gap",
         "sims.superposition_units.weak_law_units",
         "sims.superposition_units.weak_unit",
-        "theory.hivemind.inter_model_matrix",
         "theory.rmt.compare_constants",
     ),
     "not yet fuzzed here: numeric parameters left for a follow-up": (
@@ -1053,7 +1060,6 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "sims.diffusion_rf.population_features",
         "sims.diffusion_units.group_counts",
         "sims.diffusion_units.plateau_error",
-        "sims.mazes.sample_future_pairs",
         "sims.passk_sampling.plus_minus_plus",
         "sims.rlvr_toy.group_advantages",
         "sims.rlvr_toy.sample_counts",

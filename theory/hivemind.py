@@ -155,7 +155,17 @@ def inter_model_matrix(
 
     The diagonal excludes the i = j self-pairs by default (Σ_q (‖S_qa‖² − Σ‖e‖²) / Σ_q n(n−1));
     ``include_self_pairs=True`` keeps them, as the paper's code does (adds about 0.003 at n = 50).
-    Queries are joined by key, not by position (the code's ``zip``)."""
+    Queries are joined by key, not by position (the code's ``zip``). An entry is NaN when no
+    query has responses from both models (the score is undefined there).
+
+    Raises ValueError unless ``groups`` holds at least one query and every embedding block is a
+    2-D array of finite reals (or None)."""
+    if len(groups) == 0:
+        raise ValueError("groups must hold at least one query")
+    for q, per_model in enumerate(groups):
+        for m, e in enumerate(per_model):
+            if e is not None:
+                _domain.reals(f"groups[{q}][{m}]", e, ndim=2, nonempty=False)
     n_models = max(len(g) for g in groups)
     num = np.zeros((n_models, n_models))
     den = np.zeros((n_models, n_models))
