@@ -20,8 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from theory import _domain
-
 __all__ = [
     "GATE_BINS",
     "SINK_HEAD_THRESHOLD",
@@ -45,7 +43,8 @@ SMALL_OUTPUT = 1e-2
 def uniform_first_token_weight(seq_len: int) -> float:
     """Mean weight on key 0 over queries 1..T−1 under uniform causal attention:
     (1/(T−1)) Σ_{i=1}^{T−1} 1/(i+1) = (H_T − 1)/(T − 1); 0.059 at T = 64, 0.0201 at T = 256."""
-    seq_len = _domain.integer("seq_len", seq_len, minimum=2)
+    if seq_len < 2:
+        raise ValueError(f"seq_len must be at least 2 (got {seq_len})")
     harmonic = np.sum(1.0 / np.arange(1, seq_len + 1))
     return float((harmonic - 1.0) / (seq_len - 1))
 

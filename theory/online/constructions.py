@@ -178,10 +178,8 @@ def node_index(label: str) -> int:
 
 
 def node_depth(j: int) -> int:
-    """Depth of the node with heap index j (root: 0). Raises ValueError unless j is an integer
-    ≥ 0."""
-    j = _check_int("j", j, 0)
-    return (j + 1).bit_length() - 1
+    """Depth of the node with heap index j (root: 0)."""
+    return (int(j) + 1).bit_length() - 1
 
 
 def tree_nodes(d: int) -> tuple[str, ...]:
