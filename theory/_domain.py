@@ -18,11 +18,17 @@ from typing import Any
 import numpy as np
 
 
+def _number(x: float) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
 def _span(minimum: float | None, maximum: float | None, open_low: bool, open_high: bool) -> str:
-    low = "" if minimum is None else f"{'>' if open_low else '≥'} {minimum:g}"
-    high = "" if maximum is None else f"{'<' if open_high else '≤'} {maximum:g}"
-    if low and high:
-        return f" in {'(' if open_low else '['}{minimum:g}, {maximum:g}{')' if open_high else ']'}"
+    lo = "" if minimum is None else _number(minimum)
+    hi = "" if maximum is None else _number(maximum)
+    if lo and hi:
+        return f" in {'(' if open_low else '['}{lo}, {hi}{')' if open_high else ']'}"
+    low = lo and f"{'>' if open_low else '≥'} {lo}"
+    high = hi and f"{'<' if open_high else '≤'} {hi}"
     return f" {low or high}" if low or high else ""
 
 
@@ -93,11 +99,12 @@ def reals(
     ndim: int | None = None,
     minimum: float | None = None,
     maximum: float | None = None,
+    open_low: bool = False,
     nonempty: bool = True,
 ) -> np.ndarray:
-    """``values`` as a float64 array of finite reals in [minimum, maximum], with ``ndim``
-    dimensions when given, non-empty unless ``nonempty=False``. Bools, strings and objects are
-    refused."""
+    """``values`` as a float64 array of finite reals in [minimum, maximum] (above ``minimum``
+    with ``open_low``), with ``ndim`` dimensions when given, non-empty unless ``nonempty=False``.
+    Bools, strings and objects are refused."""
     try:
         arr = np.asarray(values)
     except ValueError:  # ragged nesting
@@ -113,14 +120,14 @@ def reals(
     arr = arr.astype(np.float64)
     bad = ~np.isfinite(arr)
     if minimum is not None:
-        bad |= arr < minimum
+        bad |= arr <= minimum if open_low else arr < minimum
     if maximum is not None:
         bad |= arr > maximum
     if bad.any():
         i = np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape)
-        span = _span(minimum, maximum, False, False)
+        span = _span(minimum, maximum, open_low, False)
         where = f" at index {tuple(int(j) for j in i)}" if arr.ndim else ""
-        raise ValueError(f"{name} must be finite{span} (got {arr[i]!r}{where})")
+        raise ValueError(f"{name} must be finite{span} (got {float(arr[i])!r}{where})")
     return arr
 
 
@@ -131,7 +138,9 @@ def counts(
     floats), non-empty; with ``positive_total`` every row (last axis) must hold at least one."""
     arr = reals(name, values, ndim=ndim, minimum=0.0)
     if (arr != np.floor(arr)).any():
-        raise ValueError(f"{name} must be whole numbers (got {arr[arr != np.floor(arr)][0]!r})")
+        raise ValueError(
+            f"{name} must be whole numbers (got {float(arr[arr != np.floor(arr)][0])!r})"
+        )
     if positive_total and arr.ndim and (arr.sum(axis=-1) == 0).any():
         raise ValueError(f"{name} must hold at least one count in every row (a row sums to 0)")
     return arr

@@ -86,7 +86,7 @@ def _boxes(name: str, boxes: np.ndarray, legacy: bool, *, nonempty: bool = False
 
 
 def _positive_reals(name: str, values: Sequence[float]) -> np.ndarray:
-    return _domain.reals(name, values, ndim=1, minimum=np.nextafter(0.0, 1.0))
+    return _domain.reals(name, values, ndim=1, minimum=0.0, open_low=True)
 
 
 def generate_anchors(

@@ -435,7 +435,7 @@ def _covariance_system(ratio: float, spectrum: DataSpectrum) -> System:
 
 
 def _positive_eta(eta: ArrayLike) -> NDArray[np.float64]:
-    return _domain.reals("eta", eta, minimum=np.nextafter(0.0, 1.0))
+    return _domain.reals("eta", eta, minimum=0.0, open_low=True)
 
 
 def sample_covariance_stieltjes(
@@ -1363,7 +1363,7 @@ def domain_sample(
     n = _domain.integer("n", n, minimum=1)
     seed = _domain.integer("seed", seed, minimum=0)
     for name, span in (("psi_p", psi_p), ("psi_n", psi_n), ("t", t)):
-        low_high = _domain.reals(name, span, ndim=1, minimum=np.nextafter(0.0, 1.0))
+        low_high = _domain.reals(name, span, ndim=1, minimum=0.0, open_low=True)
         if low_high.shape != (2,) or low_high[0] > low_high[1]:
             raise ValueError(f"{name} must be a range (low, high) with low ≤ high (got {span!r})")
     rng = np.random.default_rng(seed)

@@ -58,9 +58,7 @@ def worst_tolerance_ratio(*gates: Sequence[ArrayLike]) -> float:
             )
         measured = _domain.reals(f"gates[{i}] (measured)", gate[0])
         expected = _domain.reals(f"gates[{i}] (expected)", gate[1])
-        tolerance = _domain.reals(
-            f"gates[{i}] (tolerance)", gate[2], minimum=np.nextafter(0.0, 1.0)
-        )
+        tolerance = _domain.reals(f"gates[{i}] (tolerance)", gate[2], minimum=0.0, open_low=True)
         try:
             ratios.append(float(np.max(np.abs(measured - expected) / tolerance)))
         except ValueError:
