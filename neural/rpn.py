@@ -5,6 +5,8 @@ measured."""
 
 from __future__ import annotations
 
+from theory import _domain
+
 __all__ = ["rpn_numel_counts"]
 
 
@@ -12,7 +14,10 @@ def rpn_numel_counts(channels: int = 512, k: int = 9) -> dict[str, int] | None:
     """Weights of the RPN built from bias-free torch convolutions (the paper counts no biases,
     §3.1.1): ``rpn_output``, the 1×1 score (2k) and box (4k) layers on a C-d feature,
     C·(4 + 2)·k = 27,648 for VGG-16 (C = 512, k = 9), and ``rpn_head``, those plus the 3×3
-    C → C layer, 2,386,944. None when torch is not installed."""
+    C → C layer, 2,386,944. None when torch is not installed. Raises ValueError unless both are
+    positive integers."""
+    channels = _domain.integer("channels", channels, minimum=1)
+    k = _domain.integer("k", k, minimum=1)
     try:
         from torch import nn
     except ImportError:

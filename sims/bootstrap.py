@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from theory import passk
+from theory import _domain, passk
 
 __all__ = [
     "PassAtKBootstrap",
@@ -29,16 +29,11 @@ MAX_CELLS = 1 << 22
 
 
 def _level(level: float) -> float:
-    level = float(level)
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must be in (0, 1) (got {level})")
-    return level
+    return _domain.real("level", level, minimum=0.0, maximum=1.0, open_low=True, open_high=True)
 
 
 def _n_boot(n_boot: int) -> int:
-    if isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive integer (got {n_boot!r})")
-    return int(n_boot)
+    return _domain.integer("n_boot", n_boot, minimum=1)
 
 
 def bootstrap_means(
@@ -86,11 +81,10 @@ def bootstrap_means(
     """
     rng = np.random.default_rng(rng)
     n_boot = _n_boot(n_boot)
-    v = np.asarray(values, dtype=np.float64)
+    max_cells = _domain.integer("max_cells", max_cells, minimum=1)
+    v = _domain.reals("values", values, nonempty=False)
     if v.ndim == 0 or v.shape[0] == 0:
         raise ValueError("values must hold at least one row (unit)")
-    if not np.all(np.isfinite(v)):
-        raise ValueError("values must be finite")
     units = v.shape[0]
     flat = v.reshape(units, -1)  # (P, F)
     block = max(1, int(max_cells) // units)
@@ -122,6 +116,11 @@ def percentile_interval(
     low, high : numpy.ndarray of float
         The quantiles, the shape of a draw.
 
+    Raises
+    ------
+    ValueError
+        Unless ``draws`` holds finite reals, at least one draw, and 0 < level < 1.
+
     Examples
     --------
     >>> import numpy as np
@@ -131,7 +130,10 @@ def percentile_interval(
     (5.0, 95.0)
     """
     tail = (1.0 - _level(level)) / 2
-    low, high = np.quantile(np.asarray(draws, dtype=np.float64), [tail, 1.0 - tail], axis=0)
+    draws = _domain.reals("draws", draws, nonempty=False)
+    if draws.ndim == 0 or draws.shape[0] == 0:
+        raise ValueError(f"draws must hold at least one draw on axis 0 (got shape {draws.shape})")
+    low, high = np.quantile(draws, [tail, 1.0 - tail], axis=0)
     return low, high
 
 
@@ -166,7 +168,7 @@ def paired_mean_ci(
     >>> round(low, 3), round(high, 3)
     (0.15, 0.35)
     """
-    diff = np.asarray(diff, dtype=float)
+    diff = _domain.reals("diff", diff, nonempty=False)
     if diff.ndim != 1 or diff.size == 0:
         raise ValueError("diff must be a non-empty 1-D array of paired differences")
     low, high = percentile_interval(bootstrap_means(diff, rng, n_boot=n_boot), level)

@@ -17,6 +17,7 @@ from itertools import combinations
 
 import numpy as np
 
+from theory import _domain
 from theory.hivemind import (
     distinct_model_curve,
     inter_model_matrix,
@@ -60,6 +61,11 @@ def cross_query_similarities(
     numpy.ndarray of float, (n_pairs,)
         The cosines.
 
+    Raises
+    ------
+    ValueError
+        Unless ``n_pairs`` is an integer ≥ 0 and there are at least 2 queries.
+
     Examples
     --------
     >>> import numpy as np
@@ -68,10 +74,11 @@ def cross_query_similarities(
     >>> cross_query_similarities(per_query, 4, rng=0).tolist()
     [0.0, 0.0, 0.0, 0.0]
     """
+    n_pairs = _domain.integer("n_pairs", n_pairs, minimum=0)
     rng = np.random.default_rng(rng)
     n_queries = len(per_query)
     if n_queries < 2:
-        raise ValueError(f"a cross-query baseline needs at least 2 queries (got {n_queries})")
+        raise ValueError(f"per_query must hold at least 2 queries for a baseline (got {n_queries})")
     q1 = rng.integers(n_queries, size=n_pairs)
     q2 = (q1 + rng.integers(1, n_queries, size=n_pairs)) % n_queries  # uniform over q ≠ q1
     sizes = np.array([len(e) for e in per_query])
@@ -165,6 +172,11 @@ def planted_similarity(
     numpy.ndarray of float, (N, dim)
         The vectors, one per row.
 
+    Raises
+    ------
+    ValueError
+        Unless c ∈ [0, 1], ``n`` is a positive integer and ``dim`` an integer ≥ n + 1.
+
     Examples
     --------
     >>> import numpy as np
@@ -173,7 +185,9 @@ def planted_similarity(
     >>> unit.shape, (unit @ unit.T).round(6)[0].tolist()
     ((4, 5), [1.0, 0.3, 0.3, 0.3])
     """
-    dim = n + 1 if dim is None else dim
+    c = _domain.real("c", c, minimum=0.0, maximum=1.0)
+    n = _domain.integer("n", n, minimum=1)
+    dim = n + 1 if dim is None else _domain.integer("dim", dim, minimum=n + 1)
     frame, _ = np.linalg.qr(rng.standard_normal((dim, n + 1)))  # (dim, N+1) orthonormal columns
     u, v = frame[:, 0], frame[:, 1:].T  # (dim,), (N, dim)
     return np.sqrt(c) * u + np.sqrt(1 - c) * v  # (N, dim)
@@ -203,6 +217,11 @@ def orthogonal_models(
     labels : numpy.ndarray of int, (M·n,)
         Each response's model.
 
+    Raises
+    ------
+    ValueError
+        Unless the counts are positive integers and c ∈ [0, 1].
+
     Examples
     --------
     >>> import numpy as np
@@ -214,6 +233,9 @@ def orthogonal_models(
     >>> bool(np.allclose(cosines[0, 1:3], 0.5)), bool(np.allclose(cosines[0, 3:], 0.0))
     (True, True)
     """
+    n_models = _domain.integer("n_models", n_models, minimum=1)
+    per_model = _domain.integer("per_model", per_model, minimum=1)
+    c = _domain.real("c", c, minimum=0.0, maximum=1.0)
     dim = per_model + 1
     blocks = np.zeros((n_models * per_model, n_models * dim))
     for m in range(n_models):
@@ -240,12 +262,19 @@ def compositions(total: int, parts: int) -> np.ndarray:
     numpy.ndarray of int, (C(total + parts − 1, parts − 1), parts)
         One composition per row.
 
+    Raises
+    ------
+    ValueError
+        Unless ``total`` is an integer ≥ 0 and ``parts`` a positive integer.
+
     Examples
     --------
     >>> from sims.hivemind import compositions
     >>> compositions(2, 3).tolist()
     [[0, 0, 2], [0, 1, 1], [0, 2, 0], [1, 0, 1], [1, 1, 0], [2, 0, 0]]
     """
+    total = _domain.integer("total", total, minimum=0)
+    parts = _domain.integer("parts", parts, minimum=1)
     bars = np.array(list(combinations(range(total + parts - 1), parts - 1)), dtype=np.int64)
     bars = bars.reshape(-1, parts - 1)
     edges = np.hstack(
@@ -373,6 +402,12 @@ def orthogonal_models_metrics(
     OrthogonalModelsMetrics
         The measured inter-model scores and curve.
 
+    Raises
+    ------
+    ValueError
+        Unless there are at least 2 models and ``per_model`` and ``c`` are as
+        :func:`orthogonal_models` requires.
+
     Examples
     --------
     >>> import numpy as np
@@ -383,6 +418,7 @@ def orthogonal_models_metrics(
     >>> metrics.disjoint_curve.tolist()  # theory.hivemind.disjoint_curve(3, 3)
     [1.0, 1.0, 2.0]
     """
+    n_models = _domain.integer("n_models", n_models, minimum=2)
     unit, labels = orthogonal_models(n_models, per_model, c, rng)
     groups = [[unit[labels == m] for m in range(n_models)]]
     inter = inter_model_matrix(groups)
@@ -426,6 +462,11 @@ def interchangeable_curves(
     numpy.ndarray of float, (n_queries, n_max)
         One curve per query.
 
+    Raises
+    ------
+    ValueError
+        Unless the counts are positive integers (n_max below the responses per query).
+
     Examples
     --------
     >>> import numpy as np
@@ -436,6 +477,11 @@ def interchangeable_curves(
     >>> curves.shape, float(np.abs(curves.mean(axis=0) - theory).max()) < 0.1
     ((50, 20), True)
     """
+    n_models = _domain.integer("n_models", n_models, minimum=1)
+    per_model = _domain.integer("per_model", per_model, minimum=1)
+    n_max = _domain.integer("n_max", n_max, minimum=1, maximum=max(n_models * per_model - 1, 1))
+    n_queries = _domain.integer("n_queries", n_queries, minimum=1)
+    dim = _domain.integer("dim", dim, minimum=1)
     labels = np.repeat(np.arange(n_models), per_model)
     return np.array(
         [

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from theory import _domain
+
 __all__ = [
     "count_histogram_task",
     "count_histograms",
@@ -35,11 +37,9 @@ def count_histograms(p: np.ndarray, n: int, reps: int, rng: Any = None) -> np.nd
     evaluations in which problem ``i`` had ``c`` correct samples out of ``n``. Any estimator that
     is a function of ``(n, c)`` has its Monte Carlo mean and variance determined by ``h``.
     """
-    p = np.asarray(p, dtype=float)
-    if np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
-        raise ValueError("p must be probabilities in [0, 1]")
-    if n < 1 or reps < 1:
-        raise ValueError(f"n and reps must be positive (got n={n}, reps={reps})")
+    p = _domain.reals("p", p, minimum=0.0, maximum=1.0, nonempty=False)
+    n = _domain.integer("n", n, minimum=1)
+    reps = _domain.integer("reps", reps, minimum=1)
     rng = np.random.default_rng(rng)
     counts = rng.binomial(n, p, size=(reps, p.size))  # (reps, P)
     hist = np.zeros((p.size, n + 1), dtype=np.int64)
@@ -54,7 +54,11 @@ def count_histogram_task(params: dict[str, Any], rng: np.random.Generator) -> di
 
 def histogram_tasks(p: np.ndarray, n: int, reps: int, chunks: int) -> list[dict[str, Any]]:
     """The parameters of a sweep of :func:`count_histogram_task` that draws ``reps`` evaluations
-    of n samples for each problem of ``p``, in ``chunks`` tasks of reps // chunks each."""
+    of n samples for each problem of ``p``, in ``chunks`` tasks of reps // chunks each. Raises
+    ValueError unless ``n`` is a positive integer and ``chunks`` an integer in [1, reps]."""
+    n = _domain.integer("n", n, minimum=1)
+    reps = _domain.integer("reps", reps, minimum=1)
+    chunks = _domain.integer("chunks", chunks, minimum=1, maximum=reps)
     return [{"p": p, "n": n, "reps": reps // chunks, "chunk": j} for j in range(chunks)]
 
 

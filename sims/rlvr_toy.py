@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from theory import _domain
+
 __all__ = [
     "Policy",
     "Problems",
@@ -254,7 +256,11 @@ def distill(
 
 def base_learned(base_pass1: float, chance_pass1: float, margin: float) -> bool:
     """The gate before RL: base pass@1 ≥ chance + ``margin`` and ≥ 3 × chance (RL needs a base
-    that learned something: pass@1 well above chance)."""
+    that learned something: pass@1 well above chance). Raises ValueError unless the pass@1's
+    lie in [0, 1] and ``margin`` is a finite real ≥ 0."""
+    base_pass1 = _domain.real("base_pass1", base_pass1, minimum=0.0, maximum=1.0)
+    chance_pass1 = _domain.real("chance_pass1", chance_pass1, minimum=0.0, maximum=1.0)
+    margin = _domain.real("margin", margin, minimum=0.0)
     return bool(base_pass1 >= max(chance_pass1 + margin, 3.0 * chance_pass1))
 
 

@@ -27,7 +27,7 @@ from scipy import stats
 
 from sims.bootstrap import paired_mean_ci
 from sims.rlvr_toy import base_learned, sample_counts, toy_arms_task
-from theory import passk, passk_stats
+from theory import _domain, passk, passk_stats
 from theory.fits import fit_power_law
 
 __all__ = [
@@ -648,7 +648,10 @@ def arm_b_cis(
 def kl_large_k_reading(low: float, high: float) -> str:
     """The KL ablation against the paper (KL = 0.001 gives a lower pass@128;
     docs/rlvr.md#the-papers-findings-the-checks-compare-with) from the
-    95% CI [low, high] of pass@K(GRPO + KL) − pass@K(GRPO) at the large k, K."""
+    95% CI [low, high] of pass@K(GRPO + KL) − pass@K(GRPO) at the large k, K. Raises ValueError
+    unless both are finite with low ≤ high."""
+    low = _domain.real("low", low)
+    high = _domain.real("high", high, minimum=low)
     if high < 0:
         return "KL lowers large-k coverage, as in the paper"
     if low > 0:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theory import _domain
+
 __all__ = [
     "ANCHOR_RATIOS",
     "ANCHOR_SCALES",
@@ -66,6 +68,23 @@ def _widths(boxes: np.ndarray, legacy: bool) -> tuple[np.ndarray, np.ndarray]:
     return boxes[..., 2] - boxes[..., 0] + extra, boxes[..., 3] - boxes[..., 1] + extra
 
 
+def _boxes(name: str, boxes: np.ndarray, legacy: bool, *, nonempty: bool = False) -> np.ndarray:
+    """Finite boxes ``(..., 4)`` with positive widths and heights in the convention given."""
+    b = _domain.reals(name, boxes, nonempty=nonempty)
+    if b.ndim == 0 or b.shape[-1] != 4:
+        raise ValueError(
+            f"{name} must hold [x1, y1, x2, y2] on its last axis (got shape {b.shape})"
+        )
+    w, h = _widths(b, legacy)
+    if (w <= 0).any() or (h <= 0).any():
+        raise ValueError(f"{name} must have positive widths and heights (x2, y2 past x1, y1)")
+    return b
+
+
+def _positive_reals(name: str, values: Sequence[float]) -> np.ndarray:
+    return _domain.reals(name, values, ndim=1, minimum=0.0, open_low=True)
+
+
 def generate_anchors(
     base_size: int = STRIDE,
     ratios: Sequence[float] = ANCHOR_RATIOS,
@@ -100,6 +119,8 @@ def generate_anchors(
     >>> anchors.shape, anchors[4].tolist()  # ratio 1, scale 16: a 256-px square
     ((9, 4), [-120.0, -120.0, 135.0, 135.0])
     """
+    base_size = _domain.integer("base_size", base_size, minimum=1)
+    ratios, scales = _positive_reals("ratios", ratios), _positive_reals("scales", scales)
     centre = (base_size - 1) / 2.0
     area = float(base_size * base_size)
     rows = []
@@ -140,7 +161,8 @@ def feature_map_size(image_size: int, n_poolings: int = 4) -> int:
     >>> feature_map_size(600), feature_map_size(1000)
     (38, 63)
     """
-    side = int(image_size)
+    side = _domain.integer("image_size", image_size, minimum=1)
+    n_poolings = _domain.integer("n_poolings", n_poolings, minimum=0)
     for _ in range(n_poolings):
         side = -(-side // 2)
     return side
@@ -181,8 +203,17 @@ def anchor_grid(
     >>> grid.shape, grid[0, 1, 4].tolist()  # the square 256-px anchor of cell (0, 1)
     ((38, 63, 9, 4), [-104.0, -120.0, 151.0, 135.0])
     """
-    base = generate_anchors() if base_anchors is None else np.asarray(base_anchors, dtype=float)
-    fh, fw = feature_map_size(height), feature_map_size(width)
+    base = (
+        generate_anchors()
+        if base_anchors is None
+        else _boxes("base_anchors", base_anchors, True, nonempty=True)
+    )
+    stride = _domain.integer("stride", stride, minimum=1)
+    offset = _domain.reals("offset", offset, ndim=1)
+    if offset.shape != (2,):
+        raise ValueError(f"offset must be a pair (x, y) (got shape {offset.shape})")
+    fh = feature_map_size(_domain.integer("height", height, minimum=1))
+    fw = feature_map_size(_domain.integer("width", width, minimum=1))
     sy, sx = np.meshgrid(np.arange(fh) * stride, np.arange(fw) * stride, indexing="ij")
     shifts = np.stack([sx, sy, sx, sy], axis=-1).astype(float)  # (H', W', 4)
     shifts += np.array([offset[0], offset[1], offset[0], offset[1]])
@@ -215,7 +246,10 @@ def inside_image(
     >>> int(inside_image(anchor_grid(600, 1000), 600, 1000).sum())  # of 21,546
     8151
     """
-    a = np.asarray(anchors, dtype=float)
+    a = _boxes("anchors", anchors, True)
+    height = _domain.integer("height", height, minimum=1)
+    width = _domain.integer("width", width, minimum=1)
+    allowed_border = _domain.real("allowed_border", allowed_border)
     return (
         (a[..., 0] >= -allowed_border)
         & (a[..., 1] >= -allowed_border)
@@ -257,6 +291,12 @@ def anchor_count(height: int, width: int, allowed_border: float = 0) -> AnchorCo
     AnchorCount
         The conv5 map's size, all anchors and those inside.
 
+    Raises
+    ------
+    ValueError
+        Unless both sides are positive integers and ``allowed_border`` is finite (negative: a margin
+        inside the image).
+
     Examples
     --------
     >>> from theory.anchors import anchor_count
@@ -264,6 +304,9 @@ def anchor_count(height: int, width: int, allowed_border: float = 0) -> AnchorCo
     >>> count.feature_height, count.feature_width, count.total, count.inside
     (38, 63, 21546, 8151)
     """
+    height = _domain.integer("height", height, minimum=1)
+    width = _domain.integer("width", width, minimum=1)
+    allowed_border = _domain.real("allowed_border", allowed_border)
     grid = anchor_grid(height, width)
     return AnchorCount(
         height,
@@ -302,8 +345,13 @@ def box_iou(boxes_a: np.ndarray, boxes_b: np.ndarray, *, legacy: bool = False) -
     >>> box_iou(a, b).round(4), box_iou(a, b, legacy=True).round(4)
     (array([[0.1429]]), array([[0.1748]]))
     """
-    a = np.asarray(boxes_a, dtype=float).reshape(-1, 4)
-    b = np.asarray(boxes_b, dtype=float).reshape(-1, 4)
+    a = _boxes("boxes_a", boxes_a, legacy).reshape(-1, 4)
+    b = _boxes("boxes_b", boxes_b, legacy).reshape(-1, 4)
+    return _iou(a, b, legacy)
+
+
+def _iou(a: np.ndarray, b: np.ndarray, legacy: bool) -> np.ndarray:
+    """:func:`box_iou` of checked ``(N, 4)`` and ``(M, 4)`` float arrays."""
     extra = 1.0 if legacy else 0.0
     wa, ha = _widths(a, legacy)
     wb, hb = _widths(b, legacy)
@@ -341,6 +389,11 @@ def label_anchors(
     numpy.ndarray of int8, ``anchors.shape[:-1]``
         1, 0 or −1 per anchor.
 
+    Raises
+    ------
+    ValueError
+        Unless ``gt_boxes`` holds at least one box and 0 ≤ negative ≤ positive ≤ 1.
+
     Examples
     --------
     >>> import numpy as np
@@ -349,8 +402,12 @@ def label_anchors(
     >>> label_anchors(anchors, np.array([[0.0, 0, 99, 99]])).tolist()  # IoU 1, 0.68, 0
     [1, -1, 0]
     """
+    anchors = _boxes("anchors", anchors, legacy)
+    gt_boxes = _boxes("gt_boxes", gt_boxes, legacy, nonempty=True)
+    positive = _domain.real("positive", positive, minimum=0.0, maximum=1.0)
+    negative = _domain.real("negative", negative, minimum=0.0, maximum=positive)
     shape = np.shape(anchors)[:-1]
-    iou = box_iou(np.reshape(anchors, (-1, 4)), gt_boxes, legacy=legacy)  # (A, G)
+    iou = _iou(anchors.reshape(-1, 4), gt_boxes.reshape(-1, 4), legacy)  # (A, G)
     best = iou.max(axis=1)
     labels = np.full(iou.shape[0], -1, dtype=np.int8)
     labels[best < negative] = 0
@@ -385,8 +442,8 @@ def encode_boxes(anchors: np.ndarray, boxes: np.ndarray, *, legacy: bool = True)
     >>> encode_boxes(anchor, box).round(4)  # twice as wide: t_x = 1/2, t_w = log 2
     array([[0.5   , 0.    , 0.6931, 0.    ]])
     """
-    a = np.asarray(anchors, dtype=float)
-    g = np.asarray(boxes, dtype=float)
+    a = _boxes("anchors", anchors, legacy)
+    g = _boxes("boxes", boxes, legacy)
     wa, ha = _widths(a, legacy)
     wg, hg = _widths(g, legacy)
     ax, ay = a[..., 0] + 0.5 * wa, a[..., 1] + 0.5 * ha
@@ -434,10 +491,13 @@ def decode_boxes(
     >>> decode_boxes(anchor, zero, convention="inverse").tolist()
     [[0.0, 0.0, 15.0, 15.0]]
     """
-    if convention not in DECODE_CONVENTIONS:
-        raise ValueError(f"convention must be one of {DECODE_CONVENTIONS}, got {convention!r}")
-    a = np.asarray(anchors, dtype=float)
-    t = np.asarray(deltas, dtype=float)
+    _domain.choice("convention", convention, DECODE_CONVENTIONS)
+    a = _boxes("anchors", anchors, legacy=convention != "continuous")
+    t = _domain.reals("deltas", deltas, nonempty=False)
+    if t.shape[-1:] != (4,):
+        raise ValueError(
+            f"deltas must hold (t_x, t_y, t_w, t_h) on its last axis (got shape {t.shape})"
+        )
     wa, ha = _widths(a, legacy=convention != "continuous")
     ax, ay = a[..., 0] + 0.5 * wa, a[..., 1] + 0.5 * ha
     x, y = ax + t[..., 0] * wa, ay + t[..., 1] * ha
@@ -473,9 +533,8 @@ def descending(scores: np.ndarray, ties: str = "py-faster-rcnn") -> np.ndarray:
     >>> descending(scores).tolist(), descending(scores, ties="stable").tolist()
     ([1, 2, 0], [1, 0, 2])
     """
-    if ties not in TIE_ORDERS:
-        raise ValueError(f"ties must be one of {TIE_ORDERS}, got {ties!r}")
-    s = np.asarray(scores, dtype=float).reshape(-1)
+    _domain.choice("ties", ties, TIE_ORDERS)
+    s = _domain.reals("scores", scores, nonempty=False).reshape(-1)
     if ties == "stable":
         return np.argsort(-s, kind="stable")
     return np.argsort(s, kind="stable")[::-1]
@@ -513,6 +572,11 @@ def nms(
     numpy.ndarray of int
         The kept indices, in visiting order.
 
+    Raises
+    ------
+    ValueError
+        Unless there is one score per box and ``threshold`` is in [0, 1].
+
     Examples
     --------
     >>> import numpy as np
@@ -523,13 +587,16 @@ def nms(
     >>> nms(boxes, scores, 0.5, legacy=False).tolist()
     [0]
     """
-    boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+    boxes = _boxes("boxes", boxes, legacy).reshape(-1, 4)
+    threshold = _domain.real("threshold", threshold, minimum=0.0, maximum=1.0)
     order = descending(scores, ties)
+    if order.size != len(boxes):
+        raise ValueError(f"scores must hold one score per box, {len(boxes)} (got {order.size})")
     keep: list[int] = []
     while order.size:
         i = int(order[0])
         keep.append(i)
-        overlap = box_iou(boxes[i : i + 1], boxes[order[1:]], legacy=legacy)[0]
+        overlap = _iou(boxes[i : i + 1], boxes[order[1:]], legacy)[0]
         order = order[1:][overlap <= threshold]
     return np.array(keep, dtype=np.int64)
 
@@ -556,7 +623,11 @@ def clip_boxes(boxes: np.ndarray, height: int, width: int) -> np.ndarray:
     >>> clip_boxes(np.array([[-5.0, 10.0, 700.0, 200.0]]), 600, 600).tolist()
     [[0.0, 10.0, 599.0, 200.0]]
     """
-    b = np.array(boxes, dtype=float)
+    b = _domain.reals("boxes", boxes, nonempty=False)
+    if b.shape[-1:] != (4,):
+        raise ValueError(f"boxes must hold [x1, y1, x2, y2] on its last axis (got shape {b.shape})")
+    height = _domain.integer("height", height, minimum=1)
+    width = _domain.integer("width", width, minimum=1)
     b[..., 0::2] = np.clip(b[..., 0::2], 0, width - 1)
     b[..., 1::2] = np.clip(b[..., 1::2], 0, height - 1)
     return b
@@ -614,6 +685,12 @@ def select_proposals(
     scores : numpy.ndarray of float, (P,)
         Their scores.
 
+    Raises
+    ------
+    ValueError
+        Unless the arrays are finite with one delta and one score per anchor, ``pre_nms`` and
+        ``post_nms`` are positive integers, ``nms_threshold`` is in [0, 1] and ``min_size`` > 0.
+
     Examples
     --------
     >>> import numpy as np
@@ -625,12 +702,24 @@ def select_proposals(
     (1, 4)
     """
     legacy = convention != "continuous"
+    pre_nms = _domain.integer("pre_nms", pre_nms, minimum=1)
+    post_nms = _domain.integer("post_nms", post_nms, minimum=1)
+    nms_threshold = _domain.real("nms_threshold", nms_threshold, minimum=0.0, maximum=1.0)
+    min_size = _domain.real("min_size", min_size, minimum=0.0, open_low=True)
+    anchors = _boxes("anchors", anchors, legacy)
+    deltas = _domain.reals("deltas", deltas, nonempty=False)
+    if anchors.size != deltas.size:
+        raise ValueError(
+            f"deltas must hold one row per row of anchors (got {deltas.shape} for {anchors.shape})"
+        )
     boxes = clip_boxes(
         decode_boxes(anchors.reshape(-1, 4), deltas.reshape(-1, 4), convention=convention),
         height,
         width,
     )
-    scores = np.asarray(scores, dtype=float).reshape(-1)
+    scores = _domain.reals("scores", scores, nonempty=False).reshape(-1)
+    if scores.size != len(boxes):
+        raise ValueError(f"scores must hold one score per anchor, {len(boxes)} (got {scores.size})")
     w, h = _widths(boxes, legacy=legacy)
     big = np.flatnonzero((w >= min_size) & (h >= min_size))
     top = big[descending(scores[big], ties)[:pre_nms]]
@@ -655,6 +744,11 @@ def best_anchor_iou(boxes: np.ndarray, anchors: np.ndarray, *, legacy: bool = Tr
     numpy.ndarray of float, (N,)
         Each box's best IoU.
 
+    Raises
+    ------
+    ValueError
+        Unless ``anchors`` holds at least one box.
+
     Examples
     --------
     >>> import numpy as np
@@ -663,13 +757,11 @@ def best_anchor_iou(boxes: np.ndarray, anchors: np.ndarray, *, legacy: bool = Tr
     >>> best_anchor_iou(box, anchor_grid(600, 1000), legacy=False).round(3)
     array([0.795])
     """
-    flat = np.asarray(anchors, dtype=float).reshape(-1, 4)
-    boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+    flat = _boxes("anchors", anchors, legacy, nonempty=True).reshape(-1, 4)
+    boxes = _boxes("boxes", boxes, legacy).reshape(-1, 4)
     best = np.zeros(len(boxes))
     for start in range(0, len(boxes), 256):  # chunks bound the (chunk, anchors) IoU matrix
-        best[start : start + 256] = box_iou(boxes[start : start + 256], flat, legacy=legacy).max(
-            axis=1
-        )
+        best[start : start + 256] = _iou(boxes[start : start + 256], flat, legacy).max(axis=1)
     return best
 
 
@@ -691,12 +783,20 @@ def conv_params(in_channels: int, out_channels: int, kernel: int = 1, *, bias: b
     int
         The parameter count.
 
+    Raises
+    ------
+    ValueError
+        Unless the sizes are positive integers.
+
     Examples
     --------
     >>> from theory.anchors import conv_params
     >>> conv_params(512, 512, 3), conv_params(512, 18, bias=True)
     (2359296, 9234)
     """
+    in_channels = _domain.integer("in_channels", in_channels, minimum=1)
+    out_channels = _domain.integer("out_channels", out_channels, minimum=1)
+    kernel = _domain.integer("kernel", kernel, minimum=1)
     return kernel * kernel * in_channels * out_channels + (out_channels if bias else 0)
 
 
@@ -722,6 +822,8 @@ def rpn_output_params(channels: int = 512, k: int = 9) -> int:
     >>> rpn_output_params()
     27648
     """
+    channels = _domain.integer("channels", channels, minimum=1)
+    k = _domain.integer("k", k, minimum=1)
     return conv_params(channels, 2 * k) + conv_params(channels, 4 * k)
 
 
@@ -746,6 +848,8 @@ def rpn_head_params(channels: int = 512, k: int = 9) -> int:
     >>> rpn_head_params()
     2386944
     """
+    channels = _domain.integer("channels", channels, minimum=1)
+    k = _domain.integer("k", k, minimum=1)
     return conv_params(channels, channels, 3) + rpn_output_params(channels, k)
 
 
@@ -770,6 +874,8 @@ def multibox_output_params(features: int = 1536, n_anchors: int = 800) -> int:
     >>> multibox_output_params(), multibox_output_params() // rpn_output_params()
     (6144000, 222)
     """
+    features = _domain.integer("features", features, minimum=1)
+    n_anchors = _domain.integer("n_anchors", n_anchors, minimum=1)
     return features * (4 + 1) * n_anchors
 
 
@@ -796,6 +902,9 @@ def sqrt_areas_and_ratios(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     >>> sizes.round(1), ratios.round(3)
     (array([132.9, 128. , 124.5]), array([0.522, 1.   , 2.   ]))
     """
+    boxes = _boxes("boxes", boxes, True)
+    if boxes.ndim != 2:
+        raise ValueError(f"boxes must be an (N, 4) array (got shape {boxes.shape})")
     w = boxes[:, 2] - boxes[:, 0] + 1
     h = boxes[:, 3] - boxes[:, 1] + 1
     return np.sqrt(w * h), h / w
@@ -818,12 +927,19 @@ def square_iou_interval(side: float, threshold: float) -> tuple[float, float]:
     lower, upper : float
         a√t and a/√t.
 
+    Raises
+    ------
+    ValueError
+        Unless ``side`` > 0 and ``threshold`` is in (0, 1].
+
     Examples
     --------
     >>> from theory.anchors import square_iou_interval
     >>> [round(float(s), 1) for s in square_iou_interval(128, 0.7)]
     [107.1, 153.0]
     """
+    side = _domain.real("side", side, minimum=0.0, open_low=True)
+    threshold = _domain.fraction("threshold", threshold)
     return side * np.sqrt(threshold), side / np.sqrt(threshold)
 
 
@@ -844,12 +960,19 @@ def half_stride_iou(sides: Sequence[float], offset: float = 8) -> list[float]:
     list of float
         The IoU for each side.
 
+    Raises
+    ------
+    ValueError
+        Unless the sides are positive and ``offset`` ≥ 0.
+
     Examples
     --------
     >>> from theory.anchors import half_stride_iou
     >>> [round(iou, 3) for iou in half_stride_iou([128, 256, 512])]
     [0.784, 0.884, 0.94]
     """
+    sides = _positive_reals("sides", sides)
+    offset = _domain.real("offset", offset, minimum=0.0)
     return [
         float(box_iou([[0, 0, a, a]], [[offset, offset, a + offset, a + offset]])[0, 0])
         for a in sides

@@ -17,6 +17,8 @@ from math import comb
 import numpy as np
 from scipy import stats
 
+from theory import _domain
+
 __all__ = [
     "ABSOLUTE_LABELS",
     "ENTROPY_TOP_FRACTIONS",
@@ -83,7 +85,9 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
     >>> normalize_rows(np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
     [[0.6, 0.8], [0.0, 0.0]]
     """
-    v = np.asarray(vectors, dtype=float)
+    v = _domain.reals("vectors", vectors, nonempty=False)
+    if v.ndim == 0:
+        raise ValueError(f"vectors must be at least 1-D (got {vectors!r})")
     norms = np.linalg.norm(v, axis=-1, keepdims=True)
     return np.divide(v, norms, out=np.zeros_like(v), where=norms > 0)
 
@@ -104,6 +108,11 @@ def mean_pairwise_similarity(unit: np.ndarray) -> float:
     float
         s̄.
 
+    Raises
+    ------
+    ValueError
+        Unless ``unit`` is a 2-D array of finite reals with at least 2 rows.
+
     Examples
     --------
     >>> import numpy as np
@@ -112,12 +121,17 @@ def mean_pairwise_similarity(unit: np.ndarray) -> float:
     >>> round(mean_pairwise_similarity(unit), 6)  # (1/√2 + 0 + 1/√2)/3
     0.471405
     """
-    e = np.asarray(unit, dtype=float)
+    e = _unit_rows(unit)
     n = e.shape[0]
-    if n < 2:
-        raise ValueError(f"mean pairwise similarity needs at least 2 vectors (got {n})")
     total = e.sum(axis=0)
     return float((total @ total - np.einsum("ij,ij->", e, e)) / (n * (n - 1)))
+
+
+def _unit_rows(unit: np.ndarray) -> np.ndarray:
+    e = _domain.reals("unit", unit, ndim=2)
+    if e.shape[0] < 2:
+        raise ValueError(f"unit must hold at least 2 vectors (got {e.shape[0]})")
+    return e
 
 
 #: u = 2⁻⁵³, the unit roundoff of float64.
@@ -153,8 +167,8 @@ def similarity_rounding_bound(n: int, dim: int) -> float:
     >>> similarity_rounding_bound(10, 64) < 2e-13
     True
     """
-    if n < 2 or dim < 1:
-        raise ValueError(f"n must be ≥ 2 and dim ≥ 1 (got n = {n}, dim = {dim})")
+    n = _domain.integer("n", n, minimum=2)
+    dim = _domain.integer("dim", dim, minimum=1)
     return (4 * (n + dim) + dim * (n + 1)) * UNIT_ROUNDOFF
 
 
@@ -181,6 +195,7 @@ def mean_similarity_over_pairs(unit: np.ndarray) -> float:
     >>> round(mean_similarity_over_pairs(unit), 6)
     0.471405
     """
+    unit = _unit_rows(unit)
     return float(np.mean([unit[i] @ unit[j] for i, j in combinations(range(len(unit)), 2)]))
 
 
@@ -199,6 +214,11 @@ def shares_above(values: np.ndarray, cutoffs: Sequence[float]) -> np.ndarray:
     numpy.ndarray of float, (len(cutoffs),)
         Percentages.
 
+    Raises
+    ------
+    ValueError
+        Unless ``values`` is non-empty and both are finite reals.
+
     Examples
     --------
     >>> import numpy as np
@@ -206,7 +226,8 @@ def shares_above(values: np.ndarray, cutoffs: Sequence[float]) -> np.ndarray:
     >>> shares_above(np.array([0.1, 0.5, 0.9, 0.95]), [0.5, 0.9])  # strictly above
     array([50., 25.])
     """
-    v = np.asarray(values, dtype=float)
+    v = _domain.reals("values", values)
+    cutoffs = _domain.reals("cutoffs", cutoffs, ndim=1, nonempty=False)
     return np.array([100.0 * np.mean(v > c) for c in cutoffs])
 
 
@@ -227,6 +248,11 @@ def similarity_histogram(values: np.ndarray, bins: int = 10) -> np.ndarray:
     numpy.ndarray of float, (bins,)
         Percentages.
 
+    Raises
+    ------
+    ValueError
+        Unless ``values`` are finite reals and ``bins`` a positive integer.
+
     Examples
     --------
     >>> import numpy as np
@@ -234,7 +260,8 @@ def similarity_histogram(values: np.ndarray, bins: int = 10) -> np.ndarray:
     >>> similarity_histogram(np.array([0.05, 0.15, 1.0 + 1e-15, 0.95]), bins=2)  # 1 + 1e-15 kept
     array([50., 50.])
     """
-    v = np.clip(np.asarray(values, dtype=float), 0.0, 1.0)
+    bins = _domain.integer("bins", bins, minimum=1)
+    v = np.clip(_domain.reals("values", values, nonempty=False), 0.0, 1.0)
     counts, _ = np.histogram(v, bins=bins, range=(0.0, 1.0))
     return 100.0 * counts / max(v.size, 1)
 
@@ -263,6 +290,12 @@ def inter_model_matrix(
     numpy.ndarray of float, (M, M)
         The inter-model similarity.
 
+    Raises
+    ------
+    ValueError
+        Unless ``groups`` holds at least one query and every embedding block is a 2-D array of
+        finite reals (or None).
+
     Examples
     --------
     >>> import numpy as np
@@ -271,6 +304,12 @@ def inter_model_matrix(
     >>> inter_model_matrix([[a, b]]).tolist()  # one query, two orthogonal models
     [[1.0, 0.0], [0.0, 1.0]]
     """
+    if len(groups) == 0:
+        raise ValueError("groups must hold at least one query")
+    for q, per_model in enumerate(groups):
+        for m, e in enumerate(per_model):
+            if e is not None:
+                _domain.reals(f"groups[{q}][{m}]", e, ndim=2, nonempty=False)
     n_models = max(len(g) for g in groups)
     num = np.zeros((n_models, n_models))
     den = np.zeros((n_models, n_models))
@@ -316,6 +355,11 @@ def tie_ranks(values: np.ndarray, tolerance: float = TIE_TOLERANCE) -> np.ndarra
     numpy.ndarray of float
         The grid point of each value (integer-valued), the shape of ``values``.
 
+    Raises
+    ------
+    ValueError
+        Unless ``values`` are finite reals and ``tolerance`` a finite real > 0.
+
     Examples
     --------
     >>> import numpy as np
@@ -324,7 +368,8 @@ def tie_ranks(values: np.ndarray, tolerance: float = TIE_TOLERANCE) -> np.ndarra
     >>> bool(ranks[0] == ranks[1]), bool(ranks[2] > ranks[0])
     (True, True)
     """
-    return np.rint(np.asarray(values, dtype=float) / tolerance)
+    tolerance = _domain.real("tolerance", tolerance, minimum=0.0, open_low=True)
+    return np.rint(_domain.reals("values", values, nonempty=False) / tolerance)
 
 
 def distinct_model_curve(unit: np.ndarray, models: np.ndarray, n_max: int) -> np.ndarray:
@@ -363,11 +408,15 @@ def distinct_model_curve(unit: np.ndarray, models: np.ndarray, n_max: int) -> np
     >>> distinct_model_curve(unit, np.array([0, 0, 1, 1]), 3).tolist()
     [1.0, 2.0, 2.0]
     """
-    e = np.asarray(unit, dtype=float)
-    labels = np.unique(np.asarray(models), return_inverse=True)[1]
+    e = _unit_rows(unit)
+    models = np.asarray(models)
     r = e.shape[0]
-    if not 1 <= n_max <= r - 1:
-        raise ValueError(f"n_max must be between 1 and {r - 1} (got {n_max})")
+    if models.shape != (r,):
+        raise ValueError(
+            f"models must hold one label per row of unit, {r} (got shape {models.shape})"
+        )
+    labels = np.unique(models, return_inverse=True)[1]
+    n_max = _domain.integer("n_max", n_max, minimum=1, maximum=r - 1)
     rank = tie_ranks(e @ e.T)
     np.fill_diagonal(rank, -np.inf)
     order = np.argsort(-rank, axis=1, kind="stable")[:, :n_max]  # (R, N)
@@ -413,10 +462,9 @@ def interchangeable_curve(per_model: Sequence[int], n_max: int) -> np.ndarray:
     >>> interchangeable_curve([2, 2], 3).round(4)  # N = 3 of the 3 others: both models
     array([1.    , 1.6667, 2.    ])
     """
-    counts = [int(c) for c in per_model]
+    counts = _domain.integers("per_model", per_model, minimum=1)
     total = sum(counts) - 1
-    if not 1 <= n_max <= total:
-        raise ValueError(f"n_max must be between 1 and {total} (got {n_max})")
+    n_max = _domain.integer("n_max", n_max, minimum=1, maximum=max(total, 1))
     out = np.zeros(n_max)
     for n in range(1, n_max + 1):
         all_draws = comb(total, n)
@@ -444,12 +492,19 @@ def disjoint_curve(per_model: int, n_max: int) -> np.ndarray:
     numpy.ndarray of float, (n_max,)
         1 + ⌊N/n⌋ for N = 1..n_max.
 
+    Raises
+    ------
+    ValueError
+        Unless both are positive integers.
+
     Examples
     --------
     >>> from theory.hivemind import disjoint_curve
     >>> disjoint_curve(3, 7).tolist()
     [1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 3.0]
     """
+    per_model = _domain.integer("per_model", per_model, minimum=1)
+    n_max = _domain.integer("n_max", n_max, minimum=1)
     return 1.0 + np.arange(1, n_max + 1) // per_model
 
 
@@ -471,12 +526,19 @@ def orthogonal_models_exact(c: float, per_model: int) -> dict[str, float]:
     dict
         ``inter_offdiag_max_abs``, ``inter_diag`` and ``inter_diag_with_self_pairs``.
 
+    Raises
+    ------
+    ValueError
+        Unless ``c`` is in [0, 1] and ``per_model`` a positive integer.
+
     Examples
     --------
     >>> from theory.hivemind import orthogonal_models_exact
     >>> orthogonal_models_exact(0.5, 10)
     {'inter_offdiag_max_abs': 0.0, 'inter_diag': 0.5, 'inter_diag_with_self_pairs': 0.55}
     """
+    c = _domain.real("c", c, minimum=0.0, maximum=1.0)
+    per_model = _domain.integer("per_model", per_model, minimum=1)
     return {
         "inter_offdiag_max_abs": 0.0,
         "inter_diag": c,
@@ -507,6 +569,11 @@ def paraphrase_split(
     different : numpy.ndarray of float
         Cosines of the pairs i < j of different topics.
 
+    Raises
+    ------
+    ValueError
+        Unless ``unit`` is a 2-D array of finite reals and ``topic`` holds one label per row.
+
     Examples
     --------
     >>> import numpy as np
@@ -516,6 +583,12 @@ def paraphrase_split(
     >>> cosines.shape, same.tolist(), different.tolist()
     ((3, 3), [1.0], [0.0, 0.0])
     """
+    unit = _domain.reals("unit", unit, ndim=2, nonempty=False)
+    topic = np.asarray(topic)
+    if topic.shape != unit.shape[:1]:
+        raise ValueError(
+            f"topic must hold one label per row of unit, {len(unit)} (got shape {topic.shape})"
+        )
     sim = unit @ unit.T
     iu = np.triu_indices(len(unit), 1)
     same = topic[iu[0]] == topic[iu[1]]
@@ -550,6 +623,8 @@ def label_counts(labels: Sequence[int], label_set: Sequence[int]) -> np.ndarray:
     [2, 0, 1]
     """
     arr = np.asarray(labels)
+    if len(label_set) == 0:
+        raise ValueError("label_set must be non-empty")
     unknown = set(arr.tolist()) - set(label_set)
     if unknown:
         raise ValueError(f"labels must be in {list(label_set)} (got {sorted(unknown)})")
@@ -570,6 +645,12 @@ def entropy_bits(counts: np.ndarray) -> np.ndarray:
     numpy.ndarray of float, counts.shape[:-1]
         H in bits.
 
+    Raises
+    ------
+    ValueError
+        Unless ``counts`` are whole numbers ≥ 0 with at least one in every row (no distribution
+        otherwise).
+
     Examples
     --------
     >>> import numpy as np
@@ -577,7 +658,7 @@ def entropy_bits(counts: np.ndarray) -> np.ndarray:
     >>> entropy_bits(np.array([[5, 5, 5, 5, 5], [25, 0, 0, 0, 0]])).round(4)
     array([2.3219, 0.    ])
     """
-    c = np.asarray(counts, dtype=float)
+    c = _domain.counts("counts", counts, positive_total=True)
     p = c / c.sum(axis=-1, keepdims=True)
     logs = np.log2(p, out=np.zeros_like(p), where=p > 0)
     return -(p * logs).sum(axis=-1) + 0.0  # + 0.0 turns −0 into 0
@@ -596,6 +677,11 @@ def gini_impurity(counts: np.ndarray) -> np.ndarray:
     numpy.ndarray of float, counts.shape[:-1]
         1 − Σ p².
 
+    Raises
+    ------
+    ValueError
+        As :func:`entropy_bits` does.
+
     Examples
     --------
     >>> import numpy as np
@@ -603,7 +689,7 @@ def gini_impurity(counts: np.ndarray) -> np.ndarray:
     >>> gini_impurity(np.array([[5, 5], [10, 0]]))
     array([0.5, 0. ])
     """
-    c = np.asarray(counts, dtype=float)
+    c = _domain.counts("counts", counts, positive_total=True)
     p = c / c.sum(axis=-1, keepdims=True)
     return 1.0 - (p * p).sum(axis=-1)
 
@@ -623,6 +709,12 @@ def p_disagree(counts: np.ndarray) -> np.ndarray:
     numpy.ndarray of float, counts.shape[:-1]
         P_dis.
 
+    Raises
+    ------
+    ValueError
+        Unless ``counts`` are whole numbers ≥ 0 over the 5 labels (last axis), at least one in every
+        row.
+
     Examples
     --------
     >>> import numpy as np
@@ -630,7 +722,11 @@ def p_disagree(counts: np.ndarray) -> np.ndarray:
     >>> p_disagree(np.array([[0, 12, 1, 12, 0], [0, 0, 0, 5, 5]]))
     array([0.5, 0. ])
     """
-    c = np.asarray(counts, dtype=float)
+    c = _domain.counts("counts", counts, positive_total=True)
+    if c.ndim == 0 or c.shape[-1] != len(PAIRWISE_LABELS):
+        raise ValueError(
+            f"counts must run over the 5 pairwise labels on its last axis (got shape {c.shape})"
+        )
     c2, tie, c1 = c[..., :2].sum(axis=-1), c[..., 2], c[..., 3:].sum(axis=-1)
     return 1.0 - (np.maximum(c1, c2) + 0.5 * tie) / c.sum(axis=-1)
 
@@ -650,6 +746,11 @@ def item_kappa(counts: np.ndarray) -> np.ndarray:
     numpy.ndarray of float, (items,)
         κ_i (NaN for items with fewer than 2 ratings).
 
+    Raises
+    ------
+    ValueError
+        Unless ``counts`` is a 2-D array of whole numbers ≥ 0 with at least one count in all.
+
     Examples
     --------
     >>> import numpy as np
@@ -657,7 +758,9 @@ def item_kappa(counts: np.ndarray) -> np.ndarray:
     >>> item_kappa(np.array([[4, 0], [2, 2]])).round(4)  # unanimous; split (P_e = 0.625)
     array([ 1.    , -0.7778])
     """
-    c = np.asarray(counts, dtype=float)
+    c = _domain.counts("counts", counts, ndim=2)
+    if c.sum() == 0:
+        raise ValueError("counts must hold at least one rating (all are 0)")
     n = c.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         p_i = ((c * c).sum(axis=1) - n) / (n * (n - 1))
@@ -682,6 +785,11 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
     float
         ρ.
 
+    Raises
+    ------
+    ValueError
+        As :func:`pearson` does.
+
     Examples
     --------
     >>> import numpy as np
@@ -689,6 +797,7 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
     >>> spearman(np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 4.0, 9.0, 16.0]))  # monotone
     1.0
     """
+    x, y = _paired("x", x, "y", y)
     return pearson(stats.rankdata(x), stats.rankdata(y))
 
 
@@ -707,6 +816,11 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
     float
         r, or NaN when x or y is constant.
 
+    Raises
+    ------
+    ValueError
+        Unless ``x`` and ``y`` are non-empty 1-D arrays of finite reals of one length.
+
     Examples
     --------
     >>> import numpy as np
@@ -714,13 +828,23 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
     >>> round(pearson(np.array([1.0, 2.0, 3.0]), np.array([2.0, 4.0, 7.0])), 4)
     0.9934
     """
-    a = np.asarray(x, dtype=float) - np.mean(x)
-    b = np.asarray(y, dtype=float) - np.mean(y)
+    x, y = _paired("x", x, "y", y)
+    a = x - np.mean(x)
+    b = y - np.mean(y)
     scale_a, scale_b = np.max(np.abs(a), initial=0.0), np.max(np.abs(b), initial=0.0)
     if scale_a == 0 or scale_b == 0:
         return float("nan")
     a, b = a / scale_a, b / scale_b
     return float(a @ b / np.sqrt((a @ a) * (b @ b)))
+
+
+def _paired(
+    name_x: str, x: np.ndarray, name_y: str, y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    x, y = _domain.reals(name_x, x, ndim=1), _domain.reals(name_y, y, ndim=1)
+    if x.shape != y.shape:
+        raise ValueError(f"{name_x} and {name_y} must have one length (got {x.size} and {y.size})")
+    return x, y
 
 
 def tukey_subset(values: np.ndarray, k: float) -> np.ndarray:
@@ -743,6 +867,11 @@ def tukey_subset(values: np.ndarray, k: float) -> np.ndarray:
     numpy.ndarray of bool
         The mask, the shape of ``values``.
 
+    Raises
+    ------
+    ValueError
+        Unless ``values`` is a non-empty array of finite reals and ``k`` a finite real ≥ 0.
+
     Examples
     --------
     >>> import numpy as np
@@ -750,7 +879,8 @@ def tukey_subset(values: np.ndarray, k: float) -> np.ndarray:
     >>> tukey_subset(np.array([1.0, 2.0, 2.0, 3.0, 100.0]), 1.5).tolist()  # 100 is out
     [True, True, True, True, False]
     """
-    v = np.asarray(values, dtype=float)
+    v = _domain.reals("values", values)
+    k = _domain.real("k", k, minimum=0.0)
     q1, q3 = np.percentile(v, [25, 75])
     iqr = q3 - q1
     return (v >= q1 - k * iqr) & (v <= q3 + k * iqr)
@@ -794,9 +924,9 @@ def top_fraction_subset(values: np.ndarray, fraction: float, *, ties: str = "cut
     >>> top_fraction_subset(np.array([3.0, 2.0, 2.0, 1.0]), 0.5, ties="keep").tolist()
     [True, True, True, False]
     """
-    if ties not in TIE_RULES:
-        raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}")
-    v = np.asarray(values, dtype=float)
+    _domain.choice("ties", ties, TIE_RULES)
+    v = _domain.reals("values", values, ndim=1, nonempty=False)
+    fraction = _domain.fraction("fraction", fraction)
     n_top = int(fraction * v.size)
     mask = np.zeros(v.size, dtype=bool)
     if n_top < 1:

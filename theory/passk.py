@@ -150,7 +150,10 @@ def _budgets(k: Array, xp: Any) -> Array:
 def _counts(n: Array, c: Array, xp: Any) -> tuple[Array, Array]:
     """Integer counts with 0 <= c <= n, broadcast together."""
     n, c = _integers(n, "n", xp), _integers(c, "c", xp)
-    n, c = xp.broadcast_arrays(xp.astype(n, xp.int64), xp.astype(c, xp.int64))
+    try:
+        n, c = xp.broadcast_arrays(xp.astype(n, xp.int64), xp.astype(c, xp.int64))
+    except ValueError:
+        raise ValueError(f"n and c must broadcast together (got {n.shape} and {c.shape})") from None
     n_flat, c_flat = xp.reshape(n, (-1,)), xp.reshape(c, (-1,))
     for bad, rule in ((c_flat < 0, "c={c} < 0"), (c_flat > n_flat, "c={c} > n={n}")):
         if bool(xp.any(bad)):
@@ -172,7 +175,10 @@ def _counts_and_budget(n: Any, c: Any, k: Any) -> tuple[Any, Array, Array, int]:
 
 
 def _nonempty(ks: Iterable[Any], name: str = "ks") -> list[Any]:
-    ks = list(ks)
+    try:
+        ks = list(ks)
+    except TypeError:
+        raise ValueError(f"{name} must be an iterable of integers (got {ks!r})") from None
     if not ks:
         raise ValueError(f"{name} must be non-empty")
     return ks
@@ -181,6 +187,15 @@ def _nonempty(ks: Iterable[Any], name: str = "ks") -> list[Any]:
 # ---------------------------------------------------------------------------------------------
 # estimators from counts
 # ---------------------------------------------------------------------------------------------
+
+
+def _budget_list(ks: Iterable[Any]) -> list[int]:
+    """A non-empty list of integer budgets >= 1."""
+    ks = _nonempty(ks)
+    for k in ks:
+        if isinstance(k, bool | np.bool_) or not isinstance(k, int | np.integer) or k < 1:
+            raise ValueError(f"ks must hold integers >= 1 (got {k!r})")
+    return ks
 
 
 def _log_ratio_prefix(k: int, m_max: int, xp: Any, device: Any) -> Array:
@@ -269,9 +284,14 @@ def pass_at_k_curve(n: Any, c: Any, ks: Iterable[int]) -> Array:
     array([0.3   , 0.4889, 0.6881])
     """
     xp, (n, c) = _namespace(n, c)
-    if math.prod(xp.broadcast_shapes(n.shape, c.shape)) == 0:
-        raise ValueError("n must hold at least one problem")
-    return xp.stack([xp.mean(pass_at_k(n, c, k)) for k in _nonempty(ks)])
+    for name, x in (("n", n), ("c", c)):
+        if math.prod(x.shape) == 0:
+            raise ValueError(f"{name} must hold at least one problem")
+    n, c = _counts(n, c, xp)
+    ks = _budget_list(ks)
+    if max(ks) > (n_min := int(xp.min(n))):
+        raise ValueError(f"ks must be <= min(n) = {n_min} (got {max(ks)})")
+    return xp.stack([xp.mean(pass_at_k(n, c, k)) for k in ks])
 
 
 def pass_at_k_plugin(n: Any, c: Any, k: int) -> Array:
@@ -386,7 +406,7 @@ def pass_at_k_curve_exact(p: Any, ks: Iterable[int], weights: Any = None) -> Arr
         if total <= 0.0:
             raise ValueError("weights must have a positive sum")
         w = w / total
-    return xp.stack([xp.sum(w * pass_at_k_exact(p, k)) for k in _nonempty(ks)])
+    return xp.stack([xp.sum(w * pass_at_k_exact(p, k)) for k in _budget_list(ks)])
 
 
 def estimator_expectation(
@@ -467,6 +487,9 @@ def pool_counts(n: ArrayLike, c: ArrayLike, axis: int = 0) -> tuple[NDArray[Any]
     if n.shape != c.shape:
         raise ValueError(f"n and c must have the same shape (got {n.shape} and {c.shape})")
     n, c = _counts(n, c, np_xp)
+    axis = _scalar_int(axis, "axis")
+    if not -n.ndim <= axis < n.ndim:
+        raise ValueError(f"axis must be an axis of n, in [{-n.ndim}, {n.ndim}) (got {axis})")
     return np.asarray(n.sum(axis=axis)), np.asarray(c.sum(axis=axis))
 
 
@@ -970,6 +993,17 @@ def two_type_pass_at_k(
 # ---------------------------------------------------------------------------------------------
 
 
+def _scale(scale: ArrayLike, shape: tuple[int, ...]) -> NDArray[np.float64]:
+    """``scale`` (non-negative reals) broadcast to Δ's ``shape``."""
+    s = _np_reals(scale, "scale", low=0.0)
+    try:
+        return np.broadcast_to(s, shape)
+    except ValueError:
+        raise ValueError(
+            f"scale must broadcast against delta's shape {shape} (got {s.shape})"
+        ) from None
+
+
 def _significant(
     delta: ArrayLike, scale: ArrayLike | None, rtol: float
 ) -> tuple[NDArray[np.float64], NDArray[np.intp], NDArray[np.float64]]:
@@ -978,8 +1012,8 @@ def _significant(
     if d.ndim != 1:
         raise ValueError(f"delta must be 1-D (got shape {d.shape})")
     rtol = float(_np_reals(rtol, "rtol", low=0.0))
-    s = np.abs(d) if scale is None else _np_reals(scale, "scale", low=0.0)
-    idx = np.flatnonzero(np.abs(d) > rtol * np.broadcast_to(s, d.shape))
+    s = np.abs(d) if scale is None else _scale(scale, d.shape)
+    idx = np.flatnonzero(np.abs(d) > rtol * s)
     return d, idx, np.sign(d[idx])
 
 
@@ -1062,8 +1096,8 @@ class Crossings:
 
 def _budget_grid(ks: ArrayLike) -> NDArray[np.float64]:
     k = _np_reals(ks, "ks", low=0.0, open_low=True)
-    if k.ndim != 1 or np.any(np.diff(k) <= 0) or np.any(k != np.round(k)):
-        raise ValueError("ks must be a 1-D strictly increasing sequence of integers")
+    if k.ndim != 1 or k.size == 0 or np.any(np.diff(k) <= 0) or np.any(k != np.round(k)):
+        raise ValueError("ks must be a non-empty 1-D strictly increasing sequence of integers")
     return k
 
 
@@ -1207,8 +1241,8 @@ def crossing_k_many(
     if d.ndim == 0 or d.shape[-1] != k.size:
         raise ValueError(f"the last axis of base and rl must run over the {k.size} ks")
     rtol = float(_np_reals(rtol, "rtol", low=0.0))
-    s = np.abs(d) if scale is None else _np_reals(scale, "scale", low=0.0)
-    significant = np.abs(d) > rtol * np.broadcast_to(s, d.shape)
+    s = np.abs(d) if scale is None else _scale(scale, d.shape)
+    significant = np.abs(d) > rtol * s
     lead = d.shape[:-1]
     flat = _crossings(k, d.reshape(-1, k.size), significant.reshape(-1, k.size))
     return Crossings(

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from theory import _domain
 from theory.passk import (
     crossing_k,
     estimator_expectation,
@@ -71,7 +72,7 @@ def estimator_z(p: ArrayLike, c: ArrayLike, n: int, ks: Iterable[int]) -> NDArra
     >>> estimator_z(np.array([0.1, 0.5]), np.array([1, 5]), 10, [1, 2]).round(4)  # c = n·p
     array([0.  , 0.16])
     """
-    p = np.asarray(p, dtype=np.float64)
+    p = _domain.reals("p", p, minimum=0.0, maximum=1.0)
     est = pass_at_k_curve(np.full(p.size, n), c, ks)
     exact = np.asarray(pass_at_k_curve_exact(p, ks))
     z = []
@@ -132,6 +133,9 @@ def log2_k_star(
     (10.0, 0)
     """
     cross = crossing_k(ks, base, rl)  # validates ks, base and rl
+    for name, value in (("none_ahead", none_ahead), ("none_behind", none_behind)):
+        if value is not None:
+            _domain.real(name, value)
     if cross.k_star is not None:
         return float(np.log2(cross.k_star)), int(cross.n_crossings)
     k = np.asarray(ks, dtype=np.float64)
@@ -176,6 +180,12 @@ def fit_logit_affine_parts(
     docs/rlvr.md#sharpening-models-our-analysis (the logit-affine model, its fixed
     point and the slopes −a, −a/α).
 
+    Raises
+    ------
+    ValueError
+        Unless ``p`` and ``q`` are probabilities of one shape and ``min_p`` and ``tail_p`` lie in
+        [0, 1].
+
     Examples
     --------
     >>> import numpy as np
@@ -188,7 +198,12 @@ def fit_logit_affine_parts(
     >>> round(parts["fixed_point_tail"], 4)  # σ(−1)
     0.2689
     """
-    p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
+    p = _domain.reals("p", p, minimum=0.0, maximum=1.0, nonempty=False)
+    q = _domain.reals("q", q, minimum=0.0, maximum=1.0, nonempty=False)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have one shape (got {p.shape} and {q.shape})")
+    min_p = _domain.real("min_p", min_p, minimum=0.0, maximum=1.0)
+    tail_p = _domain.real("tail_p", tail_p, minimum=0.0, maximum=1.0)
     keep = p >= min_p
     parts = {"": keep, "_tail": keep & (p < tail_p), "_bulk": keep & (p >= tail_p)}
     out = {}
@@ -227,6 +242,11 @@ def accuracy_histogram(c: ArrayLike, n: int) -> NDArray[np.int64]:
     ----------
     docs/rlvr.md#passk-and-its-estimator (the accuracy histogram).
 
+    Raises
+    ------
+    ValueError
+        Unless ``n`` is a positive integer and ``c`` holds whole numbers in [0, n].
+
     Examples
     --------
     >>> import numpy as np
@@ -234,7 +254,10 @@ def accuracy_histogram(c: ArrayLike, n: int) -> NDArray[np.int64]:
     >>> accuracy_histogram(np.array([0, 1, 5, 10, 10]), 10).tolist()  # {0}, (0, .1], …, {1}
     [1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2]
     """
-    c = np.asarray(c)
+    n = _domain.integer("n", n, minimum=1)
+    c = _domain.counts("c", c)
+    if np.any(c > n):
+        raise ValueError(f"c must be <= n = {n} (got {c.max():g})")
     acc = c / n
     inner = np.clip(np.ceil(acc * 10).astype(int), 1, 10)  # (0, .1] -> 1, ..., (.9, 1) -> 10
     bins = np.where(c == 0, 0, np.where(c == n, 11, inner))
@@ -256,13 +279,20 @@ def solved_sets(c_base: ArrayLike, c_rl: ArrayLike) -> dict[str, int]:
     dict of str to int
         ``both``, ``base_only``, ``rl_only`` and ``neither``.
 
+    Raises
+    ------
+    ValueError
+        Unless both hold counts (whole numbers ≥ 0) of one shape.
+
     Examples
     --------
     >>> from theory.passk_stats import solved_sets
     >>> solved_sets([1, 0, 2, 0], [1, 3, 0, 0])
     {'both': 1, 'base_only': 1, 'rl_only': 1, 'neither': 1}
     """
-    b, r = np.asarray(c_base) > 0, np.asarray(c_rl) > 0
+    b, r = _domain.counts("c_base", c_base) > 0, _domain.counts("c_rl", c_rl) > 0
+    if b.shape != r.shape:
+        raise ValueError(f"c_base and c_rl must have one shape (got {b.shape} and {r.shape})")
     return {
         "both": int(np.sum(b & r)),
         "base_only": int(np.sum(b & ~r)),
@@ -286,14 +316,24 @@ def solved_regions(counts: dict[str, ArrayLike]) -> dict[str, int]:
     dict of str to int
         Problem count per combination of solving models.
 
+    Raises
+    ------
+    ValueError
+        Unless ``counts`` maps at least one model to counts (whole numbers ≥ 0), all of one shape.
+
     Examples
     --------
     >>> from theory.passk_stats import solved_regions
     >>> solved_regions({"base": [1, 0, 2, 0], "rl": [1, 3, 0, 0]})
     {'base+rl': 1, 'rl': 1, 'base': 1, 'none': 1}
     """
+    if not isinstance(counts, dict) or not counts:
+        raise ValueError(f"counts must map at least one model to its counts (got {counts!r})")
     names = list(counts)
-    solved = np.stack([np.asarray(c) > 0 for c in counts.values()], axis=1)  # (P, models)
+    held = [_domain.counts(f"counts[{name!r}]", c, ndim=1) > 0 for name, c in counts.items()]
+    if len({c.shape for c in held}) > 1:
+        raise ValueError(f"counts must hold one count per problem for every model (got {counts})")
+    solved = np.stack(held, axis=1)  # (P, models)
     code = solved @ (1 << np.arange(len(names)))  # bit j: solved by model j
     tally = np.bincount(code, minlength=1 << len(names))
     return {

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from theory import passk
+from theory import _domain, passk
 from theory.fits import PowerLawFit, fit_power_law
 
 __all__ = [
@@ -47,6 +47,11 @@ def p_distribution_family(points: int = 2000) -> list[tuple[str, np.ndarray, np.
     list of tuple
         ``(label, p, weights)`` per distribution, weights summing to 1.
 
+    Raises
+    ------
+    ValueError
+        Unless ``points`` is a positive integer.
+
     Examples
     --------
     >>> from theory.sharpening import p_distribution_family
@@ -54,6 +59,7 @@ def p_distribution_family(points: int = 2000) -> list[tuple[str, np.ndarray, np.
     >>> len(family), family[1][0], round(float(family[1][2].sum()), 6)
     (12, '0.2·δ0 + 0.7·Beta(0.1,1) + 0.1·δ1', 1.0)
     """
+    points = _domain.integer("points", points, minimum=1)
     u = (np.arange(points) + 0.5) / points
     family = []
     for a, b in [(0.1, 1.0), (0.3, 1.5), (1.0, 1.0), (2.0, 0.5), (0.5, 5.0), (5.0, 2.0)]:
@@ -179,6 +185,12 @@ def pass_at_k_pair(ks: np.ndarray, base: np.ndarray, rl: np.ndarray) -> PassAtKP
     return PassAtKPair(ks, base, rl, passk.crossing_k(ks, base, rl))
 
 
+def _check_budgets(ks: np.ndarray) -> None:
+    k = _domain.reals("ks", ks, ndim=1, minimum=1.0)
+    if np.any(k != np.round(k)):
+        raise ValueError(f"ks must be whole numbers of samples (got {ks!r})")
+
+
 def beta_sharpening(a: float, b: float, alpha: float, beta: float, ks: np.ndarray) -> PassAtKPair:
     """p ~ Beta(a, b) against q = σ(α·logit p + β), by quadrature
     (:func:`theory.passk.beta_pass_at_k`, :func:`theory.passk.beta_logit_affine_pass_at_k`):
@@ -199,6 +211,12 @@ def beta_sharpening(a: float, b: float, alpha: float, beta: float, ks: np.ndarra
     PassAtKPair
         The two curves on ``ks`` and their crossing.
 
+    Raises
+    ------
+    ValueError
+        Unless ``ks`` is a non-empty 1-D array of whole budgets ≥ 1 (and the parameters as
+        :mod:`theory.passk` requires).
+
     Examples
     --------
     >>> import numpy as np
@@ -207,6 +225,7 @@ def beta_sharpening(a: float, b: float, alpha: float, beta: float, ks: np.ndarra
     >>> pair.base[[0, -1]].round(3), pair.rl[[0, -1]].round(3), pair.crossing.bracket
     (array([0.167, 0.869]), array([0.246, 0.715]), (4, 8))
     """
+    _check_budgets(ks)
     base = passk.beta_pass_at_k(a, b, ks)
     rl = passk.beta_logit_affine_pass_at_k(a, b, alpha, beta, ks)
     return pass_at_k_pair(ks, base, rl)
@@ -232,6 +251,11 @@ def logit_affine_sharpening(
     PassAtKPair
         The two curves on ``ks`` and their crossing.
 
+    Raises
+    ------
+    ValueError
+        As :func:`beta_sharpening` does.
+
     Examples
     --------
     >>> import numpy as np
@@ -240,6 +264,7 @@ def logit_affine_sharpening(
     >>> pair.base.round(4), pair.rl.round(4), pair.crossing.n_crossings
     (array([0.3   , 0.6407]), array([0.3818, 0.5592]), 1)
     """
+    _check_budgets(ks)
     base = passk.pass_at_k_curve_exact(p, ks)
     rl = passk.pass_at_k_curve_exact(passk.logit_affine(p, alpha, beta), ks)
     return pass_at_k_pair(ks, base, rl)
@@ -262,6 +287,11 @@ def two_type_sharpening(ks: np.ndarray, **params: float) -> PassAtKPair:
     PassAtKPair
         The two curves on ``ks`` and their crossing.
 
+    Raises
+    ------
+    ValueError
+        As :func:`beta_sharpening` does.
+
     Examples
     --------
     >>> import numpy as np
@@ -272,6 +302,7 @@ def two_type_sharpening(ks: np.ndarray, **params: float) -> PassAtKPair:
     >>> round(pair.crossing.k_star, 1), pair.crossing.bracket
     (32.4, (16, 256))
     """
+    _check_budgets(ks)
     base, rl = passk.two_type_pass_at_k(ks, **params)
     return pass_at_k_pair(ks, base, rl)
 

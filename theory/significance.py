@@ -10,6 +10,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from theory import _domain
+
 __all__ = [
     "CurveZTest",
     "binomial_se_percent",
@@ -38,6 +40,11 @@ def family_wise_t_critical(dof: int, n_tests: int, alpha: float = 0.0027) -> flo
     float
         The critical |t|.
 
+    Raises
+    ------
+    ValueError
+        Unless ``dof`` and ``n_tests`` are positive integers and 0 < alpha < 1.
+
     Examples
     --------
     >>> from theory.significance import family_wise_t_critical
@@ -46,10 +53,9 @@ def family_wise_t_critical(dof: int, n_tests: int, alpha: float = 0.0027) -> flo
     >>> round(family_wise_t_critical(9, 4), 3)
     5.067
     """
-    if dof < 1 or n_tests < 1:
-        raise ValueError(f"dof and n_tests must be >= 1 (got {dof}, {n_tests})")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must lie in (0, 1) (got {alpha})")
+    dof = _domain.integer("dof", dof, minimum=1)
+    n_tests = _domain.integer("n_tests", n_tests, minimum=1)
+    alpha = _domain.real("alpha", alpha, minimum=0.0, maximum=1.0, open_low=True, open_high=True)
     return float(stats.t.ppf(1 - alpha / (2 * n_tests), dof))
 
 
@@ -69,6 +75,11 @@ def binomial_se_percent(percent: ArrayLike, n: int) -> np.ndarray:
     numpy.ndarray of float
         The standard errors, in percentage points.
 
+    Raises
+    ------
+    ValueError
+        Unless ``percent`` lies in [0, 100] and ``n`` is a positive integer.
+
     Examples
     --------
     >>> import numpy as np
@@ -76,7 +87,8 @@ def binomial_se_percent(percent: ArrayLike, n: int) -> np.ndarray:
     >>> binomial_se_percent(np.array([50.0, 10.0]), 100)
     array([5., 3.])
     """
-    percent = np.asarray(percent, dtype=float)
+    percent = _domain.reals("percent", percent, minimum=0.0, maximum=100.0, nonempty=False)
+    n = _domain.integer("n", n, minimum=1)
     return 100.0 * np.sqrt(percent / 100 * (1 - percent / 100) / n)
 
 
@@ -95,16 +107,37 @@ def worst_tolerance_ratio(*gates: Sequence[ArrayLike]) -> float:
     float
         The largest ratio.
 
+    Raises
+    ------
+    ValueError
+        Unless there is at least one gate, each a triple of non-empty finite arrays that broadcast
+        together, with tolerances > 0.
+
     Examples
     --------
     >>> from theory.significance import worst_tolerance_ratio
     >>> worst_tolerance_ratio(([1.0, 2.5], [1.0, 2.0], [0.1, 1.0]), (0.3, 0.25, 0.1))
     0.5
     """
-    return max(
-        float(np.max(np.abs(np.asarray(measured, dtype=float) - expected) / tolerance))
-        for measured, expected, tolerance in gates
-    )
+    if not gates:
+        raise ValueError("gates must hold at least one (measured, expected, tolerance) triple")
+    ratios = []
+    for i, gate in enumerate(gates):
+        if len(gate) != 3:
+            raise ValueError(
+                f"gates must be (measured, expected, tolerance) triples (got {gate!r})"
+            )
+        measured = _domain.reals(f"gates[{i}] (measured)", gate[0])
+        expected = _domain.reals(f"gates[{i}] (expected)", gate[1])
+        tolerance = _domain.reals(f"gates[{i}] (tolerance)", gate[2], minimum=0.0, open_low=True)
+        try:
+            ratios.append(float(np.max(np.abs(measured - expected) / tolerance)))
+        except ValueError:
+            raise ValueError(
+                f"gates must hold measured, expected and tolerance that broadcast together (got "
+                f"shapes {measured.shape}, {expected.shape}, {tolerance.shape})"
+            ) from None
+    return max(ratios)
 
 
 @dataclass(frozen=True)
@@ -151,6 +184,12 @@ def curve_z_test(samples: np.ndarray, theory: ArrayLike, alpha: float = 0.0027) 
     CurveZTest
         Mean, standard error and z per point, and the critical |z|.
 
+    Raises
+    ------
+    ValueError
+        Unless ``samples`` is a finite 2-D array of at least 2 samples and ``theory`` finite with
+        one value per point.
+
     Examples
     --------
     >>> import numpy as np
@@ -160,7 +199,17 @@ def curve_z_test(samples: np.ndarray, theory: ArrayLike, alpha: float = 0.0027) 
     >>> test.z.tolist(), round(test.critical, 2)  # 3 degrees of freedom, 2 points
     ([0.0, 0.0], 11.68)
     """
+    samples = _domain.reals("samples", samples, ndim=2)
     n, points = samples.shape
+    if n < 2:
+        raise ValueError(
+            f"samples must hold at least 2 samples (rows) for a standard error (got {n})"
+        )
+    theory = _domain.reals("theory", theory)
+    if theory.shape not in ((), (points,)):
+        raise ValueError(
+            f"theory must hold one value per point, {points} (got shape {theory.shape})"
+        )
     mean = samples.mean(axis=0)
     se = samples.std(axis=0, ddof=1) / np.sqrt(n)
     z = (mean - theory) / np.maximum(se, 1e-12)

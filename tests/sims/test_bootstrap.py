@@ -53,8 +53,8 @@ def test_bootstrap_means_match_one_draw_at_a_time():
     [
         ({"values": [], "n_boot": 5}, "values must hold at least one row"),
         ({"values": [1.0, np.nan], "n_boot": 5}, "values must be finite"),
-        ({"values": [1.0], "n_boot": 0}, "n_boot must be a positive integer"),
-        ({"values": [1.0], "n_boot": 2.5}, "n_boot must be a positive integer"),
+        ({"values": [1.0], "n_boot": 0}, "n_boot must be an integer ≥ 1"),
+        ({"values": [1.0], "n_boot": 2.5}, "n_boot must be an integer ≥ 1"),
     ],
 )
 def test_bootstrap_means_reject_bad_input(kwargs, match):
@@ -63,7 +63,7 @@ def test_bootstrap_means_reject_bad_input(kwargs, match):
 
 
 def test_percentile_interval_rejects_a_bad_level():
-    with pytest.raises(ValueError, match=r"level must be in \(0, 1\)"):
+    with pytest.raises(ValueError, match=r"level must be a finite real number in \(0, 1\)"):
         percentile_interval([1.0, 2.0], 1.0)
 
 

@@ -588,8 +588,8 @@ def test_crossing_k_counts_multiple_crossings() -> None:
 @pytest.mark.parametrize(
     ("ks", "base", "rl", "match"),
     [
-        ([1, 1, 2], [0.1] * 3, [0.2] * 3, "ks must be a 1-D strictly increasing"),
-        ([1, 2.5, 4], [0.1] * 3, [0.2] * 3, "ks must be a 1-D strictly increasing"),
+        ([1, 1, 2], [0.1] * 3, [0.2] * 3, "ks must be a non-empty 1-D strictly increasing"),
+        ([1, 2.5, 4], [0.1] * 3, [0.2] * 3, "ks must be a non-empty 1-D strictly increasing"),
         ([0, 1, 2], [0.1] * 3, [0.2] * 3, "ks must be finite and ks > 0"),
         ([1, 2, 3], [0.1] * 2, [0.2] * 3, "base and rl must match ks's shape"),
         ([1, 2, 3], [0.1] * 3, [0.2, np.nan, 0.2], "rl must be finite"),
@@ -655,7 +655,7 @@ def test_crossing_k_many_keeps_leading_shape_and_default_scale() -> None:
 @pytest.mark.parametrize(
     ("ks", "base", "rl", "match"),
     [
-        ([1, 1, 2], [0.1] * 3, [0.2] * 3, "ks must be a 1-D strictly increasing"),
+        ([1, 1, 2], [0.1] * 3, [0.2] * 3, "ks must be a non-empty 1-D strictly increasing"),
         ([1, 2, 3], [0.1] * 2, [[0.2] * 3], "base and rl must broadcast together"),
         ([1, 2, 3], [0.1] * 2, [0.2] * 2, "last axis of base and rl must run over the 3 ks"),
         ([1, 2, 3], [0.1] * 3, [[0.2, np.inf, 0.2]], "rl must be finite"),

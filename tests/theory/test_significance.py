@@ -38,7 +38,7 @@ def test_family_wise_error_of_independent_null_tests_is_at_most_alpha():
     ("dof", "n", "alpha"), [(0, 5, 0.01), (5, 0, 0.01), (5, 5, 0.0), (5, 5, 1.0)]
 )
 def test_bad_input_names_the_argument(dof, n, alpha):
-    with pytest.raises(ValueError, match=r"dof and n_tests|alpha"):
+    with pytest.raises(ValueError, match=r"^(dof|n_tests|alpha) must"):
         family_wise_t_critical(dof, n, alpha)
 
 

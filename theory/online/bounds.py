@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
+from theory import _domain
+
 __all__ = [
     "LEARNER_CONSTANTS",
     "LowerBoundScan",
@@ -47,12 +49,18 @@ def paper_length_bound(d: int) -> mpmath.mpf:
     mpmath.mpf
         n_d.
 
+    Raises
+    ------
+    ValueError
+        Unless ``d`` is a positive integer.
+
     Examples
     --------
     >>> from theory.online.bounds import paper_length_bound
     >>> paper_length_bound(100)  # 101·2^2
     mpf('404.0')
     """
+    d = _domain.integer("d", d, minimum=1)
     return (d + 1) * mpmath.power(2, mpmath.sqrt(d) / 10 + 1)
 
 
@@ -72,12 +80,18 @@ def lower_bound_holds(d: int, length_bound: Callable[[int], mpmath.mpf]) -> bool
     bool
         Whether (1 − ε)^n ≥ 1/2.
 
+    Raises
+    ------
+    ValueError
+        Unless ``d`` is a positive integer.
+
     Examples
     --------
     >>> from theory.online.bounds import lower_bound_holds, paper_length_bound
     >>> lower_bound_holds(100, paper_length_bound), lower_bound_holds(10_000, paper_length_bound)
     (False, True)
     """
+    d = _domain.integer("d", d, minimum=1)
     eps = mpmath.power(2, -mpmath.sqrt(d) / 2)
     return length_bound(d) * mpmath.log1p(-eps) >= -mpmath.log(2)
 
@@ -115,6 +129,11 @@ def lower_bound_scan(
         Whether it holds at each d ≤ 2000, the first d from which it holds, and whether it holds
         at every d scanned from there.
 
+    Raises
+    ------
+    ValueError
+        Unless ``d_max`` is a positive integer.
+
     Examples
     --------
     >>> from theory.online.bounds import lower_bound_scan
@@ -122,6 +141,7 @@ def lower_bound_scan(
     >>> scan.first, scan.stays  # the paper states d ≥ 800
     (774, True)
     """
+    d_max = _domain.integer("d_max", d_max, minimum=1)
     with mpmath.workdps(60):
         holds = np.array([lower_bound_holds(d, length_bound) for d in range(1, 2001)])
         first = int(np.argmax(holds)) + 1 if holds.any() else None
@@ -146,10 +166,18 @@ def first_d_below_two_thirds(c: float) -> int:
     int
         d*.
 
+    Raises
+    ------
+    ValueError
+        Unless ``c`` is finite and positive (and (1.5·c)² a finite float).
+
     Examples
     --------
     >>> from theory.online.bounds import first_d_below_two_thirds
     >>> first_d_below_two_thirds(48)  # 48√d < 2d/3 from d = 5185
     5185
     """
+    c = _domain.real(
+        "c", c, minimum=0.0, maximum=math.sqrt(np.finfo(float).max) / 1.5, open_low=True
+    )
     return math.floor((1.5 * c) ** 2) + 1
