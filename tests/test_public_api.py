@@ -170,6 +170,7 @@ FULLY_DOCUMENTED = (
     "theory.online.certificates",
     "theory.online.class_file",
     "theory.online.transductive",
+    "neural.attention_metrics",
     "sims.bootstrap",
     "sims.rmt",
     "sims.boxes",
