@@ -171,6 +171,8 @@ FULLY_DOCUMENTED = (
     "theory.online.class_file",
     "theory.online.transductive",
     "neural.attention_metrics",
+    "neural.lm_data",
+    "neural.rpn",
     "sims.bootstrap",
     "sims.rmt",
     "sims.boxes",
