@@ -173,6 +173,7 @@ FULLY_DOCUMENTED = (
     "neural.attention_metrics",
     "neural.lm_data",
     "neural.rpn",
+    "neural.gated_testbeds",
     "sims.bootstrap",
     "sims.rmt",
     "sims.boxes",
