@@ -174,6 +174,7 @@ FULLY_DOCUMENTED = (
     "neural.lm_data",
     "neural.rpn",
     "neural.gated_testbeds",
+    "neural.gated_attention",
     "sims.bootstrap",
     "sims.rmt",
     "sims.boxes",
