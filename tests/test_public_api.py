@@ -175,6 +175,7 @@ FULLY_DOCUMENTED = (
     "neural.rpn",
     "neural.gated_testbeds",
     "neural.gated_attention",
+    "neural.gated_training",
     "sims.bootstrap",
     "sims.rmt",
     "sims.boxes",
