@@ -176,6 +176,7 @@ FULLY_DOCUMENTED = (
     "neural.gated_testbeds",
     "neural.gated_attention",
     "neural.gated_training",
+    "neural.batched",
     "sims.bootstrap",
     "sims.rmt",
     "sims.boxes",
