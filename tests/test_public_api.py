@@ -177,6 +177,7 @@ FULLY_DOCUMENTED = (
     "neural.gated_attention",
     "neural.gated_training",
     "neural.batched",
+    "neural.gated_batched",
     "sims.bootstrap",
     "sims.rmt",
     "sims.boxes",
