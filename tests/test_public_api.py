@@ -178,6 +178,7 @@ FULLY_DOCUMENTED = (
     "neural.gated_training",
     "neural.batched",
     "neural.gated_batched",
+    "neural.hivemind",
     "sims.bootstrap",
     "sims.rmt",
     "sims.boxes",
