@@ -179,6 +179,7 @@ FULLY_DOCUMENTED = (
     "neural.batched",
     "neural.gated_batched",
     "neural.hivemind",
+    "neural.crl",
     "sims.bootstrap",
     "sims.rmt",
     "sims.boxes",
