@@ -180,6 +180,7 @@ FULLY_DOCUMENTED = (
     "neural.gated_batched",
     "neural.hivemind",
     "neural.crl",
+    "neural.deep_crl",
     "sims.bootstrap",
     "sims.rmt",
     "sims.boxes",
