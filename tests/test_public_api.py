@@ -181,6 +181,7 @@ FULLY_DOCUMENTED = (
     "neural.hivemind",
     "neural.crl",
     "neural.deep_crl",
+    "neural.deep_crl_batched",
     "sims.bootstrap",
     "sims.rmt",
     "sims.boxes",
