@@ -182,6 +182,7 @@ FULLY_DOCUMENTED = (
     "neural.crl",
     "neural.deep_crl",
     "neural.deep_crl_batched",
+    "neural.rlvr_transformer",
     "sims.bootstrap",
     "sims.rmt",
     "sims.boxes",
