@@ -47,6 +47,25 @@ class SeedStack:
     for an argument shared by every seed); :meth:`per_seed` maps any function of the model.
     The stacked parameters are leaf tensors, so an optimiser over :attr:`params` trains all
     seeds at once.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from torch import nn
+    >>> from neural.batched import SeedStack
+    >>> models = []
+    >>> for seed in (0, 1):
+    ...     _ = torch.manual_seed(seed)
+    ...     models.append(nn.Linear(3, 2))
+    >>> stack = SeedStack(models)
+    >>> {name: tuple(p.shape) for name, p in stack.params.items()}
+    {'weight': (2, 2, 3), 'bias': (2, 2)}
+    >>> x = torch.randn(2, 5, 3, generator=torch.Generator().manual_seed(0))  # (K, B, 3)
+    >>> y = stack(x)  # seed k on x[k]
+    >>> tuple(y.shape), torch.allclose(y[1], models[1](x[1]), atol=1e-6)
+    ((2, 5, 2), True)
+    >>> tuple(stack(x[0], in_dims=None).shape)  # one input shared by both seeds
+    (2, 5, 2)
     """
 
     def __init__(self, models: Sequence[nn.Module], device: str | torch.device = "cpu") -> None:

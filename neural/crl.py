@@ -120,7 +120,29 @@ class EpisodeBuffer:
     """A FIFO replay buffer of whole episodes: positions (capacity, T + 1, 2) with s_0 … s_T,
     actions (capacity, T, 2), and an episode id per slot. Storing episodes whole makes relabeling
     across episode ends impossible by construction; :meth:`sample` also returns the indices so tests
-    can check it."""
+    can check it.
+
+    Parameters
+    ----------
+    capacity : int
+        The episodes kept.
+    horizon : int
+        T, the steps per episode.
+    state_dim : int, optional
+        The state's dimension (default 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.crl import EpisodeBuffer
+    >>> buffer = EpisodeBuffer(capacity=2, horizon=3)
+    >>> buffer.add(np.arange(16.0).reshape(2, 4, 2), np.zeros((2, 3, 2)))  # two episodes
+    >>> batch = buffer.sample(5, gamma=0.9, rng=np.random.default_rng(0))
+    >>> sorted(batch)
+    ['action', 'goal', 'k', 'slot', 'state', 't']
+    >>> bool((batch["k"] >= 1).all() and (batch["t"] + batch["k"] <= 3).all())  # same episode
+    True
+    """
 
     def __init__(self, capacity: int, horizon: int, state_dim: int = 2) -> None:
         self.states = np.zeros((capacity, horizon + 1, state_dim))

@@ -122,7 +122,23 @@ class HashEmbedder:
     """Hashed bag of lower-cased words and word bigrams: each token adds ±1 to one of ``dim``
     buckets chosen by its blake2b digest (the sign by another digest bit), then rows are L2
     normalised. Deterministic across processes and machines; no model, no torch. Texts sharing
-    words get positive cosines, unrelated texts about 0 (±1/√dim)."""
+    words get positive cosines, unrelated texts about 0 (±1/√dim).
+
+    Parameters
+    ----------
+    dim : int, optional
+        The buckets (default 1024).
+    bigrams : bool, optional
+        Hash word bigrams too (default True).
+
+    Examples
+    --------
+    >>> from neural.hivemind import HashEmbedder
+    >>> embedder = HashEmbedder(dim=64)
+    >>> v = embedder.embed(["the cat sat", "the cat sat down", "quantum field theory"])
+    >>> embedder.name, v.shape, bool(v[0] @ v[1] > v[0] @ v[2])
+    ('hash-64-bigrams', (3, 64), True)
+    """
 
     def __init__(self, dim: int = 1024, bigrams: bool = True) -> None:
         if dim < 1:
@@ -146,7 +162,20 @@ class HashEmbedder:
 
 
 class VectorEmbedder:
-    """The user's own embeddings: ``vectors`` maps each text to its vector (normalised here)."""
+    """The user's own embeddings: ``vectors`` maps each text to its vector (normalised here).
+
+    Parameters
+    ----------
+    vectors : mapping of str to sequence of float
+        Each text's vector, all of one length (ValueError otherwise); :meth:`embed` raises
+        ValueError for a text it was not given.
+
+    Examples
+    --------
+    >>> from neural.hivemind import VectorEmbedder
+    >>> VectorEmbedder({"a": [3.0, 4.0], "b": [0.0, 2.0]}).embed(["b", "a"]).tolist()
+    [[0.0, 1.0], [0.6, 0.8]]
+    """
 
     name = "vectors"
 
@@ -228,7 +257,24 @@ class MiniLMEmbedder:
 class CachedEmbedder:
     """Wraps an embedder with a cache keyed by the sha256 of each text, kept in memory and, with a
     ``directory``, in ``<directory>/<embedder name>.npz`` (only new texts are embedded; repeated
-    texts are embedded once)."""
+    texts are embedded once).
+
+    Parameters
+    ----------
+    embedder : Embedder
+        The embedder wrapped.
+    directory : pathlib.Path or str, optional
+        Where ``<embedder name>.npz`` is kept (default None: in memory only).
+
+    Examples
+    --------
+    >>> from neural.hivemind import CachedEmbedder, HashEmbedder
+    >>> cached = CachedEmbedder(HashEmbedder(dim=16))
+    >>> _ = cached.embed(["a b", "c d", "a b"])
+    >>> _ = cached.embed(["a b", "e f"])
+    >>> cached.misses  # "a b", "c d", then only "e f"
+    3
+    """
 
     def __init__(self, embedder: Embedder, directory: Path | str | None = None) -> None:
         self.embedder = embedder
