@@ -256,7 +256,25 @@ class Agent:
     @classmethod
     def build(cls, params: dict[str, Any]) -> Agent:
         """``params``: depth, and optional width 64, lr 3e-4, config "cpu" (or "reference", see
-        :data:`neural.deep_crl.CONFIGS`); alpha0 and alpha_lr override the config's."""
+        :data:`neural.deep_crl.CONFIGS`); alpha0 and alpha_lr override the config's.
+
+        Parameters
+        ----------
+        params : dict
+            The run's parameters (``depth`` a multiple of 4).
+
+        Returns
+        -------
+        Agent
+            A fresh agent.
+
+        Examples
+        --------
+        >>> from neural.crl import Agent
+        >>> agent = Agent.build({"depth": 4, "width": 16})
+        >>> round(float(agent.log_alpha.detach().exp()), 4), agent.target_entropy
+        (0.05, -1.0)
+        """
         depth, width = params["depth"], params.get("width", 64)
         lr = params.get("lr", 3e-4)
         config = get_config(params.get("config", "cpu"))

@@ -329,7 +329,22 @@ def chance_success(graph: PathGraph, cfg: ArmBConfig) -> np.ndarray:
 
 
 class PathTransformer(nn.Module):
-    """Decoder-only transformer over tokens [s, g, SEP, v1, ..., v_L]; logits over the N nodes."""
+    """Decoder-only transformer over tokens [s, g, SEP, v1, ..., v_L]; logits over the N nodes.
+
+    Parameters
+    ----------
+    cfg : ArmBConfig
+        Reads ``n_nodes`` (N; SEP is token N), ``max_len``, ``d_model``, ``n_heads`` and
+        ``n_layers``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from neural.rlvr_transformer import ArmBConfig, PathTransformer
+    >>> model = PathTransformer(ArmBConfig(n_nodes=8, max_len=3, d_model=8, n_layers=1))
+    >>> tuple(model(torch.tensor([[0, 4, 8, 1]])).shape)  # s = 0, g = 4, SEP, v1 = 1
+    (1, 4, 8)
+    """
 
     def __init__(self, cfg: ArmBConfig) -> None:
         super().__init__()
