@@ -174,6 +174,7 @@ FULLY_DOCUMENTED = (
     "sims.rmt",
     "sims.boxes",
     "sims.hivemind",
+    "sims.passk_sampling",
 )
 
 
