@@ -175,6 +175,8 @@ FULLY_DOCUMENTED = (
     "sims.boxes",
     "sims.hivemind",
     "sims.passk_sampling",
+    "sims.mazes",
+    "sims.online_search",
 )
 
 
