@@ -177,6 +177,7 @@ FULLY_DOCUMENTED = (
     "sims.passk_sampling",
     "sims.mazes",
     "sims.online_search",
+    "sims.rlvr_toy",
 )
 
 
