@@ -178,6 +178,7 @@ FULLY_DOCUMENTED = (
     "sims.mazes",
     "sims.online_search",
     "sims.rlvr_toy",
+    "sims.sweep",
 )
 
 
