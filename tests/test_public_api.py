@@ -179,6 +179,7 @@ FULLY_DOCUMENTED = (
     "sims.online_search",
     "sims.rlvr_toy",
     "sims.sweep",
+    "sims.online_sweeps",
 )
 
 
