@@ -180,6 +180,7 @@ FULLY_DOCUMENTED = (
     "sims.rlvr_toy",
     "sims.sweep",
     "sims.online_sweeps",
+    "sims.superposition",
 )
 
 
