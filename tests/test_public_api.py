@@ -181,6 +181,7 @@ FULLY_DOCUMENTED = (
     "sims.sweep",
     "sims.online_sweeps",
     "sims.superposition",
+    "sims.online",
 )
 
 
