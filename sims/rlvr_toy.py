@@ -382,7 +382,8 @@ def grpo(
     >>> cfg = ToyConfig(n_train=100, prompts=16)
     >>> problems = make_problems(cfg, 100, np.random.default_rng(1))
     >>> base = base_policy(cfg)
-    >>> policy, saved = grpo(base, problems, cfg, 50, np.random.default_rng(2), checkpoints=(10, 50))
+    >>> rng = np.random.default_rng(2)
+    >>> policy, saved = grpo(base, problems, cfg, 50, rng, checkpoints=(10, 50))
     >>> sorted(saved), round(float(success_probs(base, problems).mean()), 3)
     ([10, 50], 0.218)
     >>> round(float(success_probs(policy, problems).mean()), 3)  # RL raises pass@1

@@ -182,6 +182,7 @@ FULLY_DOCUMENTED = (
     "sims.online_sweeps",
     "sims.superposition",
     "sims.online",
+    "sims.diffusion_rf",
 )
 
 
