@@ -183,6 +183,7 @@ FULLY_DOCUMENTED = (
     "sims.superposition",
     "sims.online",
     "sims.diffusion_rf",
+    "sims.deep_crl_units",
 )
 
 
