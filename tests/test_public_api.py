@@ -184,6 +184,7 @@ FULLY_DOCUMENTED = (
     "sims.online",
     "sims.diffusion_rf",
     "sims.deep_crl_units",
+    "sims.diffusion_units",
 )
 
 
