@@ -185,6 +185,7 @@ FULLY_DOCUMENTED = (
     "sims.diffusion_rf",
     "sims.deep_crl_units",
     "sims.diffusion_units",
+    "sims.superposition_units",
 )
 
 
