@@ -1072,7 +1072,38 @@ def slope_table(
 
 # ------------------------------------------------------------------------------------ Arm B
 def arm_b_pass1(record: Mapping[str, Any]) -> tuple[float, float]:
-    """(base pass@1 from the model's n-sample counts, mean chance pass@1) of an Arm B record."""
+    """(base pass@1 from the model's n-sample counts, mean chance pass@1) of an Arm B record.
+
+    Parameters
+    ----------
+    record : mapping
+        An Arm B record (``n``, ``counts``, ``chance_pass1``).
+
+    Returns
+    -------
+    base_pass1, chance_pass1 : float
+        The two pass@1's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rlvr_units import arm_b_pass1
+    >>> def model_record(seed):  # an Arm B record of one trained model, 8 test prompts
+    ...     rng = np.random.default_rng(seed)
+    ...     base = np.linspace(0.05, 0.9, 8)
+    ...     rl = 1 / (1 + (1 / base - 1) ** 2 / 2)  # logit q = 2 logit p + ln 2
+    ...     p = {"base": base, "rl": rl, "distill": np.maximum(base, 0.2)}
+    ...     return {
+    ...         "n": 64, "p": p, "counts": {arm: rng.binomial(64, q) for arm, q in p.items()},
+    ...         "chance_pass1": [0.05] * 8, "needs_hidden": [False] * 7 + [True],
+    ...         "test": [[s, s + 1] for s in range(8)],
+    ...         "base_loss": [2.0, 1.0], "rl_reward": [0.3, 0.6],
+    ...     }
+    >>> records = [model_record(seed) for seed in (0, 1)]
+    >>> base, chance = arm_b_pass1(records[0])
+    >>> round(base, 3), chance
+    (0.424, 0.05)
+    """
     base = np.asarray(record["counts"]["base"], np.int64)
     n = int(record["n"])
     return float(base.mean() / n), float(np.mean(np.asarray(record["chance_pass1"], float)))
@@ -1081,8 +1112,44 @@ def arm_b_pass1(record: Mapping[str, Any]) -> tuple[float, float]:
 def arm_b_gate(
     trained: Sequence[Mapping[str, Any]], rl_arm: str, margin: float
 ) -> list[Mapping[str, Any]]:
-    """The Arm B models that give a unit: RL was run and the base learned (``base_learned``:
-    pass@1 ≥ chance + ``margin`` and ≥ 3 × chance: RL is run only on a base that learned)."""
+    """The Arm B models that give a unit: RL was run and the base learned
+    (:func:`sims.rlvr_toy.base_learned`: pass@1 ≥ chance + ``margin`` and ≥ 3 × chance: RL is run
+    only on a base that learned).
+
+    Parameters
+    ----------
+    trained : sequence of mapping
+        The Arm B records.
+    rl_arm : str
+        The RL arm.
+    margin : float
+        The gate's margin over chance.
+
+    Returns
+    -------
+    list of mapping
+        The records that pass, in order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rlvr_units import arm_b_gate
+    >>> def model_record(seed):  # an Arm B record of one trained model, 8 test prompts
+    ...     rng = np.random.default_rng(seed)
+    ...     base = np.linspace(0.05, 0.9, 8)
+    ...     rl = 1 / (1 + (1 / base - 1) ** 2 / 2)  # logit q = 2 logit p + ln 2
+    ...     p = {"base": base, "rl": rl, "distill": np.maximum(base, 0.2)}
+    ...     return {
+    ...         "n": 64, "p": p, "counts": {arm: rng.binomial(64, q) for arm, q in p.items()},
+    ...         "chance_pass1": [0.05] * 8, "needs_hidden": [False] * 7 + [True],
+    ...         "test": [[s, s + 1] for s in range(8)],
+    ...         "base_loss": [2.0, 1.0], "rl_reward": [0.3, 0.6],
+    ...     }
+    >>> records = [model_record(seed) for seed in (0, 1)]
+    >>> unlearned = {**records[0], "counts": {"base": [0] * 8, "rl": [0] * 8}}
+    >>> len(arm_b_gate(records + [unlearned], "rl", margin=0.1))
+    2
+    """
     return [r for r in trained if rl_arm in r["counts"] and base_learned(*arm_b_pass1(r), margin)]
 
 
@@ -1155,13 +1222,54 @@ def pool_arm_b(
     tail_p: float,
 ) -> ArmBPool:
     """Pool the test prompts of the gated ``models`` (Arm B of
-    docs/rlvr.md#rlvr-tiny-reproduction-arm-a-toy-arm-b-transformer;
-    docs/rlvr.md#conventions): exact pass@k on
-    ``ks`` judged at ``k_large`` when every record holds the exact p (enumeration), with the
-    largest gap of the n-sample estimator's curve from it for k ≤ n/4 and RL's logit map
-    (``passk_stats.fit_logit_affine_parts``, ``min_p`` and ``tail_p``); else (older records) the
-    estimator for k ≤ n/4 (docs/rlvr.md#conventions), judged at n/4. The KL ablation arm
-    ``rl_kl`` joins when every model has it."""
+    docs/rlvr.md#rlvr-tiny-reproduction-arm-a-toy-arm-b-transformer; docs/rlvr.md#conventions).
+
+    Exact pass@k on ``ks`` judged at ``k_large`` when every record holds the exact p
+    (enumeration), with the largest gap of the n-sample estimator's curve from it for k ≤ n/4
+    and RL's logit map (``passk_stats.fit_logit_affine_parts``, ``min_p`` and ``tail_p``); else
+    (older records) the estimator for k ≤ n/4 (docs/rlvr.md#conventions), judged at n/4. The KL
+    ablation arm ``rl_kl`` joins when every model has it.
+
+    Parameters
+    ----------
+    models : sequence of mapping
+        The gated records (:func:`arm_b_gate`).
+    rl_arm : str
+        The RL arm.
+    ks : numpy.ndarray of int
+        The budgets k of the exact curves.
+    k_large : int
+        The large k (one of ``ks``).
+    min_p, tail_p : float
+        The logit map's bounds on p.
+
+    Returns
+    -------
+    ArmBPool
+        The pooled prompts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rlvr_units import pool_arm_b
+    >>> def model_record(seed):  # an Arm B record of one trained model, 8 test prompts
+    ...     rng = np.random.default_rng(seed)
+    ...     base = np.linspace(0.05, 0.9, 8)
+    ...     rl = 1 / (1 + (1 / base - 1) ** 2 / 2)  # logit q = 2 logit p + ln 2
+    ...     p = {"base": base, "rl": rl, "distill": np.maximum(base, 0.2)}
+    ...     return {
+    ...         "n": 64, "p": p, "counts": {arm: rng.binomial(64, q) for arm, q in p.items()},
+    ...         "chance_pass1": [0.05] * 8, "needs_hidden": [False] * 7 + [True],
+    ...         "test": [[s, s + 1] for s in range(8)],
+    ...         "base_loss": [2.0, 1.0], "rl_reward": [0.3, 0.6],
+    ...     }
+    >>> records = [model_record(seed) for seed in (0, 1)]
+    >>> pool = pool_arm_b(records, "rl", ks=2 ** np.arange(9), k_large=256, min_p=0.01, tail_p=0.1)
+    >>> pool.exact, pool.est["base"].shape, pool.kl_arm  # 16 prompts, 9 budgets
+    (True, (16, 9), None)
+    >>> round(pool.rl_map["alpha"], 6)  # logit q = 2 logit p + ln 2
+    2.0
+    """
     res = list(models)
     n = int(res[0]["n"])
     chance = np.concatenate([np.asarray(r["chance_pass1"], float) for r in res])
@@ -1216,7 +1324,38 @@ def pool_arm_b(
 
 def arm_b_units(pool: ArmBPool) -> dict[str, list[float]]:
     """Per model (the unit), the mean over its own test prompts of each paired difference of
-    ``ArmBPool.diffs``."""
+    :meth:`ArmBPool.diffs`.
+
+    Parameters
+    ----------
+    pool : ArmBPool
+        The pooled prompts (:func:`pool_arm_b`).
+
+    Returns
+    -------
+    dict of str to list of float
+        ``pass1_gain``, ``large_k_loss`` and ``distill_gain`` per model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rlvr_units import arm_b_units, pool_arm_b
+    >>> def model_record(seed):  # an Arm B record of one trained model, 8 test prompts
+    ...     rng = np.random.default_rng(seed)
+    ...     base = np.linspace(0.05, 0.9, 8)
+    ...     rl = 1 / (1 + (1 / base - 1) ** 2 / 2)  # logit q = 2 logit p + ln 2
+    ...     p = {"base": base, "rl": rl, "distill": np.maximum(base, 0.2)}
+    ...     return {
+    ...         "n": 64, "p": p, "counts": {arm: rng.binomial(64, q) for arm, q in p.items()},
+    ...         "chance_pass1": [0.05] * 8, "needs_hidden": [False] * 7 + [True],
+    ...         "test": [[s, s + 1] for s in range(8)],
+    ...         "base_loss": [2.0, 1.0], "rl_reward": [0.3, 0.6],
+    ...     }
+    >>> records = [model_record(seed) for seed in (0, 1)]
+    >>> pool = pool_arm_b(records, "rl", ks=2 ** np.arange(9), k_large=256, min_p=0.01, tail_p=0.1)
+    >>> {name: np.round(values, 3).tolist() for name, values in arm_b_units(pool).items()}
+    {'pass1_gain': [0.075, 0.075], 'large_k_loss': [0.03, 0.03], 'distill_gain': [0.0, 0.0]}
+    """
     return {
         name: [float(np.mean(diff[pool.model == i])) for i in range(len(pool.models))]
         for name, diff in pool.diffs().items()
@@ -1226,9 +1365,50 @@ def arm_b_units(pool: ArmBPool) -> dict[str, list[float]]:
 def arm_b_cis(
     pool: ArmBPool, rng: np.random.Generator, n_boot: int
 ) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]]]:
-    """95% paired-bootstrap CIs over the pooled prompts (reported, not decided): of each
-    difference of ``ArmBPool.diffs``, then, with the KL arm, of pass@k(GRPO + KL) − pass@k(GRPO)
-    at k = 1 (``pass1``) and at the large k (``pass_k_large``), in that order from ``rng``."""
+    """95% paired-bootstrap CIs over the pooled prompts (reported, not decided): of each difference
+    of :meth:`ArmBPool.diffs`, then, with the KL arm, of pass@k(GRPO + KL) − pass@k(GRPO) at
+    k = 1 (``pass1``) and at the large k (``pass_k_large``), in that order from ``rng``.
+
+    Parameters
+    ----------
+    pool : ArmBPool
+        The pooled prompts.
+    rng : numpy.random.Generator
+        Source of the resamples.
+    n_boot : int
+        Resamples per interval.
+
+    Returns
+    -------
+    ci : dict of str to (float, float)
+        The difference -> its interval.
+    kl_ci : dict of str to (float, float)
+        The KL intervals (empty without the KL arm).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rlvr_units import arm_b_cis, pool_arm_b
+    >>> def model_record(seed):  # an Arm B record of one trained model, 8 test prompts
+    ...     rng = np.random.default_rng(seed)
+    ...     base = np.linspace(0.05, 0.9, 8)
+    ...     rl = 1 / (1 + (1 / base - 1) ** 2 / 2)  # logit q = 2 logit p + ln 2
+    ...     p = {"base": base, "rl": rl, "distill": np.maximum(base, 0.2)}
+    ...     return {
+    ...         "n": 64, "p": p, "counts": {arm: rng.binomial(64, q) for arm, q in p.items()},
+    ...         "chance_pass1": [0.05] * 8, "needs_hidden": [False] * 7 + [True],
+    ...         "test": [[s, s + 1] for s in range(8)],
+    ...         "base_loss": [2.0, 1.0], "rl_reward": [0.3, 0.6],
+    ...     }
+    >>> records = [model_record(seed) for seed in (0, 1)]
+    >>> pool = pool_arm_b(records, "rl", ks=2 ** np.arange(9), k_large=256, min_p=0.01, tail_p=0.1)
+    >>> ci, kl_ci = arm_b_cis(pool, np.random.default_rng(0), n_boot=200)
+    >>> sorted(ci), kl_ci
+    (['distill_gain', 'large_k_loss', 'pass1_gain'], {})
+    >>> low, high = ci["pass1_gain"]
+    >>> bool(0 < low < high)
+    True
+    """
     ci = {
         name: paired_mean_ci(diff, rng, n_boot=n_boot, level=0.95)
         for name, diff in pool.diffs().items()
@@ -1283,12 +1463,48 @@ def kl_large_k_reading(low: float, high: float) -> str:
 def arm_b_measured(
     pool: ArmBPool, ci: Mapping[str, Any], kl_ci: Mapping[str, Any], *, seeds: int
 ) -> dict[str, Any]:
-    """What Arm B measured: its ``units`` (``arm_b_units``), the pooled curves and crossing k*
+    """What Arm B measured: its ``units`` (:func:`arm_b_units`), the pooled curves and crossing k*
     (also per model), the solved sets (counts, Venn regions of base, RL and distillation, those
-    needing hidden edges), accuracy histograms
-    (docs/rlvr.md#passk-and-its-estimator), the CIs and the KL reading,
-    RL's logit map, the first model's last training loss and reward, and of the ``seeds``
-    models trained, how many the gate left out."""
+    needing hidden edges), accuracy histograms (docs/rlvr.md#passk-and-its-estimator), the CIs
+    and the KL reading, RL's logit map, the first model's last training loss and reward, and of
+    the ``seeds`` models trained, how many the gate left out.
+
+    Parameters
+    ----------
+    pool : ArmBPool
+        The pooled prompts.
+    ci, kl_ci : mapping
+        The intervals of :func:`arm_b_cis`.
+    seeds : int
+        Models trained (before the gate).
+
+    Returns
+    -------
+    dict
+        The measurements, JSON-ready but for numpy arrays.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rlvr_units import arm_b_cis, arm_b_measured, pool_arm_b
+    >>> def model_record(seed):  # an Arm B record of one trained model, 8 test prompts
+    ...     rng = np.random.default_rng(seed)
+    ...     base = np.linspace(0.05, 0.9, 8)
+    ...     rl = 1 / (1 + (1 / base - 1) ** 2 / 2)  # logit q = 2 logit p + ln 2
+    ...     p = {"base": base, "rl": rl, "distill": np.maximum(base, 0.2)}
+    ...     return {
+    ...         "n": 64, "p": p, "counts": {arm: rng.binomial(64, q) for arm, q in p.items()},
+    ...         "chance_pass1": [0.05] * 8, "needs_hidden": [False] * 7 + [True],
+    ...         "test": [[s, s + 1] for s in range(8)],
+    ...         "base_loss": [2.0, 1.0], "rl_reward": [0.3, 0.6],
+    ...     }
+    >>> records = [model_record(seed) for seed in (0, 1)]
+    >>> pool = pool_arm_b(records, "rl", ks=2 ** np.arange(9), k_large=256, min_p=0.01, tail_p=0.1)
+    >>> ci, kl_ci = arm_b_cis(pool, np.random.default_rng(0), n_boot=200)
+    >>> out = arm_b_measured(pool, ci, kl_ci, seeds=3)
+    >>> round(out["k_star"], 3), out["solved"], out["models_gated_out"]
+    (2.305, {'base': 16, 'rl': 14, 'distill': 16}, 1)
+    """
     ks, rl, counts = pool.ks, pool.rl_arm, pool.counts
     curves = pool.curves
     mine = [pool.model == i for i in range(len(pool.models))]
@@ -1332,7 +1548,46 @@ def arm_b_measured(
 
 def write_arm_b_samples(pool: ArmBPool, prefix: Path) -> list[Path]:
     """Each model's per-prompt counts of each arm as ``problem,n,c`` files
-    ``<prefix>.seed<model>.<arm>.csv``, prompt ids ``s<model>-<start>-<goal>``."""
+    ``<prefix>.seed<model>.<arm>.csv`` (:func:`write_sample_file`), prompt ids
+    ``s<model>-<start>-<goal>``.
+
+    Parameters
+    ----------
+    pool : ArmBPool
+        The pooled prompts.
+    prefix : pathlib.Path
+        Prefix of the files.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from sims.rlvr_units import pool_arm_b, write_arm_b_samples
+    >>> def model_record(seed):  # an Arm B record of one trained model, 8 test prompts
+    ...     rng = np.random.default_rng(seed)
+    ...     base = np.linspace(0.05, 0.9, 8)
+    ...     rl = 1 / (1 + (1 / base - 1) ** 2 / 2)  # logit q = 2 logit p + ln 2
+    ...     p = {"base": base, "rl": rl, "distill": np.maximum(base, 0.2)}
+    ...     return {
+    ...         "n": 64, "p": p, "counts": {arm: rng.binomial(64, q) for arm, q in p.items()},
+    ...         "chance_pass1": [0.05] * 8, "needs_hidden": [False] * 7 + [True],
+    ...         "test": [[s, s + 1] for s in range(8)],
+    ...         "base_loss": [2.0, 1.0], "rl_reward": [0.3, 0.6],
+    ...     }
+    >>> records = [model_record(seed) for seed in (0, 1)]
+    >>> pool = pool_arm_b(records, "rl", ks=2 ** np.arange(9), k_large=256, min_p=0.01, tail_p=0.1)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     files = write_arm_b_samples(pool, Path(folder) / "armb")
+    ...     head = files[0].read_text().splitlines()[:2]
+    >>> len(files), files[0].name, head
+    (6, 'armb.seed0.base.csv', ['problem,n,c', 's0-0-1,64,4'])
+    """
     return [
         write_sample_file(
             Path(f"{prefix}.seed{seed}.{arm}.csv"),

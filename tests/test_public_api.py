@@ -186,6 +186,7 @@ FULLY_DOCUMENTED = (
     "sims.deep_crl_units",
     "sims.diffusion_units",
     "sims.superposition_units",
+    "sims.rlvr_units",
 )
 
 
