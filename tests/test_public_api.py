@@ -187,6 +187,7 @@ FULLY_DOCUMENTED = (
     "sims.diffusion_units",
     "sims.superposition_units",
     "sims.rlvr_units",
+    "sims.online_experiments",
 )
 
 
