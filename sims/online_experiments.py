@@ -227,7 +227,7 @@ def elementary_bound_violations(
     rows: Sequence[Mapping[str, Any]],
 ) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     """The rows of :func:`sims.online_sweeps.random_class_task` as arrays and the classes that
-    break each elementary bound: VC ≤ M_tr ≤ min(Ldim, ⌊log2|H|⌋), Ldim ≥ 2 ⇒ M_tr ≥ 2 and
+    break each elementary bound: VC ≤ M_tr ≤ min(Ldim, ⌊log2 #H⌋), Ldim ≥ 2 ⇒ M_tr ≥ 2 and
     DP = brute force (the paper's Fact E.1 and
     docs/online.md#exact-values-the-checks-compare-with).
 

@@ -3,12 +3,12 @@ distillation from a teacher, and (control) with per-problem tabular logits
 (docs/rlvr.md#rlvr-tiny-reproduction-arm-a-toy-arm-b-transformer).
 
 A *problem* i has a success probability g[i, s] for each of S "strategies" (reasoning modes). A
-policy picks a strategy s with probability π(s|x_i) = softmax(θ + x_iᵀW + T_i)_s, where x_i is the
+policy picks a strategy s with probability π(s ∣ x_i) = softmax(θ + x_iᵀW + T_i)_s, where x_i is the
 problem's context and T_i an optional per-problem (tabular) logit row; the sample then passes the
 verifier with probability g[i, s]. A problem's single-sample success probability is therefore
 exact,
 
-    p_i = Σ_s π(s|x_i) g[i, s],
+    p_i = Σ_s π(s ∣ x_i) g[i, s],
 
 so every pass@k curve here is exact, 1 − (1 − p_i)^k averaged over problems. Sampling is used only
 inside training (GRPO rollouts, teacher samples) and for the per-sample files that
@@ -208,7 +208,7 @@ def teacher_policy(cfg: ToyConfig) -> Policy:
 
 
 def policy_probs(policy: Policy, problems: Problems, idx: np.ndarray | None = None) -> np.ndarray:
-    """π(s | x_i) = softmax(θ + x_iᵀW + T_i)_s, the policy's strategy probabilities.
+    """π(s ∣ x_i) = softmax(θ + x_iᵀW + T_i)_s, the policy's strategy probabilities.
 
     Parameters
     ----------
@@ -237,7 +237,7 @@ def policy_probs(policy: Policy, problems: Problems, idx: np.ndarray | None = No
 
 
 def success_probs(policy: Policy, problems: Problems) -> np.ndarray:
-    """Exact per-problem success probability p_i = Σ_s π(s|x_i) g[i, s].
+    """Exact per-problem success probability p_i = Σ_s π(s ∣ x_i) g[i, s].
 
     Parameters
     ----------
@@ -315,7 +315,7 @@ def _apply_logit_gradient(
 
 
 def _score_gradient(probs: np.ndarray, picks: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Σ_j weights_ij (e_{s_ij} − π_i) / G: the logit gradient of Σ_j weights_ij log π(s_ij|x_i)
+    """Σ_j weights_ij (e_{s_ij} − π_i) / G: the logit gradient of Σ_j weights_ij log π(s_ij ∣ x_i)
     averaged over the G samples of each prompt, (B, S)."""
     b, s = probs.shape
     onehot_sum = np.zeros((b, s))
@@ -345,7 +345,7 @@ def grpo(
     Each step draws ``cfg.prompts`` problems, ``cfg.group`` strategies per problem from π,
     rewards r ~ Bernoulli(g[i, s]), and ascends
 
-        (1/BG) Σ_ij A_ij ∇ log π(s_ij|x_i) − kl · (1/B) Σ_i ∇ KL(π(·|x_i) ‖ π_ref(·|x_i))
+        (1/BG) Σ_ij A_ij ∇ log π(s_ij ∣ x_i) − kl · (1/B) Σ_i ∇ KL(π(· ∣ x_i) ‖ π_ref(· ∣ x_i))
 
     with A the group-normalised advantage (:func:`group_advantages`, as GRPO in the paper's
     RL-algorithm comparison) and π_ref = ``reference``. A tabular policy trains only its table, a
@@ -415,7 +415,7 @@ def distill(
 ) -> Policy:
     """Supervised fine-tuning on the teacher's verified samples: each step the teacher answers
     ``cfg.prompts`` problems ``cfg.group`` times, the verifier keeps the correct samples, and the
-    student ascends the mean log-likelihood (1/BG) Σ_ij [correct_ij] ∇ log π(s_ij|x_i).
+    student ascends the mean log-likelihood (1/BG) Σ_ij [correct_ij] ∇ log π(s_ij ∣ x_i).
 
     Parameters
     ----------
