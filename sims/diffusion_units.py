@@ -292,10 +292,10 @@ def threshold_units(
     psi_p: float,
     threshold_ratio: float,
 ) -> dict[str, list[float]]:
-    """Per unit (a column of ``gaps``): the largest relative step (g_{k+1} − g_k)/abs(g_k) of its gap,
-    its largest gap/Δ_t at ψ_n ≥ threshold_ratio·ψ_p, and the log-log slope of its gap over
-    ψ_n ∈ [2ψ_p, 4ψ_p]. A draw whose tail gap is not positive gets tail slope +inf clipped to 10
-    (a gap that does not decay contradicts the claim).
+    """Per unit (a column of ``gaps``): the largest relative step (g_{k+1} − g_k)/abs(g_k) of
+    its gap, its largest gap/Δ_t at ψ_n ≥ threshold_ratio·ψ_p, and the log-log slope of its gap
+    over ψ_n ∈ [2ψ_p, 4ψ_p]. A draw whose tail gap is not positive gets tail slope +inf clipped
+    to 10 (a gap that does not decay contradicts the claim).
 
     Parameters
     ----------

@@ -358,7 +358,8 @@ def construct_sequence(
     """CONSTRUCTSEQUENCE(ε, M): the lower-bound adversary's sequence (the paper's Alg. 1).
 
     Keeps a collection C of pairs (b, V_b), starting with (λ, H'), and a queue Q = {root}. While
-    Q is non-empty, pop a node x and output it; for every (b, V) in C let r = #(V ∩ [x=1]) / #V (# counts hypotheses):
+    Q is non-empty, pop a node x and output it; for every (b, V) in C let
+    r = #(V ∩ [x=1]) / #V (# counts hypotheses):
 
     * if ε ≤ r ≤ 1 − ε and len(b) < M, split into (b0, V ∩ [x=0]) and (b1, V ∩ [x=1]);
     * otherwise keep V ∩ [x = majority label] (ties -> 0).
@@ -481,10 +482,10 @@ def guaranteed_mistakes(
 ) -> int:
     """Mistakes the labelling rule guarantees against the best learner (g ≤ v(H, x) ≤ M_tr).
 
-    g(V, t) = 0 for t > n; at a forced step (r_t = #(V ∩ [x_t=1]) / #V ∈ [ε, 1−ε], # counting hypotheses),
-    g(V, t) = 1 + min(g(V⁰, t+1), g(V¹, t+1)); otherwise g(V, t) = g(V^maj, t+1). Forced steps
-    are not capped (as in the labelling rule, Alg. 2). Since the rule is one adversary strategy,
-    g(H, 1) ≤ v(H, x) ≤ M_tr(H).
+    g(V, t) = 0 for t > n; at a forced step (r_t = #(V ∩ [x_t=1]) / #V ∈ [ε, 1−ε], # counting
+    hypotheses), g(V, t) = 1 + min(g(V⁰, t+1), g(V¹, t+1)); otherwise g(V, t) = g(V^maj, t+1).
+    Forced steps are not capped (as in the labelling rule, Alg. 2). Since the rule is one
+    adversary strategy, g(H, 1) ≤ v(H, x) ≤ M_tr(H).
 
     Parameters
     ----------
@@ -549,9 +550,9 @@ def run_adversary(
 ) -> dict[str, Any]:
     """Play the labelling rule (the paper's Alg. 2) against a learner.
 
-    At step t, with live version space V_t and r_t = #(V_t ∩ [x_t=1]) / #V_t (# counts hypotheses): if
-    ε ≤ r_t ≤ 1−ε the adversary answers 1 − ŷ_t (a forced mistake, uncapped), otherwise the
-    majority label. The potential log2 #V_t drops by at most log2(1/ε) at a forced step and by
+    At step t, with live version space V_t and r_t = #(V_t ∩ [x_t=1]) / #V_t (# counts
+    hypotheses): if ε ≤ r_t ≤ 1−ε the adversary answers 1 − ŷ_t (a forced mistake, uncapped),
+    otherwise the majority label. The potential log2 #V_t drops by at most log2(1/ε) at a forced step and by
     at most log2(1/(1−ε)) otherwise (the potential argument of Thm B.1's proof).
 
     Parameters
@@ -1005,8 +1006,8 @@ def game_tree_graph(H: ConceptClass, sequence: Any, max_nodes: int = 100_000) ->
 
     Node (t, V) is the state before step t with version space V (0-based t; t = n is the end).
     Its children are (t+1, V ∩ [x_t = y]) for the realizable labels y, edge attribute
-    ``label``. States with at most one hypothesis (#V ≤ 1) or t = n are leaves. The value is BKM97's recursion:
-    v = 0 at a leaf, v = v(child) at a forced label, v = c(v⁰, v¹) with c(a, b) = a + 1 if
+    ``label``. States with at most one hypothesis (#V ≤ 1) or t = n are leaves. The value is
+    BKM97's recursion: v = 0 at a leaf, v = v(child) at a forced label, v = c(v⁰, v¹) with c(a, b) = a + 1 if
     a = b else max(a, b) at a branching step; ``G.graph["value"]`` = v(H, x) at the root.
 
     Parameters
