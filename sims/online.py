@@ -552,8 +552,9 @@ def run_adversary(
 
     At step t, with live version space V_t and r_t = #(V_t ∩ [x_t=1]) / #V_t (# counts
     hypotheses): if ε ≤ r_t ≤ 1−ε the adversary answers 1 − ŷ_t (a forced mistake, uncapped),
-    otherwise the majority label. The potential log2 #V_t drops by at most log2(1/ε) at a forced step and by
-    at most log2(1/(1−ε)) otherwise (the potential argument of Thm B.1's proof).
+    otherwise the majority label. The potential log2 #V_t drops by at most log2(1/ε) at a
+    forced step and by at most log2(1/(1−ε)) otherwise (the potential argument of Thm B.1's
+    proof).
 
     Parameters
     ----------
@@ -1007,8 +1008,9 @@ def game_tree_graph(H: ConceptClass, sequence: Any, max_nodes: int = 100_000) ->
     Node (t, V) is the state before step t with version space V (0-based t; t = n is the end).
     Its children are (t+1, V ∩ [x_t = y]) for the realizable labels y, edge attribute
     ``label``. States with at most one hypothesis (#V ≤ 1) or t = n are leaves. The value is
-    BKM97's recursion: v = 0 at a leaf, v = v(child) at a forced label, v = c(v⁰, v¹) with c(a, b) = a + 1 if
-    a = b else max(a, b) at a branching step; ``G.graph["value"]`` = v(H, x) at the root.
+    BKM97's recursion: v = 0 at a leaf, v = v(child) at a forced label, v = c(v⁰, v¹) with
+    c(a, b) = a + 1 if a = b else max(a, b) at a branching step; ``G.graph["value"]`` = v(H, x)
+    at the root.
 
     Parameters
     ----------
