@@ -187,6 +187,20 @@ FULLY_DOCUMENTED = (
     "sims.rmt",
     "sims.boxes",
     "sims.hivemind",
+    "sims.passk_sampling",
+    "sims.mazes",
+    "sims.online_search",
+    "sims.rlvr_toy",
+    "sims.sweep",
+    "sims.online_sweeps",
+    "sims.superposition",
+    "sims.online",
+    "sims.diffusion_rf",
+    "sims.deep_crl_units",
+    "sims.diffusion_units",
+    "sims.superposition_units",
+    "sims.rlvr_units",
+    "sims.online_experiments",
 )
 
 
