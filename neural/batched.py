@@ -72,9 +72,9 @@ class SeedStack:
         if len(models) == 0:
             raise ValueError("models must hold at least one model")
         params, buffers = torch.func.stack_module_state(list(models))
-        #: Name -> stacked parameter (K, *shape), a leaf that requires grad.
+        #: Name -> stacked parameter of shape ``(K, *shape)``, a leaf that requires grad.
         self.params = {k: v.detach().to(device).requires_grad_() for k, v in params.items()}
-        #: Name -> stacked buffer (K, *shape).
+        #: Name -> stacked buffer of shape ``(K, *shape)``.
         self.buffers = {k: v.to(device) for k, v in buffers.items()}
         #: The number of seeds K.
         self.n_seeds = len(models)
@@ -85,7 +85,7 @@ class SeedStack:
         return iter(self.params.values())
 
     def per_seed(self, fn: Callable[..., Any], *args: Any, in_dims: int | tuple | None = 0) -> Any:
-        """fn(model_k, *args_k) for every seed k, stacked along axis 0 (one vmapped call):
+        """``fn(model_k, *args_k)`` for every seed k, stacked along axis 0 (one vmapped call):
         ``model_k`` runs the one-seed model with seed k's parameters and buffers, ``args_k`` is
         the k-th slice of each argument (``in_dims`` as in :func:`torch.func.vmap`: ``None``
         passes an argument whole to every seed). E.g. ``per_seed(lambda m, x, y: loss(m(x), y),
