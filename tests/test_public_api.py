@@ -170,6 +170,7 @@ FULLY_DOCUMENTED = (
     "theory.online.certificates",
     "theory.online.class_file",
     "theory.online.transductive",
+    "theory.online.strategies",
     "neural.attention_metrics",
     "neural.lm_data",
     "neural.rpn",
