@@ -60,10 +60,12 @@ html_title = "paper-checks"
 html_theme_options = {"navigation_depth": 2, "show_toc_level": 2}
 
 #: A link the Markdown pages make for readers of the repository that means something else on the
-#: site: the README is the site's front page; a run's figures are not part of the site.
+#: site: the README is the site's front page; a run's figures and the files at the repository's
+#: root (licence, citation, changelog) are not part of the site.
 _SITE_LINKS = (
     (re.compile(r"\]\(\.\./README\.md\)"), "](index.md)"),
     (re.compile(r"\[([^\]]+)\]\(\.\./results/[^)]*\)"), r"`\1`"),
+    (re.compile(r"\[([^\]]+)\]\((?:LICENSE|CITATION\.cff|CHANGELOG\.md)\)"), r"`\1`"),
 )
 
 
@@ -90,6 +92,12 @@ def _site_links(app, docname, source):  # noqa: ARG001 (Sphinx's signature)
         source[0] = pattern.sub(replacement, source[0])
 
 
+def _included_site_links(app, relative_path, parent_docname, content):  # noqa: ARG001
+    """The same rewriting for an included file (the README, included by the front page)."""
+    _site_links(app, parent_docname, content)
+
+
 def setup(app):
     app.connect("source-read", _site_links)
+    app.connect("include-read", _included_site_links)
     app.connect("autodoc-process-docstring", _escape_bars)

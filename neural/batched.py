@@ -47,15 +47,34 @@ class SeedStack:
     for an argument shared by every seed); :meth:`per_seed` maps any function of the model.
     The stacked parameters are leaf tensors, so an optimiser over :attr:`params` trains all
     seeds at once.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from torch import nn
+    >>> from neural.batched import SeedStack
+    >>> models = []
+    >>> for seed in (0, 1):
+    ...     _ = torch.manual_seed(seed)
+    ...     models.append(nn.Linear(3, 2))
+    >>> stack = SeedStack(models)
+    >>> {name: tuple(p.shape) for name, p in stack.params.items()}
+    {'weight': (2, 2, 3), 'bias': (2, 2)}
+    >>> x = torch.randn(2, 5, 3, generator=torch.Generator().manual_seed(0))  # (K, B, 3)
+    >>> y = stack(x)  # seed k on x[k]
+    >>> tuple(y.shape), torch.allclose(y[1], models[1](x[1]), atol=1e-6)
+    ((2, 5, 2), True)
+    >>> tuple(stack(x[0], in_dims=None).shape)  # one input shared by both seeds
+    (2, 5, 2)
     """
 
     def __init__(self, models: Sequence[nn.Module], device: str | torch.device = "cpu") -> None:
         if len(models) == 0:
             raise ValueError("models must hold at least one model")
         params, buffers = torch.func.stack_module_state(list(models))
-        #: Name -> stacked parameter (K, *shape), a leaf that requires grad.
+        #: Name -> stacked parameter of shape ``(K, *shape)``, a leaf that requires grad.
         self.params = {k: v.detach().to(device).requires_grad_() for k, v in params.items()}
-        #: Name -> stacked buffer (K, *shape).
+        #: Name -> stacked buffer of shape ``(K, *shape)``.
         self.buffers = {k: v.to(device) for k, v in buffers.items()}
         #: The number of seeds K.
         self.n_seeds = len(models)
@@ -66,7 +85,7 @@ class SeedStack:
         return iter(self.params.values())
 
     def per_seed(self, fn: Callable[..., Any], *args: Any, in_dims: int | tuple | None = 0) -> Any:
-        """fn(model_k, *args_k) for every seed k, stacked along axis 0 (one vmapped call):
+        """``fn(model_k, *args_k)`` for every seed k, stacked along axis 0 (one vmapped call):
         ``model_k`` runs the one-seed model with seed k's parameters and buffers, ``args_k`` is
         the k-th slice of each argument (``in_dims`` as in :func:`torch.func.vmap`: ``None``
         passes an argument whole to every seed). E.g. ``per_seed(lambda m, x, y: loss(m(x), y),
@@ -98,7 +117,27 @@ class SeedStack:
 
 def seed_norms(tensors: Sequence[torch.Tensor]) -> torch.Tensor:
     """Per seed k, the global 2-norm over all ``tensors`` (each (K, ...)):
-    n_k = (Σ_t ‖t[k]‖²)^½, shape (K,)."""
+    n_k = (Σ_t ‖t[k]‖²)^½, shape (K,).
+
+    Parameters
+    ----------
+    tensors : sequence of torch.Tensor, each (K, ...)
+        Stacked tensors (parameters or gradients) with the seed axis first.
+
+    Returns
+    -------
+    torch.Tensor, (K,)
+        Each seed's global 2-norm.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from neural.batched import seed_norms
+    >>> a = torch.tensor([[3.0, 0.0], [1.0, 1.0]])  # (K = 2, 2)
+    >>> b = torch.tensor([[4.0], [1.0]])  # (2, 1)
+    >>> [round(float(n), 4) for n in seed_norms([a, b])]  # √(9 + 16), √3
+    [5.0, 1.7321]
+    """
     per_tensor = [torch.linalg.vector_norm(t.reshape(t.shape[0], -1), dim=1) for t in tensors]
     return torch.linalg.vector_norm(torch.stack(per_tensor), dim=0)
 
@@ -107,7 +146,36 @@ def clip_grad_norm_per_seed_(params: Sequence[torch.Tensor], max_norm: float) ->
     """Clip each seed's gradient by its own global norm, in place, as
     :func:`torch.nn.utils.clip_grad_norm_` clips one model's: g_k ← g_k · min(1, c/(n_k + 10⁻⁶)),
     n_k = :func:`seed_norms` of the gradients, c = ``max_norm``. Returns n (K,), the norms
-    before clipping (non-finite for a seed whose gradient is; that seed alone is affected)."""
+    before clipping (non-finite for a seed whose gradient is; that seed alone is affected).
+
+    Parameters
+    ----------
+    params : sequence of torch.Tensor, each (K, ...)
+        The stacked parameters (:attr:`SeedStack.params`); those without a gradient are skipped.
+    max_norm : float
+        c, the largest gradient norm a seed keeps.
+
+    Returns
+    -------
+    torch.Tensor, (K,)
+        n, each seed's gradient norm before clipping.
+
+    Raises
+    ------
+    ValueError
+        If no parameter has a gradient.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from neural.batched import clip_grad_norm_per_seed_
+    >>> p = torch.zeros(2, 2, requires_grad=True)
+    >>> p.grad = torch.tensor([[3.0, 4.0], [0.3, 0.4]])  # seed norms 5 and 0.5
+    >>> [round(float(n), 4) for n in clip_grad_norm_per_seed_([p], max_norm=1.0)]
+    [5.0, 0.5]
+    >>> [round(float(g), 4) for g in p.grad.flatten()]  # seed 0 scaled to norm 1, seed 1 kept
+    [0.6, 0.8, 0.3, 0.4]
+    """
     grads = [p.grad for p in params if p.grad is not None]
     if not grads:
         raise ValueError("params have no gradients to clip")

@@ -78,7 +78,35 @@ ACTION_DIM = 2
 def truncated_geometric_offsets(horizon: np.ndarray, gamma: float, u: np.ndarray) -> np.ndarray:
     """Offsets k ∈ {1, …, n} with P(k) = γ^{k−1}(1−γ)/(1−γ^n) for n = ``horizon`` (elementwise),
     by inverting the CDF F(k) = (1−γ^k)/(1−γ^n) at the uniforms ``u`` ∈ [0, 1):
-    k = ⌊log(1 − u(1−γ^n)) / log γ⌋ + 1, clipped into [1, n] against rounding."""
+    k = ⌊log(1 − u(1−γ^n)) / log γ⌋ + 1, clipped into [1, n] against rounding.
+
+    Parameters
+    ----------
+    horizon : numpy.ndarray of int
+        n ≥ 1 per draw, the steps left in the episode (T − t).
+    gamma : float
+        γ ∈ (0, 1), the discount.
+    u : numpy.ndarray of float
+        Uniforms on [0, 1), broadcast against ``horizon``.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The offsets k.
+
+    Raises
+    ------
+    ValueError
+        If a horizon is below 1 or ``gamma`` is outside (0, 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.crl import truncated_geometric_offsets
+    >>> horizon, u = np.array([1, 5, 5, 100]), np.array([0.9, 0.0, 0.9, 0.5])
+    >>> truncated_geometric_offsets(horizon, 0.5, u).tolist()  # u = F(1) = 1/2 gives k = 2
+    [1, 1, 3, 2]
+    """
     n = np.asarray(horizon)
     if np.any(n < 1):
         raise ValueError("every horizon must be >= 1")
@@ -92,7 +120,29 @@ class EpisodeBuffer:
     """A FIFO replay buffer of whole episodes: positions (capacity, T + 1, 2) with s_0 … s_T,
     actions (capacity, T, 2), and an episode id per slot. Storing episodes whole makes relabeling
     across episode ends impossible by construction; :meth:`sample` also returns the indices so tests
-    can check it."""
+    can check it.
+
+    Parameters
+    ----------
+    capacity : int
+        The episodes kept.
+    horizon : int
+        T, the steps per episode.
+    state_dim : int, optional
+        The state's dimension (default 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.crl import EpisodeBuffer
+    >>> buffer = EpisodeBuffer(capacity=2, horizon=3)
+    >>> buffer.add(np.arange(16.0).reshape(2, 4, 2), np.zeros((2, 3, 2)))  # two episodes
+    >>> batch = buffer.sample(5, gamma=0.9, rng=np.random.default_rng(0))
+    >>> sorted(batch)
+    ['action', 'goal', 'k', 'slot', 'state', 't']
+    >>> bool((batch["k"] >= 1).all() and (batch["t"] + batch["k"] <= 3).all())  # same episode
+    True
+    """
 
     def __init__(self, capacity: int, horizon: int, state_dim: int = 2) -> None:
         self.states = np.zeros((capacity, horizon + 1, state_dim))
@@ -206,7 +256,25 @@ class Agent:
     @classmethod
     def build(cls, params: dict[str, Any]) -> Agent:
         """``params``: depth, and optional width 64, lr 3e-4, config "cpu" (or "reference", see
-        :data:`neural.deep_crl.CONFIGS`); alpha0 and alpha_lr override the config's."""
+        :data:`neural.deep_crl.CONFIGS`); alpha0 and alpha_lr override the config's.
+
+        Parameters
+        ----------
+        params : dict
+            The run's parameters (``depth`` a multiple of 4).
+
+        Returns
+        -------
+        Agent
+            A fresh agent.
+
+        Examples
+        --------
+        >>> from neural.crl import Agent
+        >>> agent = Agent.build({"depth": 4, "width": 16})
+        >>> round(float(agent.log_alpha.detach().exp()), 4), agent.target_entropy
+        (0.05, -1.0)
+        """
         depth, width = params["depth"], params.get("width", 64)
         lr = params.get("lr", 3e-4)
         config = get_config(params.get("config", "cpu"))
@@ -288,12 +356,51 @@ class Agent:
 
 # ------------------------------------------------------------------------------ environment
 def cell_centres(cells: np.ndarray) -> np.ndarray:
-    """(n, 2) (row, col) cells → (n, 2) (x, y) = (col, row) centres in cell units."""
+    """(n, 2) (row, col) cells → (n, 2) (x, y) = (col, row) centres in cell units.
+
+    Parameters
+    ----------
+    cells : numpy.ndarray of int, (n, 2)
+        Maze cells as (row, col).
+
+    Returns
+    -------
+    numpy.ndarray of float, (n, 2)
+        Their centres as (x, y) = (col, row).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.crl import cell_centres
+    >>> cell_centres(np.array([[1, 2], [3, 0]])).tolist()
+    [[2.0, 1.0], [0.0, 3.0]]
+    """
     return cells[:, ::-1].astype(float)
 
 
 def far_goals(maze: GridMaze, far_moves: int) -> np.ndarray:
-    """Goal cells (row, col) at least ``far_moves`` moves (BFS) from the start."""
+    """Goal cells (row, col) at least ``far_moves`` moves (BFS) from the start.
+
+    Parameters
+    ----------
+    maze : sims.mazes.GridMaze
+        The maze, with its start and goal cells.
+    far_moves : int
+        The fewest moves (shortest path through free cells) from the start.
+
+    Returns
+    -------
+    numpy.ndarray of int, (m, 2)
+        The far goal cells, in the maze's goal order (m may be 0).
+
+    Examples
+    --------
+    >>> from neural.crl import far_goals
+    >>> from sims.mazes import U_SMALL, GridMaze
+    >>> maze = GridMaze.from_layout(U_SMALL)  # '#####/#RGG#/###G#/#GGG#/#####', R the start
+    >>> far_goals(maze, far_moves=4).tolist()  # the bottom row, behind the wall
+    [[3, 1], [3, 2], [3, 3]]
+    """
     geo = maze.geodesic_distances()[maze.index[maze.start]]
     return np.array([g for g in maze.goals if geo[maze.index[tuple(g)]] >= far_moves])
 
@@ -310,7 +417,46 @@ def rollout(
     """Run one episode per goal (E, 2) from the start cell (centre + U(±start_jitter)²):
     ``policy(obs)`` maps the network input (E, 5) = (ŝ, ĝ, 1) (or (E, 4) = (ŝ, ĝ) without
     ``constant_feature``) to actions (E, 2). Returns positions
-    (E, T + 1, 2) in cell units, actions (E, T, 2) and at-goal flags (E, T) after each step."""
+    (E, T + 1, 2) in cell units, actions (E, T, 2) and at-goal flags (E, T) after each step.
+
+    Parameters
+    ----------
+    env : sims.mazes.PointMassMaze
+        The point-mass environment.
+    policy : callable
+        Maps the network input (E, 5) or (E, 4) (a float32 tensor) to actions (E, 2) in
+        [−1, 1] (a tensor), called under :func:`torch.no_grad`.
+    goals_xy : numpy.ndarray of float, (E, 2)
+        One goal position per episode, in cell units.
+    horizon : int
+        T, the steps per episode.
+    rng : numpy.random.Generator
+        The source of the start jitter.
+    start_jitter : float
+        The half-width of the uniform start offset around the start cell's centre.
+    constant_feature : bool, optional
+        Append the constant input 1 (default True, the CPU config).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        Positions (E, T + 1, 2), actions (E, T, 2) and at-goal flags (E, T) (bool).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import torch
+    >>> from neural.crl import cell_centres, rollout
+    >>> from sims.mazes import U_SMALL, GridMaze, PointMassMaze
+    >>> maze = GridMaze.from_layout(U_SMALL)
+    >>> env = PointMassMaze(maze, step=0.3, radius=0.35)
+    >>> def still(obs):
+    ...     return torch.zeros(len(obs), 2)
+    >>> goals = cell_centres(maze.goals[:2])
+    >>> pos, actions, hit = rollout(env, still, goals, 5, np.random.default_rng(0), 0.2)
+    >>> pos.shape, actions.shape, hit.shape, bool(np.allclose(pos[:, 0], pos[:, -1]))
+    ((2, 6, 2), (2, 5, 2), (2, 5), True)
+    """
     n = len(goals_xy)
     xy = env.start_position() + rng.uniform(-start_jitter, start_jitter, (n, 2))
     goal_in = torch.as_tensor(env.normalize(goals_xy), dtype=torch.float32)
@@ -332,7 +478,41 @@ def rollout(
 
 def evaluate(agent: Agent, env: PointMassMaze, far: np.ndarray, params, rng) -> dict[str, float]:
     """Deterministic tanh(mean) episodes, ``eval_episodes`` per far goal: success rate (reached at
-    any step) and time at goal (fraction of steps within the radius)."""
+    any step) and time at goal (fraction of steps within the radius).
+
+    Parameters
+    ----------
+    agent : Agent
+        The agent (its actor's tanh(mean) acts).
+    env : sims.mazes.PointMassMaze
+        The environment.
+    far : numpy.ndarray of int, (m, 2)
+        The far goal cells (:func:`far_goals`).
+    params : dict
+        The run's parameters; reads ``eval_episodes`` (8), ``horizon`` (100) and
+        ``start_jitter`` (0.2).
+    rng : numpy.random.Generator
+        The source of the start jitter.
+
+    Returns
+    -------
+    dict of str to float
+        ``success`` (share of episodes that reached their goal) and ``time_at_goal`` (share of
+        all steps spent at the goal).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.crl import Agent, evaluate, far_goals
+    >>> from sims.mazes import U_SMALL, GridMaze, PointMassMaze
+    >>> maze = GridMaze.from_layout(U_SMALL)
+    >>> env = PointMassMaze(maze, step=0.3, radius=0.35)
+    >>> agent = Agent.build({"depth": 0, "width": 8})  # untrained
+    >>> params = {"eval_episodes": 1, "horizon": 5}
+    >>> result = evaluate(agent, env, far_goals(maze, 4), params, np.random.default_rng(0))
+    >>> sorted(result), result["success"]  # 5 steps of 0.3 cannot reach a far goal
+    (['success', 'time_at_goal'], 0.0)
+    """
     goals = np.repeat(cell_centres(far), params.get("eval_episodes", 8), axis=0)
     _, _, hit = rollout(
         env, agent.actor.act_deterministic, goals, params.get("horizon", 100), rng,
@@ -343,7 +523,32 @@ def evaluate(agent: Agent, env: PointMassMaze, far: np.ndarray, params, rng) -> 
 
 def q_map(agent: Agent, env: PointMassMaze, resolution: int = 4) -> np.ndarray:
     """f(s_start, π̄(s_start, g), g) on a grid of goal positions (``resolution`` per cell; NaN in
-    walls): the critic's value of the start state for every goal, with the actor's mean action."""
+    walls): the critic's value of the start state for every goal, with the actor's mean action.
+
+    Parameters
+    ----------
+    agent : Agent
+        The agent.
+    env : sims.mazes.PointMassMaze
+        The environment.
+    resolution : int, optional
+        Goal positions per cell along each axis (default 4).
+
+    Returns
+    -------
+    numpy.ndarray of float, (rows·resolution, cols·resolution)
+        f(s_start, tanh(mean), g) per goal position, NaN inside walls.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.crl import Agent, q_map
+    >>> from sims.mazes import U_SMALL, GridMaze, PointMassMaze
+    >>> env = PointMassMaze(GridMaze.from_layout(U_SMALL), step=0.3, radius=0.35)
+    >>> q = q_map(Agent.build({"depth": 0, "width": 8}), env, resolution=1)
+    >>> q.shape, int(np.isnan(q).sum()), bool((q[~np.isnan(q)] <= 0).all())  # 18 wall cells
+    ((5, 5), 18, True)
+    """
     rows, cols = env.maze.walls.shape
     xs = (np.arange(cols * resolution) + 0.5) / resolution - 0.5
     ys = (np.arange(rows * resolution) + 0.5) / resolution - 0.5
@@ -377,6 +582,41 @@ def train_online_crl(params: dict[str, Any], rng: np.random.Generator) -> dict[s
     actor and critic learn from relabeled future states. Returns the evaluation curves (env
     steps, far-goal success, far-goal time at goal), their mean over the last 3 evaluations,
     the training α/entropy/InfoNCE curves and the final Q-map from the start.
+
+    Parameters
+    ----------
+    params : dict
+        The run's parameters (above); ``depth`` (a multiple of 4) and ``epochs`` are required.
+    rng : numpy.random.Generator
+        The run's randomness: the torch seeds, the commanded goals, the exploration starts, the
+        replay samples and the evaluation stream.
+
+    Returns
+    -------
+    dict
+        ``final_success`` and ``final_time_at_goal`` (floats), ``env_steps``, ``success`` and
+        ``time_at_goal`` (arrays, one entry per evaluation), ``train_actor_loss``,
+        ``train_alpha``, ``train_critic_infonce`` and ``train_entropy`` (arrays, one entry per
+        epoch), ``grad_steps_total`` (int) and ``q_map`` (:func:`q_map` at the end).
+
+    Raises
+    ------
+    ValueError
+        If no goal cell is ``far_moves`` or more moves from the start.
+
+    Examples
+    --------
+    Two epochs of two 5-step episodes and two SGD steps each:
+
+    >>> import numpy as np
+    >>> from neural.crl import train_online_crl
+    >>> params = {"depth": 4, "width": 8, "epochs": 2, "n_envs": 2, "horizon": 5,
+    ...           "grad_steps": 2, "batch": 4, "eval_every": 1, "eval_episodes": 1}
+    >>> result = train_online_crl(params, np.random.default_rng(0))
+    >>> result["env_steps"].tolist(), result["train_alpha"].shape, result["grad_steps_total"]
+    ([10, 20], (2,), 4)
+    >>> result["q_map"].shape
+    (20, 20)
     """
     torch.set_num_threads(1)
     torch.manual_seed(int(rng.integers(2**63 - 1)))

@@ -136,14 +136,55 @@ CONFIGS = {
 
 
 def get_config(name: str) -> Config:
-    """The :data:`CONFIGS` entry ``name``; ValueError naming ``config`` otherwise."""
+    """The :data:`CONFIGS` entry ``name``; ValueError naming ``config`` otherwise.
+
+    Parameters
+    ----------
+    name : {"cpu", "reference"}
+        The configuration.
+
+    Returns
+    -------
+    Config
+        ``CONFIGS[name]``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a key of :data:`CONFIGS`.
+
+    Examples
+    --------
+    >>> from neural.deep_crl import get_config
+    >>> get_config("cpu").alpha0, get_config("reference").alpha_loss
+    (0.05, 'alpha')
+    """
     if name not in CONFIGS:
         raise ValueError(f"config must be one of {tuple(CONFIGS)}, got {name!r}")
     return CONFIGS[name]
 
 
 def configured(variant: Variant, config: Config) -> Variant:
-    """``variant`` with the LayerNorm ε of ``config``."""
+    """``variant`` with the LayerNorm ε of ``config``.
+
+    Parameters
+    ----------
+    variant : Variant
+        The architecture switches.
+    config : Config
+        The settings whose ``layer_norm_eps`` is taken.
+
+    Returns
+    -------
+    Variant
+        A copy of ``variant`` with that ε.
+
+    Examples
+    --------
+    >>> from neural.deep_crl import CONFIGS, VARIANTS, configured
+    >>> configured(VARIANTS["paper"], CONFIGS["reference"]).layer_norm_eps
+    1e-06
+    """
     return replace(variant, layer_norm_eps=config.layer_norm_eps)
 
 
@@ -199,26 +240,113 @@ class Encoder(nn.Module):
 
 def energy_matrix(phi: torch.Tensor, psi: torch.Tensor) -> torch.Tensor:
     """F_ij = −‖φ_i − ψ_j‖₂ with ε inside the root (the paper prints the norm without the minus
-    sign; the authors' code has it)."""
+    sign; the authors' code has it).
+
+    Parameters
+    ----------
+    phi : torch.Tensor, (B, k)
+        The state(-action) embeddings φ_i.
+    psi : torch.Tensor, (B', k)
+        The goal embeddings ψ_j.
+
+    Returns
+    -------
+    torch.Tensor, (B, B')
+        F_ij = −√(‖φ_i − ψ_j‖² + ε), ε = :data:`SQRT_EPS` (the squared distance from the
+        expanded form, clamped at 0).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from neural.deep_crl import energy_matrix
+    >>> phi = torch.tensor([[0.0, 0.0], [3.0, 4.0]])
+    >>> psi = torch.tensor([[0.0, 0.0], [0.0, 4.0]])
+    >>> [[round(float(x), 3) for x in row] for row in energy_matrix(phi, psi)]  # −√ε = −0.001
+    [[-0.001, -4.0], [-5.0, -3.0]]
+    """
     sq = phi.pow(2).sum(1)[:, None] + psi.pow(2).sum(1)[None, :] - 2 * phi @ psi.T  # (B, B)
     return -torch.sqrt(sq.clamp_min(0) + SQRT_EPS)
 
 
 def paired_energy(phi: torch.Tensor, psi: torch.Tensor) -> torch.Tensor:
-    """f_i = −‖φ_i − ψ_i‖₂ (the diagonal of :func:`energy_matrix`, for matched rows)."""
+    """f_i = −‖φ_i − ψ_i‖₂ (the diagonal of :func:`energy_matrix`, for matched rows).
+
+    Parameters
+    ----------
+    phi : torch.Tensor, (B, k)
+        The state(-action) embeddings.
+    psi : torch.Tensor, (B, k)
+        The goal embeddings, row i matched with ``phi``'s row i.
+
+    Returns
+    -------
+    torch.Tensor, (B,)
+        f_i = −√(‖φ_i − ψ_i‖² + ε), ε = :data:`SQRT_EPS`.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from neural.deep_crl import paired_energy
+    >>> phi = torch.tensor([[0.0, 0.0], [3.0, 4.0]])
+    >>> psi = torch.tensor([[0.0, 0.0], [0.0, 4.0]])
+    >>> [round(float(x), 3) for x in paired_energy(phi, psi)]
+    [-0.001, -3.0]
+    """
     return -torch.sqrt((phi - psi).pow(2).sum(-1) + SQRT_EPS)
 
 
 def infonce_terms(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(forward InfoNCE, logsumexp penalty) of a batch of logits F (B, B) with positives on the
     diagonal: InfoNCE = mean_i[LSE_j F_ij − F_ii], penalty = mean_i (LSE_j F_ij)² (the paper's
-    critic loss)."""
+    critic loss).
+
+    Parameters
+    ----------
+    logits : torch.Tensor, (B, B)
+        F, positives on the diagonal.
+
+    Returns
+    -------
+    tuple of torch.Tensor
+        The InfoNCE loss and the penalty, two scalars.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from neural.deep_crl import infonce_terms
+    >>> nce, lse2 = infonce_terms(torch.tensor([[0.0, -1.0], [-1.0, 0.0]]))
+    >>> round(float(nce), 4), round(float(lse2), 4)  # log(1 + e⁻¹) and its square
+    (0.3133, 0.0981)
+    """
     lse = torch.logsumexp(logits, dim=1)  # (B,)
     return (lse - logits.diagonal()).mean(), lse.pow(2).mean()
 
 
 def critic_loss(logits: torch.Tensor, penalty: float = LSE_PENALTY) -> torch.Tensor:
-    """The CRL critic loss: InfoNCE + λ·mean_i(LSE_j F_ij)²."""
+    """The CRL critic loss: InfoNCE + λ·mean_i(LSE_j F_ij)².
+
+    Parameters
+    ----------
+    logits : torch.Tensor, (B, B)
+        F, positives on the diagonal.
+    penalty : float, optional
+        λ (default :data:`LSE_PENALTY`, 0.1).
+
+    Returns
+    -------
+    torch.Tensor
+        The scalar loss (:func:`infonce_terms` combined).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from neural.deep_crl import critic_loss
+    >>> logits = torch.tensor([[0.0, -1.0], [-1.0, 0.0]])
+    >>> round(float(critic_loss(logits)), 4)  # 0.3133 + 0.1·0.0981
+    0.3231
+    >>> round(float(critic_loss(logits, penalty=0.0)), 4)
+    0.3133
+    """
     nce, lse2 = infonce_terms(logits)
     return nce + penalty * lse2
 
@@ -258,6 +386,34 @@ def signal_at_init(
     - ``jacobian_gain`` = ‖J_φ v‖/‖v‖ for random unit input directions v (the embedding's
       input-Jacobian gain, averaged over the batch);
     - ``embedding_std`` and ``output_rms`` of φ.
+
+    Parameters
+    ----------
+    variant : Variant
+        The architecture switches.
+    depth : int
+        D, a non-negative multiple of 4 (the probe reads the last block, so D ≥ 4).
+    width : int
+        The hidden width.
+    rng : numpy.random.Generator
+        Seeds torch's initialisation and the inputs' generator.
+    batch : int, optional
+        The Gaussian inputs (default 256).
+
+    Returns
+    -------
+    dict of str to float
+        ``grad_ratio``, ``trunk_gain``, ``jacobian_gain``, ``embedding_std`` and ``output_rms``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.deep_crl import VARIANTS, signal_at_init
+    >>> probes = signal_at_init(VARIANTS["paper"], 4, 16, np.random.default_rng(0), batch=32)
+    >>> sorted(probes)
+    ['embedding_std', 'grad_ratio', 'jacobian_gain', 'output_rms', 'trunk_gain']
+    >>> all(value > 0 for value in probes.values())
+    True
     """
     _seed_torch(rng)
     sa_dim, g_dim = 4, 2
@@ -285,13 +441,56 @@ def signal_at_init(
 
 
 def signal_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, float]:
-    """Sweep task: :func:`signal_at_init` for ``params`` = {variant, depth, width}."""
+    """Sweep task: :func:`signal_at_init` for ``params`` = {variant, depth, width}.
+
+    Parameters
+    ----------
+    params : dict
+        ``variant`` (a key of :data:`VARIANTS`), ``depth`` and ``width``.
+    rng : numpy.random.Generator
+        The run's randomness.
+
+    Returns
+    -------
+    dict of str to float
+        :func:`signal_at_init`'s probes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.deep_crl import VARIANTS, signal_at_init, signal_task
+    >>> params = {"variant": "no_ln", "depth": 4, "width": 16}
+    >>> a = signal_task(params, np.random.default_rng(0))
+    >>> b = signal_at_init(VARIANTS["no_ln"], 4, 16, np.random.default_rng(0))
+    >>> a == b
+    True
+    """
     return signal_at_init(VARIANTS[params["variant"]], params["depth"], params["width"], rng)
 
 
 # ------------------------------------------------------------------------------ checkpoints
 def run_key(params: dict[str, Any], seed: int) -> str:
-    """What a checkpoint must match to be resumed: the task's parameters and its sampling seed."""
+    """What a checkpoint must match to be resumed: the task's parameters and its sampling seed.
+
+    Parameters
+    ----------
+    params : dict
+        The task's parameters (JSON-serialisable).
+    seed : int
+        The run's sampling seed.
+
+    Returns
+    -------
+    str
+        The hex sha256 of the canonical JSON of both.
+
+    Examples
+    --------
+    >>> from neural.deep_crl import run_key
+    >>> key = run_key({"depth": 4}, seed=0)
+    >>> len(key), key == run_key({"depth": 4}, seed=0), key == run_key({"depth": 4}, seed=1)
+    (64, True, False)
+    """
     from sims._jsonio import dumps
 
     return hashlib.sha256(dumps({"params": params, "seed": seed}).encode()).hexdigest()
@@ -299,7 +498,31 @@ def run_key(params: dict[str, Any], seed: int) -> str:
 
 def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
     """Write ``state`` (tensors, state dicts, numbers, strings, lists) to ``path`` atomically:
-    temporary file + rename, so a kill mid-write leaves the previous checkpoint intact."""
+    temporary file + rename, so a kill mid-write leaves the previous checkpoint intact.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The checkpoint file (its folder is created).
+    state : dict
+        What to save (with :func:`torch.save`), a ``key`` among it for :func:`load_checkpoint`.
+
+    Returns
+    -------
+    None
+        The file is written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from neural.deep_crl import load_checkpoint, save_checkpoint
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "run" / "critic.pt"
+    ...     save_checkpoint(path, {"key": "abc", "step": 3})
+    ...     load_checkpoint(path, "abc")
+    {'key': 'abc', 'step': 3}
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     torch.save(state, tmp)
@@ -308,7 +531,43 @@ def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
 
 def load_checkpoint(path: Path, key: str) -> dict[str, Any] | None:
     """The state saved at ``path`` (None when there is none; stale temporary files removed);
-    ValueError when its ``key`` is not ``key`` (another run's checkpoint)."""
+    ValueError when its ``key`` is not ``key`` (another run's checkpoint).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The checkpoint file.
+    key : str
+        The run's :func:`run_key`.
+
+    Returns
+    -------
+    dict or None
+        The saved state (loaded with ``weights_only=True``), or None without a checkpoint.
+
+    Raises
+    ------
+    ValueError
+        If the checkpoint belongs to another run.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from neural.deep_crl import load_checkpoint, save_checkpoint
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "critic.pt"
+    >>> print(load_checkpoint(path, "abc"))  # nothing saved yet
+    None
+    >>> save_checkpoint(path, {"key": "abc", "step": 3})
+    >>> load_checkpoint(path, "abc")["step"]
+    3
+    >>> load_checkpoint(path, "other")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: checkpoint ... belongs to another run (parameters or seed)
+    >>> tmp.cleanup()
+    """
     for stale in path.parent.glob(f".{path.name}.tmp-*"):
         stale.unlink(missing_ok=True)
     if not path.exists():
@@ -321,7 +580,26 @@ def load_checkpoint(path: Path, key: str) -> dict[str, Any] | None:
 
 def checkpoint_path(params: dict[str, Any], name: str) -> Path | None:
     """``name`` in the sweep task's checkpoint folder when ``params`` set ``checkpoint_every``
-    and the task runs inside a cached sweep (:func:`sims.sweep.task_checkpoint_dir`), else None."""
+    and the task runs inside a cached sweep (:func:`sims.sweep.task_checkpoint_dir`), else None.
+
+    Parameters
+    ----------
+    params : dict
+        The task's parameters (``checkpoint_every`` is read).
+    name : str
+        The checkpoint's file name.
+
+    Returns
+    -------
+    pathlib.Path or None
+        Where the checkpoint lives, or None when the run keeps none.
+
+    Examples
+    --------
+    >>> from neural.deep_crl import checkpoint_path
+    >>> print(checkpoint_path({"checkpoint_every": 5}, "critic.pt"))  # outside a sweep
+    None
+    """
     folder = task_checkpoint_dir()
     return None if params.get("checkpoint_every") is None or folder is None else folder / name
 
@@ -368,13 +646,57 @@ class CriticRun:
 def with_constant_feature(xy: np.ndarray) -> np.ndarray:
     """(x, y) → (x, y, 1). With zero biases, Dense → LayerNorm is invariant to the scale of its
     input, so a net fed bare centred coordinates sees only their direction from the origin; the
-    constant feature acts as a random first-layer bias at init and removes that blind spot."""
+    constant feature acts as a random first-layer bias at init and removes that blind spot.
+
+    Parameters
+    ----------
+    xy : numpy.ndarray of float, (n, 2)
+        Coordinates.
+
+    Returns
+    -------
+    numpy.ndarray of float, (n, 3)
+        The coordinates with a column of ones.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.deep_crl import with_constant_feature
+    >>> with_constant_feature(np.array([[0.5, -1.0]])).tolist()
+    [[0.5, -1.0, 1.0]]
+    """
     return np.concatenate([xy, np.ones((len(xy), 1))], axis=1)
 
 
 def spearman_rows(f: np.ndarray, target: np.ndarray, mask: np.ndarray) -> float:
     """Mean over rows i of Spearman's ρ between f[i, mask_i] and target[i, mask_i] (rows with
-    fewer than 3 scored entries skipped). Ties get average ranks."""
+    fewer than 3 scored entries skipped). Ties get average ranks.
+
+    Parameters
+    ----------
+    f : numpy.ndarray of float, (n, m)
+        The scores, one row per state.
+    target : numpy.ndarray of float, (n, m)
+        What they should rank like.
+    mask : numpy.ndarray of bool, (n, m)
+        The entries scored in each row.
+
+    Returns
+    -------
+    float
+        The mean ρ over the rows with at least 3 scored entries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.deep_crl import spearman_rows
+    >>> f = np.array([[1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0]])
+    >>> target = np.array([[10.0, 20.0, 30.0, 40.0], [1.0, 2.0, 3.0, 5.0]])
+    >>> spearman_rows(f, target, np.ones((2, 4), dtype=bool))  # (1 + (−1))/2
+    0.0
+    >>> spearman_rows(f, target, np.array([[True] * 4, [True, True, False, False]]))
+    1.0
+    """
     from scipy.stats import spearmanr
 
     rhos = [spearmanr(f[i, m], target[i, m]).statistic for i, m in enumerate(mask) if m.sum() >= 3]
@@ -405,7 +727,40 @@ def rank_agreement(
     with ``return_f`` on ``maze``: ρ = :func:`spearman_rows` of f(s, g) against −distance(s, g)
     over the goals 0 < geodesic(s, g) ≤ ``horizon`` (1/(1−γ) = 20 moves), and the shortcut index
     ρ(f, −Euclidean) − ρ; grouped by depth in record order. ``rho_opt`` is the same ρ for log M,
-    M = (1−γ)·P·(I−γP)⁻¹ (:func:`sims.mazes.successor_measure`)."""
+    M = (1−γ)·P·(I−γP)⁻¹ (:func:`sims.mazes.successor_measure`).
+
+    Parameters
+    ----------
+    records : sequence of mapping
+        Sweep records of :func:`train_maze_critic` on ``maze``, each with ``params["depth"]``
+        and ``result["f"]`` (n, n).
+    maze : sims.mazes.GridMaze
+        The maze the critics were trained on.
+    distance : callable, optional
+        The distance f should follow, ``distance(maze)`` (n, n) (default
+        :meth:`sims.mazes.GridMaze.geodesic_distances`).
+    gamma : float, optional
+        γ of the successor measure (default 0.95).
+    horizon : int, optional
+        The farthest geodesic distance scored (default 20 = 1/(1 − γ)).
+
+    Returns
+    -------
+    RankAgreement
+        ρ and the shortcut index per depth (one value per record), and ``rho_opt``.
+
+    Examples
+    --------
+    A stand-in critic that scores goals by −geodesic distance agrees perfectly:
+
+    >>> from neural.deep_crl import rank_agreement
+    >>> from sims.mazes import U_SMALL, GridMaze
+    >>> maze = GridMaze.from_layout(U_SMALL)
+    >>> record = {"params": {"depth": 4}, "result": {"f": -maze.geodesic_distances()}}
+    >>> agreement = rank_agreement([record], maze)
+    >>> agreement.rho, agreement.rho_opt > 0.9
+    ({4: array([1.])}, True)
+    """
     target, geo, euc = distance(maze), maze.geodesic_distances(), maze.euclidean_distances()
     mask = (geo > 0) & (geo <= horizon)
     m = successor_measure(maze.transition_matrix(), gamma)
@@ -431,6 +786,37 @@ def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[
     :func:`sims.sweep.task_checkpoint_dir` and resume from it: see :class:`CriticRun`). Returns the final training and held-out InfoNCE, ρ(f, −geodesic) and
     ρ(f, −Euclidean) over pairs within ``horizon`` moves, ρ(f, log M), the loss curve and the
     Q-map row of the start cell (and the whole matrix f(s_i, g_j) with ``return_f``).
+
+    Parameters
+    ----------
+    params : dict
+        The run's parameters (above); ``variant`` (a key of :data:`VARIANTS`), ``depth`` (a
+        multiple of 4), ``width`` and ``steps`` are required.
+    rng : numpy.random.Generator
+        The run's randomness: torch's initialisation, the data set and the batches.
+
+    Returns
+    -------
+    dict
+        ``train_loss`` (mean InfoNCE over the last tenth of the steps), ``heldout_loss`` (on
+        4,096 fresh pairs), ``rho_geo``, ``rho_euc`` and ``rho_log_m`` (floats),
+        ``loss_curve`` (about 50 points), ``q_row_start`` (n,) and, with ``return_f``, ``f``
+        (n, n).
+
+    Examples
+    --------
+    Three SGD steps on the small U-maze (7 free cells):
+
+    >>> import numpy as np
+    >>> from neural.deep_crl import train_maze_critic
+    >>> from sims.mazes import U_SMALL
+    >>> params = {"variant": "paper", "depth": 0, "width": 16, "steps": 3, "layout": U_SMALL,
+    ...           "n_pairs": 200, "batch": 64, "return_f": True}
+    >>> result = train_maze_critic(params, np.random.default_rng(0))
+    >>> result["f"].shape, result["q_row_start"].shape, result["loss_curve"].shape
+    ((7, 7), (7,), (3,))
+    >>> -1.0 <= result["rho_geo"] <= 1.0
+    True
     """
     _seed_torch(rng)
     layout = params.get("layout") or serpentine_layout(

@@ -50,7 +50,35 @@ class MazeData(NamedTuple):
 
 def maze_data(params: dict[str, Any]) -> MazeData:
     """The maze, successor measure and cell inputs of ``params`` (keys as in
-    :func:`neural.deep_crl.train_maze_critic`: layout or corridors/length, gamma, config)."""
+    :func:`neural.deep_crl.train_maze_critic`: layout or corridors/length, gamma, config).
+
+    Parameters
+    ----------
+    params : dict
+        The task's parameters; reads ``layout`` (else a serpentine maze of ``corridors`` 7 and
+        ``length`` 13), ``gamma`` (0.95) and ``config`` ("cpu").
+
+    Returns
+    -------
+    MazeData
+        The maze, M (n, n) (rows sum to 1) and the cell inputs (n, 3) or (n, 2).
+
+    Raises
+    ------
+    ValueError
+        If ``config`` is not a key of :data:`neural.deep_crl.CONFIGS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.deep_crl_batched import maze_data
+    >>> from sims.mazes import U_SMALL
+    >>> data = maze_data({"layout": U_SMALL})  # 7 free cells
+    >>> data.m.shape, bool(np.allclose(data.m.sum(axis=1), 1)), data.coords.shape
+    ((7, 7), True, (7, 3))
+    >>> maze_data({"layout": U_SMALL, "config": "reference"}).coords.shape  # raw coordinates
+    (7, 2)
+    """
     layout = params.get("layout") or serpentine_layout(
         params.get("corridors", 7), params.get("length", 13)
     )
@@ -99,13 +127,24 @@ def train_maze_critic_batched(
 
     Parameters
     ----------
-    params
+    params : dict
         The one-seed task's parameters (variant, depth, width, steps, ...); ``checkpoint_every``
         is not supported (ValueError).
-    rngs
+    rngs : sequence of numpy.random.Generator
         One generator per seed, in the state the one-seed task would receive it.
-    device
-        The torch device of the models, the data and the batch indices.
+    device : str or torch.device, optional
+        The torch device of the models, the data and the batch indices (default ``"cpu"``).
+
+    Returns
+    -------
+    list of dict
+        K records, record k as :func:`neural.deep_crl.train_maze_critic` returns it for
+        ``rngs[k]``.
+
+    Raises
+    ------
+    ValueError
+        If ``rngs`` is empty, ``checkpoint_every`` is set or ``steps`` is below 1.
 
     Notes
     -----
@@ -115,6 +154,23 @@ def train_maze_critic_batched(
     at once; Adam steps on Σ_k L_k, whose gradient in seed k's parameters is ∂L_k/∂θ_k, so a
     seed that diverges (NaN) stays alone in its NaNs. The one-seed task clips nothing, and
     neither does this.
+
+    Examples
+    --------
+    Two seeds, three steps on the small U-maze; seed 1's record is its one-seed run's:
+
+    >>> import numpy as np
+    >>> from neural.deep_crl import train_maze_critic
+    >>> from neural.deep_crl_batched import train_maze_critic_batched
+    >>> from sims.mazes import U_SMALL
+    >>> params = {"variant": "paper", "depth": 0, "width": 16, "steps": 3, "layout": U_SMALL,
+    ...           "n_pairs": 200, "batch": 64}
+    >>> records = train_maze_critic_batched(params, [np.random.default_rng(s) for s in (0, 1)])
+    >>> len(records), records[1]["loss_curve"].shape
+    (2, (3,))
+    >>> alone = train_maze_critic(params, np.random.default_rng(1))
+    >>> abs(records[1]["train_loss"] - alone["train_loss"]) < 1e-4
+    True
     """
     if not rngs:
         raise ValueError("rngs must hold at least one generator")

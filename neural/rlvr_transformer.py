@@ -109,7 +109,28 @@ class PathGraph:
 def make_graph(cfg: ArmBConfig) -> PathGraph:
     """A ring 0–1–…–(N−1)–0 of popular edges, chords i–(i+5) for even i (unpopular base edges),
     and hidden chords i–(i+N/2) for i ≡ 0 mod 4 (edges the base corpus never holds).
-    Fixed: no randomness."""
+    Fixed: no randomness.
+
+    Parameters
+    ----------
+    cfg : ArmBConfig
+        Reads ``n_nodes`` (N) and ``popular_weight``.
+
+    Returns
+    -------
+    PathGraph
+        The graph.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.rlvr_transformer import ArmBConfig, make_graph
+    >>> graph = make_graph(ArmBConfig(n_nodes=8))
+    >>> int(graph.base.sum()) // 2, np.argwhere(np.triu(graph.hidden)).tolist()  # 8 + 4, 0–4
+    (12, [[0, 4]])
+    >>> float(graph.weight[0, 1]), float(graph.weight[0, 5])  # ring edge, chord
+    (4.0, 1.0)
+    """
     n = cfg.n_nodes
     base = np.zeros((n, n), bool)
     weight = np.zeros((n, n))
@@ -133,7 +154,36 @@ def walk_corpus(
     """``size`` hindsight-relabelled walks on the base edges: start uniform, 1..max_len steps to
     a neighbour ∝ ``weight``, goal = the last node, cut at the goal's first visit; each step is
     replaced by a uniform random node with probability ``label_noise``. Returns prompts (size, 2)
-    and paths (size, max_len) padded with −1."""
+    and paths (size, max_len) padded with −1.
+
+    Parameters
+    ----------
+    graph : PathGraph
+        The graph (its base edges and weights).
+    cfg : ArmBConfig
+        Reads ``max_len`` and ``label_noise``.
+    size : int
+        The walks drawn.
+    rng : numpy.random.Generator
+        The source of the walks.
+
+    Returns
+    -------
+    tuple of numpy.ndarray of int64
+        Prompts (M, 2) as (start, goal) and paths (M, max_len), M ≤ ``size``: a walk that ends
+        at its start is dropped.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.rlvr_transformer import ArmBConfig, make_graph, walk_corpus
+    >>> cfg = ArmBConfig(n_nodes=8, max_len=3)
+    >>> prompts, paths = walk_corpus(make_graph(cfg), cfg, 10, np.random.default_rng(0))
+    >>> prompts.shape[1], paths.shape[1], len(prompts) == len(paths) <= 10
+    (2, 3, True)
+    >>> all(row[row >= 0][-1] == goal for row, goal in zip(paths, prompts[:, 1]))
+    True
+    """
     n, length = graph.n, cfg.max_len
     prompts = np.zeros((size, 2), np.int64)
     paths = np.full((size, length), -1, np.int64)
@@ -158,7 +208,29 @@ def walk_corpus(
 
 def shortest_paths(graph: PathGraph, adjacency: np.ndarray | None = None) -> dict:
     """BFS shortest path (excluding the start) for every ordered pair, on ``adjacency``
-    (default: the full graph): {(s, g): [v1, ..., g]}; unreachable pairs are absent."""
+    (default: the full graph): {(s, g): [v1, ..., g]}; unreachable pairs are absent.
+
+    Parameters
+    ----------
+    graph : PathGraph
+        The graph.
+    adjacency : numpy.ndarray of bool, (N, N), optional
+        The edges to walk (default None: ``graph.full``).
+
+    Returns
+    -------
+    dict
+        (s, g) → the nodes after s of one shortest path to g.
+
+    Examples
+    --------
+    >>> from neural.rlvr_transformer import ArmBConfig, make_graph, shortest_paths
+    >>> graph = make_graph(ArmBConfig(n_nodes=8))
+    >>> shortest_paths(graph)[(0, 4)], shortest_paths(graph, graph.base)[(0, 4)]  # hidden 0–4
+    ([4], [1, 4])
+    >>> len(shortest_paths(graph))  # connected: all 8·7 ordered pairs
+    56
+    """
     adj = graph.full if adjacency is None else adjacency
     out = {}
     for s in range(graph.n):
@@ -182,7 +254,32 @@ def shortest_paths(graph: PathGraph, adjacency: np.ndarray | None = None) -> dic
 
 def verify(graph: PathGraph, prompts: np.ndarray, paths: np.ndarray) -> np.ndarray:
     """Verifier: path (padded with −1) is accepted iff each step is a full-graph edge and its
-    last node is the goal. prompts (B, 2), paths (B, L) -> (B,) bool."""
+    last node is the goal. prompts (B, 2), paths (B, L) -> (B,) bool.
+
+    Parameters
+    ----------
+    graph : PathGraph
+        The graph (its full edges).
+    prompts : numpy.ndarray of int, (B, 2)
+        (start, goal) per row.
+    paths : numpy.ndarray of int, (B, L)
+        The emitted nodes, padded with −1.
+
+    Returns
+    -------
+    numpy.ndarray of bool, (B,)
+        Whether each path is accepted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neural.rlvr_transformer import ArmBConfig, make_graph, verify
+    >>> graph = make_graph(ArmBConfig(n_nodes=8))
+    >>> prompts = np.array([[0, 4], [0, 4], [0, 4], [0, 2]])
+    >>> paths = np.array([[4, -1, -1], [1, 4, -1], [2, 4, -1], [1, 3, -1]])
+    >>> verify(graph, prompts, paths).tolist()  # 0–2 is no edge; 3 is not the goal
+    [True, True, False, False]
+    """
     adj = graph.full
     ok = np.zeros(len(paths), bool)
     for row, ((s, g), path) in enumerate(zip(prompts, paths, strict=True)):
@@ -196,7 +293,28 @@ def verify(graph: PathGraph, prompts: np.ndarray, paths: np.ndarray) -> np.ndarr
 def chance_success(graph: PathGraph, cfg: ArmBConfig) -> np.ndarray:
     """pass@1 of the uniform random policy (each emitted node uniform over N, stop at the goal),
     per ordered pair (N, N): Σ_{m=1}^{L} [(A_g/N)^{m−1} (A/N)]_{s,g}, A_g = A with column g zeroed
-    (the path may not pass through g before its end)."""
+    (the path may not pass through g before its end).
+
+    Parameters
+    ----------
+    graph : PathGraph
+        The graph (A = its full adjacency).
+    cfg : ArmBConfig
+        Reads ``max_len`` (L).
+
+    Returns
+    -------
+    numpy.ndarray of float, (N, N)
+        The uniform policy's success probability per (start, goal), 0 on the diagonal.
+
+    Examples
+    --------
+    >>> from neural.rlvr_transformer import ArmBConfig, chance_success, make_graph
+    >>> cfg = ArmBConfig(n_nodes=8, max_len=1)
+    >>> chance = chance_success(make_graph(cfg), cfg)
+    >>> float(chance[0, 1]), float(chance[0, 2])  # one node: 1/N on an edge, else 0
+    (0.125, 0.0)
+    """
     a = graph.full.astype(float) / graph.n
     out = np.zeros((graph.n, graph.n))
     for g in range(graph.n):
@@ -211,7 +329,22 @@ def chance_success(graph: PathGraph, cfg: ArmBConfig) -> np.ndarray:
 
 
 class PathTransformer(nn.Module):
-    """Decoder-only transformer over tokens [s, g, SEP, v1, ..., v_L]; logits over the N nodes."""
+    """Decoder-only transformer over tokens [s, g, SEP, v1, ..., v_L]; logits over the N nodes.
+
+    Parameters
+    ----------
+    cfg : ArmBConfig
+        Reads ``n_nodes`` (N; SEP is token N), ``max_len``, ``d_model``, ``n_heads`` and
+        ``n_layers``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from neural.rlvr_transformer import ArmBConfig, PathTransformer
+    >>> model = PathTransformer(ArmBConfig(n_nodes=8, max_len=3, d_model=8, n_layers=1))
+    >>> tuple(model(torch.tensor([[0, 4, 8, 1]])).shape)  # s = 0, g = 4, SEP, v1 = 1
+    (1, 4, 8)
+    """
 
     def __init__(self, cfg: ArmBConfig) -> None:
         super().__init__()
@@ -265,7 +398,34 @@ def path_kl_k3(logp: torch.Tensor, ref_logp: torch.Tensor, valid: torch.Tensor) 
     """Per-path KL(π ‖ π_ref) estimate from the path's own tokens (sampled from π): the mean over
     its emitted nodes of the "k3" estimator e^r − r − 1 ≥ 0, r = log π_ref(v_t) − log π(v_t),
     unbiased for the per-token KL; the penalty of GRPO in DeepSeekMath (Shao et al. 2024).
-    logp, ref_logp (B, L), valid (B, L) bool -> (B,)."""
+    logp, ref_logp (B, L), valid (B, L) bool -> (B,).
+
+    Parameters
+    ----------
+    logp : torch.Tensor, (B, L)
+        log π(v_t) of each emitted node under the trained model.
+    ref_logp : torch.Tensor, (B, L)
+        log π_ref(v_t) under the reference.
+    valid : torch.Tensor of bool, (B, L)
+        Which steps were emitted (not padding).
+
+    Returns
+    -------
+    torch.Tensor, (B,)
+        The mean k3 over each path's emitted nodes.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from neural.rlvr_transformer import path_kl_k3
+    >>> logp = torch.log(torch.tensor([[0.5, 0.25]]))
+    >>> ref = torch.log(torch.tensor([[0.25, 0.25]]))
+    >>> valid = torch.tensor([[True, False]])
+    >>> round(float(path_kl_k3(logp, ref, valid)[0]), 4)  # r = −ln 2: 1/2 + ln 2 − 1
+    0.1931
+    >>> float(path_kl_k3(logp, logp, valid)[0])
+    0.0
+    """
     r = torch.where(valid, ref_logp - logp, torch.zeros_like(logp))
     per_token = torch.exp(r) - r - 1  # 0 at padding (r = 0)
     return per_token.sum(dim=1) / valid.sum(dim=1).clamp(min=1)
@@ -280,7 +440,45 @@ def supervised_train(
     rng: np.random.Generator,
 ) -> list[float]:
     """Adam on the mean next-node cross-entropy of minibatches drawn from (prompts, paths);
-    returns the loss per step."""
+    returns the loss per step.
+
+    Parameters
+    ----------
+    model : PathTransformer
+        The model, trained in place.
+    prompts : numpy.ndarray of int64, (M, 2)
+        (start, goal) per example.
+    paths : numpy.ndarray of int64, (M, max_len)
+        The target paths, padded with −1.
+    steps : int
+        Adam steps.
+    cfg : ArmBConfig
+        Reads ``batch`` and ``lr``.
+    rng : numpy.random.Generator
+        The source of the minibatch indices (drawn with replacement).
+
+    Returns
+    -------
+    list of float
+        The loss (nats per emitted node) at each step.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import torch
+    >>> from neural.rlvr_transformer import (
+    ...     ArmBConfig, PathTransformer, make_graph, supervised_train, walk_corpus
+    ... )
+    >>> cfg = ArmBConfig(n_nodes=8, max_len=3, d_model=8, n_layers=1, n_heads=2, batch=8,
+    ...                  rl_steps=2, rl_prompts=4, group=4)
+    >>> graph = make_graph(cfg)
+    >>> _ = torch.manual_seed(0)
+    >>> model = PathTransformer(cfg)  # untrained
+    >>> prompts, paths = walk_corpus(graph, cfg, 16, np.random.default_rng(0))
+    >>> losses = supervised_train(model, prompts, paths, 3, cfg, np.random.default_rng(1))
+    >>> len(losses), all(0 < loss < 5 for loss in losses)  # near ln 8 = 2.08 at the start
+    (3, True)
+    """
     torch.set_num_threads(1)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, foreach=True)
     losses = []
@@ -314,7 +512,47 @@ def sample_paths(
     Multinomial(c, π(· | s, g, prefix)) of themselves to each next node, which is the law of c
     independent next-node draws; so the model runs once per distinct prefix, not once per copy.
     With ``adjacency``, a copy is dropped as soon as it steps off an edge (it can no longer
-    verify), and mult sums to at most ``copies``: the missing copies failed."""
+    verify), and mult sums to at most ``copies``: the missing copies failed.
+
+    Parameters
+    ----------
+    model : PathTransformer
+        The policy.
+    prompts : numpy.ndarray of int, (P, 2)
+        (start, goal) per row.
+    copies : int
+        Independent paths per row.
+    cfg : ArmBConfig
+        Reads ``max_len``.
+    rng : numpy.random.Generator
+        The source of the multinomial draws.
+    adjacency : numpy.ndarray of bool, (N, N), optional
+        Drop the copies that step off these edges (default None: keep every copy).
+
+    Returns
+    -------
+    tuple of numpy.ndarray of int64
+        rows (M,), paths (M, max_len) padded with −1 and mult (M,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import torch
+    >>> from neural.rlvr_transformer import ArmBConfig, PathTransformer, make_graph, sample_paths
+    >>> cfg = ArmBConfig(n_nodes=8, max_len=3, d_model=8, n_layers=1, n_heads=2, batch=8,
+    ...                  rl_steps=2, rl_prompts=4, group=4)
+    >>> graph = make_graph(cfg)
+    >>> _ = torch.manual_seed(0)
+    >>> model = PathTransformer(cfg)  # untrained
+    >>> prompts = np.array([[0, 1], [2, 6]])
+    >>> rows, paths, mult = sample_paths(model, prompts, 16, cfg, np.random.default_rng(2))
+    >>> np.bincount(rows, weights=mult).tolist(), paths.shape[1]  # 16 copies per row
+    ([16.0, 16.0], 3)
+    >>> kept = sample_paths(model, prompts, 16, cfg, np.random.default_rng(2),
+    ...                     adjacency=graph.full)
+    >>> int(kept[2].sum()) <= 32
+    True
+    """
     torch.set_num_threads(1)
     prompts = np.asarray(prompts, np.int64)
     rows = np.arange(len(prompts))
@@ -359,7 +597,46 @@ def grpo_loss(
 
     over the P·G copies, with KL̂ the per-path k3 estimate (``path_kl_k3``) against
     ``reference``. Copies of one path in one group share reward, advantage and log π, so the
-    mean is taken over the distinct paths, each weighted by its copies."""
+    mean is taken over the distinct paths, each weighted by its copies.
+
+    Parameters
+    ----------
+    model : PathTransformer
+        The policy being trained (the loss carries its gradient).
+    graph : PathGraph
+        The graph of the verifier.
+    prompts : numpy.ndarray of int, (P, 2)
+        The prompts sampled.
+    sample : tuple of numpy.ndarray
+        ``sample_paths(model, prompts, G, ...)`` without ``adjacency`` (G copies per prompt).
+    reference : PathTransformer, optional
+        The frozen model of the KL penalty (default None: no penalty).
+    kl : float, optional
+        The KL coefficient (default 0.0).
+
+    Returns
+    -------
+    tuple
+        The scalar loss (a tensor) and the mean reward (float, the share of verified copies).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import torch
+    >>> from neural.rlvr_transformer import (
+    ...     ArmBConfig, PathTransformer, grpo_loss, make_graph, sample_paths
+    ... )
+    >>> cfg = ArmBConfig(n_nodes=8, max_len=3, d_model=8, n_layers=1, n_heads=2, batch=8,
+    ...                  rl_steps=2, rl_prompts=4, group=4)
+    >>> graph = make_graph(cfg)
+    >>> _ = torch.manual_seed(0)
+    >>> model = PathTransformer(cfg)  # untrained
+    >>> prompts = np.array([[0, 1], [2, 6]])
+    >>> sample = sample_paths(model, prompts, 4, cfg, np.random.default_rng(2))
+    >>> loss, reward = grpo_loss(model, graph, prompts, sample)
+    >>> tuple(loss.shape), 0.0 <= reward <= 1.0, loss.requires_grad
+    ((), True, True)
+    """
     rows, paths, mult = sample
     group = int(mult.sum()) // len(prompts)
     ok = verify(graph, prompts[rows], paths).astype(np.float64)
@@ -389,7 +666,43 @@ def grpo_train(
 ) -> list[float]:
     """GRPO (``grpo_loss``): per step ``rl_prompts`` prompts drawn from ``prompts`` × ``group``
     samples each, one Adam step; ``kl`` > 0 adds the penalty against the starting model, frozen
-    (kl = 0, the paper's main runs, skips the reference). Returns the mean reward per step."""
+    (kl = 0, the paper's main runs, skips the reference). Returns the mean reward per step.
+
+    Parameters
+    ----------
+    model : PathTransformer
+        The policy, trained in place.
+    graph : PathGraph
+        The graph of the verifier.
+    prompts : numpy.ndarray of int, (P, 2)
+        The training prompts.
+    cfg : ArmBConfig
+        Reads ``rl_steps``, ``rl_prompts``, ``group`` and ``rl_lr``.
+    rng : numpy.random.Generator
+        The source of the prompts and the samples.
+    kl : float, optional
+        The KL coefficient against the starting model (default 0.0).
+
+    Returns
+    -------
+    list of float
+        The mean reward at each step.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import torch
+    >>> from neural.rlvr_transformer import ArmBConfig, PathTransformer, grpo_train, make_graph
+    >>> cfg = ArmBConfig(n_nodes=8, max_len=3, d_model=8, n_layers=1, n_heads=2, batch=8,
+    ...                  rl_steps=2, rl_prompts=4, group=4)
+    >>> graph = make_graph(cfg)
+    >>> _ = torch.manual_seed(0)
+    >>> model = PathTransformer(cfg)  # untrained
+    >>> prompts = np.array([[0, 1], [2, 6]])
+    >>> rewards = grpo_train(model, graph, prompts, cfg, np.random.default_rng(3), kl=0.1)
+    >>> len(rewards), all(0.0 <= r <= 1.0 for r in rewards)  # rl_steps = 2
+    (2, True)
+    """
     torch.set_num_threads(1)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.rl_lr, foreach=True)
     reference = copy.deepcopy(model).requires_grad_(False) if kl > 0 else None
@@ -417,7 +730,45 @@ def exact_success_probs(
                   Π_t π(v_t | s, g, v_<t),
 
     summed by expanding prefixes along edges only (≈ deg^L per prompt instead of N^L).
-    prompts (P, 2) -> (P,)."""
+    prompts (P, 2) -> (P,).
+
+    Parameters
+    ----------
+    model : PathTransformer
+        The policy.
+    graph : PathGraph
+        The graph of the verifier.
+    prompts : numpy.ndarray of int, (P, 2)
+        (start, goal) per row.
+    cfg : ArmBConfig
+        Reads ``max_len``.
+
+    Returns
+    -------
+    numpy.ndarray of float, (P,)
+        p(s, g) per prompt.
+
+    Examples
+    --------
+    The exact pass@1 against the share of verified samples of 4,000:
+
+    >>> import numpy as np
+    >>> import torch
+    >>> from neural.rlvr_transformer import (
+    ...     ArmBConfig, PathTransformer, exact_success_probs, make_graph, sample_paths, verify
+    ... )
+    >>> cfg = ArmBConfig(n_nodes=8, max_len=3, d_model=8, n_layers=1, n_heads=2, batch=8,
+    ...                  rl_steps=2, rl_prompts=4, group=4)
+    >>> graph = make_graph(cfg)
+    >>> _ = torch.manual_seed(0)
+    >>> model = PathTransformer(cfg)  # untrained
+    >>> prompts = np.array([[0, 1]])
+    >>> p = exact_success_probs(model, graph, prompts, cfg)
+    >>> rows, paths, mult = sample_paths(model, prompts, 4000, cfg, np.random.default_rng(0))
+    >>> share = mult[verify(graph, prompts[rows], paths)].sum() / 4000
+    >>> p.shape, bool(abs(p[0] - share) < 4 * np.sqrt(p[0] * (1 - p[0]) / 4000))
+    ((1,), True)
+    """
     torch.set_num_threads(1)
     p = np.zeros(len(prompts))
     adj = graph.full
@@ -467,7 +818,38 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     counts out of ``n_eval`` per trained arm, the exact success probabilities ``p`` of each arm
     (``exact_success_probs``; no randomness, so the counts are as without them), ``rl_run`` (whether the gate opened), each test
     prompt's chance pass@1 (``chance_success``), and the base's loss and GRPO's mean reward,
-    thinned to ≤ 50 points."""
+    thinned to ≤ 50 points.
+
+    Parameters
+    ----------
+    params : dict
+        :class:`ArmBConfig` fields and ``gate_margin``; other keys are ignored.
+    rng : numpy.random.Generator
+        The run's randomness (torch's seed, the split, the corpus, training and evaluation).
+
+    Returns
+    -------
+    dict
+        ``n`` (``n_eval``), ``test`` (T, 2), ``chance_pass1`` (T,), ``needs_hidden`` (T bools:
+        no base-only path of at most ``max_len`` nodes), ``counts`` and ``p`` (arm → (T,)),
+        ``base_loss`` and ``rl_run``; with the gate open also ``rl_reward``, and the arms
+        ``rl``, ``distill`` and ``rl_kl`` besides ``base``.
+
+    Examples
+    --------
+    A smoke run (two steps per stage, no gate):
+
+    >>> import numpy as np
+    >>> from neural.rlvr_transformer import arm_b_task
+    >>> params = {"n_nodes": 8, "max_len": 3, "d_model": 8, "n_layers": 1, "n_heads": 2,
+    ...           "base_steps": 2, "distill_steps": 2, "rl_steps": 2, "batch": 8,
+    ...           "rl_prompts": 4, "group": 4, "n_eval": 8, "gate_margin": None}
+    >>> out = arm_b_task(params, np.random.default_rng(0))
+    >>> out["rl_run"], sorted(out["counts"]), out["test"].shape  # half of the 56 pairs
+    (True, ['base', 'distill', 'rl', 'rl_kl'], (28, 2))
+    >>> all(((c >= 0) & (c <= 8)).all() for c in out["counts"].values())
+    True
+    """
     torch.set_num_threads(1)
     cfg = ArmBConfig(**{k: v for k, v in params.items() if k in ArmBConfig.__dataclass_fields__})
     torch.manual_seed(int(rng.integers(2**31)))

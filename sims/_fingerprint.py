@@ -328,10 +328,34 @@ def _closure_codes(
 def canonical_code(tree: ast.AST, ignore: Collection[tuple[str, str]] = ()) -> str:
     """The code of a parsed module with what cannot change a computed number left out: comments
     and layout (not in the AST), docstrings, the module's ``__all__``, and the keyword arguments
-    named by ``ignore``, pairs (callee name, keyword) such as ``("claim", "source")`` for a
-    registry's descriptive metadata (keyword ``"*"``: every argument of such calls, for a call
-    that only holds words, like a dated history entry). Written node by node with empty fields dropped, so the text
-    does not depend on the Python version's ``ast.dump`` defaults."""
+    named by ``ignore``.
+
+    Written node by node with empty fields dropped, so the text does not depend on the Python
+    version's ``ast.dump`` defaults.
+
+    Parameters
+    ----------
+    tree : ast.AST
+        The parsed module.
+    ignore : collection of (str, str)
+        Pairs (callee name, keyword) such as ``("claim", "source")`` for a registry's
+        descriptive metadata (keyword ``"*"``: every argument of such calls, for a call that only
+        holds words, like a dated history entry).
+
+    Returns
+    -------
+    str
+        The canonical text.
+
+    Examples
+    --------
+    >>> import ast
+    >>> from sims.sweep import canonical_code
+    >>> canonical_code(ast.parse("x = 1  # a comment"))
+    "Module(body=[Assign(targets=[Name(id='x')],value=Constant(value=1))])"
+    >>> canonical_code(ast.parse("'A docstring.'; x=1")) == canonical_code(ast.parse("x = 1"))
+    True
+    """
     drop = {(callee, keyword) for callee, keyword in ignore}
 
     def body(nodes: list[ast.stmt], module: bool) -> list[ast.stmt]:
@@ -389,16 +413,41 @@ def code_fingerprint(
     """A sha256 of the code a task function can run: the :func:`canonical_code` of the module
     defining ``fn`` and of every module of this project (``theory``, ``sims``, ``neural``,
     ``paper_checks``) or of ``fn``'s own top-level package that it imports, transitively, read
-    from the import statements (imports inside functions included). Editing the code of any of
-    them changes the fingerprint; editing a comment, a docstring, ``__all__``, the keywords in
-    ``ignore`` or a module the task never imports (a claim's plotting code) does not.
-    Modules named in ``skip`` are neither hashed nor followed. ``sliced``: every module counts
-    only as far as ``fn`` can run it (:func:`_closure_codes`: ``fn``'s definition and what it
-    reads, and in each module it imports the names it uses there and what they read), so
-    editing a function that ``fn`` never reaches leaves the fingerprint as it was.
-    The sources are read from disk at every call (milliseconds for a task's few modules, each
-    parsed once per text), so an edit made during a long-lived session counts; a module edited
-    on disk but not reloaded is fingerprinted as edited."""
+    from the import statements (imports inside functions included).
+
+    Editing the code of any of them changes the fingerprint; editing a comment, a docstring,
+    ``__all__``, the keywords in ``ignore`` or a module the task never imports (a claim's
+    plotting code) does not. The sources are read from disk at every call (milliseconds for a
+    task's few modules, each parsed once per text), so an edit made during a long-lived session
+    counts; a module edited on disk but not reloaded is fingerprinted as edited.
+
+    Parameters
+    ----------
+    fn : callable
+        The task function.
+    skip : collection of str
+        Modules neither hashed nor followed.
+    ignore : collection of (str, str)
+        (callee, keyword) pairs left out of the code (:func:`canonical_code`).
+    sliced : bool
+        Every module counts only as far as ``fn`` can run it (``_closure_codes``: ``fn``'s
+        definition and what it reads, and in each module it imports the names it uses there and
+        what they read), so editing a function that ``fn`` never reaches leaves the fingerprint as
+        it was.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+
+    Examples
+    --------
+    >>> from sims.passk_sampling import count_histogram_task
+    >>> from sims.sweep import code_fingerprint
+    >>> fingerprint = code_fingerprint(count_histogram_task)
+    >>> len(fingerprint), fingerprint == code_fingerprint(count_histogram_task)
+    (64, True)
+    """
     ignored = tuple(sorted(ignore))
     if sliced:
         codes = _closure_codes(fn, skip, ignored)

@@ -42,21 +42,83 @@ Table = Mapping[str, Mapping[str, Mapping[int, float]]]
 
 
 def mean_se(values: Sequence[float]) -> tuple[float, float]:
-    """The mean of ``values`` and its standard error s/√n (0 for a single value)."""
+    """The mean of ``values`` and its standard error s/√n (0 for a single value).
+
+    Parameters
+    ----------
+    values : sequence of float
+        At least one value.
+
+    Returns
+    -------
+    mean, se : float
+        The mean and its standard error.
+
+    Examples
+    --------
+    >>> from sims.deep_crl_units import mean_se
+    >>> mean, se = mean_se([1.0, 2.0, 3.0])
+    >>> mean, round(se, 4), mean_se([5.0])
+    (2.0, 0.5774, (5.0, 0.0))
+    """
     v = np.asarray(values, dtype=float)
     return float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0
 
 
 def geometric_mean_se(values: Sequence[float]) -> tuple[float, float]:
     """exp(mean log v) and the s.e. of mean log v: the summary of multiplicative quantities whose
-    seeds spread over decades (the no-residual gains at D = 256 range over 500–12,000)."""
+    seeds spread over decades (the no-residual gains at D = 256 range over 500–12,000).
+
+    Parameters
+    ----------
+    values : sequence of float
+        Positive values.
+
+    Returns
+    -------
+    geo_mean : float
+        exp(mean log v).
+    se_log : float
+        The standard error of mean log v.
+
+    Examples
+    --------
+    >>> from sims.deep_crl_units import geometric_mean_se
+    >>> geo_mean, se_log = geometric_mean_se([1.0, 100.0])
+    >>> round(geo_mean, 6), round(se_log, 4)  # se of the mean of (0, ln 100)
+    (10.0, 2.3026)
+    """
     mean_log, se_log = mean_se(np.log(np.asarray(values, dtype=float)))
     return float(np.exp(mean_log)), se_log
 
 
 def by_point(records: Sequence[Mapping[str, Any]], key: str) -> dict[tuple, list[Any]]:
     """Group a sweep's ``result[key]`` by (variant, depth) in record order (records without
-    ``key`` left out)."""
+    ``key`` left out).
+
+    Parameters
+    ----------
+    records : sequence of mapping
+        Sweep records, ``params`` holding ``variant`` and ``depth``.
+    key : str
+        The result's entry.
+
+    Returns
+    -------
+    dict of (str, int) to list
+        The values of each point.
+
+    Examples
+    --------
+    >>> from sims.deep_crl_units import by_point
+    >>> records = [
+    ...     {"params": {"variant": "paper", "depth": 4}, "result": {"loss": 0.5}},
+    ...     {"params": {"variant": "paper", "depth": 4}, "result": {"loss": 0.7}},
+    ...     {"params": {"variant": "relu", "depth": 4}, "result": {}},
+    ... ]
+    >>> by_point(records, "loss")
+    {('paper', 4): [0.5, 0.7]}
+    """
     out: dict[tuple, list[Any]] = {}
     for r in records:
         point = (r["params"]["variant"], r["params"]["depth"])
@@ -66,7 +128,30 @@ def by_point(records: Sequence[Mapping[str, Any]], key: str) -> dict[tuple, list
 
 
 def by_seed(records: Sequence[Mapping[str, Any]], key: str) -> dict[tuple, np.ndarray]:
-    """:func:`by_point` with each point's values in seed order (unit i = seed index i)."""
+    """:func:`by_point` with each point's values in seed order (unit i = seed index i).
+
+    Parameters
+    ----------
+    records : sequence of mapping
+        Sweep records with ``seed_index`` (0 when missing).
+    key : str
+        The result's entry.
+
+    Returns
+    -------
+    dict of (str, int) to numpy.ndarray of float
+        The values of each point by seed index.
+
+    Examples
+    --------
+    >>> from sims.deep_crl_units import by_seed
+    >>> records = [
+    ...     {"params": {"variant": "paper", "depth": 4}, "result": {"loss": 0.5}, "seed_index": 1},
+    ...     {"params": {"variant": "paper", "depth": 4}, "result": {"loss": 0.7}, "seed_index": 0},
+    ... ]
+    >>> by_seed(records, "loss")[("paper", 4)].tolist()
+    [0.7, 0.5]
+    """
     ordered = sorted(records, key=lambda r: r.get("seed_index", 0))
     return {k: np.asarray(v, float) for k, v in by_point(ordered, key).items()}
 
@@ -74,7 +159,29 @@ def by_seed(records: Sequence[Mapping[str, Any]], key: str) -> dict[tuple, np.nd
 # ------------------------------------------------------------------------- signal propagation
 def signal_points(table: Table, width: int, extra: Sequence[int] = ()) -> list[dict[str, Any]]:
     """The sweep points of the signal-propagation check: every (variant, depth) of ``table`` at
-    ``width`` (depths ascending), then the paper block at the untabled depths ``extra``."""
+    ``width`` (depths ascending), then the paper block at the untabled depths ``extra``.
+
+    Parameters
+    ----------
+    table : mapping
+        variant -> metric -> depth -> the table's value.
+    width : int
+        The networks' width.
+    extra : sequence of int
+        Untabled depths of the paper block.
+
+    Returns
+    -------
+    list of dict
+        ``{"variant", "depth", "width"}`` per point.
+
+    Examples
+    --------
+    >>> from sims.deep_crl_units import signal_points
+    >>> table = {"paper": {"grad_ratio": {16: 1.0, 4: 1.0}}, "relu": {"trunk_gain": {4: 2.0}}}
+    >>> [(p["variant"], p["depth"]) for p in signal_points(table, width=32, extra=[64])]
+    [('paper', 4), ('paper', 16), ('relu', 4), ('paper', 64)]
+    """
     return [
         {"variant": v, "depth": d, "width": width}
         for v in table
@@ -141,14 +248,64 @@ def signal_statistics(
     extra: Sequence[int],
     factor: Callable[[str, int], float],
 ) -> SignalStats:
-    """Seed summaries of a signal sweep against ``table``: per entry the geometric mean over
-    seeds and its ratio to the table (agreement factor ``factor(variant, depth)``); per seed the
-    no-residual growth rate log(J(256)/J(64))/192 beside the theory rate; and the shapes on the
-    geometric means: ``paper_grad_band`` = ln max/min of the paper block's gradient ratio over
-    the depths (``extra`` included), ``no_ln_jacobian_band`` = ln max/min of the no-LN Jacobian
-    gain, ``no_ln_trunk_max_dev`` = max |no-LN trunk gain − 1|, ``no_res_jacobian_growth`` = the
+    """Seed summaries of a signal sweep against ``table``.
+
+    Per entry the geometric mean over seeds and its ratio to the table (agreement factor
+    ``factor(variant, depth)``); per seed the no-residual growth rate log(J(256)/J(64))/192
+    beside the theory rate; and the shapes on the geometric means: ``paper_grad_band`` =
+    ln max/min of the paper block's gradient ratio over the depths (``extra`` included),
+    ``no_ln_jacobian_band`` = ln max/min of the no-LN Jacobian gain, ``no_ln_trunk_max_dev`` =
+    the largest deviation of the no-LN trunk gain from 1, ``no_res_jacobian_growth`` = the
     no-res Jacobian gain at the deepest tabled depth over the shallowest, and
-    ``vanishing_16_over_4`` = the no-res-no-LN output rms at D = 16 over D = 4."""
+    ``vanishing_16_over_4`` = the no-res-no-LN output rms at D = 16 over D = 4.
+
+    Parameters
+    ----------
+    records : sequence of mapping
+        The sweep's records (``neural.deep_crl.signal_task``), at the points of
+        :func:`signal_points`.
+    table : mapping
+        variant -> metric -> depth -> the table's value; needs the entries the shapes read
+        (no_res jacobian_gain at 64 and 256, no_res_no_ln output_rms at 4 and 16, ...).
+    extra : sequence of int
+        Untabled depths of the paper block.
+    factor : callable
+        (variant, depth) -> the agreement factor.
+
+    Returns
+    -------
+    SignalStats
+        The rows, the worst ratio over its factor, the rates and the shapes.
+
+    Examples
+    --------
+    >>> import math
+    >>> from sims.deep_crl_units import SIGNAL_METRICS, signal_points, signal_statistics
+    >>> from theory.deep_crl import no_residual_log_gain_per_layer
+    >>> rate = no_residual_log_gain_per_layer()  # the no-res Jacobian gain grows like e^{rate·D}
+    >>> table = {  # variant -> metric -> depth -> the table's value
+    ...     "paper": {"grad_ratio": {4: 1.0}},
+    ...     "no_ln": {"jacobian_gain": {4: 1.0}, "trunk_gain": {4: 1.0}},
+    ...     "no_res": {"jacobian_gain": {d: math.exp(rate * d) for d in (4, 64, 256)}},
+    ...     "no_res_no_ln": {"output_rms": {4: 1.0, 16: 1.0}},
+    ... }
+    >>> def result(point, seed):  # seed 0 measures the table, seed 1 10% more (but the no-res gain)
+    ...     out = {metric: 1.0 + 0.1 * seed for metric in SIGNAL_METRICS}
+    ...     if point["variant"] == "no_res":
+    ...         out["jacobian_gain"] = math.exp(rate * point["depth"])
+    ...     return out
+    >>> points = signal_points(table, width=32, extra=[8])
+    >>> records = [
+    ...     {"params": p, "result": result(p, seed), "seed_index": seed}
+    ...     for seed in (0, 1)
+    ...     for p in points
+    ... ]
+    >>> stats = signal_statistics(records, table, [8], factor=lambda variant, depth: 2.0)
+    >>> stats.rows[0].variant, round(stats.rows[0].geo_mean, 4), round(stats.worst, 3)
+    ('paper', 1.0488, 0.524)
+    >>> bool(abs(stats.rates - stats.rate_theory).max() < 1e-12)
+    True
+    """
     values = {m: by_point(records, m) for m in SIGNAL_METRICS}
     rows, worst = [], 0.0
     for v, metrics in table.items():
@@ -187,17 +344,83 @@ def signal_statistics(
 
 
 def signal_entry(v: str, metric: str, d: int) -> str:
-    """The statistic name of one tabled entry: ``{variant}.{metric}.D{depth}``."""
+    """The statistic name of one tabled entry: ``{variant}.{metric}.D{depth}``.
+
+    Parameters
+    ----------
+    v : str
+        The variant.
+    metric : str
+        The probe.
+    d : int
+        The depth.
+
+    Returns
+    -------
+    str
+        The name.
+
+    Examples
+    --------
+    >>> from sims.deep_crl_units import signal_entry
+    >>> signal_entry("paper", "grad_ratio", 4)
+    'paper.grad_ratio.D4'
+    """
     return f"{v}.{metric}.D{d}"
 
 
 def signal_units(
     records: Sequence[Mapping[str, Any]], table: Table, extra: Sequence[int] = ()
 ) -> dict[str, list[float]]:
-    """Per seed index, the statistics of the signal-propagation rule: ``{variant}.{metric}.D{d}``
-    = ln(measured / table) per tabled entry; ``no_res_rate`` = the no-res growth rate over theory
-    − 1; and the five shapes of :func:`signal_statistics` on the seed's values (the growth as a
-    natural log, the vanishing ratio as a base-10 log)."""
+    """Per seed index, the statistics of the signal-propagation rule.
+
+    ``{variant}.{metric}.D{d}`` = ln(measured / table) per tabled entry; ``no_res_rate`` = the
+    no-res growth rate over theory − 1; and the five shapes of :func:`signal_statistics` on the
+    seed's values (the growth as a natural log, the vanishing ratio as a base-10 log).
+
+    Parameters
+    ----------
+    records : sequence of mapping
+        The sweep's records, every point with the same seed indices.
+    table : mapping
+        variant -> metric -> depth -> the table's value.
+    extra : sequence of int
+        Untabled depths of the paper block.
+
+    Returns
+    -------
+    dict of str to list of float
+        Each statistic per seed index.
+
+    Examples
+    --------
+    >>> import math
+    >>> from sims.deep_crl_units import SIGNAL_METRICS, signal_points, signal_units
+    >>> from theory.deep_crl import no_residual_log_gain_per_layer
+    >>> rate = no_residual_log_gain_per_layer()  # the no-res Jacobian gain grows like e^{rate·D}
+    >>> table = {  # variant -> metric -> depth -> the table's value
+    ...     "paper": {"grad_ratio": {4: 1.0}},
+    ...     "no_ln": {"jacobian_gain": {4: 1.0}, "trunk_gain": {4: 1.0}},
+    ...     "no_res": {"jacobian_gain": {d: math.exp(rate * d) for d in (4, 64, 256)}},
+    ...     "no_res_no_ln": {"output_rms": {4: 1.0, 16: 1.0}},
+    ... }
+    >>> def result(point, seed):  # seed 0 measures the table, seed 1 10% more (but the no-res gain)
+    ...     out = {metric: 1.0 + 0.1 * seed for metric in SIGNAL_METRICS}
+    ...     if point["variant"] == "no_res":
+    ...         out["jacobian_gain"] = math.exp(rate * point["depth"])
+    ...     return out
+    >>> points = signal_points(table, width=32, extra=[8])
+    >>> records = [
+    ...     {"params": p, "result": result(p, seed), "seed_index": seed}
+    ...     for seed in (0, 1)
+    ...     for p in points
+    ... ]
+    >>> units = signal_units(records, table, [8])
+    >>> [round(u, 4) for u in units["paper.grad_ratio.D4"]]  # ln(1.1) for seed 1
+    [0.0, 0.0953]
+    >>> [round(u, 12) for u in units["no_res_rate"]]
+    [0.0, 0.0]
+    """
     got = {m: by_seed(records, m) for m in SIGNAL_METRICS}
     units: dict[str, np.ndarray] = {}
     for v, metrics in table.items():
@@ -220,7 +443,46 @@ def signal_units(
 
 
 def signal_arrays(stats: SignalStats) -> dict[str, np.ndarray]:
-    """Per tabled (variant, metric): rows [depth, value of seed 1, seed 2, ...] (record order)."""
+    """Per tabled (variant, metric): rows [depth, value of seed 1, seed 2, ...] (record order).
+
+    Parameters
+    ----------
+    stats : SignalStats
+        The summaries of :func:`signal_statistics`.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray of float
+        ``"{variant}.{metric}"`` -> (depths, 1 + seeds).
+
+    Examples
+    --------
+    >>> import math
+    >>> from sims.deep_crl_units import SIGNAL_METRICS, signal_arrays, signal_points
+    >>> from sims.deep_crl_units import signal_statistics
+    >>> from theory.deep_crl import no_residual_log_gain_per_layer
+    >>> rate = no_residual_log_gain_per_layer()  # the no-res Jacobian gain grows like e^{rate·D}
+    >>> table = {  # variant -> metric -> depth -> the table's value
+    ...     "paper": {"grad_ratio": {4: 1.0}},
+    ...     "no_ln": {"jacobian_gain": {4: 1.0}, "trunk_gain": {4: 1.0}},
+    ...     "no_res": {"jacobian_gain": {d: math.exp(rate * d) for d in (4, 64, 256)}},
+    ...     "no_res_no_ln": {"output_rms": {4: 1.0, 16: 1.0}},
+    ... }
+    >>> def result(point, seed):  # seed 0 measures the table, seed 1 10% more (but the no-res gain)
+    ...     out = {metric: 1.0 + 0.1 * seed for metric in SIGNAL_METRICS}
+    ...     if point["variant"] == "no_res":
+    ...         out["jacobian_gain"] = math.exp(rate * point["depth"])
+    ...     return out
+    >>> points = signal_points(table, width=32, extra=[8])
+    >>> records = [
+    ...     {"params": p, "result": result(p, seed), "seed_index": seed}
+    ...     for seed in (0, 1)
+    ...     for p in points
+    ... ]
+    >>> stats = signal_statistics(records, table, [8], factor=lambda variant, depth: 2.0)
+    >>> signal_arrays(stats)["paper.grad_ratio"].tolist()
+    [[4.0, 1.0, 1.1]]
+    """
     table = stats.table
     return {
         f"{v}.{m}": np.array([[d, *stats.values[m][(v, d)]] for d in sorted(table[v][m])])
@@ -239,7 +501,37 @@ def trainability_units(
     """Per paired seed, from final losses by (variant, depth) (arrays in seed order):
     ``{c}_minus_{reference}`` = loss of contender c at D = 16 minus the reference's, and
     ``deeper_minus_d4`` = the largest increase of the reference's loss over D = 4 among the
-    deeper depths."""
+    deeper depths.
+
+    Parameters
+    ----------
+    loss : mapping of (str, int) to numpy.ndarray
+        Final losses per seed by (variant, depth).
+    reference : str
+        The reference variant.
+    contenders : sequence of str
+        The variants compared with it at D = 16.
+    depths : sequence of int
+        The reference's depths (4 and at least one deeper).
+
+    Returns
+    -------
+    dict of str to list of float
+        Each statistic per seed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.deep_crl_units import trainability_units
+    >>> loss = {
+    ...     ("paper", 4): np.array([1.0, 1.2]),
+    ...     ("paper", 16): np.array([0.8, 0.9]),
+    ...     ("relu", 16): np.array([1.1, 1.0]),
+    ... }
+    >>> units = trainability_units(loss, "paper", ["relu"], [4, 16])
+    >>> {name: np.round(values, 2).tolist() for name, values in units.items()}
+    {'relu_minus_paper': [0.3, 0.1], 'deeper_minus_d4': [-0.2, -0.3]}
+    """
     units = {f"{c}_minus_{reference}": loss[(c, 16)] - loss[(reference, 16)] for c in contenders}
     deeper = np.array([loss[(reference, d)] - loss[(reference, 4)] for d in depths if d > 4])
     units["deeper_minus_d4"] = deeper.max(axis=0)
@@ -251,7 +543,31 @@ def success_by_depth(
     records: Sequence[Mapping[str, Any]], key: str = "final_success"
 ) -> dict[int, np.ndarray]:
     """Per-seed ``result[key]`` of online runs (default the final far-goal success), by depth in
-    sweep order."""
+    sweep order.
+
+    Parameters
+    ----------
+    records : sequence of mapping
+        Records of ``neural.crl.train_online_crl`` runs, ``params`` holding ``depth``.
+    key : str
+        The result's entry.
+
+    Returns
+    -------
+    dict of int to numpy.ndarray
+        The values at each depth, in record order.
+
+    Examples
+    --------
+    >>> from sims.deep_crl_units import success_by_depth
+    >>> records = [
+    ...     {"params": {"depth": 4}, "result": {"final_success": 0.5}},
+    ...     {"params": {"depth": 16}, "result": {"final_success": 0.9}},
+    ...     {"params": {"depth": 4}, "result": {"final_success": 0.7}},
+    ... ]
+    >>> {depth: values.tolist() for depth, values in success_by_depth(records).items()}
+    {4: [0.5, 0.7], 16: [0.9]}
+    """
     depths = dict.fromkeys(r["params"]["depth"] for r in records)
     return {
         d: np.array([r["result"][key] for r in records if r["params"]["depth"] == d])

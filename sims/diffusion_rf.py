@@ -165,7 +165,30 @@ def ge_flow(sample: GESample, *, with_basis: bool = False) -> EigenFlow | tuple[
     F = QᵀV = (b_t/√d) W_Q (V ≅ b_t W/√d is the last d columns of M, so it lies in span Q
     exactly); Qᵀ Ũ Q = (a_t²/d) W_Q Σ_t W_Qᵀ + (v_t² + s_t²) I with the population matrix
     Ũ = a_t² W Σ_t Wᵀ/d + (v_t² + s_t²) I; Ṽ = V (the GE forcing is data-free).
-    Costs O(p (n+d) min(p, n+d)). ``with_basis`` also returns Q.
+    Costs O(p (n+d) min(p, n+d)).
+
+    Parameters
+    ----------
+    sample : sims.rmt.GESample
+        A GE draw (:func:`sims.rmt.sample_ge`).
+    with_basis : bool
+        Also return the basis Q.
+
+    Returns
+    -------
+    EigenFlow or (EigenFlow, numpy.ndarray)
+        The flow on its k = min(p, n + d) modes, and Q (p × k) when ``with_basis``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rmt import sample_ge
+    >>> sample = sample_ge(20, 2.0, 0.5, 0.1, rng=np.random.default_rng(0))  # d, ψ_p, ψ_n, t
+    >>> flow, basis = ge_flow(sample, with_basis=True)
+    >>> flow.eigenvalues.shape, basis.shape  # k = n + d = 30 < p = 40
+    ((30,), (40, 30))
+    >>> float(flow.train_loss(0.0)[0])  # B(0) = 0: the loss is 1
+    1.0
     """
     from sims._backend import to_numpy
 
@@ -202,17 +225,47 @@ def _ge_eigenflow(c: RFConstants, S2: Array, WQ: Array, sigma_t: Array, p: int) 
 
 
 def ge_flow_streamed(params: dict[str, Any], rng: np.random.Generator, block: int) -> EigenFlow:
-    """:func:`ge_flow` of a GE draw at ``params`` (d, psi_p, psi_n, t[, sigma_atoms, weights])
-    that never holds Ω or the p × (n+d) factor M (another draw order than :func:`sample_ge`, the
-    same law); ``block`` rows or columns at a time. With k = n + d:
+    """:func:`ge_flow` of a GE draw at ``params`` that never holds Ω or the p × (n+d) factor M
+    (another draw order than :func:`sims.rmt.sample_ge`, the same law); ``block`` rows or columns
+    at a time. With k = n + d:
 
-    - k ≤ p: a :func:`sims.rmt.stream_ge` draw; MᵀM and MᵀW are accumulated over feature blocks,
-      and eigh(MᵀM) = R S² Rᵀ gives Q = M R S⁻¹, so W_Q = QᵀW = S⁻¹ Rᵀ (MᵀW);
+    - k ≤ p: a :func:`sims.rmt.stream_ge` draw; MᵀM and MᵀW are accumulated over feature
+      blocks, and eigh(MᵀM) = R S² Rᵀ gives Q = M R S⁻¹, so W_Q = QᵀW = S⁻¹ Rᵀ (MᵀW);
     - k > p: W (p × d) and X are drawn whole, then Ω ``block`` samples (columns) at a time, and
       M Mᵀ = b_t² W Wᵀ/d + Σ_b G_b G_bᵀ/n is accumulated; eigh(M Mᵀ) = Q S² Qᵀ, W_Q = QᵀW.
 
     Memory O(min(p, k)² + block·max(p, k)), against O(p·k) for Ω and M whole: at d = 2000,
-    ψ_p = 16, ψ_n = 64 about 40 GB (the 32,000² eigh) instead of ~110 GB."""
+    ψ_p = 16, ψ_n = 64 about 40 GB (the 32,000² eigh) instead of ~110 GB.
+
+    Parameters
+    ----------
+    params : dict
+        ``d``, ``psi_p``, ``psi_n``, ``t`` and optionally ``sigma_atoms``, ``weights`` (the data
+        spectrum).
+    rng : numpy.random.Generator
+        Source of the draw.
+    block : int
+        Rows or columns per block, ≥ 1.
+
+    Returns
+    -------
+    EigenFlow
+        The flow of the draw.
+
+    Raises
+    ------
+    ValueError
+        Unless ``block`` ≥ 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_rf import ge_flow_streamed
+    >>> params = {"d": 20, "psi_p": 2.0, "psi_n": 0.5, "t": 0.1}
+    >>> flow = ge_flow_streamed(params, np.random.default_rng(0), block=8)
+    >>> flow.eigenvalues.shape, flow.d, flow.psi_p
+    ((30,), 20, 2.0)
+    """
     spectrum = DataSpectrum.of(params.get("sigma_atoms", [1.0]), params.get("weights"))
     d, t = int(params["d"]), float(params["t"])
     p, n = _dims(d, params["psi_p"], params["psi_n"])
@@ -256,8 +309,45 @@ def dense_flow(
     with_basis: bool = False,
 ) -> EigenFlow | tuple[EigenFlow, Array]:
     """The closed-form flow for explicit p × p matrices U, Ũ and p × d forcings V, Ṽ (the true
-    nonlinear model of ``diffusion.gd_matches_flow``), by a dense ``eigh`` of U (for small p only);
-    ψ_p = p/d."""
+    nonlinear model of ``diffusion.gd_matches_flow``), by a dense ``eigh`` of U (for small p
+    only); ψ_p = p/d.
+
+    Parameters
+    ----------
+    U, V : numpy.ndarray of float, (p, p) and (p, d)
+        Training matrices (e.g. :func:`noise_averaged_features`).
+    U_test, V_test : numpy.ndarray of float, (p, p) and (p, d)
+        Population matrices Ũ, Ṽ (e.g. :func:`population_features`).
+    delta : float
+        Δ_t = 1 − e^{−2t}.
+    inv_sigma_t_mean : float
+        Tr Σ_t⁻¹/d, the score error's constant.
+    with_basis : bool
+        Also return the eigenbasis Q of U.
+
+    Returns
+    -------
+    EigenFlow or (EigenFlow, numpy.ndarray)
+        The flow on all p modes, and Q (p × p) when ``with_basis``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_rf import dense_flow, dsm_loss, noise_averaged_features
+    >>> from sims.diffusion_rf import population_features
+    >>> from sims.rmt import sample_ge
+    >>> sample = sample_ge(20, 2.0, 0.5, 0.1, rng=np.random.default_rng(0))  # d, ψ_p, ψ_n, t
+    >>> W, X = np.asarray(sample.W), np.asarray(sample.X)
+    >>> U, V = noise_averaged_features(W, X, 0.1)
+    >>> U_pop, V_pop = population_features(W, np.asarray(sample.sigma_diag), 0.1)
+    >>> delta = sample.consts.delta
+    >>> flow, basis = dense_flow(
+    ...     U, V, U_pop, V_pop, delta=delta, inv_sigma_t_mean=1.0, with_basis=True
+    ... )
+    >>> B = flow.coefficients(1.0, basis)  # B(τ = 1)
+    >>> bool(np.isclose(dsm_loss(B, U, V, delta), flow.train_loss(1.0)[0]))
+    True
+    """
     lam, Q = np.linalg.eigh(U)
     flow = EigenFlow(
         eigenvalues=lam,
@@ -272,7 +362,34 @@ def dense_flow(
 
 
 def dsm_loss(B: Array, U: Array, V: Array, delta: float) -> float:
-    """L(B) = 1 + (Δ/d) Tr(B U Bᵀ) + (2√Δ/d) Tr(B V) for a d × p readout B = A/√p."""
+    """The DSM loss L(B) = 1 + (Δ/d) Tr(B U Bᵀ) + (2√Δ/d) Tr(B V) for a d × p readout B = A/√p.
+
+    Parameters
+    ----------
+    B : numpy.ndarray of float, (d, p)
+        The readout.
+    U : numpy.ndarray of float, (p, p)
+        E[φ φᵀ] (train or population).
+    V : numpy.ndarray of float, (p, d)
+        E[φ ξᵀ].
+    delta : float
+        Δ_t = 1 − e^{−2t}.
+
+    Returns
+    -------
+    float
+        L(B).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_rf import dsm_loss
+    >>> U, V = np.eye(3), np.zeros((3, 2))
+    >>> dsm_loss(np.zeros((2, 3)), U, V, 0.5)  # B = 0: the loss is 1
+    1.0
+    >>> dsm_loss(np.ones((2, 3)), U, V, 0.5)  # 1 + (0.5/2)·Tr(B Bᵀ) = 1 + 0.25·6
+    2.5
+    """
     d = B.shape[0]
     return float(1.0 + (delta * np.sum((B @ U) * B) + 2.0 * math.sqrt(delta) * np.sum(B * V.T)) / d)
 
@@ -318,11 +435,36 @@ def _first_crossing(
 
 
 def timescales(score: Callable[[ArrayLike], Array], tau_grid: ArrayLike) -> Timescales:
-    """τ_gen, τ_mem and the minimum of a score-error curve (the definitions used here).
+    """τ_gen, τ_mem and the minimum of a score-error curve (the definitions used here:
+    :class:`Timescales`).
 
-    ``score`` maps an array of τ to E(τ); ``tau_grid`` (increasing, > 0) must resolve the curve's
-    shape. The minimum is refined by a bounded scalar search in log τ around the grid argmin; the
+    The minimum is refined by a bounded scalar search in log τ around the grid argmin; the
     crossings by Brent's method.
+
+    Parameters
+    ----------
+    score : callable
+        Maps an array of τ to E(τ), e.g. :meth:`EigenFlow.score_error`.
+    tau_grid : array_like of float
+        Increasing τ > 0 that resolve the curve's shape (e.g. :func:`flow_tau_grid`).
+
+    Returns
+    -------
+    Timescales
+        E(0), the minimum and its τ, τ_gen and τ_mem.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_rf import flow_tau_grid, ge_flow, timescales
+    >>> from sims.rmt import sample_ge
+    >>> sample = sample_ge(20, 2.0, 0.5, 0.1, rng=np.random.default_rng(0))  # d, ψ_p, ψ_n, t
+    >>> flow = ge_flow(sample)
+    >>> times = timescales(flow.score_error, flow_tau_grid(flow))
+    >>> times.score_start, times.tau_gen < times.tau_min < times.tau_mem
+    (1.0, True)
+    >>> round(times.score_min, 3), round(times.tau_gen, 2), round(times.tau_mem, 1)
+    (0.337, 1.67, 17.7)
     """
     tau = np.asarray(tau_grid, dtype=float)
     log_tau = np.log(tau)
@@ -351,7 +493,32 @@ def timescales(score: Callable[[ArrayLike], Array], tau_grid: ArrayLike) -> Time
 
 def flow_tau_grid(flow: EigenFlow, points_per_decade: int = 24) -> Array:
     """A log-spaced τ grid from 1e-2 of the fastest mode's time to 1e2 of the slowest one's,
-    τ_λ = ψ_p/(2Δλ) (each mode's relaxation time under the flow)."""
+    τ_λ = ψ_p/(2Δλ) (each mode's relaxation time under the flow).
+
+    Parameters
+    ----------
+    flow : EigenFlow
+        The flow.
+    points_per_decade : int
+        Grid points per factor 10 of τ.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The increasing grid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_rf import flow_tau_grid, ge_flow
+    >>> from sims.rmt import sample_ge
+    >>> sample = sample_ge(20, 2.0, 0.5, 0.1, rng=np.random.default_rng(0))  # d, ψ_p, ψ_n, t
+    >>> flow = ge_flow(sample)
+    >>> grid = flow_tau_grid(flow)
+    >>> slowest = flow.psi_p / (2 * flow.delta * flow.eigenvalues.min())
+    >>> bool(np.isclose(grid[-1], 100 * slowest)), bool((np.diff(grid) > 0).all())
+    (True, True)
+    """
     rates = 2.0 * flow.delta * flow.eigenvalues / flow.psi_p
     lo = math.log10(1e-2 / rates.max())
     hi = math.log10(1e2 / rates.min())
@@ -412,13 +579,47 @@ def noise_averaged_features(
     order: int = MEHLER_ORDER,
     nodes: int = 64,
 ) -> tuple[Array, Array]:
-    """The true training matrices U = (1/n) Σ_ν E_ξ[φ_ν φ_νᵀ] (p × p) and V = (1/n) Σ_ν E_ξ[φ_ν ξᵀ]
-    (p × d) of the nonlinear model, φ_ν = σ(W x_t^ν/√d), x_t^ν = e^{−t} x_ν + √Δ ξ, exactly in ξ.
+    """The true training matrices U = (1/n) Σ_ν E_ξ[φ_ν φ_νᵀ] (p × p) and
+    V = (1/n) Σ_ν E_ξ[φ_ν ξᵀ] (p × d) of the nonlinear model, φ_ν = σ(W x_t^ν/√d),
+    x_t^ν = e^{−t} x_ν + √Δ ξ, exactly in ξ.
 
-    Given x_ν, the pre-activations are h_iν = m_iν + s_i z_i with m = e^{−t} W X/√d, s_i² = Δ K_ii,
-    K = W Wᵀ/d, and the z_i standard normals with correlation ρ_ij = K_ij/√(K_ii K_jj): Mehler's
-    expansion in ρ, whose k-th term is O(s^{2k}/k!), so ``order`` = 8 is exact to double
-    precision. By Stein's lemma V_i· = √Δ (W_i·/√d) (1/n) Σ_ν E σ'(h_iν).
+    Given x_ν, the pre-activations are h_iν = m_iν + s_i z_i with m = e^{−t} W X/√d,
+    s_i² = Δ K_ii, K = W Wᵀ/d, and the z_i standard normals with correlation
+    ρ_ij = K_ij/√(K_ii K_jj): Mehler's expansion in ρ, whose k-th term is O(s^{2k}/k!), so
+    ``order`` = 8 is exact to double precision. By Stein's lemma
+    V_i· = √Δ (W_i·/√d) (1/n) Σ_ν E σ'(h_iν).
+
+    Parameters
+    ----------
+    W : numpy.ndarray of float, (p, d)
+        The frozen first layer.
+    X : numpy.ndarray of float, (d, n)
+        The training data, one sample per column.
+    t : float
+        Diffusion time.
+    activation : theory.rmt.Activation
+        σ (default tanh).
+    order : int
+        Terms of Mehler's expansion.
+    nodes : int
+        Gauss–Hermite nodes of the one-dimensional expectations.
+
+    Returns
+    -------
+    U : numpy.ndarray of float, (p, p)
+        The training Gram matrix.
+    V : numpy.ndarray of float, (p, d)
+        The training forcing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_rf import noise_averaged_features
+    >>> from sims.rmt import sample_ge
+    >>> sample = sample_ge(20, 2.0, 0.5, 0.1, rng=np.random.default_rng(0))  # d, ψ_p, ψ_n, t
+    >>> U, V = noise_averaged_features(np.asarray(sample.W), np.asarray(sample.X), 0.1)
+    >>> U.shape, V.shape, bool(np.allclose(U, U.T))
+    ((40, 40), (40, 20), True)
     """
     d = W.shape[1]
     delta = -math.expm1(-2.0 * t)
@@ -440,12 +641,44 @@ def population_features(
 ) -> tuple[Array, Array]:
     """The population matrices Ũ = E[φ φᵀ] and Ṽ = E[φ ξᵀ] for fresh data, x_t ~ N(0, Σ_t).
 
-    The pre-activations h = W x_t/√d are centred Gaussians with covariance C = W Σ_t Wᵀ/d, so Ũ is
-    Mehler's series in the correlations of C with α_k(i) = E[σ(√C_ii z) h_k(z)]; ρ is not small
-    here, but |ρ| < 1 off the diagonal and the α_k of a smooth σ decay fast: with ``order`` = 120
-    and 240 nodes the entries agree with 2-D quadrature to ~1e-9 for tanh, near-duplicate neurons
-    (ρ ≈ 0.99) included (tests), far below what ``diffusion.gd_matches_flow`` needs. By
-    Stein's lemma Ṽ_i· = √Δ (W_i·/√d) E σ'(h_i).
+    The pre-activations h = W x_t/√d are centred Gaussians with covariance C = W Σ_t Wᵀ/d, so Ũ
+    is Mehler's series in the correlations of C with α_k(i) = E[σ(√C_ii z) h_k(z)]; ρ is not
+    small here, but off the diagonal its magnitude stays below 1 and the α_k of a smooth σ decay
+    fast: with ``order`` = 120 and 240 nodes the entries agree with 2-D quadrature to ~1e-9 for
+    tanh, near-duplicate neurons (ρ ≈ 0.99) included (tests), far below what
+    ``diffusion.gd_matches_flow`` needs. By Stein's lemma Ṽ_i· = √Δ (W_i·/√d) E σ'(h_i).
+
+    Parameters
+    ----------
+    W : numpy.ndarray of float, (p, d)
+        The frozen first layer.
+    sigma_diag : numpy.ndarray of float, (d,)
+        The diagonal of the data covariance Σ.
+    t : float
+        Diffusion time.
+    activation : theory.rmt.Activation
+        σ (default tanh).
+    order : int
+        Terms of Mehler's series.
+    nodes : int
+        Gauss–Hermite nodes.
+
+    Returns
+    -------
+    U_test : numpy.ndarray of float, (p, p)
+        Ũ.
+    V_test : numpy.ndarray of float, (p, d)
+        Ṽ.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_rf import population_features
+    >>> from sims.rmt import sample_ge
+    >>> sample = sample_ge(20, 2.0, 0.5, 0.1, rng=np.random.default_rng(0))  # d, ψ_p, ψ_n, t
+    >>> U, V = population_features(np.asarray(sample.W), np.asarray(sample.sigma_diag), 0.1)
+    >>> U.shape, V.shape, bool(np.allclose(U, U.T))
+    ((40, 40), (40, 20), True)
     """
     d = W.shape[1]
     delta = -math.expm1(-2.0 * t)
@@ -498,10 +731,50 @@ def gd_fresh_noise(
     rng: np.random.Generator,
     activation: Activation = np.tanh,
 ) -> GDTrajectory:
-    """GD on A with step η = ``lr`` from A = 0: each step draws one fresh ξ_ν per sample, forms
-    x_t^ν = e^{−t} x_ν + √Δ ξ_ν, φ_ν = σ(W x_t^ν/√d), and takes B ← B − (η/p) ∇_B L̂ with
+    """GD on A with step η = ``lr`` from A = 0, with fresh noise at every step.
+
+    Each step draws one fresh ξ_ν per sample, forms x_t^ν = e^{−t} x_ν + √Δ ξ_ν,
+    φ_ν = σ(W x_t^ν/√d), and takes B ← B − (η/p) ∇_B L̂ with
     L̂ = (1/(dn)) Σ_ν ‖√Δ B φ_ν + ξ_ν‖², ∇_B L̂ = (2√Δ/(dn)) (√Δ B Φ + Ξ) Φᵀ (B = A/√p, so
-    ∇_A = ∇_B/√p and B moves by η/p times ∇_B). ``checkpoints`` are increasing step counts.
+    ∇_A = ∇_B/√p and B moves by η/p times ∇_B).
+
+    Parameters
+    ----------
+    W : numpy.ndarray of float, (p, d)
+        The frozen first layer.
+    X : numpy.ndarray of float, (d, n)
+        The training data.
+    t : float
+        Diffusion time.
+    lr : float
+        Step η on A.
+    checkpoints : array_like of int
+        Increasing non-negative step counts at which B is kept.
+    rng : numpy.random.Generator
+        Source of the noise.
+    activation : theory.rmt.Activation
+        σ (default tanh).
+
+    Returns
+    -------
+    GDTrajectory
+        τ = kη/d², the readouts and the mean minibatch losses at the checkpoints.
+
+    Raises
+    ------
+    ValueError
+        Unless ``checkpoints`` are increasing non-negative step counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_rf import gd_fresh_noise
+    >>> from sims.rmt import sample_ge
+    >>> sample = sample_ge(20, 2.0, 0.5, 0.1, rng=np.random.default_rng(0))  # d, ψ_p, ψ_n, t
+    >>> W, X = np.asarray(sample.W), np.asarray(sample.X)
+    >>> path = gd_fresh_noise(W, X, 0.1, lr=1.0, checkpoints=[1, 10], rng=np.random.default_rng(1))
+    >>> path.tau.tolist(), path.readouts.shape  # τ = kη/d² with d = 20
+    ([0.0025, 0.025], (2, 20, 40))
     """
     p, d = W.shape
     n = X.shape[1]
@@ -534,9 +807,33 @@ def gd_fresh_noise(
 
 # ------------------------------------------------------------------------------ sweep tasks
 def score_dynamics_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    """``diffusion.tau_gen_constant_tau_mem_linear`` task: one GE draw at (d, psi_p, psi_n, t[,
-    sigma_atoms, weights]); returns the τ grid, the train/test losses and score error on it, and the
-    :class:`Timescales` of the score error."""
+    """``diffusion.tau_gen_constant_tau_mem_linear`` task: the score dynamics of one GE draw under
+    the closed-form flow (:func:`ge_flow`).
+
+    Parameters
+    ----------
+    params : dict
+        ``d``, ``psi_p``, ``psi_n``, ``t``, and optionally ``sigma_atoms``, ``weights`` (the data
+        spectrum) and ``points_per_decade`` (of the τ grid, default 24).
+    rng : numpy.random.Generator
+        Source of the draw.
+
+    Returns
+    -------
+    dict
+        ``tau`` (the grid, :func:`flow_tau_grid`), ``train``, ``test`` and ``score`` (the losses
+        and the score error on it), ``delta``, and the fields of the score error's
+        :class:`Timescales`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_rf import score_dynamics_task
+    >>> params = {"d": 20, "psi_p": 2.0, "psi_n": 0.5, "t": 0.1}
+    >>> out = score_dynamics_task(params, np.random.default_rng(0))
+    >>> out["tau"].shape == out["score"].shape, round(out["tau_gen"], 2), round(out["tau_mem"], 1)
+    (True, 1.67, 17.7)
+    """
     flow = ge_flow(_sample_from_params(params, rng))
     tau = flow_tau_grid(flow, int(params.get("points_per_decade", 24)))
     times = timescales(flow.score_error, tau)
@@ -552,8 +849,30 @@ def score_dynamics_task(params: dict[str, Any], rng: np.random.Generator) -> dic
 
 def infinite_time_gap_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """``diffusion.memorization_threshold`` task: train and test loss of the ridgeless minimiser
-    B(∞) = −VᵀU⁻¹/√Δ for one GE draw (with ``row_block``, paper scale: :func:`ge_flow_streamed` in
-    blocks of that size)."""
+    B(∞) = −VᵀU⁻¹/√Δ for one GE draw.
+
+    Parameters
+    ----------
+    params : dict
+        ``d``, ``psi_p``, ``psi_n``, ``t``, optionally ``sigma_atoms``, ``weights``, and
+        ``row_block`` (paper scale: :func:`ge_flow_streamed` in blocks of that size).
+    rng : numpy.random.Generator
+        Source of the draw.
+
+    Returns
+    -------
+    dict
+        ``train``, ``test``, ``gap`` (test − train) and ``delta``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_rf import infinite_time_gap_task
+    >>> params = {"d": 20, "psi_p": 2.0, "psi_n": 0.5, "t": 0.1}  # p = 40 > n = 10: memorises
+    >>> out = infinite_time_gap_task(params, np.random.default_rng(0))
+    >>> round(out["train"], 3), round(out["gap"], 2)
+    (0.432, 1.92)
+    """
     if params.get("row_block"):
         flow = ge_flow_streamed(params, rng, int(params["row_block"]))
     else:
@@ -563,16 +882,43 @@ def infinite_time_gap_task(params: dict[str, Any], rng: np.random.Generator) -> 
 
 
 def gd_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    """``diffusion.gd_matches_flow`` task: draw W (p × d) and X (d × n) as in
-    :func:`sims.rmt.sample_ge` and run :func:`gd_fresh_noise` with step lr_ref = ``lr_factor``·d/Δ_t
-    on the readout B (the reference script has ``lr_factor`` = 0.01; η = lr_ref·p on A = √p B, so
-    the paper's τ = kη/d² = k·lr_ref·p/d², docs/diffusion.md#conventions-and-units) up to τ =
-    ``tau_end`` (times the τ of the flow's test-loss minimum if ``tau_end_is_test_min_multiple``).
+    """``diffusion.gd_matches_flow`` task: discrete GD of the nonlinear model against its flow.
 
-    Returns the step counts of the log-spaced checkpoints with the exact (ξ-averaged) train and
-    test losses of the GD iterates (:func:`dsm_loss` with the true U, V and Ũ, Ṽ), the minibatch
-    loss, and, on a τ grid, the closed-form flow with the same true matrices and the GE closed
-    form of the same draw. The claim converts steps to τ itself.
+    Draws W (p × d) and X (d × n) as in :func:`sims.rmt.sample_ge` and runs
+    :func:`gd_fresh_noise` with step lr_ref = ``lr_factor``·d/Δ_t on the readout B (the
+    reference script has ``lr_factor`` = 0.01; η = lr_ref·p on A = √p B, so the paper's
+    τ = kη/d² = k·lr_ref·p/d², docs/diffusion.md#conventions-and-units) up to τ = ``tau_end``
+    (times the τ of the flow's test-loss minimum if ``tau_end_is_test_min_multiple``). The claim
+    converts steps to τ itself.
+
+    Parameters
+    ----------
+    params : dict
+        ``d``, ``psi_p``, ``psi_n``, ``t``, ``lr_factor``, ``tau_end``, ``checkpoints`` (how many
+        log-spaced checkpoints), and optionally ``tau_end_is_test_min_multiple``,
+        ``sigma_atoms``, ``weights``.
+    rng : numpy.random.Generator
+        Source of the draw and of the GD noise.
+
+    Returns
+    -------
+    dict
+        ``steps`` (the checkpoints' step counts), ``lr_ref``, ``d``, ``p``, ``delta``;
+        ``gd_train``, ``gd_test`` (the exact, ξ-averaged losses of the GD iterates:
+        :func:`dsm_loss` with the true U, V and Ũ, Ṽ) and ``gd_batch`` (the minibatch loss); on
+        the grid ``tau``, the closed-form flow with the same true matrices (``flow_train``,
+        ``flow_test``) and the GE closed form of the same draw (``ge_train``, ``ge_test``); and
+        the flow's losses at τ = ∞ (``flow_train_inf``, ``flow_test_inf``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_rf import gd_task
+    >>> params = {"d": 10, "psi_p": 2.0, "psi_n": 1.0, "t": 0.1, "lr_factor": 0.01,
+    ...           "tau_end": 1.0, "checkpoints": 4}
+    >>> out = gd_task(params, np.random.default_rng(0))
+    >>> out["steps"].tolist(), len(out["gd_test"]), out["tau"].shape == out["flow_test"].shape
+    ([1, 2, 5, 10], 4, True)
     """
     sample = _sample_from_params(params, rng)
     t, d, p = float(params["t"]), sample.d, sample.p

@@ -45,7 +45,32 @@ Array = NDArray[np.float64]
 def group_counts(eigs: Array, spec: Spectrum) -> list[int]:
     """How many of the eigenvalues ``eigs`` fall in each bulk of ``spec``, the boundaries taken
     halfway across each gap between neighbouring bulks (Theorem 3.1: the bulks hold d, n − d and
-    d of the p eigenvalues beside the delta)."""
+    d of the p eigenvalues beside the delta).
+
+    Parameters
+    ----------
+    eigs : numpy.ndarray of float
+        The sampled eigenvalues (those at the delta left out).
+    spec : theory.rmt.Spectrum
+        The predicted spectrum; its ``bulks`` (``lower``, ``upper``) in increasing order.
+
+    Returns
+    -------
+    list of int
+        One count per bulk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_units import group_counts
+    >>> from types import SimpleNamespace as Bulk
+    >>> spec = Bulk(  # stands in for theory.rmt.rf_spectrum(...) (a second to solve)
+    ...     delta_mass=0.25,
+    ...     bulks=[Bulk(lower=0.1, upper=1.0, mass=0.5), Bulk(lower=2.0, upper=4.0, mass=0.25)],
+    ... )
+    >>> group_counts(np.array([0.2, 0.5, 0.9, 1.2, 3.0]), spec)  # cut at 1.5
+    [4, 1]
+    """
     gaps = [(a.upper + b.lower) / 2 for a, b in itertools.pairwise(spec.bulks)]
     cuts = [-np.inf, *gaps, np.inf]
     return [int(np.sum((eigs > lo) & (eigs <= hi))) for lo, hi in itertools.pairwise(cuts)]
@@ -53,7 +78,31 @@ def group_counts(eigs: Array, spec: Spectrum) -> list[int]:
 
 def expected_group_counts(spec: Spectrum, p: int) -> list[int]:
     """The eigenvalue counts per group that ``spec`` predicts for a p × p matrix: the delta's mass
-    and each bulk's times p, rounded (the groups of :func:`group_counts`, the delta first)."""
+    and each bulk's times p, rounded (the groups of :func:`group_counts`, the delta first).
+
+    Parameters
+    ----------
+    spec : theory.rmt.Spectrum
+        The predicted spectrum (``delta_mass`` and the bulks' ``mass``).
+    p : int
+        The matrix's size.
+
+    Returns
+    -------
+    list of int
+        The delta's count, then one per bulk.
+
+    Examples
+    --------
+    >>> from sims.diffusion_units import expected_group_counts
+    >>> from types import SimpleNamespace as Bulk
+    >>> spec = Bulk(  # stands in for theory.rmt.rf_spectrum(...) (a second to solve)
+    ...     delta_mass=0.25,
+    ...     bulks=[Bulk(lower=0.1, upper=1.0, mass=0.5), Bulk(lower=2.0, upper=4.0, mass=0.25)],
+    ... )
+    >>> expected_group_counts(spec, 200)
+    [50, 100, 50]
+    """
     return [round(spec.delta_mass * p), *(round(b.mass * p) for b in spec.bulks)]
 
 
@@ -150,8 +199,36 @@ def unit_exponents(
     score_min: Array,
 ) -> dict[str, list[float]]:
     """Per unit (seed index), the least-squares exponents of τ_gen, τ_mem and the minimal score
-    error against ψ_n over that unit's sweep. A unit's τ_mem exponent needs ≥ 3 points with a
-    finite τ_mem at ≥ 2 distinct ψ_n (else that unit has none)."""
+    error against ψ_n over that unit's sweep (:func:`theory.fits.fit_power_law`). A unit's τ_mem
+    exponent needs ≥ 3 points with a finite τ_mem at ≥ 2 distinct ψ_n (else that unit has none).
+
+    Parameters
+    ----------
+    psi : numpy.ndarray of float
+        ψ_n of every record.
+    unit : numpy.ndarray of int
+        The unit (seed index) of every record.
+    tau_gen, tau_mem, score_min : numpy.ndarray of float
+        Every record's timescales and minimal score error (τ_mem may be nan).
+
+    Returns
+    -------
+    dict of str to list of float
+        ``tau_gen_exponent``, ``tau_mem_exponent`` and ``score_min_exponent``, one per unit (the
+        τ_mem list leaves out units without enough finite points).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_units import unit_exponents
+    >>> psi = np.array([1.0, 2.0, 4.0, 1.0, 2.0, 4.0])
+    >>> unit = np.array([0, 0, 0, 1, 1, 1])
+    >>> out = unit_exponents(psi, unit, 2 * psi**0, 3 * psi, psi**-0.5)  # τ_gen constant
+    >>> [np.round(out[name], 6).tolist() for name in ("tau_gen_exponent", "tau_mem_exponent")]
+    [[0.0, 0.0], [1.0, 1.0]]
+    >>> np.round(out["score_min_exponent"], 6).tolist()
+    [-0.5, -0.5]
+    """
     out: dict[str, list[float]] = {
         "tau_gen_exponent": [],
         "tau_mem_exponent": [],
@@ -171,8 +248,37 @@ def unit_exponents(
 def gap_table(
     records: Sequence[dict[str, Any]], psi_ns: Sequence[float], n_seeds: int
 ) -> tuple[Array, float]:
-    """The gaps L_test(∞) − L_train(∞) of ``infinite_time_gap_task``'s records as an array of
-    shape (len(psi_ns), n_seeds) (row: ψ_n, column: unit), and Δ_t."""
+    """The gaps L_test(∞) − L_train(∞) of ``infinite_time_gap_task``'s records
+    (:func:`sims.diffusion_rf.infinite_time_gap_task`) as a table (row: ψ_n, column: unit), and
+    Δ_t.
+
+    Parameters
+    ----------
+    records : sequence of dict
+        The sweep's records (``params["psi_n"]``, ``seed_index``, ``result["gap"]``).
+    psi_ns : sequence of float
+        The sweep's ψ_n, in row order.
+    n_seeds : int
+        Units.
+
+    Returns
+    -------
+    gaps : numpy.ndarray of float, (len(psi_ns), n_seeds)
+        The gaps (nan where no record).
+    delta : float
+        Δ_t of the records.
+
+    Examples
+    --------
+    >>> from sims.diffusion_units import gap_table
+    >>> records = [
+    ...     {"params": {"psi_n": psi_n}, "seed_index": seed, "result": {"gap": gap, "delta": 0.2}}
+    ...     for psi_n, seed, gap in [(1.0, 0, 0.5), (2.0, 0, 0.1), (1.0, 1, 0.6), (2.0, 1, 0.12)]
+    ... ]
+    >>> gaps, delta = gap_table(records, [1.0, 2.0], n_seeds=2)
+    >>> gaps.tolist(), delta
+    ([[0.5, 0.6], [0.1, 0.12]], 0.2)
+    """
     gaps = np.full((len(psi_ns), n_seeds), np.nan)
     for r in records:
         gaps[psi_ns.index(r["params"]["psi_n"]), r["seed_index"]] = r["result"]["gap"]
@@ -186,10 +292,42 @@ def threshold_units(
     psi_p: float,
     threshold_ratio: float,
 ) -> dict[str, list[float]]:
-    """Per unit (a column of ``gaps``, shape (ψ_n, units)): the largest relative step
-    (g_{k+1} − g_k)/|g_k| of its gap, its largest gap/Δ_t at ψ_n ≥ threshold_ratio·ψ_p, and the
-    log-log slope of its gap over ψ_n ∈ [2ψ_p, 4ψ_p]. A draw whose tail gap is not positive gets
-    tail slope +inf clipped to 10 (a gap that does not decay contradicts the claim)."""
+    """Per unit (a column of ``gaps``): the largest relative step (g_{k+1} − g_k)/abs(g_k) of
+    its gap, its largest gap/Δ_t at ψ_n ≥ threshold_ratio·ψ_p, and the log-log slope of its gap
+    over ψ_n ∈ [2ψ_p, 4ψ_p]. A draw whose tail gap is not positive gets tail slope +inf clipped
+    to 10 (a gap that does not decay contradicts the claim).
+
+    Parameters
+    ----------
+    psi : numpy.ndarray of float
+        The increasing ψ_n grid, with ≥ 3 points in [2ψ_p, 4ψ_p].
+    gaps : numpy.ndarray of float, (len(psi), units)
+        The τ = ∞ gaps (:func:`gap_table`).
+    delta : float
+        Δ_t.
+    psi_p : float
+        ψ_p.
+    threshold_ratio : float
+        Where the threshold region starts, in units of ψ_p.
+
+    Returns
+    -------
+    dict of str to list of float
+        ``max_relative_step``, ``max_gap_over_delta_beyond_threshold`` and ``tail_slope``, one
+        per unit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_units import threshold_units
+    >>> psi = np.array([1.0, 2.0, 4.0, 6.0, 8.0])
+    >>> gaps = np.array([[1.0, 0.4, 0.1, 0.06, 0.04], [1.2, 0.5, 0.12, 0.07, 0.05]]).T  # 2 units
+    >>> out = threshold_units(psi, gaps, delta=0.2, psi_p=2.0, threshold_ratio=1.0)
+    >>> np.round(out["max_relative_step"], 3).tolist(), out["max_gap_over_delta_beyond_threshold"]
+    ([-0.333, -0.286], [2.0, 2.5])
+    >>> np.round(out["tail_slope"], 3).tolist()
+    [-1.318, -1.267]
+    """
     beyond = psi >= threshold_ratio * psi_p
     tail = (psi >= 2 * psi_p) & (psi <= 4 * psi_p)
     out: dict[str, list[float]] = {
@@ -258,10 +396,43 @@ def gap_curve(
     threshold_ratio: float,
     pilot: dict[int, float],
 ) -> GapCurve:
-    """The mean over units (columns of ``gaps``) of the τ = ∞ gap against ψ_n (Fig. 3): whether
-    it falls monotonically and lies below Δ_t from threshold_ratio·ψ_p on, its tail slope on
-    [2ψ_p, 4ψ_p], where it crosses Δ_t, and how far it is from a ``pilot`` {ψ_n: gap} computed
-    beforehand (every pilot ψ_n must be on the grid ``psi``)."""
+    """The mean over units (columns of ``gaps``) of the τ = ∞ gap against ψ_n (Fig. 3): whether it
+    falls monotonically and lies below Δ_t from threshold_ratio·ψ_p on, its tail slope on
+    [2ψ_p, 4ψ_p], where it crosses Δ_t (log-log interpolation), and how far it is from a
+    ``pilot`` {ψ_n: gap} computed beforehand.
+
+    Parameters
+    ----------
+    psi : numpy.ndarray of float
+        The increasing ψ_n grid.
+    gaps : numpy.ndarray of float, (len(psi), units)
+        The τ = ∞ gaps (:func:`gap_table`).
+    delta : float
+        Δ_t.
+    psi_p : float
+        ψ_p.
+    threshold_ratio : float
+        Where the threshold region starts, in units of ψ_p.
+    pilot : dict of int to float
+        {ψ_n: gap} of the pilot; every pilot ψ_n must be on the grid ``psi``.
+
+    Returns
+    -------
+    GapCurve
+        The mean curve and its readings.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_units import gap_curve
+    >>> psi = np.array([1.0, 2.0, 4.0, 6.0, 8.0])
+    >>> gaps = np.array([[1.0, 0.4, 0.1, 0.06, 0.04], [1.2, 0.5, 0.12, 0.07, 0.05]]).T  # 2 units
+    >>> curve = gap_curve(psi, gaps, delta=0.2, psi_p=2.0, threshold_ratio=1.0, pilot={2: 0.45})
+    >>> curve.monotone, round(curve.psi_n_where_gap_equals_delta, 3)
+    (True, 2.981)
+    >>> curve.pilot_max_relative_deviation
+    0.0
+    """
     gap = gaps.mean(axis=1)
     beyond = psi >= threshold_ratio * psi_p
     tail = (psi >= 2 * psi_p) & (psi <= 4 * psi_p)
@@ -294,7 +465,28 @@ def gap_curve(
 
 # ------------------------------------------------------------------------------ GD vs flow
 def plateau_error(gd: Array, flow: Array) -> float:
-    """|mean(1 − L_gd) − mean(1 − L_flow)| / |mean(1 − L_flow)| over a window of checkpoints."""
+    """The relative error of GD's plateau against the flow's over a window of checkpoints:
+    abs(mean(1 − L_gd) − mean(1 − L_flow)) / abs(mean(1 − L_flow)).
+
+    Parameters
+    ----------
+    gd : numpy.ndarray of float
+        GD's losses in the window.
+    flow : numpy.ndarray of float
+        The flow's losses at the same τ.
+
+    Returns
+    -------
+    float
+        The relative error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_units import plateau_error
+    >>> round(plateau_error(np.array([0.9, 0.8]), np.array([0.8, 0.8])), 12)  # 0.05 / 0.2
+    0.25
+    """
     return float(abs(np.mean(gd) - np.mean(flow)) / abs(1.0 - np.mean(flow)))
 
 
@@ -322,13 +514,51 @@ def gd_plateaus(
     window_lr: float,
     plateaus: Sequence[tuple[str, str, str]],
 ) -> GDPlateaus:
-    """GD against the closed-form flow of §3 on each plateau of ``gd_task``'s records. A record
-    is a "window" run when its ``lr_factor`` is ``window_lr``, else a "late" run; its checkpoints
-    are put on the flow's time axis by τ = steps·``tau_per_step(lr_ref, d, p)``. The ranges: the
-    generalisation window τ ∈ [τ*/1.5, 1.5τ*] around the flow's test-loss minimum τ*, and the
-    memorisation phase τ ≥ τ_max/2. ``plateaus`` lists (name, run phase, range); on each, for
-    train and test, :func:`plateau_error` of GD against the flow interpolated in log τ (10⁶ when
-    the range holds no checkpoint)."""
+    """GD against the closed-form flow of §3 on each plateau of ``gd_task``'s records
+    (:func:`sims.diffusion_rf.gd_task`).
+
+    A record is a "window" run when its ``lr_factor`` is ``window_lr``, else a "late" run; its
+    checkpoints are put on the flow's time axis by τ = steps·``tau_per_step(lr_ref, d, p)``. The
+    ranges: the generalisation window τ ∈ [τ*/1.5, 1.5τ*] around the flow's test-loss minimum
+    τ*, and the memorisation phase τ ≥ τ_max/2. On each plateau, for train and test,
+    :func:`plateau_error` of GD against the flow interpolated in log τ (10⁶ when the range holds
+    no checkpoint).
+
+    Parameters
+    ----------
+    records : sequence of dict
+        The sweep's records.
+    tau_per_step : callable
+        (lr_ref, d, p) -> τ per GD step.
+    window_lr : float
+        The ``lr_factor`` of the window runs.
+    plateaus : sequence of (str, str, str)
+        (name, run phase, range) per plateau, phase and range each ``"window"`` or ``"late"``.
+
+    Returns
+    -------
+    GDPlateaus
+        The errors per unit, plateau and loss, the first draw's, each unit's worst, the
+        reference runs' lift in the window, and the first draw's traces.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.diffusion_rf import gd_task
+    >>> from sims.diffusion_units import gd_plateaus
+    >>> records = []
+    >>> for lr_factor, tau_end in ((0.01, 1.0), (0.05, 3.0)):  # a window run, a late run
+    ...     params = {"d": 10, "psi_p": 2.0, "psi_n": 1.0, "t": 0.1, "lr_factor": lr_factor,
+    ...               "tau_end": tau_end, "tau_end_is_test_min_multiple": True, "checkpoints": 8}
+    ...     result = gd_task(params, np.random.default_rng(0))
+    ...     records.append({"params": params, "seed_index": 0, "result": result})
+    >>> plateaus = [("dip", "window", "window"), ("memorisation", "late", "late")]
+    >>> out = gd_plateaus(
+    ...     records, lambda lr_ref, d, p: lr_ref * p / d**2, window_lr=0.01, plateaus=plateaus
+    ... )
+    >>> sorted(out.first_draw)[:2], len(out.rows), len(out.worst_per_unit)
+    ([(1.0, 'dip', 'test'), (1.0, 'dip', 'train')], 4, 1)
+    """
     rows: list[list[Any]] = []
     errors: dict[tuple[Any, str, str], float] = {}
     reference_lift: list[float] = []

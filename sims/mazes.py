@@ -36,9 +36,38 @@ _MOVES = np.array([(-1, 0), (1, 0), (0, -1), (0, 1)])  # up, down, left, right a
 
 
 def serpentine_layout(n_corridors: int, length: int) -> str:
-    """k horizontal corridors of ``length`` cells joined alternately at the right and left ends,
-    so geodesic distance is a sawtooth in the coordinates. The start is the left end
-    of the top corridor; every free cell is a goal. 7 corridors × 13 cells give 97 free cells."""
+    """A serpentine maze: ``n_corridors`` horizontal corridors of ``length`` cells joined
+    alternately at the right and left ends, so geodesic distance is a sawtooth in the
+    coordinates.
+
+    The start is the left end of the top corridor; every free cell is a goal. 7 corridors × 13
+    cells give 97 free cells.
+
+    Parameters
+    ----------
+    n_corridors : int
+        Corridors, ≥ 1.
+    length : int
+        Cells per corridor, ≥ 2.
+
+    Returns
+    -------
+    str
+        The ASCII layout (rows separated by ``/``), for :meth:`GridMaze.from_layout`.
+
+    Raises
+    ------
+    ValueError
+        Unless ``n_corridors`` ≥ 1 and ``length`` ≥ 2.
+
+    Examples
+    --------
+    >>> from sims.mazes import GridMaze, serpentine_layout
+    >>> serpentine_layout(2, 3)
+    '#####/#RGG#/###G#/#GGG#/#####'
+    >>> GridMaze.from_layout(serpentine_layout(7, 13)).n_cells
+    97
+    """
     if n_corridors < 1 or length < 2:
         raise ValueError(f"need n_corridors >= 1 and length >= 2 (got {n_corridors}, {length})")
     rows = ["#" * (length + 2)]
@@ -141,9 +170,38 @@ class GridMaze:
 
 
 def successor_measure(p: np.ndarray, gamma: float) -> np.ndarray:
-    """M = (1−γ)·P·(I−γP)^{-1} = Σ_{k≥1} (1−γ)γ^{k−1} P^k: the law of the state reached after a
-    Geometric(1−γ) number k ≥ 1 of steps (the CRL positives: the discounted future-state
-    density the paper's critic learns). Rows sum to 1."""
+    """The successor measure M = (1−γ)·P·(I−γP)^{-1} = Σ_{k≥1} (1−γ)γ^{k−1} P^k: the law of the
+    state reached after a Geometric(1−γ) number k ≥ 1 of steps (the CRL positives: the
+    discounted future-state density the paper's critic learns). Rows sum to 1.
+
+    Parameters
+    ----------
+    p : numpy.ndarray of float, (n, n)
+        Row-stochastic transition matrix (e.g. :meth:`GridMaze.transition_matrix`).
+    gamma : float
+        Discount γ in [0, 1); γ = 0 gives M = P.
+
+    Returns
+    -------
+    numpy.ndarray of float, (n, n)
+        M, row i the law of the future state from state i.
+
+    Raises
+    ------
+    ValueError
+        Unless ``gamma`` lies in [0, 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.mazes import U_SMALL, GridMaze, successor_measure
+    >>> p = GridMaze.from_layout(U_SMALL).transition_matrix()
+    >>> m = successor_measure(p, 0.5)
+    >>> bool(np.allclose(m.sum(axis=1), 1)), bool(np.allclose(successor_measure(p, 0.0), p))
+    (True, True)
+    >>> m[0].round(3).tolist()  # from the start, mass decays along the corridor
+    [0.657, 0.284, 0.049, 0.008, 0.0, 0.0, 0.001]
+    """
     if not 0 <= gamma < 1:
         raise ValueError(f"gamma must lie in [0, 1) (got {gamma})")
     n = len(p)
@@ -154,7 +212,31 @@ def sample_future_pairs(
     m: np.ndarray, n_pairs: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n_pairs`` (state, future) index pairs: the state uniform over cells (the stationary law
-    of the symmetric walk), the future drawn from the state's row of M."""
+    of the symmetric walk), the future drawn from the state's row of M.
+
+    Parameters
+    ----------
+    m : numpy.ndarray of float, (n, n)
+        Successor measure (:func:`successor_measure`), rows summing to 1.
+    n_pairs : int
+        Pairs drawn.
+    rng : numpy.random.Generator
+        Source of the draws.
+
+    Returns
+    -------
+    states, futures : numpy.ndarray of int, (n_pairs,)
+        Cell indices of each pair's state and future.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.mazes import sample_future_pairs
+    >>> m = np.array([[0.0, 1.0], [1.0, 0.0]])  # the future is always the other cell
+    >>> states, futures = sample_future_pairs(m, 5, np.random.default_rng(0))
+    >>> bool((futures == 1 - states).all())
+    True
+    """
     states = rng.integers(0, len(m), n_pairs)
     cdf = np.cumsum(m, axis=1)  # (n, n)
     u = rng.random(n_pairs) * cdf[states, -1]

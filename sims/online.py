@@ -102,8 +102,26 @@ def hypothesis_paths(H: ConceptClass) -> np.ndarray:
     """The root-to-leaf path of every hypothesis of a tree-node class.
 
     Row i lists the heap indices of the nodes j_0 = 0, j_{k+1} = 2 j_k + 1 + h_i(j_k), k < d, the
-    chain followed by h_i's own labels. Returns an int64 array of shape (|H|, d). For
-    :func:`~theory.online.constructions.tree_class` (d) this equals ``tree_paths(d)``.
+    chain followed by h_i's own labels. For :func:`~theory.online.constructions.tree_class` (d)
+    this equals ``tree_paths(d)``.
+
+    Parameters
+    ----------
+    H : ConceptClass
+        A tree-node class on the 2^d − 1 nodes of T_{d−1} in heap order.
+
+    Returns
+    -------
+    numpy.ndarray of int64, (number of hypotheses, d)
+        Each hypothesis's path.
+
+    Examples
+    --------
+    >>> from sims.online import hypothesis_paths
+    >>> from theory.online.constructions import tree_class, tree_paths
+    >>> paths = hypothesis_paths(tree_class(3))
+    >>> paths.shape, bool((paths == tree_paths(3)).all())
+    ((8, 3), True)
     """
     d = _tree_depth(H)
     paths = np.zeros((H.n_hypotheses, d), dtype=np.int64)
@@ -205,6 +223,7 @@ def reduce_to_tree(H: ConceptClass, tree: Any) -> ReducedTreeClass:
     Parameters
     ----------
     H : ConceptClass
+        The class that shatters ``tree``.
     tree : LittlestoneTree, Mapping[str, int] or sequence of int
         The tree's points: a :class:`theory.online.dims.LittlestoneTree` (its ``nodes``; its
         ``witnesses`` are kept when they realize their leaves), node bit string -> point index of
@@ -216,6 +235,15 @@ def reduce_to_tree(H: ConceptClass, tree: Any) -> ReducedTreeClass:
     ReducedTreeClass
         Whose ``cls`` has the node labels of the witnesses: restricting to H' can only lower
         M_tr, so lower bounds on H' transfer to H.
+
+    Examples
+    --------
+    >>> from sims.online import reduce_to_tree
+    >>> from theory.online.constructions import gadget_w
+    >>> tree = [0, 3, 1, 1, 2, 2, 2]  # a depth-3 tree that W shatters, breadth first
+    >>> reduced = reduce_to_tree(gadget_w(), tree)
+    >>> reduced.cls.n_points, reduced.cls.n_hypotheses, reduced.witnesses.tolist()
+    (7, 8, [0, 2, 3, 5, 1, 6, 4, 7])
     """
     pts = _tree_points(tree)
     if pts.min() < 0 or pts.max() >= H.n_points:
@@ -330,9 +358,10 @@ def construct_sequence(
     """CONSTRUCTSEQUENCE(ε, M): the lower-bound adversary's sequence (the paper's Alg. 1).
 
     Keeps a collection C of pairs (b, V_b), starting with (λ, H'), and a queue Q = {root}. While
-    Q is non-empty, pop a node x and output it; for every (b, V) in C let r = |V ∩ [x=1]| / |V|:
+    Q is non-empty, pop a node x and output it; for every (b, V) in C let
+    r = #(V ∩ [x=1]) / #V (# counts hypotheses):
 
-    * if ε ≤ r ≤ 1 − ε and |b| < M, split into (b0, V ∩ [x=0]) and (b1, V ∩ [x=1]);
+    * if ε ≤ r ≤ 1 − ε and len(b) < M, split into (b0, V ∩ [x=0]) and (b1, V ∩ [x=1]);
     * otherwise keep V ∩ [x = majority label] (ties -> 0).
 
     For every resulting V' such that x is on every member's path and x is not at the last level,
@@ -360,6 +389,14 @@ def construct_sequence(
     -------
     AdversarySequence
         With ``ancestors_first`` and ``within_length_bound`` recording Claim B.3.
+
+    Examples
+    --------
+    >>> from sims.online import construct_sequence
+    >>> from theory.online.constructions import tree_class
+    >>> sequence = construct_sequence(tree_class(3), eps=0.25, M=1)
+    >>> sequence.sequence.tolist(), sequence.ancestors_first, sequence.within_length_bound
+    ([0, 1, 2, 3, 5], True, True)
     """
     eps = _check_eps(eps)
     if isinstance(M, bool) or not isinstance(M, (int, np.integer)) or M < 0:
@@ -445,10 +482,10 @@ def guaranteed_mistakes(
 ) -> int:
     """Mistakes the labelling rule guarantees against the best learner (g ≤ v(H, x) ≤ M_tr).
 
-    g(V, t) = 0 for t > n; at a forced step (r_t = |V ∩ [x_t=1]| / |V| ∈ [ε, 1−ε]),
-    g(V, t) = 1 + min(g(V⁰, t+1), g(V¹, t+1)); otherwise g(V, t) = g(V^maj, t+1). Forced steps are
-    not capped (as in the labelling rule, Alg. 2). Since the rule is one adversary strategy,
-    g(H, 1) ≤ v(H, x) ≤ M_tr(H).
+    g(V, t) = 0 for t > n; at a forced step (r_t = #(V ∩ [x_t=1]) / #V ∈ [ε, 1−ε], # counting
+    hypotheses), g(V, t) = 1 + min(g(V⁰, t+1), g(V¹, t+1)); otherwise g(V, t) = g(V^maj, t+1).
+    Forced steps are not capped (as in the labelling rule, Alg. 2). Since the rule is one
+    adversary strategy, g(H, 1) ≤ v(H, x) ≤ M_tr(H).
 
     Parameters
     ----------
@@ -465,6 +502,21 @@ def guaranteed_mistakes(
     -------
     int
         g(H, 1).
+
+    Raises
+    ------
+    ValueError
+        When the game tree has more than ``max_states`` states, or on a bad ``eps`` or sequence.
+
+    Examples
+    --------
+    >>> from sims.online import construct_sequence, guaranteed_mistakes
+    >>> from theory.online.constructions import tree_class
+    >>> H = tree_class(3)
+    >>> guaranteed_mistakes(None, construct_sequence(H, eps=0.25, M=1))
+    2
+    >>> guaranteed_mistakes(H, range(7), eps=0.25)  # every node in heap order
+    3
     """
     H, seq, eps, _ = _sequence_and_eps(H, sequence, eps)
     cols = _column_masks(H)
@@ -498,16 +550,18 @@ def run_adversary(
 ) -> dict[str, Any]:
     """Play the labelling rule (the paper's Alg. 2) against a learner.
 
-    At step t, with live version space V_t and r_t = |V_t ∩ [x_t=1]| / |V_t|: if
-    ε ≤ r_t ≤ 1−ε the adversary answers 1 − ŷ_t (a forced mistake, uncapped), otherwise the
-    majority label. The potential log2|V_t| drops by at most log2(1/ε) at a forced step and by at
-    most log2(1/(1−ε)) otherwise (the potential argument of Thm B.1's proof).
+    At step t, with live version space V_t and r_t = #(V_t ∩ [x_t=1]) / #V_t (# counts
+    hypotheses): if ε ≤ r_t ≤ 1−ε the adversary answers 1 − ŷ_t (a forced mistake, uncapped),
+    otherwise the majority label. The potential log2 #V_t drops by at most log2(1/ε) at a
+    forced step and by at most log2(1/(1−ε)) otherwise (the potential argument of Thm B.1's
+    proof).
 
     Parameters
     ----------
     H : ConceptClass or None
         The class (None: ``sequence.reduced``).
     sequence : AdversarySequence or sequence of int
+        Point indices x_1..x_n.
     learner : object with ``predict(x) -> int`` and ``update(x, y)``
         Told the labels after each prediction; x is a point index of H.
     eps : float, optional
@@ -517,11 +571,24 @@ def run_adversary(
     -------
     dict
         ``points``, ``predictions``, ``labels`` (n,) int arrays; ``forced``, ``mistakes`` (n,)
-        bool arrays; ``ratio`` (n,) r_t; ``log2_size`` (n+1,) log2|V_t| from V_0 = H;
-        ``potential_ok`` (n,) whether each drop respects the bound above; scalars ``n_mistakes``,
-        ``n_forced``, ``final_size``; ``final_members`` (row indices of V_n); and, for an
-        AdversarySequence, ``in_collection`` (V_n is one of the final sets of C; Claim B.4 says
-        so whenever n_forced ≤ M, and then V_n is a single hypothesis by Claim B.5).
+        bool arrays; ``ratio`` (n,) r_t; ``log2_size`` (n+1,) log2 #V_t from V_0 = H;
+        ``potential_ok`` (n,) whether each drop respects the bound above; scalars
+        ``n_mistakes``, ``n_forced``, ``final_size``; ``final_members`` (row indices of V_n);
+        and, for an AdversarySequence, ``in_collection`` (V_n is one of the final sets of C;
+        Claim B.4 says so whenever n_forced ≤ M, and then V_n is a single hypothesis by
+        Claim B.5).
+
+    Examples
+    --------
+    >>> from sims.online import DangerZoneLearner, construct_sequence, hypothesis_paths
+    >>> from sims.online import run_adversary
+    >>> from theory.online.constructions import tree_class
+    >>> sequence = construct_sequence(tree_class(3), eps=0.25, M=1)
+    >>> H = sequence.reduced
+    >>> learner = DangerZoneLearner(H, hypothesis_paths(H), sequence.sequence)
+    >>> game = run_adversary(None, sequence, learner)
+    >>> game["n_mistakes"], game["n_forced"], bool(game["potential_ok"].all())
+    (2, 2, True)
     """
     H, seq, eps, adv = _sequence_and_eps(H, sequence, eps)
     cols = _column_masks(H)
@@ -832,11 +899,39 @@ class LearnerRun:
 def play_learner(
     H: ConceptClass, order: np.ndarray, target: int, halving_size: float
 ) -> LearnerRun:
-    """Run the upper-bound learner (``t_max`` = the whole sequence) on the points ``order``
-    labelled by row ``target`` of ``H``, recording after every step how many experts make only
-    true assumptions and, at every learner mistake, the factor by which the total weight
-    shrinks: W_after / W_before ≤ 3/4 with penalty 1/2 (the correction to Claim D.8; the paper
-    claims 1/2)."""
+    """Run the upper-bound learner (:class:`DangerZoneLearner`, ``t_max`` = the whole sequence) on
+    the points ``order`` labelled by row ``target`` of ``H``.
+
+    Records after every step how many experts make only true assumptions and, at every learner
+    mistake, the factor by which the total weight shrinks: W_after / W_before ≤ 3/4 with penalty
+    1/2 (the correction to Claim D.8; the paper claims 1/2).
+
+    Parameters
+    ----------
+    H : ConceptClass
+        A tree-node class.
+    order : numpy.ndarray of int
+        The sequence of point indices.
+    target : int
+        Row of ``H`` that labels the points.
+    halving_size : float
+        The learner's Halving threshold.
+
+    Returns
+    -------
+    LearnerRun
+        The learner's mistakes, the true expert's final weight and mistakes by rule, the steps
+        without exactly one true expert (Lemma D.4 says 0) and the weight factors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.online import play_learner
+    >>> from theory.online.constructions import tree_class
+    >>> run = play_learner(tree_class(3), np.arange(7), target=3, halving_size=1)
+    >>> run.mistakes, run.steps_without_one_true_expert, run.weight_factors
+    (3, 0, [0.5, 0.25, 0.25])
+    """
     learner = DangerZoneLearner(H, None, order, halving_size=halving_size, t_max=len(order))
     bad_steps, factors = 0, []
     for x in order:
@@ -875,8 +970,15 @@ def littlestone_tree_graph(tree: Any, H: ConceptClass | None = None) -> nx.DiGra
         Nodes are the bit strings ("" is the root) with attributes ``point`` (label),
         ``point_index`` and ``depth``; edges s -> s∘y carry ``label`` = y. ``G.graph["depth"]``
         is the number of levels d. For a LittlestoneTree the 2^d leaves (bit strings of length
-        d) are added with ``point`` "", ``point_index`` −1 and ``witness`` (the row realizing the
-        path).
+        d) are added with ``point`` "", ``point_index`` −1 and ``witness`` (the row realizing
+        the path).
+
+    Examples
+    --------
+    >>> from sims.online import littlestone_tree_graph
+    >>> G = littlestone_tree_graph([0, 1, 2])  # root 0, children 1 and 2
+    >>> G.graph["depth"], sorted(G.edges(data="label"))
+    (2, [('', '0', 0), ('', '1', 1)])
     """
     pts = _tree_points(tree)
     if H is not None and (pts.min() < 0 or pts.max() >= H.n_points):
@@ -904,17 +1006,40 @@ def game_tree_graph(H: ConceptClass, sequence: Any, max_nodes: int = 100_000) ->
     """The transductive game tree of H on a fixed sequence, with the value of every node.
 
     Node (t, V) is the state before step t with version space V (0-based t; t = n is the end).
-    Its children are (t+1, V ∩ [x_t = y]) for the realizable labels y, edge attribute ``label``.
-    States with |V| ≤ 1 or t = n are leaves. The value is BKM97's recursion:
-    v = 0 at a leaf, v = v(child) at a forced label, v = c(v⁰, v¹) with c(a, b) = a + 1 if a = b
-    else max(a, b) at a branching step; ``G.graph["value"]`` = v(H, x) at the root.
+    Its children are (t+1, V ∩ [x_t = y]) for the realizable labels y, edge attribute
+    ``label``. States with at most one hypothesis (#V ≤ 1) or t = n are leaves. The value is
+    BKM97's recursion: v = 0 at a leaf, v = v(child) at a forced label, v = c(v⁰, v¹) with
+    c(a, b) = a + 1 if a = b else max(a, b) at a branching step; ``G.graph["value"]`` = v(H, x)
+    at the root.
+
+    Parameters
+    ----------
+    H : ConceptClass
+        The class.
+    sequence : sequence of int
+        Point indices x_1..x_n.
+    max_nodes : int
+        Refuse a game tree with more nodes.
 
     Returns
     -------
     networkx.DiGraph
         Node ids ``"t:k"`` (k numbers the distinct version spaces at step t); attributes ``t``,
-        ``point`` (label of x_t, "" at t = n), ``point_index`` (−1 at t = n), ``size`` = |V|,
+        ``point`` (label of x_t, "" at t = n), ``point_index`` (−1 at t = n), ``size`` = #V,
         ``members`` (V as a 0/1 string over H's rows) and ``value``.
+
+    Raises
+    ------
+    ValueError
+        When a point index is out of range or the tree has more than ``max_nodes`` nodes.
+
+    Examples
+    --------
+    >>> from sims.online import game_tree_graph
+    >>> from theory.online.constructions import gadget_w
+    >>> G = game_tree_graph(gadget_w(), [0, 1, 2, 3])
+    >>> G.graph["value"], G.nodes["0:0"]["size"], G.number_of_nodes()  # M_tr(W) = 2
+    (2, 8, 15)
     """
     seq = np.asarray(sequence, dtype=np.int64).reshape(-1)
     if seq.size and (seq.min() < 0 or seq.max() >= H.n_points):
@@ -989,7 +1114,30 @@ def _plain(value: Any) -> Any:
 
 def write_graph(G: nx.Graph, path: str | Path) -> Path:
     """Write G as GraphML (suffix ``.graphml``) or DOT (suffix ``.dot``; a plain writer, every ID
-    and attribute quoted). Returns the path."""
+    and attribute quoted).
+
+    Parameters
+    ----------
+    G : networkx.Graph
+        The graph (e.g. :func:`littlestone_tree_graph`, :func:`game_tree_graph`).
+    path : str or pathlib.Path
+        The file written; its suffix picks the format.
+
+    Returns
+    -------
+    pathlib.Path
+        The path.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from sims.online import littlestone_tree_graph, write_graph
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = write_graph(littlestone_tree_graph([0, 1, 2]), Path(folder) / "tree.dot")
+    ...     print(path.read_text().splitlines()[0])
+    digraph "G" {
+    """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix == ".graphml":
@@ -1056,6 +1204,16 @@ def draw_tree(G: nx.DiGraph, ax: Any = None, label: str | None = "point") -> dic
     dict
         ``edges`` (LineCollection), ``nodes`` (PathCollection), ``node_labels`` and
         ``edge_labels`` (lists of Text), ``positions`` (node -> (x, y)).
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from sims.online import draw_tree, littlestone_tree_graph
+    >>> fig, ax = plt.subplots()
+    >>> drawn = draw_tree(littlestone_tree_graph([0, 1, 2]), ax=ax)
+    >>> drawn["positions"]  # the root above its two children
+    {'': (0.5, -0.0), '0': (0.0, -1.0), '1': (1.0, -1.0)}
+    >>> plt.close(fig)
     """
     from matplotlib.collections import LineCollection
 

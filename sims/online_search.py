@@ -51,13 +51,49 @@ START_KINDS = ("random", "gadget", "tree")
 
 
 def codes_to_class(codes: Any, n_points: int) -> ConceptClass:
-    """The class whose hypotheses are the integers ``codes`` read as labels (bit j = point j)."""
+    """The class whose hypotheses are the integers ``codes`` read as labels (bit j = point j).
+
+    Parameters
+    ----------
+    codes : iterable of int
+        One integer in [0, 2^n_points) per hypothesis; sorted here.
+    n_points : int
+        The domain's size.
+
+    Returns
+    -------
+    theory.online.ConceptClass
+        The class, hypotheses in increasing code order.
+
+    Examples
+    --------
+    >>> from sims.online_search import codes_to_class
+    >>> codes_to_class([3, 0, 1], 2).rows()  # row j = point j's label, left to right
+    ['00', '10', '11']
+    """
     codes = np.asarray(sorted(int(c) for c in codes), dtype=np.int64)
     return ConceptClass.from_array((codes[:, None] >> np.arange(n_points)[None, :]) & 1)
 
 
 def class_to_codes(H: ConceptClass) -> list[int]:
-    """Inverse of :func:`codes_to_class`: each hypothesis as an integer (bit j = point j)."""
+    """Inverse of :func:`codes_to_class`: each hypothesis as an integer (bit j = point j).
+
+    Parameters
+    ----------
+    H : theory.online.ConceptClass
+        The class.
+
+    Returns
+    -------
+    list of int
+        Its distinct codes, sorted.
+
+    Examples
+    --------
+    >>> from sims.online_search import class_to_codes, codes_to_class
+    >>> class_to_codes(codes_to_class([3, 0, 1], 2))
+    [0, 1, 3]
+    """
     weights = 1 << np.arange(H.n_points, dtype=np.int64)
     return sorted({int(c) for c in H.matrix.astype(np.int64) @ weights})
 
@@ -107,15 +143,41 @@ def _move(codes: set[int], n: int, size_range: tuple[int, int], rng: np.random.G
 
 
 def gap_search_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    """One annealing restart (a sweep task). ``params``: ``n_points`` (≤ 10), ``start`` (one of
-    :data:`START_KINDS`), ``steps``, optional ``t_start`` (1.5), ``t_end`` (0.1), ``orders`` (24:
-    the tie-break's sample of point orders), ``max_hypotheses`` (128) and ``min_ldim`` (0: a move
-    that would lower Ldim below min(min_ldim, current Ldim) is refused, so once the walk reaches
-    Ldim ≥ min_ldim it stays there and only M_tr can fall).
+    """One annealing restart (a sweep task) of the search for a class with
+    3·M_tr(H) < 2·Ldim(H), as the module docstring sets out.
 
-    Returns the best class met (its codes, Ldim, M_tr, energy), every class met below the line
-    (codes with their pair), the (Ldim, M_tr) pairs met with counts, the number of moves and of
-    distinct classes scored, and the CPU seconds spent (``time.process_time``).
+    Parameters
+    ----------
+    params : dict
+        ``n_points`` (4 to :data:`MAX_SEARCH_POINTS`), ``start`` (one of :data:`START_KINDS`),
+        ``steps``, and optionally ``t_start`` (1.5), ``t_end`` (0.1), ``orders`` (24: the
+        tie-break's sample of point orders), ``max_hypotheses`` (128) and ``min_ldim`` (0: a move
+        that would lower Ldim below min(min_ldim, current Ldim) is refused, so once the walk
+        reaches Ldim ≥ min_ldim it stays there and only M_tr can fall).
+    rng : numpy.random.Generator
+        Source of the start, the moves and the acceptance draws.
+
+    Returns
+    -------
+    dict
+        ``best_codes``, ``best_ldim``, ``best_mtr``, ``best_energy`` (the best class met),
+        ``below_line`` (every class met below the line: ``codes``, ``ldim``, ``mtr``), ``pairs``
+        (``[ldim, mtr, count]`` of the classes met), ``moves``, ``classes_scored`` (distinct
+        classes), ``cpu_seconds`` (``time.process_time``), with ``n_points`` and ``start``.
+
+    Raises
+    ------
+    ValueError
+        Unless ``n_points`` lies in 4..10 and ``start`` is a known kind with room for its class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.online_search import gap_search_task
+    >>> params = {"n_points": 4, "start": "random", "steps": 20}
+    >>> out = gap_search_task(params, np.random.default_rng(0))
+    >>> out["moves"], out["best_ldim"], out["best_mtr"], out["below_line"]
+    (20, 2, 2, [])
     """
     t0 = time.process_time()
     n = int(params["n_points"])
@@ -176,8 +238,28 @@ def certify(H: ConceptClass, *, brute_force_points: int = 8) -> dict[str, Any]:
 
     Ldim by the memoised recursion, M_tr by the suffix-set DP, and M_tr again by enumerating
     every order (``mtr_by_permutations``) when the canonical class has at most
-    ``brute_force_points`` points (else ``mtr_bruteforce`` is None). ``certified`` is true iff
-    3·M_tr < 2·Ldim and the brute force, where it ran, equals the DP.
+    ``brute_force_points`` points (else ``mtr_bruteforce`` is None).
+
+    Parameters
+    ----------
+    H : theory.online.ConceptClass
+        The claimed witness.
+    brute_force_points : int
+        Largest canonical domain on which the brute force runs.
+
+    Returns
+    -------
+    dict
+        ``ldim``, ``mtr``, ``mtr_bruteforce`` (int or None), ``n_points``, ``n_hypotheses``, and
+        ``certified``: true iff 3·M_tr < 2·Ldim and the brute force, where it ran, equals the DP.
+
+    Examples
+    --------
+    >>> from sims.online_search import certify
+    >>> from theory.online import constructions
+    >>> c = certify(constructions.gadget_w())  # W sits on the line: 3·2 = 2·3
+    >>> c["ldim"], c["mtr"], c["mtr_bruteforce"], c["certified"]
+    (3, 2, 2, False)
     """
     from theory.online.mtr import mtr_by_permutations
 
@@ -197,7 +279,36 @@ def certify(H: ConceptClass, *, brute_force_points: int = 8) -> dict[str, Any]:
 
 def write_witness(H: ConceptClass, path: Any, *, note: str = "") -> None:
     """Save a class in the ``paper-checks solve online`` text format: ``#`` comment lines (its
-    certified Ldim and M_tr, and ``note``), then one 0/1 row per hypothesis."""
+    certified Ldim and M_tr (:func:`certify`), and ``note``), then one 0/1 row per hypothesis.
+
+    Parameters
+    ----------
+    H : theory.online.ConceptClass
+        The class.
+    path : str or os.PathLike
+        The file written (its folder is created).
+    note : str
+        Further comment lines.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from sims.online_search import codes_to_class, write_witness
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "witness.txt"
+    ...     write_witness(codes_to_class([0, 1, 3], 2), path, note="thresholds on 2 points")
+    ...     print(path.read_text(), end="")
+    # Ldim = 1, M_tr = 1 (exact DP; brute force 1)
+    # thresholds on 2 points
+    00
+    10
+    11
+    """
     from pathlib import Path
 
     c = certify(H)

@@ -18,7 +18,34 @@ def random_class(
     n_points: int, n_hypotheses: int, density: float, rng: np.random.Generator
 ) -> ConceptClass:
     """A class of ``n_hypotheses`` distinct hypotheses on ``n_points`` points whose labels are
-    i.i.d. Bernoulli(density) (rows drawn until distinct; capped at 2^n_points)."""
+    i.i.d. Bernoulli(density) (rows drawn until distinct; capped at 2^n_points).
+
+    Parameters
+    ----------
+    n_points : int
+        The domain's size.
+    n_hypotheses : int
+        Distinct hypotheses wanted (at most 2^n_points are drawn).
+    density : float
+        Chance of label 1, in (0, 1).
+    rng : numpy.random.Generator
+        Source of the labels.
+
+    Returns
+    -------
+    theory.online.ConceptClass
+        The class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.online_sweeps import random_class
+    >>> H = random_class(4, 6, 0.5, np.random.default_rng(0))
+    >>> H.n_points, H.n_hypotheses
+    (4, 6)
+    >>> random_class(2, 10, 0.5, np.random.default_rng(0)).n_hypotheses  # capped at 2^2
+    4
+    """
     n_hypotheses = min(n_hypotheses, 2**n_points)
     rows: dict[bytes, np.ndarray] = {}
     while len(rows) < n_hypotheses:
@@ -28,9 +55,34 @@ def random_class(
 
 
 def random_class_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    """Sweep task: ``params["classes"]`` random classes on 1..``max_points`` points with random
-    size and density; for each, VC, Ldim, M_tr (DP), ⌊log2|H|⌋, and the permutation brute force
-    when it has at most ``brute_force_points`` points."""
+    """Sweep task: ``params["classes"]`` random classes (:func:`random_class`) on 1..``max_points``
+    points with random size (up to min(2^n, 48)) and density (uniform on [0.1, 0.9]), and their
+    exact quantities.
+
+    Parameters
+    ----------
+    params : dict
+        ``classes``, ``max_points`` and ``brute_force_points`` (the largest domain on which the
+        permutation brute force of M_tr runs).
+    rng : numpy.random.Generator
+        Source of the classes.
+
+    Returns
+    -------
+    dict
+        ``{"classes": [...]}``, per class its ``matrix``, ``vc`` (VC dimension), ``ldim``,
+        ``mtr`` (M_tr by the DP), ``floor_log2_h`` (⌊log2 of the class's size⌋) and
+        ``mtr_bruteforce`` (None on more than ``brute_force_points`` points).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.online_sweeps import random_class_task
+    >>> params = {"classes": 3, "max_points": 4, "brute_force_points": 4}
+    >>> out = random_class_task(params, np.random.default_rng(0))
+    >>> [(c["vc"], c["ldim"], c["mtr"], c["mtr_bruteforce"]) for c in out["classes"]]
+    [(3, 3, 3, 3), (1, 1, 1, 1), (3, 3, 3, 3)]
+    """
     out = []
     for _ in range(params["classes"]):
         n = int(rng.integers(1, params["max_points"] + 1))
@@ -53,5 +105,26 @@ def random_class_task(params: dict[str, Any], rng: np.random.Generator) -> dict[
 def census5_task(params: dict[str, Any], _rng: np.random.Generator) -> dict[str, Any]:
     """Sweep task: the exact 5-point census of chunk ``params["chunk"]`` of
     ``params["n_chunks"]`` (:func:`theory.online.census.census5_chunk`); deterministic (the
-    seed is unused)."""
+    seed is unused).
+
+    Parameters
+    ----------
+    params : dict
+        ``chunk`` (in 0..n_chunks − 1) and ``n_chunks`` (a power of two ≤ 2^32).
+    _rng : numpy.random.Generator
+        Unused.
+
+    Returns
+    -------
+    dict
+        The chunk's census counts in JSON form (``CensusCounts.to_dict``): ``classes``, and
+        ``counts`` and ``smallest`` keyed by ``"ldim,mtr"``.
+
+    Examples
+    --------
+    >>> from sims.online_sweeps import census5_task
+    >>> out = census5_task({"chunk": 0, "n_chunks": 2**20}, None)
+    >>> out["classes"], out["counts"]
+    (4095, {'0,0': 12, '1,1': 346, '2,2': 3217, '3,2': 76, '3,3': 444})
+    """
     return census5_chunk(params["chunk"], params["n_chunks"]).to_dict()

@@ -33,9 +33,40 @@ def count_histograms(p: np.ndarray, n: int, reps: int, rng: Any = None) -> np.nd
     """Histogram of the number of correct samples ``c ~ Binomial(n, p_i)`` over ``reps``
     independent evaluations of each problem.
 
-    Returns an int64 array ``h`` of shape ``(len(p), n + 1)`` with ``h[i, c]`` the number of
-    evaluations in which problem ``i`` had ``c`` correct samples out of ``n``. Any estimator that
-    is a function of ``(n, c)`` has its Monte Carlo mean and variance determined by ``h``.
+    ``h[i, c]`` is the number of evaluations in which problem ``i`` had ``c`` correct samples out
+    of ``n``. Any estimator that is a function of ``(n, c)`` has its Monte Carlo mean and variance
+    determined by ``h``.
+
+    Parameters
+    ----------
+    p : numpy.ndarray of float, (P,)
+        Each problem's success probability, in [0, 1].
+    n : int
+        Samples per evaluation, ≥ 1.
+    reps : int
+        Evaluations per problem, ≥ 1.
+    rng : numpy.random.Generator, int or None
+        Source of the draws.
+
+    Returns
+    -------
+    numpy.ndarray of int64, (P, n + 1)
+        The histogram ``h``; each row sums to ``reps``.
+
+    Raises
+    ------
+    ValueError
+        Unless every ``p`` lies in [0, 1] and ``n`` and ``reps`` are integers ≥ 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.passk_sampling import count_histograms
+    >>> h = count_histograms(np.array([0.0, 1.0, 0.5]), n=4, reps=100, rng=0)
+    >>> h.shape, h.sum(axis=1).tolist()
+    ((3, 5), [100, 100, 100])
+    >>> h[0].tolist(), h[1].tolist()  # p = 0 never succeeds, p = 1 always
+    ([100, 0, 0, 0, 0], [0, 0, 0, 0, 100])
     """
     p = _domain.reals("p", p, minimum=0.0, maximum=1.0, nonempty=False)
     n = _domain.integer("n", n, minimum=1)
@@ -48,14 +79,65 @@ def count_histograms(p: np.ndarray, n: int, reps: int, rng: Any = None) -> np.nd
 
 
 def count_histogram_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    """Sweep task: ``params = {"p": [...], "n": int, "reps": int}`` -> ``{"hist": (P, n+1)}``."""
+    """Sweep task: the count histogram (:func:`count_histograms`) of one chunk of evaluations.
+
+    Parameters
+    ----------
+    params : dict
+        ``{"p": [...], "n": int, "reps": int}`` (as :func:`histogram_tasks` makes them; other keys
+        are ignored).
+    rng : numpy.random.Generator
+        Source of the draws.
+
+    Returns
+    -------
+    dict
+        ``{"hist": numpy.ndarray of int64, (P, n + 1)}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.passk_sampling import count_histogram_task
+    >>> out = count_histogram_task({"p": [0.5, 1.0], "n": 2, "reps": 10}, np.random.default_rng(0))
+    >>> out["hist"].sum(axis=1).tolist(), out["hist"][1].tolist()
+    ([10, 10], [0, 0, 10])
+    """
     return {"hist": count_histograms(np.asarray(params["p"]), params["n"], params["reps"], rng)}
 
 
 def histogram_tasks(p: np.ndarray, n: int, reps: int, chunks: int) -> list[dict[str, Any]]:
     """The parameters of a sweep of :func:`count_histogram_task` that draws ``reps`` evaluations
-    of n samples for each problem of ``p``, in ``chunks`` tasks of reps // chunks each. Raises
-    ValueError unless ``n`` is a positive integer and ``chunks`` an integer in [1, reps]."""
+    of n samples for each problem of ``p``, in ``chunks`` tasks of ``reps // chunks`` each.
+
+    Parameters
+    ----------
+    p : numpy.ndarray of float, (P,)
+        Each problem's success probability.
+    n : int
+        Samples per evaluation, ≥ 1.
+    reps : int
+        Evaluations per problem in all, ≥ 1.
+    chunks : int
+        Tasks, in [1, reps].
+
+    Returns
+    -------
+    list of dict
+        One ``{"p", "n", "reps", "chunk"}`` per task, ``chunk`` = 0, 1, ….
+
+    Raises
+    ------
+    ValueError
+        Unless ``n`` is a positive integer and ``chunks`` an integer in [1, reps].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.passk_sampling import histogram_tasks
+    >>> tasks = histogram_tasks(np.array([0.2, 0.9]), n=4, reps=100, chunks=2)
+    >>> [(t["reps"], t["chunk"]) for t in tasks]
+    [(50, 0), (50, 1)]
+    """
     n = _domain.integer("n", n, minimum=1)
     reps = _domain.integer("reps", reps, minimum=1)
     chunks = _domain.integer("chunks", chunks, minimum=1, maximum=reps)
@@ -64,7 +146,29 @@ def histogram_tasks(p: np.ndarray, n: int, reps: int, chunks: int) -> list[dict[
 
 def summed_histograms(records: Sequence[dict[str, Any]]) -> np.ndarray:
     """The count histogram (P, n + 1) of a sweep of :func:`count_histogram_task`: the sum of its
-    tasks' histograms (each a disjoint chunk of the evaluations)."""
+    tasks' histograms (each a disjoint chunk of the evaluations).
+
+    Parameters
+    ----------
+    records : sequence of dict
+        The sweep's records, each with the task's output under ``"result"``.
+
+    Returns
+    -------
+    numpy.ndarray of int64, (P, n + 1)
+        The summed histogram.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.passk_sampling import count_histogram_task, histogram_tasks, summed_histograms
+    >>> tasks = histogram_tasks(np.array([0.2, 0.9]), n=4, reps=100, chunks=2)
+    >>> records = [
+    ...     {"result": count_histogram_task(t, np.random.default_rng(t["chunk"]))} for t in tasks
+    ... ]
+    >>> summed_histograms(records).sum(axis=1).tolist()
+    [100, 100]
+    """
     return sum(np.asarray(r["result"]["hist"], dtype=np.int64) for r in records)
 
 
@@ -72,10 +176,40 @@ def estimator_mean_and_se(
     hist: np.ndarray, estimator: Callable[..., Any], n: int, ks: Sequence[int]
 ) -> tuple[np.ndarray, np.ndarray]:
     """Monte Carlo mean over problems of ``estimator(n, c, k)`` and its standard error, at every
-    k of ``ks``, from the count histogram ``hist`` (P, n + 1) of R evaluations per problem: per
-    problem, mean_i = Σ_c h_ic·est(c) / R and var_i = Σ_c h_ic·est(c)² / R − mean_i²; the mean
-    is the average of the mean_i, its s.e. √(Σ_i var_i · R/(R − 1)) / P / √R (problems are
-    independent)."""
+    k of ``ks``, from the count histogram ``hist`` (P, n + 1) of R evaluations per problem.
+
+    Per problem, mean_i = Σ_c h_ic·est(c) / R and var_i = Σ_c h_ic·est(c)² / R − mean_i²; the
+    mean is the average of the mean_i, its s.e. √(Σ_i var_i · R/(R − 1)) / P / √R (problems are
+    independent).
+
+    Parameters
+    ----------
+    hist : numpy.ndarray of int, (P, n + 1)
+        Count histogram (:func:`count_histograms`), the same number R ≥ 2 of evaluations per
+        problem.
+    estimator : callable
+        ``(n, c, k) → estimate``, vectorized over arrays ``n`` and ``c`` (e.g.
+        :func:`theory.passk.pass_at_k`).
+    n : int
+        Samples per evaluation.
+    ks : sequence of int
+        Budgets k.
+
+    Returns
+    -------
+    mean, se : numpy.ndarray of float, (len(ks),)
+        The mean estimate and its standard error at each k.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.passk_sampling import count_histograms, estimator_mean_and_se
+    >>> from theory.passk import pass_at_k
+    >>> hist = count_histograms(np.array([0.2, 0.9]), n=4, reps=100, rng=0)
+    >>> mean, se = estimator_mean_and_se(hist, pass_at_k, 4, [1, 2])
+    >>> mean.round(3).tolist(), se.round(3).tolist()  # the truth: 0.55, 0.675
+    ([0.554, 0.694], [0.013, 0.017])
+    """
     n_problems = hist.shape[0]
     n_reps = int(hist[0].sum())
     c = np.arange(n + 1)
@@ -97,8 +231,37 @@ def estimator_z(
     truth: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(Monte Carlo mean of the estimate, z = (mean − truth) / s.e.) at every k of ``ks``, from
-    the count histogram ``hist`` (:func:`estimator_mean_and_se`); ``truth`` (K,) is the mean
-    pass@k of the problems, 1 − (1 − p)^k averaged over them."""
+    the count histogram ``hist`` (:func:`estimator_mean_and_se`).
+
+    Parameters
+    ----------
+    hist : numpy.ndarray of int, (P, n + 1)
+        Count histogram (:func:`count_histograms`).
+    estimator : callable
+        ``(n, c, k) → estimate``, vectorized over ``n`` and ``c``.
+    n : int
+        Samples per evaluation.
+    ks : sequence of int
+        Budgets k.
+    truth : numpy.ndarray of float, (len(ks),)
+        The mean pass@k of the problems, 1 − (1 − p)^k averaged over them.
+
+    Returns
+    -------
+    mean, z : numpy.ndarray of float, (len(ks),)
+        The mean estimate and its z-score against ``truth``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.passk_sampling import count_histograms, estimator_z
+    >>> from theory.passk import pass_at_k, pass_at_k_curve_exact
+    >>> p = np.array([0.2, 0.9])
+    >>> hist = count_histograms(p, n=4, reps=100, rng=0)
+    >>> mean, z = estimator_z(hist, pass_at_k, 4, [1, 2], pass_at_k_curve_exact(p, [1, 2]))
+    >>> z.round(2).tolist()  # unbiased: |z| of order 1
+    [0.28, 1.13]
+    """
     mean, se = estimator_mean_and_se(hist, estimator, n, ks)
     return mean, (mean - truth) / se
 
@@ -108,8 +271,39 @@ def estimator_exact_bias(
 ) -> np.ndarray:
     """The exact bias of ``estimator`` at every k of ``ks``, without sampling: the mean over
     problems of Σ_c Binom(c; n, p_i)·estimator(n, c, k)
-    (:func:`theory.passk.estimator_expectation`) minus ``truth`` (K,); 0 for an unbiased
-    estimator (Chen et al. 2021, arXiv 2107.03374, eq. 1)."""
+    (:func:`theory.passk.estimator_expectation`) minus ``truth``; 0 for an unbiased estimator
+    (Chen et al. 2021, arXiv 2107.03374, eq. 1).
+
+    Parameters
+    ----------
+    estimator : callable
+        ``(n, c, k) → estimate``, vectorized over ``n`` and ``c``.
+    p : numpy.ndarray of float, (P,)
+        Each problem's success probability.
+    n : int
+        Samples per evaluation.
+    ks : sequence of int
+        Budgets k.
+    truth : numpy.ndarray of float, (len(ks),)
+        The mean pass@k of the problems.
+
+    Returns
+    -------
+    numpy.ndarray of float, (len(ks),)
+        Expected estimate minus ``truth`` at each k.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.passk_sampling import estimator_exact_bias
+    >>> from theory.passk import pass_at_k, pass_at_k_curve_exact, pass_at_k_plugin
+    >>> p = np.array([0.2, 0.9])
+    >>> truth = pass_at_k_curve_exact(p, [1, 2])
+    >>> bool(np.abs(estimator_exact_bias(pass_at_k, p, 4, [1, 2], truth)).max() < 1e-12)
+    True
+    >>> estimator_exact_bias(pass_at_k_plugin, p, 4, [1, 2], truth).round(5).tolist()
+    [0.0, -0.03125]
+    """
     from theory.passk import estimator_expectation
 
     exact = np.array([np.mean(estimator_expectation(estimator, p, n, int(k))) for k in ks])
@@ -126,6 +320,31 @@ def plus_minus_plus(
     ``d`` has zero total mass and ``w + d >= 0``: the grid is cut into ``len(signs)`` random
     consecutive blocks, each block gets random non-negative weights with its sign, and the
     positive and negative parts are rescaled to equal mass, bounded by the mass available.
+
+    Parameters
+    ----------
+    p : numpy.ndarray of float, (G,)
+        The sorted grid of success probabilities, G > ``len(signs)`` − 1.
+    w : numpy.ndarray of float, (G,)
+        The base distribution's weights on the grid.
+    rng : numpy.random.Generator
+        Source of the draws.
+    signs : sequence of {1, -1}
+        The blocks' signs along the grid.
+
+    Returns
+    -------
+    numpy.ndarray of float, (G,)
+        The perturbation ``d`` (all zeros when a sign's blocks drew no mass).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.passk_sampling import plus_minus_plus
+    >>> w = np.full(6, 1 / 6)
+    >>> d = plus_minus_plus(np.linspace(0.05, 0.95, 6), w, np.random.default_rng(0))
+    >>> abs(float(d.sum())) < 1e-12, bool((w + d >= 0).all())
+    (True, True)
     """
     g = p.size
     cuts = np.sort(rng.choice(np.arange(1, g), size=len(signs) - 1, replace=False))
@@ -145,8 +364,32 @@ def crossing_search_task(params: dict[str, Any], rng: np.random.Generator) -> di
     pattern ``params["signs"]``, and count the sign changes of Δ(k) = pass@k(w+d) − pass@k(w)
     = −Σ_i d_i (1 − p_i)^k over k = 1..``params["k_max"]``.
 
-    Entries with ``|Δ(k)| <= 1e-10 · Σ_i |d_i| (1 − p_i)^k`` are floating-point noise and carry no
-    sign. Returns per-draw sign-change counts, Δ(1), Δ(k_max) and the first crossing k.
+    Each draw takes G = ``params["grid"]`` success probabilities with logits uniform on
+    [−10, 6], Dirichlet(1/2) weights w and a perturbation from :func:`plus_minus_plus`. Entries
+    with ``|Δ(k)| <= 1e-10 · Σ_i |d_i| (1 − p_i)^k`` are floating-point noise and carry no sign
+    (:func:`theory.passk.sign_changes`).
+
+    Parameters
+    ----------
+    params : dict
+        ``{"grid": int, "draws": int, "k_max": int}`` and optionally ``"signs"`` (default
+        (1, −1, 1)).
+    rng : numpy.random.Generator
+        Source of the draws.
+
+    Returns
+    -------
+    dict
+        Per draw: ``n_changes`` (sign changes), ``delta_1`` (Δ(1)), ``delta_end`` (Δ(k_max)) and
+        ``first_k`` (the first crossing k, 0 when none), each a list of ``draws``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.passk_sampling import crossing_search_task
+    >>> out = crossing_search_task({"grid": 8, "draws": 3, "k_max": 50}, np.random.default_rng(0))
+    >>> out["n_changes"], out["first_k"]
+    ([1, 0, 0], [44, 0, 0])
     """
     from theory.passk import sign_changes
 
@@ -170,8 +413,30 @@ def crossing_search_task(params: dict[str, Any], rng: np.random.Generator) -> di
 
 
 def crossing_search_draws(records: Sequence[dict[str, Any]]) -> dict[str, np.ndarray]:
-    """The draws of a sweep of :func:`crossing_search_task`, its tasks concatenated in order:
-    ``n_changes`` (int), ``delta_1``, ``delta_end`` and ``first_k`` per draw."""
+    """The draws of a sweep of :func:`crossing_search_task`, its tasks concatenated in order.
+
+    Parameters
+    ----------
+    records : sequence of dict
+        The sweep's records, each with the task's output under ``"result"``.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``n_changes`` (int), ``delta_1``, ``delta_end`` and ``first_k`` per draw.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.passk_sampling import crossing_search_draws, crossing_search_task
+    >>> params = {"grid": 8, "draws": 3, "k_max": 50}
+    >>> records = [
+    ...     {"result": crossing_search_task(params, np.random.default_rng(seed))} for seed in (0, 1)
+    ... ]
+    >>> draws = crossing_search_draws(records)
+    >>> draws["n_changes"].shape, draws["n_changes"].dtype.kind
+    ((6,), 'i')
+    """
     cat = {
         key: np.concatenate([r["result"][key] for r in records])
         for key in ("n_changes", "delta_1", "delta_end", "first_k")

@@ -3,12 +3,12 @@ distillation from a teacher, and (control) with per-problem tabular logits
 (docs/rlvr.md#rlvr-tiny-reproduction-arm-a-toy-arm-b-transformer).
 
 A *problem* i has a success probability g[i, s] for each of S "strategies" (reasoning modes). A
-policy picks a strategy s with probability π(s|x_i) = softmax(θ + x_iᵀW + T_i)_s, where x_i is the
+policy picks a strategy s with probability π(s ∣ x_i) = softmax(θ + x_iᵀW + T_i)_s, where x_i is the
 problem's context and T_i an optional per-problem (tabular) logit row; the sample then passes the
 verifier with probability g[i, s]. A problem's single-sample success probability is therefore
 exact,
 
-    p_i = Σ_s π(s|x_i) g[i, s],
+    p_i = Σ_s π(s ∣ x_i) g[i, s],
 
 so every pass@k curve here is exact, 1 − (1 − p_i)^k averaged over problems. Sampling is used only
 inside training (GRPO rollouts, teacher samples) and for the per-sample files that
@@ -112,10 +112,37 @@ class Policy:
 
 
 def make_problems(cfg: ToyConfig, n: int, rng: np.random.Generator) -> Problems:
-    """Draw ``n`` problems: each common strategy solves a non-hard problem with
-    probability ``p_common``, each rare one with ``p_rare``, with g ~ U(g_low, 1); a fraction
-    ``hard_frac`` of problems is solved by no base strategy; the new strategy solves every hard
-    problem and a fraction ``new_frac`` of the others, with g = ``new_success``."""
+    """Draw ``n`` problems of the toy world.
+
+    Each common strategy solves a non-hard problem with probability ``p_common``, each rare one
+    with ``p_rare``, with g ~ U(g_low, 1); a fraction ``hard_frac`` of problems is solved by no
+    base strategy; the new strategy solves every hard problem and a fraction ``new_frac`` of the
+    others, with g = ``new_success``. The context is x = snr·1[g > 0] + N(0, I).
+
+    Parameters
+    ----------
+    cfg : ToyConfig
+        The world.
+    n : int
+        Problems drawn.
+    rng : numpy.random.Generator
+        Source of the draws.
+
+    Returns
+    -------
+    Problems
+        ``g`` and ``x`` of shape (n, S), ``hard`` of shape (n,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rlvr_toy import ToyConfig, make_problems
+    >>> problems = make_problems(ToyConfig(), 50, np.random.default_rng(0))
+    >>> problems.g.shape, problems.x.shape, int(problems.hard.sum())
+    ((50, 16), (50, 16), 9)
+    >>> bool((problems.g[problems.hard, -1] == 0.8).all())  # only the new strategy solves them
+    True
+    """
     s = cfg.n_strategies
     hard = rng.random(n) < cfg.hard_frac  # (n,)
     chance = np.where(np.arange(s - 1) < cfg.n_common, cfg.p_common, cfg.p_rare)  # (S−1,)
@@ -128,7 +155,26 @@ def make_problems(cfg: ToyConfig, n: int, rng: np.random.Generator) -> Problems:
 
 
 def base_policy(cfg: ToyConfig) -> Policy:
-    """θ0_s = −popularity·s, the new strategy at ``new_logit``; W = 0."""
+    """The base (pretrained) policy: θ0_s = −popularity·s, the new strategy at ``new_logit``;
+    W = 0.
+
+    Parameters
+    ----------
+    cfg : ToyConfig
+        The world.
+
+    Returns
+    -------
+    Policy
+        The shared (non-tabular) base policy.
+
+    Examples
+    --------
+    >>> from sims.rlvr_toy import ToyConfig, base_policy
+    >>> policy = base_policy(ToyConfig())
+    >>> policy.theta[:3].round(2).tolist(), float(policy.theta[-1]), policy.w.shape
+    ([-0.0, -0.45, -0.9], -12.0, (16, 16))
+    """
     s = cfg.n_strategies
     theta = -cfg.popularity * np.arange(s, dtype=float)
     theta[-1] = cfg.new_logit
@@ -136,7 +182,25 @@ def base_policy(cfg: ToyConfig) -> Policy:
 
 
 def teacher_policy(cfg: ToyConfig) -> Policy:
-    """The base with the new strategy's logit raised to ``teacher_new_logit``."""
+    """The distillation teacher: the base with the new strategy's logit raised to
+    ``teacher_new_logit``.
+
+    Parameters
+    ----------
+    cfg : ToyConfig
+        The world.
+
+    Returns
+    -------
+    Policy
+        The teacher.
+
+    Examples
+    --------
+    >>> from sims.rlvr_toy import ToyConfig, teacher_policy
+    >>> float(teacher_policy(ToyConfig()).theta[-1])
+    1.0
+    """
     base = base_policy(cfg)
     theta = base.theta.copy()
     theta[-1] = cfg.teacher_new_logit
@@ -144,12 +208,61 @@ def teacher_policy(cfg: ToyConfig) -> Policy:
 
 
 def policy_probs(policy: Policy, problems: Problems, idx: np.ndarray | None = None) -> np.ndarray:
-    """π(s | x_i) = softmax of the logits, (B, S)."""
+    """π(s ∣ x_i) = softmax(θ + x_iᵀW + T_i)_s, the policy's strategy probabilities.
+
+    Parameters
+    ----------
+    policy : Policy
+        The policy.
+    problems : Problems
+        The problems.
+    idx : numpy.ndarray of int or None
+        Rows of ``problems`` (all when None).
+
+    Returns
+    -------
+    numpy.ndarray of float, (B, S)
+        One distribution over strategies per problem.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rlvr_toy import ToyConfig, base_policy, make_problems, policy_probs
+    >>> cfg = ToyConfig()
+    >>> probs = policy_probs(base_policy(cfg), make_problems(cfg, 50, np.random.default_rng(0)))
+    >>> probs.shape, bool(np.allclose(probs.sum(axis=1), 1))
+    ((50, 16), True)
+    """
     return special.softmax(policy.logits(problems, idx), axis=1)
 
 
 def success_probs(policy: Policy, problems: Problems) -> np.ndarray:
-    """Exact per-problem success probability p_i = Σ_s π(s|x_i) g[i, s], (P,)."""
+    """Exact per-problem success probability p_i = Σ_s π(s ∣ x_i) g[i, s].
+
+    Parameters
+    ----------
+    policy : Policy
+        The policy.
+    problems : Problems
+        The problems.
+
+    Returns
+    -------
+    numpy.ndarray of float, (P,)
+        p_i for every problem.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rlvr_toy import ToyConfig, base_policy, make_problems, success_probs
+    >>> from sims.rlvr_toy import teacher_policy
+    >>> cfg = ToyConfig()
+    >>> problems = make_problems(cfg, 50, np.random.default_rng(0))
+    >>> round(float(success_probs(base_policy(cfg), problems).mean()), 3)
+    0.193
+    >>> round(float(success_probs(teacher_policy(cfg), problems).mean()), 3)
+    0.264
+    """
     return np.einsum("ps,ps->p", policy_probs(policy, problems), problems.g)
 
 
@@ -162,8 +275,26 @@ def _sample_strategies(probs: np.ndarray, group: int, rng: np.random.Generator) 
 
 
 def group_advantages(rewards: np.ndarray) -> np.ndarray:
-    """GRPO's group-normalised advantage A_ij = (r_ij − mean_j r_i) / std_j r_i, zero for a
-    group whose rewards are all equal (rewards (B, G) -> (B, G))."""
+    """GRPO's group-normalised advantage A_ij = (r_ij − mean_j r_i) / std_j r_i, zero for a group
+    whose rewards are all equal.
+
+    Parameters
+    ----------
+    rewards : numpy.ndarray of float, (B, G)
+        Rewards of the G samples of each of B prompts.
+
+    Returns
+    -------
+    numpy.ndarray of float, (B, G)
+        The advantages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rlvr_toy import group_advantages
+    >>> group_advantages(np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]])).tolist()
+    [[1.0, -1.0, -1.0, 1.0], [0.0, 0.0, 0.0, 0.0]]
+    """
     centred = rewards - rewards.mean(axis=1, keepdims=True)
     std = rewards.std(axis=1, keepdims=True)
     return np.divide(centred, std, out=np.zeros_like(centred), where=std > 0)
@@ -184,7 +315,7 @@ def _apply_logit_gradient(
 
 
 def _score_gradient(probs: np.ndarray, picks: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Σ_j weights_ij (e_{s_ij} − π_i) / G: the logit gradient of Σ_j weights_ij log π(s_ij|x_i)
+    """Σ_j weights_ij (e_{s_ij} − π_i) / G: the logit gradient of Σ_j weights_ij log π(s_ij ∣ x_i)
     averaged over the G samples of each prompt, (B, S)."""
     b, s = probs.shape
     onehot_sum = np.zeros((b, s))
@@ -209,14 +340,54 @@ def grpo(
     checkpoints: tuple[int, ...] = (),
     reference: Policy | None = None,
 ) -> tuple[Policy, dict[int, Policy]]:
-    """GRPO with a Bernoulli verifier reward: each step draws ``cfg.prompts`` problems, ``cfg.group``
-    strategies per problem from π, rewards r ~ Bernoulli(g[i, s]), and ascends
+    """GRPO with a Bernoulli verifier reward.
 
-        (1/BG) Σ_ij A_ij ∇ log π(s_ij|x_i) − kl · (1/B) Σ_i ∇ KL(π(·|x_i) ‖ π_ref(·|x_i))
+    Each step draws ``cfg.prompts`` problems, ``cfg.group`` strategies per problem from π,
+    rewards r ~ Bernoulli(g[i, s]), and ascends
 
-    with A the group-normalised advantage (``group_advantages``, as GRPO in the paper's RL-algorithm
-    comparison), π_ref = ``reference`` (default: the starting policy). Returns the final policy and
-    the policies after each step count in ``checkpoints``.
+        (1/BG) Σ_ij A_ij ∇ log π(s_ij ∣ x_i) − kl · (1/B) Σ_i ∇ KL(π(· ∣ x_i) ‖ π_ref(· ∣ x_i))
+
+    with A the group-normalised advantage (:func:`group_advantages`, as GRPO in the paper's
+    RL-algorithm comparison) and π_ref = ``reference``. A tabular policy trains only its table, a
+    shared one only θ and W (:class:`Policy`).
+
+    Parameters
+    ----------
+    policy : Policy
+        The starting policy.
+    problems : Problems
+        The training problems (at least ``cfg.prompts``).
+    cfg : ToyConfig
+        The recipe: ``prompts``, ``group``, ``lr``, ``kl``.
+    steps : int
+        Gradient steps.
+    rng : numpy.random.Generator
+        Source of the prompts, samples and rewards.
+    checkpoints : tuple of int
+        Step counts after which the policy is kept.
+    reference : Policy or None
+        π_ref of the KL term (default: the starting policy).
+
+    Returns
+    -------
+    policy : Policy
+        The final policy.
+    saved : dict of int to Policy
+        The policy after each step count of ``checkpoints``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rlvr_toy import ToyConfig, base_policy, grpo, make_problems, success_probs
+    >>> cfg = ToyConfig(n_train=100, prompts=16)
+    >>> problems = make_problems(cfg, 100, np.random.default_rng(1))
+    >>> base = base_policy(cfg)
+    >>> rng = np.random.default_rng(2)
+    >>> policy, saved = grpo(base, problems, cfg, 50, rng, checkpoints=(10, 50))
+    >>> sorted(saved), round(float(success_probs(base, problems).mean()), 3)
+    ([10, 50], 0.218)
+    >>> round(float(success_probs(policy, problems).mean()), 3)  # RL raises pass@1
+    0.335
     """
     reference = policy if reference is None else reference
     saved: dict[int, Policy] = {}
@@ -244,7 +415,41 @@ def distill(
 ) -> Policy:
     """Supervised fine-tuning on the teacher's verified samples: each step the teacher answers
     ``cfg.prompts`` problems ``cfg.group`` times, the verifier keeps the correct samples, and the
-    student ascends the mean log-likelihood (1/BG) Σ_ij [correct_ij] ∇ log π(s_ij|x_i)."""
+    student ascends the mean log-likelihood (1/BG) Σ_ij [correct_ij] ∇ log π(s_ij ∣ x_i).
+
+    Parameters
+    ----------
+    student : Policy
+        The starting student.
+    teacher : Policy
+        The teacher (e.g. :func:`teacher_policy`).
+    problems : Problems
+        The training problems.
+    cfg : ToyConfig
+        The recipe: ``prompts``, ``group``, ``lr``.
+    steps : int
+        Gradient steps.
+    rng : numpy.random.Generator
+        Source of the prompts, samples and verdicts.
+
+    Returns
+    -------
+    Policy
+        The trained student.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rlvr_toy import ToyConfig, base_policy, distill, make_problems, policy_probs
+    >>> from sims.rlvr_toy import teacher_policy
+    >>> cfg = ToyConfig(n_train=100, prompts=16)
+    >>> problems = make_problems(cfg, 100, np.random.default_rng(1))
+    >>> base = base_policy(cfg)
+    >>> student = distill(base, teacher_policy(cfg), problems, cfg, 50, np.random.default_rng(3))
+    >>> new_mass = lambda policy: float(policy_probs(policy, problems)[:, -1].mean())
+    >>> new_mass(base) < 1e-5 < 1e-3 < new_mass(student)  # the new strategy is learned
+    True
+    """
     for _ in range(steps):
         idx = rng.choice(len(problems), size=cfg.prompts, replace=False)
         picks = _sample_strategies(policy_probs(teacher, problems, idx), cfg.group, rng)
@@ -256,8 +461,33 @@ def distill(
 
 def base_learned(base_pass1: float, chance_pass1: float, margin: float) -> bool:
     """The gate before RL: base pass@1 ≥ chance + ``margin`` and ≥ 3 × chance (RL needs a base
-    that learned something: pass@1 well above chance). Raises ValueError unless the pass@1's
-    lie in [0, 1] and ``margin`` is a finite real ≥ 0."""
+    that learned something: pass@1 well above chance).
+
+    Parameters
+    ----------
+    base_pass1 : float
+        The base model's pass@1, in [0, 1].
+    chance_pass1 : float
+        Chance pass@1, in [0, 1].
+    margin : float
+        Required excess over chance, a finite real ≥ 0.
+
+    Returns
+    -------
+    bool
+        Whether the base passes the gate.
+
+    Raises
+    ------
+    ValueError
+        Unless the pass@1's lie in [0, 1] and ``margin`` is a finite real ≥ 0.
+
+    Examples
+    --------
+    >>> from sims.rlvr_toy import base_learned
+    >>> base_learned(0.30, 0.05, 0.1), base_learned(0.12, 0.05, 0.1)
+    (True, False)
+    """
     base_pass1 = _domain.real("base_pass1", base_pass1, minimum=0.0, maximum=1.0)
     chance_pass1 = _domain.real("chance_pass1", chance_pass1, minimum=0.0, maximum=1.0)
     margin = _domain.real("margin", margin, minimum=0.0)
@@ -266,7 +496,29 @@ def base_learned(base_pass1: float, chance_pass1: float, margin: float) -> bool:
 
 def sample_counts(p: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     """Correct samples out of ``n`` per problem, c_i ~ Binomial(n, p_i) (the verifier's record of
-    ``n`` independent samples), (P,) int64."""
+    ``n`` independent samples).
+
+    Parameters
+    ----------
+    p : numpy.ndarray of float, (P,)
+        Success probabilities (clipped into [0, 1]).
+    n : int
+        Samples per problem.
+    rng : numpy.random.Generator
+        Source of the draws.
+
+    Returns
+    -------
+    numpy.ndarray of int64, (P,)
+        The counts c_i.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rlvr_toy import sample_counts
+    >>> sample_counts(np.array([0.0, 0.5, 1.0]), 10, np.random.default_rng(0)).tolist()
+    [0, 6, 10]
+    """
     return rng.binomial(n, np.clip(p, 0.0, 1.0)).astype(np.int64)
 
 
@@ -280,16 +532,41 @@ DISTILL_GRPO_STEPS = 400
 def toy_arms_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """Sweep task: one seed of every Arm A arm.
 
-    ``params``: ``snr`` and optional overrides of ``ToyConfig`` fields (``kl``, ``n_test``, ...),
-    ``arms``, a subset of {"grpo", "distill", "tabular"} (default: all), and ``world``, seed entropy
-    (int or list of ints) of the problem draw. With ``world`` every seed of a sweep sees the same
-    train and test problems and only training varies (as in the pilot made before the claims: one
-    set of 400 train and 400 test problems, five RL seeds, a single base row, training-seed
-    SD ≈ 0.005); without it each seed draws its own problems from ``rng``. Draws train and test
-    problems, trains from the base, and returns the exact per-problem success probabilities:
-    ``test`` maps arm -> p on the test problems (``base``, ``grpo<steps>`` for each checkpoint,
-    ``distill``, ``distill_grpo``); ``train`` maps ``base``, ``grpo`` (last checkpoint) and
-    ``tabular`` -> p on the training problems (the tabular control has no test-time logits).
+    With ``world`` every seed of a sweep sees the same train and test problems and only training
+    varies (as in the pilot made before the claims: one set of 400 train and 400 test problems,
+    five RL seeds, a single base row, training-seed SD ≈ 0.005); without it each seed draws its
+    own problems from ``rng``. Draws train and test problems, trains from the base (GRPO for
+    ``GRPO_CHECKPOINTS`` steps, distillation for ``DISTILL_STEPS`` then GRPO for
+    ``DISTILL_GRPO_STEPS``, the tabular control), and returns the exact per-problem success
+    probabilities.
+
+    Parameters
+    ----------
+    params : dict
+        ``snr`` and optional overrides of :class:`ToyConfig` fields (``kl``, ``n_test``, ...),
+        ``arms``, a subset of {"grpo", "distill", "tabular"} (default: all), and ``world``, seed
+        entropy (int or list of ints) of the problem draw.
+    rng : numpy.random.Generator
+        Source of the training draws (and of the problems without ``world``).
+
+    Returns
+    -------
+    dict
+        ``test`` maps arm → p on the test problems (``base``, ``grpo<steps>`` for each
+        checkpoint, ``distill``, ``distill_grpo``); ``train`` maps ``base``, ``grpo`` (last
+        checkpoint) and ``tabular`` → p on the training problems (the tabular control has no
+        test-time logits); ``hard_test`` marks the hard test problems.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.rlvr_toy import toy_arms_task
+    >>> params = {"snr": 0.0, "n_train": 64, "n_test": 64, "arms": ["grpo"], "world": 0}
+    >>> out = toy_arms_task(params, np.random.default_rng(0))
+    >>> sorted(out["test"]), sorted(out["train"])
+    (['base', 'grpo150', 'grpo400', 'grpo800'], ['base', 'grpo'])
+    >>> {arm: round(float(p.mean()), 3) for arm, p in out["test"].items()}
+    {'base': 0.226, 'grpo150': 0.276, 'grpo400': 0.3, 'grpo800': 0.287}
     """
     fields = set(ToyConfig.__dataclass_fields__)
     cfg = ToyConfig(**{k: v for k, v in params.items() if k in fields})

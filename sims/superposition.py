@@ -91,8 +91,21 @@ def single_threaded_blas() -> Iterator[None]:
 
     The sweep executor pins worker processes through the environment; this covers in-process
     callers (``solve``, ``bench``). The batched matmuls here are small, and a multithreaded
-    BLAS on two contended cores was 10× slower in a measurement made here (140 against 13.5 ms per
-    step).
+    BLAS on two contended cores was 10× slower in a measurement made here (140 against 13.5 ms
+    per step).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        A context manager (a no-op where no OpenBLAS is loaded or it is not Linux).
+
+    Examples
+    --------
+    >>> from sims.superposition import TrainConfig, single_threaded_blas, train_models
+    >>> with single_threaded_blas():
+    ...     result = train_models(TrainConfig(n=10, widths=(3,), steps=20, batch=16), rng=0)
+    >>> result.W[0].shape
+    (10, 3)
     """
     restore = []
     for lib in _loaded_openblas():
@@ -142,8 +155,31 @@ def sample_batch(p: Any, batch: int, rng: Any) -> SparseBatch:
     """B samples of x_i = u_i v_i from one uniform draw per entry (U < p_i ⇒ x_i = 2U/p_i).
 
     Conditional on U < p_i, U/p_i ~ U(0, 1), so 2U/p_i ~ U(0, 2) independently of the event:
-    one draw gives both the Bernoulli(p_i) and the U(0, 2) value. ``rng`` is the backend's
-    generator (numpy or cupy ``default_rng``); ``p`` an xp array (n,).
+    one draw gives both the Bernoulli(p_i) and the U(0, 2) value.
+
+    Parameters
+    ----------
+    p : array (n,)
+        Feature frequencies, an array of the backend (numpy or cupy); its dtype is the samples'.
+    batch : int
+        Samples B.
+    rng : numpy.random.Generator or cupy.random.Generator
+        The backend's generator (numpy or cupy ``default_rng``).
+
+    Returns
+    -------
+    SparseBatch
+        The (B, n) batch in coordinate form.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition import sample_batch
+    >>> batch = sample_batch(np.array([0.9, 0.5, 0.1]), 1000, np.random.default_rng(0))
+    >>> batch.shape, (batch.dense() > 0).mean(axis=0).round(2).tolist()
+    ((1000, 3), [0.9, 0.51, 0.1])
+    >>> bool(0 < batch.values.min() and batch.values.max() < 2)
+    True
     """
     u = rng.random((batch, p.shape[0]), dtype=p.dtype)  # (B, n)
     active = u < p
@@ -152,7 +188,31 @@ def sample_batch(p: Any, batch: int, rng: Any) -> SparseBatch:
 
 
 def sample_batch_two_draws(p: Any, batch: int, rng: Any) -> SparseBatch:
-    """The same distribution from separate Bernoulli and uniform draws (the reference's way)."""
+    """The distribution of :func:`sample_batch` from separate Bernoulli and uniform draws (the
+    reference's way).
+
+    Parameters
+    ----------
+    p : array (n,)
+        Feature frequencies, an array of the backend.
+    batch : int
+        Samples B.
+    rng : numpy.random.Generator or cupy.random.Generator
+        The backend's generator.
+
+    Returns
+    -------
+    SparseBatch
+        The (B, n) batch in coordinate form.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition import sample_batch_two_draws
+    >>> batch = sample_batch_two_draws(np.array([0.9, 0.5, 0.1]), 1000, np.random.default_rng(0))
+    >>> (batch.dense() > 0).mean(axis=0).round(2).tolist()
+    [0.9, 0.51, 0.1]
+    """
     shape = (batch, p.shape[0])
     active = rng.random(shape, dtype=p.dtype) < p  # (B, n)
     values = 2 * rng.random(shape, dtype=p.dtype)  # (B, n)
@@ -183,7 +243,41 @@ def loss_and_grad(
 
     Only one dense pass over (K, B, n) beyond the matmuls: the bias is folded into the matmul
     and X (≈ E non-zeros per row) enters through a sparse matrix and a gather at its non-zeros.
-    Returns (loss (K,) or None when not ``with_loss``, grad_W (K, n, m), grad_b (K, n)).
+
+    Parameters
+    ----------
+    W : array (K, n, m)
+        The models' weights (numpy or cupy).
+    b : array (K, n)
+        The models' biases.
+    batch : SparseBatch
+        The samples X (B, n).
+    with_loss : bool
+        Whether to compute the loss too.
+
+    Returns
+    -------
+    loss : array (K,) or None
+        L_k (None when not ``with_loss``).
+    grad_W : array (K, n, m)
+        The gradient in W.
+    grad_b : array (K, n)
+        The gradient in b.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition import loss_and_grad, sample_batch
+    >>> batch = sample_batch(np.array([0.9, 0.5, 0.1]), 4, np.random.default_rng(0))
+    >>> W = np.stack([np.eye(3)[:, :2], np.zeros((3, 2))])  # two models, m = 2
+    >>> loss, grad_W, grad_b = loss_and_grad(W, np.zeros((2, 3)), batch)
+    >>> x = batch.dense()
+    >>> bool(np.isclose(loss[1], (x**2).sum() / 4))  # W = 0, b = 0 outputs 0: the loss is ‖x‖²
+    True
+    >>> bool(np.isclose(loss[0], (x[:, 2] ** 2).sum() / 4))  # W Wᵀ copies features 0 and 1
+    True
+    >>> grad_W.shape, grad_b.shape
+    ((2, 3, 2), (2, 3))
     """
     xp = array_namespace(W, b)
     n_models, n, m = W.shape
@@ -226,6 +320,28 @@ def lr_schedule(step: int, steps: int, peak: float, warmup: int) -> float:
 
     Linear warm-up reaches the peak η at t = w − 1; the cosine then runs down to η_min, reached
     exactly at the last step t = T − 1.
+
+    Parameters
+    ----------
+    step : int
+        The 0-based step t.
+    steps : int
+        Total steps T.
+    peak : float
+        Peak learning rate η.
+    warmup : int
+        Warm-up steps w.
+
+    Returns
+    -------
+    float
+        η_t.
+
+    Examples
+    --------
+    >>> from sims.superposition import lr_schedule
+    >>> [round(lr_schedule(t, 10, 1.0, 3), 3) for t in range(10)]
+    [0.333, 0.667, 1.0, 0.953, 0.821, 0.631, 0.419, 0.229, 0.097, 0.05]
     """
     s = step + 1
     if s < warmup:
@@ -469,15 +585,45 @@ def train_models(
 ) -> TrainResult:
     """Train the K models of ``config`` from W ~ N(0, 1/m), b ~ N(0, 1) and evaluate them.
 
-    ``rng`` (numpy Generator | int | None) seeds everything: the initialisation and a base seed
-    from which segment k of the data stream (steps [kS, (k+1)S), S = :data:`DATA_SEGMENT`) gets
-    its own backend generator; the final loss is the mean over ``eval_batches`` fresh batches
-    of the trained models, from the segment after the last.
+    ``rng`` seeds everything: the initialisation and a base seed from which segment k of the
+    data stream (steps [kS, (k+1)S), S = :data:`DATA_SEGMENT`) gets its own backend generator;
+    the final loss is the mean over ``eval_batches`` fresh batches of the trained models, from
+    the segment after the last.
 
     With ``checkpoint`` (a file path), the state (W, b, the four Adam moments and the number of
     steps done) is written there atomically after every segment, and a call that finds the file
-    resumes from it: a run killed at any step and run again gives bit-identical results. A file
-    from another config, seed or backend is refused (ValueError).
+    resumes from it: a run killed at any step and run again gives bit-identical results.
+
+    Parameters
+    ----------
+    config : TrainConfig
+        The models and their training.
+    rng : numpy.random.Generator, int or None
+        Seeds the run.
+    backend : str
+        Array backend (``sims._backend.get_backend``): ``"numpy"`` or ``"cupy"``.
+    checkpoint : str, os.PathLike or None
+        File of the checkpoints, or None for none.
+
+    Returns
+    -------
+    TrainResult
+        The trained weights and biases on the host, the final losses and their s.e., and p.
+
+    Raises
+    ------
+    ValueError
+        When ``checkpoint`` holds a file from another config, seed or backend.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition import TrainConfig, train_models
+    >>> result = train_models(TrainConfig(n=20, widths=(2, 5), steps=200, batch=64), rng=0)
+    >>> [w.shape for w in result.W], result.loss.shape
+    ([(20, 2), (20, 5)], (2,))
+    >>> bool(result.loss[1] < result.loss[0])  # the wider model represents more features
+    True
     """
     bk = get_backend(backend)
     xp = bk.xp
@@ -547,11 +693,35 @@ def _overlap_stats(rows: np.ndarray) -> dict[str, float | None]:
 
 
 def train_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    """Sweep task: train ``TrainConfig(**params)`` (``backend`` optional) and return per model its
-    width and γ, the final loss (and its s.e.), φ_{1/2}, φ_1, the row norms and the squared-overlap
-    statistics of the normalised rows (all rows, and rows with norm > 1). Inside a cached sweep
-    the training checkpoints to ``train.npz`` in the task's folder
-    (:func:`sims.sweep.task_checkpoint_dir`), so a killed sweep resumes mid-task."""
+    """Sweep task: train ``TrainConfig(**params)`` and summarise every model.
+
+    Inside a cached sweep the training checkpoints to ``train.npz`` in the task's folder
+    (:func:`sims.sweep.task_checkpoint_dir`), so a killed sweep resumes mid-task.
+
+    Parameters
+    ----------
+    params : dict
+        The fields of :class:`TrainConfig`, and optionally ``backend`` (default ``"numpy"``).
+    rng : numpy.random.Generator
+        Seeds the training.
+
+    Returns
+    -------
+    dict
+        ``{"models": [...]}``, per model its width ``m`` and ``gamma``, the final ``loss`` (and
+        ``loss_se``), ``phi_half`` (φ_{1/2}), ``phi_one`` (φ_1), the row ``norms`` and the
+        squared-overlap statistics (``mean``, ``var``, ``count``) of the normalised rows: all rows
+        (``overlap_all``) and rows with norm > 1 (``overlap_strong``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition import train_task
+    >>> params = {"n": 20, "widths": [5], "gammas": [-1.0, 0.0], "steps": 200, "batch": 64}
+    >>> out = train_task(params, np.random.default_rng(0))
+    >>> [(model["m"], model["gamma"], model["norms"].shape) for model in out["models"]]
+    [(5, -1.0, (20,)), (5, 0.0, (20,))]
+    """
     params = dict(params)
     backend = params.pop("backend", "numpy")
     config = TrainConfig(**params)

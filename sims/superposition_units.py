@@ -66,7 +66,32 @@ def ladder_tasks(
 ) -> list[dict[str, Any]]:
     """Sweep parameters for every (m, γ) pair (γ outer, m inner): one task, or two (the widths
     below ``split_at`` and the rest) so that small and large widths are not padded to the same
-    max m; each task is ``{**common, "widths": [...], "gammas": [...]}``."""
+    max m; each task is ``{**common, "widths": [...], "gammas": [...]}``.
+
+    Parameters
+    ----------
+    widths : sequence of int
+        The widths m.
+    gammas : sequence of float
+        The weight decays γ.
+    split_at : int or None
+        Width from which pairs go to the second task (None: one task).
+    **common
+        Further task parameters (``n``, ``steps``, ...).
+
+    Returns
+    -------
+    list of dict
+        The tasks' parameters, for :func:`sims.superposition.train_task`.
+
+    Examples
+    --------
+    >>> from sims.superposition_units import ladder_tasks
+    >>> for task in ladder_tasks([8, 64], [-1.0, 0.0], split_at=32, n=100):
+    ...     print(task)
+    {'n': 100, 'widths': [8, 8], 'gammas': [-1.0, 0.0]}
+    {'n': 100, 'widths': [64, 64], 'gammas': [-1.0, 0.0]}
+    """
     pairs = [(m, g) for g in gammas for m in widths]
     groups = (
         [pairs]
@@ -92,7 +117,35 @@ def ladder_tasks_over(
     **common: Any,
 ) -> list[dict[str, Any]]:
     """:func:`ladder_tasks` once per value of the task parameter ``key`` (``alpha`` for the
-    frequency exponent p_i ∝ i^−α, ``density`` for E = Σ p_i), concatenated in ``values`` order."""
+    frequency exponent p_i ∝ i^−α, ``density`` for E = Σ p_i), concatenated in ``values`` order.
+
+    Parameters
+    ----------
+    key : str
+        The task parameter swept.
+    values : sequence of float
+        Its values.
+    widths : sequence of int
+        The widths m.
+    gammas : sequence of float
+        The weight decays γ.
+    split_at : int or None
+        As in :func:`ladder_tasks`.
+    **common
+        Further task parameters.
+
+    Returns
+    -------
+    list of dict
+        The tasks' parameters.
+
+    Examples
+    --------
+    >>> from sims.superposition_units import ladder_tasks_over
+    >>> tasks = ladder_tasks_over("alpha", [1.0, 2.0], [8, 64], [-1.0], split_at=None, n=100)
+    >>> [(t["alpha"], t["widths"]) for t in tasks]
+    [(1.0, [8, 64]), (2.0, [8, 64])]
+    """
     return [
         task
         for value in values
@@ -112,7 +165,35 @@ def weak_sweep_tasks(
     """The weak-superposition sweep of §3 (Fig. 4): a γ = ``weak_gamma`` ladder per α, split at
     ``split_at``, and the γ = ``strong_gamma`` models of widths ≥ ``strong_min_m`` added to the
     second task (the first α's widths ≥ ``split_at``), so that they train on the same data
-    stream as the weak models they are compared with."""
+    stream as the weak models they are compared with.
+
+    Parameters
+    ----------
+    widths : sequence of int
+        The widths m.
+    alphas : sequence of float
+        The frequency exponents α.
+    weak_gamma, strong_gamma : float
+        γ of the weak ladders and of the strong models.
+    strong_min_m : int
+        Smallest width of a strong model.
+    split_at : int
+        Width from which a ladder goes to its second task.
+    **sizes
+        Further task parameters.
+
+    Returns
+    -------
+    list of dict
+        The tasks' parameters.
+
+    Examples
+    --------
+    >>> from sims.superposition_units import weak_sweep_tasks
+    >>> tasks = weak_sweep_tasks([8, 64], [1.5, 2.0], 0.1, -1.0, strong_min_m=64, split_at=32)
+    >>> [(t["alpha"], t["widths"], t["gammas"]) for t in tasks]
+    [(1.5, [8], [0.1]), (1.5, [64, 64], [0.1, -1.0]), (2.0, [8], [0.1]), (2.0, [64], [0.1])]
+    """
     strong_widths = tuple(w for w in widths if w >= strong_min_m)
     params = ladder_tasks_over("alpha", alphas, widths, [weak_gamma], split_at, **sizes)
     params[1]["widths"] += list(strong_widths)
@@ -123,7 +204,35 @@ def weak_sweep_tasks(
 # ------------------------------------------------------------------------- records and units
 def sweep_models(records: Sequence[Mapping[str, Any]]) -> list[Model]:
     """Every trained model of a sweep, with its task's α (1 when absent), density E (1 when
-    absent) and seed index (``seed``) attached."""
+    absent) and seed index (``seed``) attached.
+
+    Parameters
+    ----------
+    records : sequence of mapping
+        Records of a sweep of :func:`sims.superposition.train_task`.
+
+    Returns
+    -------
+    list of dict
+        The models.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition_units import by_unit, sweep_models
+    >>> def record(seed, alpha):  # a sweep record with a ladder L = m^-1 (seed 1: 10% above)
+    ...     models = [
+    ...         {"m": m, "gamma": -1.0, "loss": (1 + 0.1 * seed) / m, "phi_half": 1.0,
+    ...          "phi_one": 0.5, "norms": [1.2, 0.8, 0.1], "overlap_strong": {"mean": 1 / m}}
+    ...         for m in (2, 4, 8, 16)
+    ...     ]
+    ...     return {"params": {"alpha": alpha}, "result": {"models": models}, "seed_index": seed}
+    >>> records = [record(seed, alpha) for seed in (0, 1) for alpha in (1.0, 2.0)]
+    >>> units = by_unit(sweep_models(records))
+    >>> models = sweep_models(records)
+    >>> len(models), {key: models[0][key] for key in ("alpha", "density", "seed")}
+    (16, {'alpha': 1.0, 'density': 1.0, 'seed': 0})
+    """
     return [
         {
             **model,
@@ -138,31 +247,175 @@ def sweep_models(records: Sequence[Mapping[str, Any]]) -> list[Model]:
 
 def by_unit(models: Sequence[Model]) -> list[list[Model]]:
     """The models of each unit (one training seed index of the sweep: every task of that seed
-    index, each with its own data stream and initialisation), in seed order."""
+    index, each with its own data stream and initialisation), in seed order.
+
+    Parameters
+    ----------
+    models : sequence of dict
+        Models of :func:`sweep_models`.
+
+    Returns
+    -------
+    list of list of dict
+        One list of models per seed index.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition_units import by_unit, sweep_models
+    >>> def record(seed, alpha):  # a sweep record with a ladder L = m^-1 (seed 1: 10% above)
+    ...     models = [
+    ...         {"m": m, "gamma": -1.0, "loss": (1 + 0.1 * seed) / m, "phi_half": 1.0,
+    ...          "phi_one": 0.5, "norms": [1.2, 0.8, 0.1], "overlap_strong": {"mean": 1 / m}}
+    ...         for m in (2, 4, 8, 16)
+    ...     ]
+    ...     return {"params": {"alpha": alpha}, "result": {"models": models}, "seed_index": seed}
+    >>> records = [record(seed, alpha) for seed in (0, 1) for alpha in (1.0, 2.0)]
+    >>> units = by_unit(sweep_models(records))
+    >>> [len(unit) for unit in units], [unit[0]["seed"] for unit in units]
+    ([8, 8], [0, 1])
+    """
     seeds = sorted({m["seed"] for m in models})
     return [[m for m in models if m["seed"] == s] for s in seeds]
 
 
 def select(models: Sequence[Model], **where: Any) -> list[Model]:
-    """The models matching every ``key=value`` (to float tolerance), sorted by width."""
+    """The models matching every ``key=value`` (to float tolerance), sorted by width.
+
+    Parameters
+    ----------
+    models : sequence of dict
+        Models of :func:`sweep_models`.
+    **where
+        The values to match.
+
+    Returns
+    -------
+    list of dict
+        The matching models.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition_units import by_unit, select, sweep_models
+    >>> def record(seed, alpha):  # a sweep record with a ladder L = m^-1 (seed 1: 10% above)
+    ...     models = [
+    ...         {"m": m, "gamma": -1.0, "loss": (1 + 0.1 * seed) / m, "phi_half": 1.0,
+    ...          "phi_one": 0.5, "norms": [1.2, 0.8, 0.1], "overlap_strong": {"mean": 1 / m}}
+    ...         for m in (2, 4, 8, 16)
+    ...     ]
+    ...     return {"params": {"alpha": alpha}, "result": {"models": models}, "seed_index": seed}
+    >>> records = [record(seed, alpha) for seed in (0, 1) for alpha in (1.0, 2.0)]
+    >>> units = by_unit(sweep_models(records))
+    >>> [model["m"] for model in select(units[0], alpha=2.0, gamma=-1.0)]
+    [2, 4, 8, 16]
+    """
     chosen = [m for m in models if all(np.isclose(m[k], v) for k, v in where.items())]
     return sorted(chosen, key=lambda m: m["m"])
 
 
 def per_model(units: Sequence[Sequence[Model]], key: str) -> Array:
-    """``model[key]`` per unit and model: an array (units, models)."""
+    """``model[key]`` per unit and model: an array (units, models).
+
+    Parameters
+    ----------
+    units : sequence of sequence of dict
+        Each unit's models (:func:`by_unit`), the same number per unit.
+    key : str
+        The models' entry.
+
+    Returns
+    -------
+    numpy.ndarray
+        (units, models).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition_units import by_unit, per_model, sweep_models
+    >>> def record(seed, alpha):  # a sweep record with a ladder L = m^-1 (seed 1: 10% above)
+    ...     models = [
+    ...         {"m": m, "gamma": -1.0, "loss": (1 + 0.1 * seed) / m, "phi_half": 1.0,
+    ...          "phi_one": 0.5, "norms": [1.2, 0.8, 0.1], "overlap_strong": {"mean": 1 / m}}
+    ...         for m in (2, 4, 8, 16)
+    ...     ]
+    ...     return {"params": {"alpha": alpha}, "result": {"models": models}, "seed_index": seed}
+    >>> records = [record(seed, alpha) for seed in (0, 1) for alpha in (1.0, 2.0)]
+    >>> units = by_unit(sweep_models(records))
+    >>> per_model(units, "phi_half").shape
+    (2, 8)
+    """
     return np.array([[m[key] for m in u] for u in units])
 
 
 def ladder_fit(models: Sequence[Model], window: tuple[float, float]) -> PowerLawFit:
-    """OLS of log L on log m over ``window`` (no bootstrap: the spread is that over units)."""
+    """OLS of log L on log m over ``window`` (no bootstrap: the spread is that over units).
+
+    Parameters
+    ----------
+    models : sequence of dict
+        One ladder's models.
+    window : (float, float)
+        The widths fitted.
+
+    Returns
+    -------
+    theory.fits.PowerLawFit
+        The fit, L ∝ m^exponent.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition_units import by_unit, ladder_fit, select, sweep_models
+    >>> def record(seed, alpha):  # a sweep record with a ladder L = m^-1 (seed 1: 10% above)
+    ...     models = [
+    ...         {"m": m, "gamma": -1.0, "loss": (1 + 0.1 * seed) / m, "phi_half": 1.0,
+    ...          "phi_one": 0.5, "norms": [1.2, 0.8, 0.1], "overlap_strong": {"mean": 1 / m}}
+    ...         for m in (2, 4, 8, 16)
+    ...     ]
+    ...     return {"params": {"alpha": alpha}, "result": {"models": models}, "seed_index": seed}
+    >>> records = [record(seed, alpha) for seed in (0, 1) for alpha in (1.0, 2.0)]
+    >>> units = by_unit(sweep_models(records))
+    >>> fit = ladder_fit(select(units[0], alpha=1.0), window=(2, 16))
+    >>> round(fit.exponent, 6)
+    -1.0
+    """
     widths = np.array([m["m"] for m in models], dtype=float)
     losses = np.array([m["loss"] for m in models])
     return fit_power_law(widths, losses, window=window, n_boot=0)
 
 
 def ladder_exponent(models: Sequence[Model], window: tuple[float, float]) -> float:
-    """α_m of one ladder, L ∝ m^−α_m: minus the OLS slope of log L on log m over ``window``."""
+    """α_m of one ladder, L ∝ m^−α_m: minus the OLS slope of log L on log m over ``window``.
+
+    Parameters
+    ----------
+    models : sequence of dict
+        One ladder's models.
+    window : (float, float)
+        The widths fitted.
+
+    Returns
+    -------
+    float
+        α_m.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition_units import by_unit, ladder_exponent, select, sweep_models
+    >>> def record(seed, alpha):  # a sweep record with a ladder L = m^-1 (seed 1: 10% above)
+    ...     models = [
+    ...         {"m": m, "gamma": -1.0, "loss": (1 + 0.1 * seed) / m, "phi_half": 1.0,
+    ...          "phi_one": 0.5, "norms": [1.2, 0.8, 0.1], "overlap_strong": {"mean": 1 / m}}
+    ...         for m in (2, 4, 8, 16)
+    ...     ]
+    ...     return {"params": {"alpha": alpha}, "result": {"models": models}, "seed_index": seed}
+    >>> records = [record(seed, alpha) for seed in (0, 1) for alpha in (1.0, 2.0)]
+    >>> units = by_unit(sweep_models(records))
+    >>> round(ladder_exponent(select(units[1], alpha=2.0), window=(2, 16)), 6)
+    1.0
+    """
     return -ladder_fit(models, window).exponent
 
 
@@ -170,14 +423,67 @@ def exponents_over(
     units: Sequence[Sequence[Model]], key: str, values: Sequence[float], window: tuple[float, float]
 ) -> Array:
     """α_m (:func:`ladder_exponent`) of each unit's ladder at each value of ``key`` (``alpha`` or
-    ``density``): an array (units, values)."""
+    ``density``): an array (units, values).
+
+    Parameters
+    ----------
+    units : sequence of sequence of dict
+        Each unit's models (:func:`by_unit`).
+    key : str
+        ``alpha`` or ``density``.
+    values : sequence of float
+        The values of ``key``.
+    window : (float, float)
+        The widths fitted.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        (units, values).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition_units import by_unit, exponents_over, sweep_models
+    >>> def record(seed, alpha):  # a sweep record with a ladder L = m^-1 (seed 1: 10% above)
+    ...     models = [
+    ...         {"m": m, "gamma": -1.0, "loss": (1 + 0.1 * seed) / m, "phi_half": 1.0,
+    ...          "phi_one": 0.5, "norms": [1.2, 0.8, 0.1], "overlap_strong": {"mean": 1 / m}}
+    ...         for m in (2, 4, 8, 16)
+    ...     ]
+    ...     return {"params": {"alpha": alpha}, "result": {"models": models}, "seed_index": seed}
+    >>> records = [record(seed, alpha) for seed in (0, 1) for alpha in (1.0, 2.0)]
+    >>> units = by_unit(sweep_models(records))
+    >>> exponents_over(units, "alpha", [1.0, 2.0], window=(2, 16)).round(6).tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
+    """
     return np.array(
         [[ladder_exponent(select(u, **{key: v}), window) for v in values] for u in units]
     )
 
 
 def relative_gap(models: Sequence[Model], reference: ArrayLike) -> Array:
-    """L / reference − 1 per model (inf where the reference is 0 and L is not, 0 where both are)."""
+    """L / reference − 1 per model (inf where the reference is 0 and L is not, 0 where both are).
+
+    Parameters
+    ----------
+    models : sequence of dict
+        Models with ``loss``.
+    reference : array_like of float
+        The reference loss per model.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The relative gaps.
+
+    Examples
+    --------
+    >>> from sims.superposition_units import relative_gap
+    >>> models = [{"loss": 1.1}, {"loss": 0.0}, {"loss": 0.5}]
+    >>> relative_gap(models, [1.0, 0.0, 0.0]).round(6).tolist()
+    [0.1, 0.0, inf]
+    """
     losses = np.array([m["loss"] for m in models])
     with np.errstate(divide="ignore", invalid="ignore"):
         gap = losses / reference - 1
@@ -188,8 +494,35 @@ def unlearned_gap(
     models: Sequence[Model], p: ArrayLike, unlearned_loss: Callable = theory.weak_loss
 ) -> tuple[Array, Array]:
     """Per model, the weak-superposition loss of the features it does not represent,
-    L_unl = Σ_{‖W_i‖ ≤ 1/2} (4/3 p_i − p_i²) (§3; ``unlearned_loss(p, kept)``, kept = ‖W_i‖ > 1/2),
-    and L/L_unl − 1, set to 10^6 where L_unl = 0 < L (a huge gap)."""
+    L_unl = Σ_{‖W_i‖ ≤ 1/2} (4/3 p_i − p_i²) (§3; ``unlearned_loss(p, kept)``, kept =
+    ‖W_i‖ > 1/2), and L/L_unl − 1, set to 10^6 where L_unl = 0 < L (a huge gap).
+
+    Parameters
+    ----------
+    models : sequence of dict
+        Models with ``loss`` and ``norms``.
+    p : array_like of float
+        The feature frequencies.
+    unlearned_loss : callable
+        (p, kept) -> L_unl (default :func:`theory.superposition.weak_loss`).
+
+    Returns
+    -------
+    unlearned : numpy.ndarray of float
+        L_unl per model.
+    gap : numpy.ndarray of float
+        L/L_unl − 1 per model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition_units import unlearned_gap
+    >>> p = np.array([0.5, 0.25, 0.1])
+    >>> models = [{"loss": 0.13, "norms": [1.0, 1.0, 0.1]}]  # feature 2 not represented
+    >>> unlearned, gap = unlearned_gap(models, p)
+    >>> unlearned.round(4).tolist(), gap.round(4).tolist()  # 4/3·0.1 − 0.01 = 0.1233
+    ([0.1233], [0.0541])
+    """
     unl = np.array([unlearned_loss(p, np.asarray(m["norms"]) > 0.5) for m in models])
     gap = relative_gap(models, unl)
     return unl, np.where(np.isfinite(gap), gap, 1e6)
@@ -203,13 +536,51 @@ def strong_unit(
     window: tuple[float, float],
     overlap_min_m: int,
 ) -> dict[str, Any]:
-    """One strong-superposition ladder's statistics (Figs. 1, 5, 17): ``alpha_m`` (OLS over
-    ``window``) and ``alpha_m_error`` = α_m − ``predicted_exponent``; ``overlap_error``, the worst
-    |mean (Ŵ_i·Ŵ_j)² of the rows with ‖W_i‖ > 1 ÷ ``overlap_theory(m)`` − 1| over m ≥
-    ``overlap_min_m`` (a width with fewer than two such rows counts as a 100% error);
-    ``phi_half_min``, the smallest φ_1/2; ``local_slope_min``, the smallest −Δlog L/Δlog m between
-    adjacent widths. Also the widths, losses, overlaps, predicted overlaps and the checked-width
-    mask, for the record and the figure."""
+    """One strong-superposition ladder's statistics (Figs. 1, 5, 17).
+
+    ``alpha_m`` (OLS over ``window``) and ``alpha_m_error`` = α_m − ``predicted_exponent``;
+    ``overlap_error``, the worst relative deviation of the mean (Ŵ_i·Ŵ_j)² of the rows with
+    ‖W_i‖ > 1 from ``overlap_theory(m)`` over m ≥ ``overlap_min_m`` (a width with fewer than two
+    such rows counts as a 100% error); ``phi_half_min``, the smallest φ_1/2;
+    ``local_slope_min``, the smallest −Δlog L/Δlog m between adjacent widths.
+
+    Parameters
+    ----------
+    models : sequence of dict
+        One ladder's models, sorted by width.
+    predicted_exponent : float
+        The predicted α_m.
+    overlap_theory : callable
+        m -> the predicted mean squared overlap.
+    window : (float, float)
+        The widths fitted.
+    overlap_min_m : int
+        Smallest width whose overlap is checked.
+
+    Returns
+    -------
+    dict
+        The statistics above, and the ``widths``, ``losses``, ``overlap``,
+        ``predicted_overlap`` and the ``checked``-width mask, for the record and the figure.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition_units import by_unit, select, strong_unit, sweep_models
+    >>> def record(seed, alpha):  # a sweep record with a ladder L = m^-1 (seed 1: 10% above)
+    ...     models = [
+    ...         {"m": m, "gamma": -1.0, "loss": (1 + 0.1 * seed) / m, "phi_half": 1.0,
+    ...          "phi_one": 0.5, "norms": [1.2, 0.8, 0.1], "overlap_strong": {"mean": 1 / m}}
+    ...         for m in (2, 4, 8, 16)
+    ...     ]
+    ...     return {"params": {"alpha": alpha}, "result": {"models": models}, "seed_index": seed}
+    >>> records = [record(seed, alpha) for seed in (0, 1) for alpha in (1.0, 2.0)]
+    >>> units = by_unit(sweep_models(records))
+    >>> ladder = select(units[0], alpha=1.0)
+    >>> out = strong_unit(ladder, 1.0, lambda m: 1 / m, window=(2, 16), overlap_min_m=4)
+    >>> round(out["alpha_m_error"], 6), out["overlap_error"], round(out["local_slope_min"], 6)
+    (0.0, 0.0, 1.0)
+    """
     widths = np.array([m["m"] for m in models], dtype=float)
     losses = np.array([m["loss"] for m in models])
     overlap = np.array(
@@ -245,12 +616,46 @@ def weak_unit(
     strong_gamma: float,
     strong_alpha: float = 1.5,
 ) -> dict[str, Any]:
-    """One unit of the weak-superposition sweep (§3, Fig. 4): per α, the γ = ``weak_gamma``
-    ladder's L/L_unl − 1 (:func:`unlearned_gap`, p_i ∝ i^−α over n features), ``gap_max`` and
-    ``gap_min`` over every (m, α), and ``weak_over_strong_min``, the smallest L(weak) / L(strong)
-    at α = ``strong_alpha`` over the widths where the unit trained a γ = ``strong_gamma`` model.
-    Also ``gaps`` and ``curves`` (α → (models, L_unl)), ``strong15`` (the strong models) and
-    ``over`` (the ratios), for the record and the figure."""
+    """One unit of the weak-superposition sweep (§3, Fig. 4).
+
+    Per α, the γ = ``weak_gamma`` ladder's L/L_unl − 1 (:func:`unlearned_gap`, p_i ∝ i^−α over
+    n features), ``gap_max`` and ``gap_min`` over every (m, α), and ``weak_over_strong_min``, the
+    smallest L(weak) / L(strong) at α = ``strong_alpha`` over the widths where the unit trained a
+    γ = ``strong_gamma`` model.
+
+    Parameters
+    ----------
+    models : sequence of dict
+        The unit's models.
+    alphas : sequence of float
+        The frequency exponents α (``strong_alpha`` among them).
+    n : int
+        Features.
+    unlearned_loss : callable
+        (p, kept) -> L_unl.
+    weak_gamma, strong_gamma : float
+        γ of the weak ladders and of the strong models.
+    strong_alpha : float
+        The α of the weak-against-strong comparison.
+
+    Returns
+    -------
+    dict
+        ``gap_max``, ``gap_min``, ``weak_over_strong_min``; and ``gaps`` and ``curves``
+        (α → (models, L_unl)), ``strong15`` (the strong models) and ``over`` (the ratios), for
+        the record and the figure.
+
+    Examples
+    --------
+    >>> from sims.superposition_units import weak_unit
+    >>> from theory.superposition import weak_loss
+    >>> def model(m, gamma, loss):
+    ...     return {"m": m, "gamma": gamma, "loss": loss, "alpha": 1.5, "norms": [1.0] * m + [0.0]}
+    >>> models = [model(2, 0.1, 0.2), model(2, -1.0, 0.1)]  # n = 3: feature 2 unlearned
+    >>> out = weak_unit(models, [1.5], 3, weak_loss, weak_gamma=0.1, strong_gamma=-1.0)
+    >>> out["weak_over_strong_min"], round(out["gap_max"], 4)
+    (2.0, 0.3291)
+    """
     gaps, curves = {}, {}
     for alpha in alphas:
         weak = select(models, alpha=alpha, gamma=weak_gamma)
@@ -299,7 +704,36 @@ def knob_units(
     n: int,
 ) -> KnobUnits:
     """The statistics of the regime knob (Figs. 3, 13) on a sweep of width-``m`` models over γ:
-    φ_1/2 per unit and γ against ``band(γ, m, n)``."""
+    φ_1/2 per unit and γ against ``band(γ, m, n)``.
+
+    Parameters
+    ----------
+    records : sequence of mapping
+        The sweep's records, the same γ in every unit.
+    band : callable
+        (γ, m, n) -> (low, high), the band φ_1/2 must lie in.
+    m : int
+        The models' width.
+    n : int
+        Features.
+
+    Returns
+    -------
+    KnobUnits
+        The γ's, bands, φ_1/2, φ_1 and losses per unit, the per-unit statistics ``band_miss``,
+        ``rise_max`` (φ_1/2 must fall with γ) and ``fall`` (``units``), and the count of violations.
+
+    Examples
+    --------
+    >>> from sims.superposition_units import knob_units
+    >>> def model(gamma, phi):
+    ...     return {"m": 4, "gamma": gamma, "loss": 1.0, "phi_half": phi, "phi_one": phi / 2}
+    >>> records = [{"params": {}, "seed_index": 0,
+    ...             "result": {"models": [model(-1.0, 1.0), model(0.0, 0.5), model(1.0, 0.1)]}}]
+    >>> out = knob_units(records, lambda gamma, m, n: (0.0, 1.0), m=4, n=16)
+    >>> out.units, out.violations
+    ({'band_miss': [0.0], 'rise_max': [-0.4], 'fall': [0.9]}, 0)
+    """
     units = [sorted(u, key=lambda x: x["gamma"]) for u in by_unit(sweep_models(records))]
     gammas = np.array([x["gamma"] for x in units[0]])
     bands = np.array([band(g, m, n) for g in gammas])
@@ -330,7 +764,35 @@ def weak_ideal_exponent(
 ) -> tuple[Array, float]:
     """The finite-n weak ideal Σ_{i>m}(4/3 p_i − p_i²) at ``widths`` (``ideal_loss(p, widths)``)
     and its width exponent: minus the OLS slope of its log on log m over ``window`` (→ α − 1 as
-    n → ∞; docs/superposition.md#weak-and-strong-superposition)."""
+    n → ∞; docs/superposition.md#weak-and-strong-superposition).
+
+    Parameters
+    ----------
+    p : array_like of float
+        The feature frequencies, decreasing.
+    widths : array_like of int
+        The widths m.
+    ideal_loss : callable
+        (p, widths) -> the ideal loss (default :func:`theory.superposition.weak_ideal_loss`).
+    window : (float, float) or None
+        The widths fitted (None: all).
+
+    Returns
+    -------
+    ideal : numpy.ndarray of float
+        The ideal loss per width.
+    exponent : float
+        Its width exponent.
+
+    Examples
+    --------
+    >>> from sims.superposition_units import weak_ideal_exponent
+    >>> from theory.superposition import feature_frequencies
+    >>> p = feature_frequencies(100_000, 2.0)
+    >>> ideal, exponent = weak_ideal_exponent(p, [10, 20, 40, 80])
+    >>> round(exponent, 2)  # α − 1 = 1
+    1.0
+    """
     widths = np.asarray(widths)
     ideal = np.asarray(ideal_loss(p, widths.astype(int)))
     return ideal, -fit_power_law(widths, ideal, window=window, n_boot=0).exponent
@@ -355,9 +817,48 @@ def weak_law_units(
     ideal_exponents: Mapping[float, float],
     window: tuple[float, float],
 ) -> WeakLawUnits:
-    """Per unit, the worst over (α, γ) of |α_m − the ideal exponent| (α_m by OLS over ``window``)
-    and of |L/L_unl − 1| over the widths (Fig. 4); α runs over ``frequencies`` (α → p) in its
-    order, ``ideal_exponents[α]`` from :func:`weak_ideal_exponent`."""
+    """Per unit, the worst over (α, γ) of the deviation of α_m from the ideal exponent (α_m by OLS
+    over ``window``) and of abs(L/L_unl − 1) over the widths (Fig. 4); α runs over
+    ``frequencies`` (α → p) in its order, ``ideal_exponents[α]`` from
+    :func:`weak_ideal_exponent`.
+
+    Parameters
+    ----------
+    units : sequence of sequence of dict
+        Each unit's models (:func:`by_unit`).
+    gammas : sequence of float
+        The weight decays of the ladders.
+    frequencies : mapping of float to array_like
+        α -> the feature frequencies p.
+    ideal_exponents : mapping of float to float
+        α -> the ideal α_m.
+    window : (float, float)
+        The widths fitted.
+
+    Returns
+    -------
+    WeakLawUnits
+        Per ladder its readings, per unit ``exponent_deviation_max`` and ``loss_gap_max``, and
+        the ladders with their gaps.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition_units import by_unit, sweep_models, weak_law_units
+    >>> def record(seed, alpha):  # a sweep record with a ladder L = m^-1 (seed 1: 10% above)
+    ...     models = [
+    ...         {"m": m, "gamma": -1.0, "loss": (1 + 0.1 * seed) / m, "phi_half": 1.0,
+    ...          "phi_one": 0.5, "norms": [1.2, 0.8, 0.1], "overlap_strong": {"mean": 1 / m}}
+    ...         for m in (2, 4, 8, 16)
+    ...     ]
+    ...     return {"params": {"alpha": alpha}, "result": {"models": models}, "seed_index": seed}
+    >>> records = [record(seed, alpha) for seed in (0, 1) for alpha in (1.0, 2.0)]
+    >>> units = by_unit(sweep_models(records))
+    >>> p = np.array([0.5, 0.3, 0.2])
+    >>> out = weak_law_units(units, [-1.0], {1.0: p, 2.0: p}, {1.0: 1.0, 2.0: 1.0}, window=(2, 16))
+    >>> np.round(out.units["exponent_deviation_max"], 6).tolist()
+    [0.0, 0.0]
+    """
     runs, ladders = [], []
     stats: dict[str, list[float]] = {"exponent_deviation_max": [], "loss_gap_max": []}
     for u, models in enumerate(units):
@@ -402,7 +903,35 @@ def density_units(
     units: Sequence[Sequence[Model]], densities: Sequence[float], window: tuple[float, float]
 ) -> DensityUnits:
     """Per unit of the density sweep (Figs. 14, 15): at every width the OLS slope of log L on
-    log E over ``densities``, and at every E the ladder's α_m over ``window``."""
+    log E over ``densities``, and at every E the ladder's α_m over ``window``.
+
+    Parameters
+    ----------
+    units : sequence of sequence of dict
+        Each unit's models (:func:`by_unit`), the same widths at every density.
+    densities : sequence of float
+        The densities E (≥ 3 for the slope).
+    window : (float, float)
+        The widths fitted.
+
+    Returns
+    -------
+    DensityUnits
+        The slopes (units, widths), the exponents (units, densities) and the losses.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition_units import density_units
+    >>> unit = [  # L = E / m
+    ...     {"m": m, "gamma": -1.0, "loss": e / m, "density": e, "seed": 0}
+    ...     for e in (1.0, 2.0, 4.0)
+    ...     for m in (2, 4, 8)
+    ... ]
+    >>> out = density_units([unit], [1.0, 2.0, 4.0], window=(2, 8))
+    >>> out.slopes.round(6).tolist(), out.exponents.round(6).tolist()
+    ([[1.0, 1.0, 1.0]], [[1.0, 1.0, 1.0]])
+    """
     slopes, exponents, all_losses = [], [], []
     for models in units:
         by_e = {e: select(models, density=e) for e in densities}
@@ -442,8 +971,34 @@ def random_overlaps(
     variance: Callable[[int], float] = theory.random_overlap_variance,
 ) -> OverlapSample:
     """Monte Carlo of the squared overlap of two independent uniform unit vectors in R^m (App. A:
-    (w·w′)² ~ Beta(1/2, (m−1)/2), mean 1/m, variance 2(m−1)/(m²(m+2))): ``pairs`` Gaussian pairs
-    per width, normalised, against ``mean(m)`` and ``variance(m)``."""
+    (w·w′)² ~ Beta(1/2, (m−1)/2), mean 1/m, variance 2(m−1)/(m²(m+2))): ``pairs`` Gaussian
+    pairs per width, normalised, against ``mean(m)`` and ``variance(m)``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of the pairs.
+    widths : sequence of int
+        The dimensions m.
+    pairs : int
+        Pairs per width.
+    mean, variance : callable
+        m -> the predicted mean and variance.
+
+    Returns
+    -------
+    OverlapSample
+        Per width the sample mean, its s.e., the sample variance, the z-score of the mean and
+        the relative error of the variance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition_units import random_overlaps
+    >>> sample = random_overlaps(np.random.default_rng(0), [4, 16], pairs=20_000)
+    >>> bool(np.all(np.abs(sample.z) < 4)), np.round(sample.means, 2).tolist()  # 1/m
+    (True, [0.25, 0.06])
+    """
     means, ses, variances, z, var_err = [], [], [], [], []
     for m in widths:
         u = rng.normal(size=(pairs, m))
@@ -459,8 +1014,27 @@ def random_overlaps(
 
 def simplex_etf_gaps(widths: ArrayLike) -> tuple[list[float], list[float]]:
     """For the simplex ETF of m + 1 unit vectors in R^m at each m of ``widths`` (exact, no
-    sampling): |max off-diagonal |w_i·w_j| − the Welch bound 1/m| and the spread (max − min) of
-    the off-diagonal |w_i·w_j| (both 0 for an equiangular tight frame)."""
+    sampling): the distance of the largest off-diagonal overlap abs(w_i·w_j) from the Welch bound
+    1/m, and the spread (max − min) of the off-diagonal overlaps (both 0 for an equiangular tight
+    frame).
+
+    Parameters
+    ----------
+    widths : array_like of int
+        The dimensions m.
+
+    Returns
+    -------
+    gaps, spreads : list of float
+        Per width.
+
+    Examples
+    --------
+    >>> from sims.superposition_units import simplex_etf_gaps
+    >>> gaps, spreads = simplex_etf_gaps([3, 8])
+    >>> bool(max(gaps) < 1e-12), bool(max(spreads) < 1e-12)
+    (True, True)
+    """
     gaps, spreads = [], []
     for m in np.asarray(widths):
         frame = theory.simplex_etf(int(m))
@@ -474,7 +1048,28 @@ def gradient_error(gradient: Callable, rng: np.random.Generator) -> float:
     """Max relative error of ``gradient``'s (W, b) (the signature of
     :func:`sims.superposition.loss_and_grad`) against central differences (ε = 1e-6) of the exact
     dense float64 batch loss Σ_j (ReLU(x WᵀW + b) − x)² / B, on K = 2 models, n = 24, m = 5,
-    B = 48, E = 2."""
+    B = 48, E = 2.
+
+    Parameters
+    ----------
+    gradient : callable
+        (W, b, batch) -> (loss, grad_W, grad_b).
+    rng : numpy.random.Generator
+        Source of the weights and the batch.
+
+    Returns
+    -------
+    float
+        The largest relative error over W and b.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition import loss_and_grad
+    >>> from sims.superposition_units import gradient_error
+    >>> gradient_error(loss_and_grad, np.random.default_rng(0)) < 1e-6
+    True
+    """
     n_models, n, m, n_batch, eps = 2, 24, 5, 48, 1e-6
     W = rng.normal(size=(n_models, n, m)) / np.sqrt(m)
     b = rng.normal(size=(n_models, n)) * 0.5
@@ -512,8 +1107,29 @@ class Eq8Estimate(NamedTuple):
 
 def eq8_monte_carlo(rng: np.random.Generator, samples: int) -> Eq8Estimate:
     """Eq. (8) against the trainer's batch loss on ``samples`` rows with exactly one active
-    feature (i ~ p/Σp with p_i ∝ i^−1.2, v ~ U(0, 2)), n = 16, m = 4, a random (W, b); the
-    Monte Carlo mean and its s.e. over 20 equal chunks."""
+    feature (i ~ p/Σp with p_i ∝ i^−1.2, v ~ U(0, 2)), n = 16, m = 4, a random (W, b); the Monte
+    Carlo mean and its s.e. over 20 equal chunks.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of (W, b) and the samples.
+    samples : int
+        Rows, ≥ 20.
+
+    Returns
+    -------
+    Eq8Estimate
+        Eq. (8)'s exact value, the Monte Carlo mean and its z-score.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sims.superposition_units import eq8_monte_carlo
+    >>> estimate = eq8_monte_carlo(np.random.default_rng(0), 20_000)
+    >>> abs(estimate.z) < 4
+    True
+    """
     n, m = 16, 4
     W = rng.normal(size=(1, n, m)) / np.sqrt(m)
     b = rng.normal(size=(1, n)) * 0.3

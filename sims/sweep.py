@@ -80,8 +80,28 @@ SINGLE_THREAD_ENV = {
 def param_grid(**axes: Sequence[Any]) -> list[dict[str, Any]]:
     """The Cartesian product of the named axes, in the given axis order (last axis fastest).
 
+    Parameters
+    ----------
+    **axes : sequence
+        Each axis: a parameter's name and its non-empty sequence of values (not a string).
+
+    Returns
+    -------
+    list of dict
+        One parameter point per combination.
+
+    Raises
+    ------
+    ValueError
+        When an axis is empty, a string or not a sequence.
+
+    Examples
+    --------
+    >>> from sims.sweep import param_grid
     >>> param_grid(m=[8, 16], gamma=[-1.0])
     [{'m': 8, 'gamma': -1.0}, {'m': 16, 'gamma': -1.0}]
+    >>> len(param_grid(a=[1, 2, 3], b=[4, 5]))
+    6
     """
     names = list(axes)
     for name, values in axes.items():
@@ -115,8 +135,28 @@ _CHECKPOINT_DIR: ContextVar[Path | None] = ContextVar("checkpoint_dir", default=
 
 
 def task_checkpoint_dir() -> Path | None:
-    """The folder where the running sweep task may keep checkpoints (it may not exist yet), or
-    ``None`` when the task runs outside a cached sweep."""
+    """The folder where the running sweep task may keep checkpoints (it may not exist yet):
+    ``cache_dir/<fingerprint>/task-<index>.ckpt``, removed by :func:`run_sweep` once the task's
+    record is written.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The folder, or ``None`` when the task runs outside a cached sweep.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from sims.sweep import run_sweep, task_checkpoint_dir
+    >>> task_checkpoint_dir() is None  # outside a sweep
+    True
+    >>> def where(params, rng):
+    ...     return {"folder": task_checkpoint_dir().name}
+    >>> with tempfile.TemporaryDirectory() as cache:
+    ...     records = run_sweep(where, [{}], cache_dir=cache)
+    >>> records[0]["result"]
+    {'folder': 'task-000000.ckpt'}
+    """
     return _CHECKPOINT_DIR.get()
 
 
@@ -327,8 +367,30 @@ class DaskExecutor:
 def make_executor(workers: int = 1, scheduler: str = "processes") -> Executor:
     """Build the executor for ``--workers`` / ``--scheduler``.
 
-    ``scheduler`` is ``"processes"`` (serial when ``workers == 1``), ``"dask"`` (a new
-    ``LocalCluster``) or ``"tcp://HOST:PORT"`` (an existing Dask scheduler).
+    Parameters
+    ----------
+    workers : int
+        Parallel workers, ≥ 1.
+    scheduler : str
+        ``"processes"`` (a local process pool; serial when ``workers == 1``), ``"dask"`` (a new
+        ``LocalCluster``) or ``"tcp://HOST:PORT"`` (an existing Dask scheduler).
+
+    Returns
+    -------
+    Executor
+        A :class:`SerialExecutor`, :class:`ProcessExecutor` or :class:`DaskExecutor`; close it
+        after use (it is a context manager).
+
+    Raises
+    ------
+    ValueError
+        Unless ``workers`` is a positive integer and ``scheduler`` one of the above.
+
+    Examples
+    --------
+    >>> from sims.sweep import make_executor
+    >>> type(make_executor(1)).__name__
+    'SerialExecutor'
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive integer (got {workers!r})")
@@ -406,31 +468,56 @@ def run_sweep(
 ) -> list[dict[str, Any]]:
     """Run ``fn(params, rng)`` for every parameter point and seed index.
 
+    Task ``i`` gets a generator seeded by child ``i`` (with ``paired_seeds``: child
+    ``seed_index``) of ``SeedSequence(root_seed)``, so its result depends only on (params, task
+    index, root seed), never on the executor.
+
     Parameters
     ----------
-    fn
+    fn : callable
         A pure, picklable (module-level) function ``(params: dict, rng: Generator) -> dict``.
-    params
+    params : sequence of mapping
         The parameter points, e.g. from :func:`param_grid`.
-    n_seeds
-        Independent repetitions per parameter point. Task ``i`` is point ``i // n_seeds`` with
-        seed index ``i % n_seeds``.
-    root_seed
-        Entropy of the root ``SeedSequence`` (an int or a sequence of ints).
-    executor
+    n_seeds : int
+        Independent repetitions per parameter point, ≥ 1. Task ``i`` is point ``i // n_seeds``
+        with seed index ``i % n_seeds``.
+    root_seed : int or sequence of int
+        Entropy of the root ``SeedSequence``.
+    executor : Executor or None
         Where the tasks run (:func:`make_executor`); serial in this process when ``None``.
-    cache_dir
+    cache_dir : str, os.PathLike or None
         If given, each finished task is stored atomically in ``cache_dir/<fingerprint>/`` and
         reused by the next call of the same sweep.
-    paired_seeds
+    paired_seeds : bool
         Seed task streams by seed index only, so all parameter points share random streams.
-    desc
+    desc : str or None
         Label for the progress bar (shown on a TTY only) and the log.
 
     Returns
     -------
     list of dict
-        One record per task, ordered by task index: ``{"index", "params", "seed_index", "result"}``.
+        One record per task, ordered by task index: ``{"index", "params", "seed_index",
+        "result"}``, the result made JSON-ready (arrays as lists).
+
+    Raises
+    ------
+    ValueError
+        Unless ``n_seeds`` is a positive integer, or when ``cache_dir`` holds another sweep.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from sims.passk_sampling import count_histogram_task
+    >>> from sims.sweep import param_grid, run_sweep
+    >>> points = param_grid(p=[[0.5]], n=[2], reps=[10])
+    >>> records = run_sweep(count_histogram_task, points, n_seeds=2, root_seed=0)
+    >>> [(r["index"], r["seed_index"], r["result"]["hist"]) for r in records]
+    [(0, 0, [[2, 6, 2]]), (1, 1, [[1, 6, 3]])]
+    >>> with tempfile.TemporaryDirectory() as cache:  # a second run reads the cached records
+    ...     first = run_sweep(count_histogram_task, points, n_seeds=2, cache_dir=cache)
+    ...     again = run_sweep(count_histogram_task, points, n_seeds=2, cache_dir=cache)
+    >>> first == again == records
+    True
     """
     if isinstance(n_seeds, bool) or not isinstance(n_seeds, int) or n_seeds < 1:
         raise ValueError(f"n_seeds must be a positive integer (got {n_seeds!r})")

@@ -18,6 +18,7 @@ import dataclasses
 import importlib
 import inspect
 import math
+import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -31,6 +32,9 @@ from theory import anchors, hivemind, passk, rmt
 from theory.online.bounds import paper_length_bound
 from theory.passk import pass_at_k
 from theory.rmt import DataSpectrum
+
+#: `make fuzz` (HYPOTHESIS_PROFILE=fuzz) draws its FUZZ_EXAMPLES per function; `make test` 25.
+FUZZING = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz"
 
 # ----------------------------------------------------------------------------- domains
 # A domain is a strategy of values outside it, given the parameter's valid value.
@@ -1346,13 +1350,20 @@ def test_the_valid_call_gives_a_finite_answer(qualname: str) -> None:
 
 
 @pytest.mark.parametrize("qualname", sorted(name for name, d in DOMAINS.items() if d.params))
-@settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=settings.default.max_examples if FUZZING else 25,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(data=st.data())
 def test_out_of_domain_arguments_are_refused_by_name(qualname: str, data: st.DataObject) -> None:
     domain = DOMAINS[qualname]
     key = data.draw(st.sampled_from(sorted(domain.params)), label="parameter")
     param = key.strip()  # a trailing space keys a second domain of one parameter
-    bad = data.draw(domain.params[key].outside(domain.call[param]), label="value")
+    outside = domain.params[key].outside(domain.call[param])
+    default = inspect.signature(_function(qualname)).parameters.get(param)
+    if default is not None and default.default is None:  # None is in the domain: the default
+        outside = outside.filter(lambda value: value is not None)
+    bad = data.draw(outside, label="value")
     with pytest.raises(ValueError, match=rf"\b{param}\b"):
         domain(_function(qualname), **{param: bad})
 

@@ -91,6 +91,17 @@ def concept_classes(
     -------
     SearchStrategy[ConceptClass]
         Point labels "0".."m−1"; rows in drawing order.
+
+    Examples
+    --------
+    The smallest class with at least three hypotheses (hypothesis's ``find`` shrinks to it):
+
+    >>> from hypothesis import find, settings
+    >>> from theory.online.strategies import concept_classes
+    >>> H = find(concept_classes(max_points=4), lambda H: len(H.matrix) >= 3,
+    ...          settings=settings(database=None, derandomize=True))
+    >>> H.n_points, len(H.matrix)
+    (2, 3)
     """
     _check_bounds("min_points", min_points, "max_points", max_points, 1, MAX_POINTS)
     if not _is_int(min_hypotheses) or not 1 <= min_hypotheses <= 2**min_points:
@@ -156,6 +167,20 @@ def classes_on_points(
         Range of the shared |X|, 1 ≤ min_points ≤ max_points ≤ 12.
     max_hypotheses : int or None
         Most |H| of each class (1..256); None means min(2^m, 256).
+
+    Returns
+    -------
+    SearchStrategy[tuple[ConceptClass, ...]]
+        ``n_classes`` classes on the same m points.
+
+    Examples
+    --------
+    >>> from hypothesis import find, settings
+    >>> from theory.online.strategies import classes_on_points
+    >>> classes = find(classes_on_points(3, min_points=2), lambda t: True,
+    ...                settings=settings(database=None, derandomize=True))
+    >>> [H.n_points for H in classes]
+    [2, 2, 2]
     """
     if not _is_int(n_classes) or not 1 <= n_classes <= 8:
         raise ValueError(f"n_classes must be an integer in [1, 8], got {n_classes!r}")
@@ -189,7 +214,32 @@ def uniform_classes(min_points: int = 4, max_points: int = 5) -> st.SearchStrate
     This is the strategy for refuting a conjecture about all classes: an Ldim/M_tr gap needs
     at least 4 points and 8 hypotheses, which small-first strategies rarely draw. By the exact
     census (``online.census_5_points``, docs/online.md), 2,880 of the 65,535 classes on 4
-    points (4.4%) and 627,006,144 of the 4,294,967,295 on 5 points (14.6%) have Ldim > M_tr. Draws cost no retries: the mask is 2^m booleans, shrinking towards fewer rows.
+    points (4.4%) and 627,006,144 of the 4,294,967,295 on 5 points (14.6%) have Ldim > M_tr.
+    Draws cost no retries: the mask is 2^m booleans, shrinking towards fewer rows.
+
+    Parameters
+    ----------
+    min_points, max_points : int
+        Range of m, 1 ≤ min_points ≤ max_points ≤ 8.
+
+    Returns
+    -------
+    SearchStrategy[ConceptClass]
+        Classes on m points, rows in increasing order of their codes.
+
+    Examples
+    --------
+    A class with an Ldim/M_tr gap on 4 points, found by search:
+
+    >>> from hypothesis import find, settings
+    >>> from theory.online.dims import littlestone_dim
+    >>> from theory.online.mtr import transductive_mistake_bound
+    >>> from theory.online.strategies import uniform_classes
+    >>> H = find(uniform_classes(4, 4),
+    ...          lambda H: littlestone_dim(H) > transductive_mistake_bound(H).value,
+    ...          settings=settings(database=None, derandomize=True))
+    >>> H.n_points, littlestone_dim(H) > transductive_mistake_bound(H).value
+    (4, True)
     """
     _check_bounds("min_points", min_points, "max_points", max_points, 1, UNIFORM_MAX_POINTS)
 
@@ -210,7 +260,32 @@ def counterexample_classes(max_points: int = 6) -> st.SearchStrategy[ConceptClas
     ((W × C) × (W × C'): ≥ 2, since both values add over products), products of two uniform
     classes on 2–3 points, and tree classes of depth ≤ 4. Use it to refute a conjecture; use
     :func:`concept_classes` to test an invariant on small classes that shrink well. Measured
-    refutation rates and times: ``paper-checks bench`` (row ``conjecture_refutation``)."""
+    refutation rates and times: ``paper-checks bench`` (row ``conjecture_refutation``).
+
+    Parameters
+    ----------
+    max_points : int
+        Most points of the uniform classes, 4..8.
+
+    Returns
+    -------
+    SearchStrategy[ConceptClass]
+        The mixture above.
+
+    Examples
+    --------
+    Refuting the false conjecture M_tr = Ldim:
+
+    >>> from hypothesis import find, settings
+    >>> from theory.online.dims import littlestone_dim
+    >>> from theory.online.mtr import transductive_mistake_bound
+    >>> from theory.online.strategies import counterexample_classes
+    >>> H = find(counterexample_classes(),
+    ...          lambda H: transductive_mistake_bound(H).value != littlestone_dim(H),
+    ...          settings=settings(database=None, derandomize=True))
+    >>> transductive_mistake_bound(H).value < littlestone_dim(H)
+    True
+    """
     _check_bounds("max_points", max_points, "max_points", max_points, 4, UNIFORM_MAX_POINTS)
     small = uniform_classes(2, 3)
     one_gap = classes_with_planted_gap(max_extra_points=2, max_extra_hypotheses=4)
@@ -232,6 +307,28 @@ def tree_classes(
 
     With ``random_labels`` the off-path bias q is drawn from {0} ∪ [0.05, 0.5] and the seed from
     0..2^32−1; otherwise q = 0 (the minimal tree class). Ldim = d in every case.
+
+    Parameters
+    ----------
+    max_depth, min_depth : int
+        Range of the depth d, 1 ≤ min_depth ≤ max_depth ≤ 8.
+    random_labels : bool
+        Draw the off-path bias and the seed (else the minimal tree class of depth d).
+
+    Returns
+    -------
+    SearchStrategy[ConceptClass]
+        Tree classes of Littlestone dimension d.
+
+    Examples
+    --------
+    >>> from hypothesis import find, settings
+    >>> from theory.online.dims import littlestone_dim
+    >>> from theory.online.strategies import tree_classes
+    >>> H = find(tree_classes(max_depth=3, min_depth=2), lambda H: True,
+    ...          settings=settings(database=None, derandomize=True))
+    >>> littlestone_dim(H)
+    2
     """
     _check_bounds("min_depth", min_depth, "max_depth", max_depth, 1, 8)
 
@@ -257,7 +354,26 @@ def products(
     """Triples ``(A, B, A × B)`` with A drawn from ``left`` and B from ``right`` (default: classes
     on 1–3 points with at most 8 hypotheses), for checking that Ldim and M_tr add over products
     (docs/online.md#exact-values-the-checks-compare-with). The product's points are A's followed by
-    B's."""
+    B's.
+
+    Parameters
+    ----------
+    left, right : SearchStrategy[ConceptClass] or None
+        Where A and B are drawn from.
+
+    Returns
+    -------
+    SearchStrategy[tuple[ConceptClass, ConceptClass, ConceptClass]]
+        ``(A, B, A × B)``.
+
+    Examples
+    --------
+    >>> from hypothesis import find, settings
+    >>> from theory.online.strategies import products
+    >>> A, B, AB = find(products(), lambda t: True, settings=settings(database=None, derandomize=True))
+    >>> AB.n_points == A.n_points + B.n_points, len(AB.matrix) == len(A.matrix) * len(B.matrix)
+    (True, True)
+    """
     small = concept_classes(max_points=3, max_hypotheses=8)
     left = small if left is None else left
     right = small if right is None else right
@@ -278,6 +394,30 @@ def classes_with_planted_gap(
     * Ldim(H) − M_tr(H) = 1 + (Ldim(C) − M_tr(C)) ≥ 1.
 
     With ``shuffle`` the columns (and their labels) are permuted, which changes neither value.
+
+    Parameters
+    ----------
+    max_extra_points : int
+        Most points of C, 1..8.
+    max_extra_hypotheses : int
+        Most hypotheses of C, 1..32.
+    shuffle : bool
+        Permute the columns of W × C.
+
+    Returns
+    -------
+    SearchStrategy[ConceptClass]
+        Classes with Ldim − M_tr ≥ 1.
+
+    Examples
+    --------
+    >>> from hypothesis import find, settings
+    >>> from theory.online.dims import littlestone_dim
+    >>> from theory.online.mtr import transductive_mistake_bound
+    >>> from theory.online.strategies import classes_with_planted_gap
+    >>> H = find(classes_with_planted_gap(), lambda H: True, settings=settings(database=None, derandomize=True))
+    >>> littlestone_dim(H) - transductive_mistake_bound(H).value >= 1
+    True
     """
     for name, v, hi in (
         ("max_extra_points", max_extra_points, MAX_POINTS - 4),
@@ -389,6 +529,15 @@ def warm_solvers() -> None:
     (``numba.typed.Dict``/``List``, never cached) still takes about 0.3 s in a fresh process;
     with an empty cache, compiling takes seconds. Importing this module calls it; calling it
     again costs about a millisecond.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from theory.online.strategies import warm_solvers
+    >>> warm_solvers()  # already warm: importing the module ran it
     """
     small = gadget_w()  # 8 hypotheses: one uint64 per version space
     large = product(small, small, thresholds(1))  # 128 hypotheses: two words
