@@ -78,6 +78,24 @@ class HistoryEntry:
         }
 
 
+def study_entry(
+    date: str, scale: str, number: int, looks: Iterable[int], *, reason: str, before: str
+) -> HistoryEntry:
+    """The history entry that declares confirmatory study ``number`` at ``scale``
+    (:attr:`Claim.studies`), planned to look at ``looks`` root seeds, made when the earlier
+    study ended ``before``."""
+    counts = ", ".join(map(str, looks))
+    return HistoryEntry(
+        date=date,
+        change=f"confirmatory study {number} at {scale}: fresh root seeds (the run's seed + "
+        f"{STUDY_SEED_STRIDE:,} × {number - 1}), looks at {counts} root seeds with α spent "
+        "evenly over them, declared before any of its units was drawn; the earlier study's "
+        "units are not pooled with its own",
+        reason=reason,
+        before=before,
+    )
+
+
 @dataclass(frozen=True)
 class PaperEffect:
     """What the paper reports for one deciding ``statistic`` of a claim, shown beside the effect
@@ -134,6 +152,12 @@ class Claim:
     any other ``--device`` the runner gives it the CPU and its record says so.
     ``paper_effects``: what the paper reports for the statistics of its decision
     (:class:`PaperEffect`), set beside what an INCONCLUSIVE interval excludes.
+
+    ``studies``: scale -> the number k ≥ 2 of the confirmatory study that scale runs, declared
+    (with its ``looks`` and a dated :class:`HistoryEntry`) when study k − 1's looks were spent
+    undecided. Study k draws its units from root seeds no earlier study drew from: the run's
+    seed plus :data:`STUDY_SEED_STRIDE` · (k − 1) (:meth:`root_seed`), so its error rates hold
+    whatever the earlier study showed. A scale not listed runs study 1, the run's own seed.
     """
 
     id: str
@@ -151,6 +175,7 @@ class Claim:
     backends: tuple[str, ...] = ("numpy",)
     devices: tuple[str, ...] = ("cpu",)
     paper_effects: tuple[PaperEffect, ...] = ()
+    studies: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def exact(self) -> bool:
@@ -165,6 +190,19 @@ class Claim:
         """K, the number of looks α is spent over at ``scale``: the planned count, else 1."""
         return max(1, len(self.looks_at(scale)))
 
+    def study_at(self, scale: str | None) -> int:
+        """The number of the study the claim runs at ``scale`` (1 unless declared)."""
+        return self.studies.get(scale or "", 1)
+
+    def root_seed(self, seed: int, scale: str | None) -> int:
+        """The root seed the claim's units are drawn from in a run of root seed ``seed`` at
+        ``scale``: ``seed + STUDY_SEED_STRIDE · (k − 1)`` for study k there."""
+        return seed + STUDY_SEED_STRIDE * (self.study_at(scale) - 1)
+
+
+#: Root seeds between studies: study k of a claim draws from the run's seed + this · (k − 1), a
+#: seed no reference run, test or replicate of an earlier study has used.
+STUDY_SEED_STRIDE = 1_000_000
 
 _REGISTRY: dict[str, Claim] = {}
 
@@ -185,6 +223,7 @@ def claim(
     backends: Iterable[str] = ("numpy",),
     devices: Iterable[str] = ("cpu",),
     paper_effects: Iterable[PaperEffect] = (),
+    studies: Mapping[str, int] | None = None,
 ) -> Callable[[CheckFn], CheckFn]:
     """Register the decorated function as the check of claim ``claim_id`` (``<paper>.<name>``).
 
@@ -193,9 +232,11 @@ def claim(
     scale -> increasing root-seed counts, :attr:`Claim.looks`) or give only a preamble. A
     ``stochastic`` claim must name its deciding ``statistic``; without a ``decision`` it is an
     exact check over random instances (:attr:`Claim.exact`). ``paper_effects`` name statistics
-    of the ``decision`` (:attr:`Claim.paper_effects`).
+    of the ``decision`` (:attr:`Claim.paper_effects`). ``studies`` (:attr:`Claim.studies`) name
+    a confirmatory study k ≥ 2 at a scale where the claim plans its looks; its rule text says so.
     """
     planned = _planned_looks(claim_id, looks, decision)
+    confirmatory = _declared_studies(claim_id, studies, planned, history)
     skipped = dict(not_run_at or {})
     from paper_checks.context import SCALES
     from sims._backend import BACKENDS, DEVICES
@@ -219,7 +260,7 @@ def claim(
                 f"(got {scale!r}: {why!r})"
             )
     if decision is not None:
-        text = decision.text(looks=planned)
+        text = decision.text(looks=planned) + _studies_text(confirmatory)
         rule = f"{rule.strip()} {text}" if rule else text
         if not stochastic:
             raise ValueError(f"claim {claim_id!r}: a decision over units needs stochastic=True")
@@ -265,6 +306,7 @@ def claim(
             computes_on,
             trains_on,
             effects,
+            confirmatory,
         )
         return fn
 
@@ -291,6 +333,44 @@ def _planned_looks(
                 f"counts (got {counts})"
             )
     return planned
+
+
+def _declared_studies(
+    claim_id: str,
+    studies: Mapping[str, int] | None,
+    planned: Mapping[str, tuple[int, ...]],
+    history: Iterable[HistoryEntry],
+) -> dict[str, int]:
+    """``studies`` checked: each a study number k ≥ 2 at a scale where the claim plans its looks
+    (a confirmatory study states in advance when it stops), declared with a history entry."""
+    declared = dict(studies or {})
+    for scale, k in declared.items():
+        if isinstance(k, bool) or not isinstance(k, int) or k < 2:
+            raise ValueError(
+                f"claim {claim_id!r}: studies map a scale to a study number ≥ 2 (got {scale!r}: "
+                f"{k!r})"
+            )
+        if scale not in planned:
+            raise ValueError(
+                f"claim {claim_id!r}: the confirmatory study at {scale} needs its planned looks "
+                f"there (looks={{{scale!r}: ...}})"
+            )
+    if declared and not any("study" in entry.change for entry in history):
+        raise ValueError(
+            f"claim {claim_id!r}: a confirmatory study needs a history entry whose change "
+            "names the study"
+        )
+    return declared
+
+
+def _studies_text(studies: Mapping[str, int]) -> str:
+    """The rule's sentence on its confirmatory studies ("" without one)."""
+    return "".join(
+        f" At {scale} this is confirmatory study {k}: its units come from root seeds no earlier "
+        f"study drew from (the run's seed + {STUDY_SEED_STRIDE:,} × {k - 1}), and only they "
+        "decide it; the earlier study's verdict is in the history."
+        for scale, k in sorted(studies.items())
+    )
 
 
 def _load_checks() -> None:

@@ -140,8 +140,9 @@ def compare(
     made: its replication's ``n``) stands against its reference."""
     if reference is None:
         return {"status": NOT_COMPARED, "reason": "no reference record at this scale"}
-    if result.provenance.get("seed") != ref_run.get("seed"):
-        return {"status": NOT_COMPARED, "reason": f"the reference is at seed {ref_run.get('seed')}"}
+    ref_seed = reference.provenance.get("seed", ref_run.get("seed"))  # a study's own root seed
+    if result.provenance.get("seed") != ref_seed:
+        return {"status": NOT_COMPARED, "reason": f"the reference is at seed {ref_seed}"}
     if result.provenance.get("code") != reference.provenance.get("code"):
         return {"status": NOT_COMPARED, "reason": "the claim's code changed since the reference"}
     replicates = max(replicates, (result.replication or {}).get("n", 1))

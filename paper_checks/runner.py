@@ -127,7 +127,8 @@ PRESENTATION_MODULES = frozenset(
 #: The registry's descriptive keywords of :func:`paper_checks.claims.claim`: words about a claim
 #: that compute none of its numbers (the record copies them, and the tests hold the copies equal
 #: to the registry), left out of its fingerprint like docstrings and comments; likewise its
-#: planned ``looks`` (how many root seeds the runner adds, not what a root seed computes), every
+#: planned ``looks`` (how many root seeds the runner adds, not what a root seed computes) and its
+#: confirmatory ``studies`` (which root seeds it draws from: the record's provenance says), every
 #: argument of a dated :class:`~paper_checks.claims.HistoryEntry` or of a
 #: :class:`~paper_checks.claims.PaperEffect` (what the paper reports), and a rule's ``note``.
 DESCRIPTIVE_KEYWORDS = (
@@ -143,6 +144,7 @@ DESCRIPTIVE_KEYWORDS = (
             "backends",
             "devices",
             "paper_effects",
+            "studies",
         )
     ),
     ("HistoryEntry", "*"),
@@ -182,11 +184,17 @@ def run_claim(claim: Claim, ctx: Context, replicates: int = 1) -> CheckResult:
 def _replicate_context(claim: Claim, ctx: Context, r: int) -> Context:
     """Replicate ``r`` of ``claim``: root seed :meth:`Context.root_entropy` of ``r``, run in
     ``out_dir/replicates/r<r>`` (replicate 0 is the run itself) so that its sweeps are cached
-    and resume after a kill."""
+    and resume after a kill. The seed is that of the claim's study at the run's scale
+    (:meth:`Claim.root_seed`): the run's own but for a confirmatory study."""
+    seed = claim.root_seed(ctx.seed, ctx.scale)
     if r == 0:
-        return replace(ctx, claim_id=claim.id)
+        return replace(ctx, claim_id=claim.id, seed=seed)
     return replace(
-        ctx, claim_id=claim.id, replicate=r, out_dir=ctx.out_dir / "replicates" / f"r{r}"
+        ctx,
+        claim_id=claim.id,
+        seed=seed,
+        replicate=r,
+        out_dir=ctx.out_dir / "replicates" / f"r{r}",
     )
 
 
@@ -206,7 +214,7 @@ def replicate_claim(claim: Claim, ctx: Context, runs: list[CheckResult]) -> dict
     for r, run in enumerate(runs):
         row = {
             "replicate": r,
-            "root_entropy": replace(ctx, replicate=r).root_entropy(),
+            "root_entropy": _replicate_context(claim, ctx, r).root_entropy(),
             "verdict": run.verdict.value,
             "statistic": _statistic(claim, run),
         }

@@ -524,7 +524,19 @@ def _tau_summary(gen: float, mem: float, decision: Decision, doubled: np.ndarray
             "widened 1.209: INCONCLUSIVE, about 17 units would decide it; quick unchanged "
             "(INCONCLUSIVE)",
         ),
+        registry.study_entry(
+            "2026-12-04",
+            "full",
+            2,
+            (3, 6),
+            reason="study 1 (3 root seeds, one look) ended undecided with about 17 units "
+            "wanted; its root seeds cannot be looked at again without spending α twice",
+            before="full, study 1: INCONCLUSIVE over 15 units (tau_mem_exponent 1.068, upper "
+            "bound 1.209 against 1.2; the other four parts PASS)",
+        ),
     ],
+    looks={"full": (3, 6)},
+    studies={"full": 2},
 )
 def tau_gen_constant_tau_mem_linear(
     ctx: Context,

@@ -593,7 +593,20 @@ SINK_RULE = Rule(
             "-0.693); widened -0.085: INCONCLUSIVE, about 6 units would decide it; quick "
             "unchanged (PASS over 3 units)",
         ),
+        registry.study_entry(
+            "2026-12-04",
+            "full",
+            2,
+            (2, 4),
+            reason="study 1 (one root seed: 5 paired seeds, 4 with a baseline sink, one look) "
+            "ended undecided with about 5 units wanted; its root seed cannot be looked at again "
+            "without spending α twice",
+            before="full, study 1: INCONCLUSIVE over 4 units (f_attn_log_ratio -1.449, upper "
+            "bound -0.568 against ln 0.5 = -0.693)",
+        ),
     ],
+    looks={"full": (2, 4)},
+    studies={"full": 2},
 )
 def sink_removed(
     ctx: Context,

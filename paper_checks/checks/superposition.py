@@ -861,8 +861,9 @@ REFERENCE_RULE = Rule(
             "Liu, Liu & Gore 2025, Figs. 14 and 15",
         ),
     ),
-    # declared 2026-12-02: 3 units per root seed; 6 would decide it
-    looks={"full": (1, 3)},
+    # study 1 declared 2026-12-02 (3 units per root seed; 6 would decide it) looked at (1, 3)
+    looks={"full": (4, 8)},
+    studies={"full": 2},
     history=[
         _aligned_schedule(
             "INCONCLUSIVE at quick (full scale only); PASS at full by hand in docs/superposition.md "
@@ -874,6 +875,16 @@ REFERENCE_RULE = Rule(
             "the point estimate α_m ∈ [0.8, 1.2], φ_1(100) > φ_1(10) and φ_1/2 = 1 of one ladder "
             "became parts over units (one training seed of the ladder each, 3 per root seed at "
             "full): α_m within 1 ± 0.2 as two one-sided tests, φ_1 rise > 0, min φ_1/2 > 0.99",
+        ),
+        registry.study_entry(
+            "2026-12-04",
+            "full",
+            2,
+            (4, 8),
+            reason="study 1 (looks at 1 and 3 root seeds, 3 units each) ended undecided at its "
+            "last look with about 12 units wanted",
+            before="full, study 1: INCONCLUSIVE over 9 units (alpha_m_error -0.076, lower bound "
+            "-0.231 against -0.2; the other three parts PASS)",
         ),
     ],
 )
@@ -1101,7 +1112,19 @@ DENSITY_RULE = Rule(
             "1.612: INCONCLUSIVE, about 4 units would decide it; quick unchanged "
             "(INCONCLUSIVE, full scale only)",
         ),
+        registry.study_entry(
+            "2026-12-04",
+            "full",
+            2,
+            (2, 4),
+            reason="study 1 (one root seed, 3 units, one look) ended undecided with about 4 "
+            "units wanted; its root seed cannot be looked at again without spending α twice",
+            before="full, study 1: INCONCLUSIVE over 3 units (slope_ratio_max 1.17, upper bound "
+            "1.612 against 1.5; the other two parts PASS)",
+        ),
     ],
+    looks={"full": (2, 4)},
+    studies={"full": 2},
 )
 def density_scaling(ctx: Context, *, predicted_slope: float = 1.0) -> CheckResult:
     """Full scale: ``strong_inverse_m``'s ladder (n = 400, α = 1, γ = −1) at E ∈ {1, 3, 6}, per

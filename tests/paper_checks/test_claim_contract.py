@@ -96,6 +96,24 @@ def test_reference_results_are_not_older_than_the_claim_code(claim, scale):
     )
 
 
+@pytest.mark.parametrize("scale", ["quick", "full"])
+@pytest.mark.parametrize("claim", CLAIMS, ids=IDS)
+def test_reference_records_come_from_the_root_seeds_of_the_declared_study(claim, scale):
+    # a confirmatory study (Claim.studies) is decided only by its own root seeds: a record of an
+    # earlier study is not its record, even where its code is today's
+    if scale not in REFERENCE_RUNS:
+        pytest.skip(f"no committed {scale} reference run")
+    run, records = load_reference(scale)
+    record = records.get(claim.id)
+    if record is None or record.verdict is Verdict.NOT_RUN:
+        pytest.skip(f"{claim.id} has no run record at {scale}")
+    assert record.provenance["seed"] == claim.root_seed(run["seed"], scale), (
+        f"the {scale} reference record of {claim.id} is not from study {claim.study_at(scale)}"
+    )
+    rows = (record.replication or {}).get("replicates") or []
+    assert all(row["root_entropy"][0] == record.provenance["seed"] for row in rows)
+
+
 #: Stochastic claims without a decision over units: exact checks over random instances, or
 #: Monte Carlo identities with a family-wise test and a stated tolerance, where one violation is
 #: a counterexample (pooled over root seeds: any FAIL FAILs). Every other stochastic claim is

@@ -527,3 +527,73 @@ def test_devices_must_include_the_cpu_and_name_known_devices(devices):
 def test_a_context_refuses_an_unknown_device():
     with pytest.raises(ValueError, match="device must be one of cpu, cuda"):
         Context(device="gpu")
+
+
+# ------------------------------------------------------------------------ confirmatory studies
+def _study(looks: dict[str, tuple[int, ...]], studies: dict[str, int]) -> Claim:
+    from dataclasses import replace
+
+    return replace(_decided(_gain(3.0, 4), looks), studies=studies)
+
+
+def test_a_confirmatory_study_draws_from_root_seeds_no_earlier_study_drew_from(tmp_path):
+    from paper_checks.claims import STUDY_SEED_STRIDE
+
+    # a clear gain, decided at the first look (2 root seeds of 4 units)
+    first = run_claim(_decided(_gain(3.0, 4), PLANNED), Context(out_dir=tmp_path / "1"), 2)
+    second = run_claim(_study(PLANNED, {"quick": 2}), Context(out_dir=tmp_path / "2"), 2)
+    assert first.provenance["seed"] == 0
+    assert second.provenance["seed"] == STUDY_SEED_STRIDE
+    drawn = [
+        3.0 + Context(seed=STUDY_SEED_STRIDE, claim_id="rlvr.test_gain", replicate=r)
+        .rng("x")
+        .normal(size=4)
+        for r in range(2)
+    ]
+    assert second.decision["units"]["x"] == pytest.approx(np.concatenate(drawn).tolist())
+    assert not set(second.decision["units"]["x"]) & set(first.decision["units"]["x"])
+    roots = [row["root_entropy"] for row in second.replication["replicates"]]
+    assert roots[0] == [STUDY_SEED_STRIDE] and roots[1][0] == STUDY_SEED_STRIDE
+    # study 3 draws from yet other seeds; a study declared at another scale changes nothing here
+    third = run_claim(_study(PLANNED, {"quick": 3}), Context(out_dir=tmp_path / "3"), 2)
+    assert third.provenance["seed"] == 2 * STUDY_SEED_STRIDE
+    elsewhere = _study({**PLANNED, "full": (1, 2)}, {"full": 2})
+    assert run_claim(elsewhere, Context(out_dir=tmp_path / "4"), 2).decision == first.decision
+
+
+def test_a_run_at_another_seed_moves_the_study_with_it():
+    from paper_checks.claims import STUDY_SEED_STRIDE
+
+    claim = _study(PLANNED, {"quick": 2})
+    assert claim.root_seed(7, "quick") == 7 + STUDY_SEED_STRIDE
+    assert claim.root_seed(7, "full") == 7
+
+
+@pytest.mark.parametrize(
+    ("studies", "looks", "history", "message"),
+    [
+        ({"full": 1}, {"full": (1, 2)}, True, "study number ≥ 2"),
+        ({"full": True}, {"full": (1, 2)}, True, "study number ≥ 2"),
+        ({"full": 2}, {"quick": (1, 2)}, True, "needs its planned looks there"),
+        ({"full": 2}, {"full": (1, 2)}, False, "history entry"),
+    ],
+)
+def test_a_confirmatory_study_is_declared_with_its_looks_and_a_history_entry(
+    studies, looks, history, message
+):
+    from paper_checks.claims import study_entry
+
+    entries = [study_entry("2026-12-04", "full", 2, (1, 2), reason="r", before="b")]
+    with pytest.raises(ValueError, match=message):
+        claim(
+            "rlvr.test_declared_study",
+            paper="rlvr",
+            statement="s",
+            source="tests",
+            stochastic=True,
+            decision=GAIN_RULE,
+            looks=looks,
+            studies=studies,
+            history=entries if history else (),
+        )
+    assert "rlvr.test_declared_study" not in _REGISTRY
