@@ -130,7 +130,9 @@ PRESENTATION_MODULES = frozenset(
 #: planned ``looks`` (how many root seeds the runner adds, not what a root seed computes) and its
 #: confirmatory ``studies`` (which root seeds it draws from: the record's provenance says), every
 #: argument of a dated :class:`~paper_checks.claims.HistoryEntry` or of a
-#: :class:`~paper_checks.claims.PaperEffect` (what the paper reports), and a rule's ``note``.
+#: :class:`~paper_checks.claims.PaperEffect` (what the paper reports), a rule's ``note``, and the
+#: ``summary`` and ``tolerance`` of a :class:`~paper_checks.results.CheckResult` (with whatever
+#: only they read), so that a claim's words can be corrected without staling its records.
 DESCRIPTIVE_KEYWORDS = (
     *(
         ("claim", keyword)
@@ -150,6 +152,9 @@ DESCRIPTIVE_KEYWORDS = (
     ("HistoryEntry", "*"),
     ("PaperEffect", "*"),
     ("Rule", "note"),
+    # a result's words: its summary and tolerance text describe numbers the record holds
+    ("CheckResult", "summary"),
+    ("CheckResult", "tolerance"),
 )
 
 

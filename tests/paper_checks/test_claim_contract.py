@@ -238,3 +238,50 @@ def test_each_headline_claim_is_decided_or_says_what_the_toy_scale_excludes(clai
         assert "; the paper: " in record.summary
     else:
         assert record.verdict in (Verdict.PASS, Verdict.FAIL)
+
+
+def test_editing_a_claims_words_stales_no_record(tmp_path, monkeypatch):
+    """A record's fingerprint covers what computes its numbers: the summary and tolerance text of
+    a check's result (and a helper only they call) can change without staling it; a number
+    cannot."""
+    import sys
+    import textwrap
+
+    from paper_checks.claims import Claim
+
+    package = tmp_path / "wordspkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def fingerprint(words: str, threshold: str = "0.5") -> str:
+        (package / "check.py").write_text(
+            textwrap.dedent(f"""
+                from paper_checks.results import CheckResult, Verdict
+
+
+                def _words(x):
+                    return {words!r}.format(x)
+
+
+                def check(ctx):
+                    x = float(ctx.rng("x").random())
+                    return CheckResult(
+                        verdict=Verdict.of(x < {threshold}),
+                        summary=_words(x),
+                        measured={{"x": x}},
+                        expected={{}},
+                        tolerance="x < {threshold}, " + {words!r},
+                    )
+            """)
+        )
+        for name in [m for m in sys.modules if m.startswith("wordspkg")]:
+            monkeypatch.delitem(sys.modules, name)
+        from wordspkg.check import check
+
+        rule = "PASS when x < 0.5; FAIL otherwise."
+        return claim_fingerprint(Claim("rlvr.words", "rlvr", "s", "tests", check, rule, False))
+
+    first = fingerprint("x = {:.3f}")
+    assert fingerprint("drew x = {:.4g}, below the threshold") == first
+    assert fingerprint("x = {:.3f}", threshold="0.6") != first
