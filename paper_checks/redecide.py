@@ -178,20 +178,16 @@ def redecide_record(
 
 def described(claim: Claim, record: Mapping[str, Any]) -> dict[str, Any]:
     """The registry's words about ``claim`` that its record copies (statement, source, rule and
-    history, and the tolerance where the check stated it as the rule's text): none of them is a
-    number the check computed."""
+    history, and the tolerance of a claim decided over units, or where the check stated it as
+    the rule's text): none of them is a number the check computed."""
     words = {
         "statement": claim.statement,
         "source": claim.source,
         "rule": claim.rule,
         "history": [entry.to_json() for entry in claim.history],
     }
-    tolerance = record.get("tolerance")
-    rule_text = claim.decision is not None and str(tolerance).startswith(
-        f"Units: {claim.decision.unit}."
-    )
-    if tolerance == record.get("rule") or rule_text:  # the check wrote its rule's text there
-        words["tolerance"] = claim.decision.text() if rule_text else claim.rule
+    if claim.decision is not None or record.get("tolerance") == record.get("rule"):
+        words["tolerance"] = claim.rule  # a decided claim's tolerance is its rule's text
     return words
 
 

@@ -408,7 +408,8 @@ def pooled_verdict(claim: Claim, runs: list[CheckResult]) -> CheckResult:
     (:func:`paper_checks.decision.pool_units`), at the level its planned looks at the run's
     scale leave (:func:`decide_units`), a single root seed included, so that the headline does
     not depend on the number of root seeds run; a look at a root-seed count that is not planned
-    is flagged in the summary. An ``exact`` claim (a counterexample is a proof) FAILs when any
+    is flagged in the summary; its tolerance is its rule's text (:attr:`Claim.rule`, generated
+    from the decision), whatever the check wrote there. An ``exact`` claim (a counterexample is a proof) FAILs when any
     root seed FAILs and PASSes when every one PASSes. A root seed that crashed makes the
     headline ERROR. A claim of neither kind keeps the primary verdict."""
     primary = runs[0]
@@ -437,7 +438,11 @@ def pooled_verdict(claim: Claim, runs: list[CheckResult]) -> CheckResult:
             claim.paper_effects,
         )
         return replace(
-            primary, verdict=decision.verdict, summary=summary, decision=decision.to_json()
+            primary,
+            verdict=decision.verdict,
+            summary=summary,
+            decision=decision.to_json(),
+            tolerance=claim.rule,
         )
     if n == 1:
         return primary
