@@ -57,7 +57,8 @@ class CheckResult:
     """What a claim check returns, and what the run stores for it.
 
     A check fills ``verdict``, ``summary`` (one line: the deciding number against its threshold),
-    ``measured`` and ``expected`` (numbers, or lists of numbers), ``tolerance`` (the rule in words),
+    ``measured`` and ``expected`` (numbers, or lists of numbers), ``tolerance`` (the rule in words;
+    a claim decided over units leaves it out, and the runner fills it with the claim's rule text),
     ``figures`` (paths relative to the run directory) and ``arrays`` (saved to ``<claim>.npz``).
     The runner fills the claim's metadata (statement, source, the registered ``rule``,
     ``stochastic`` and ``history``), ``replication`` (with ``--replicates``) and ``provenance``.
@@ -72,7 +73,7 @@ class CheckResult:
     summary: str
     measured: dict[str, Any]
     expected: dict[str, Any]
-    tolerance: str
+    tolerance: str = ""
     figures: list[str] = field(default_factory=list)
     arrays: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     claim_id: str = ""

@@ -881,7 +881,8 @@ def _headline(
         write_claim(ctx.out_dir, result)
     elif claim.decision is not None:  # one root seed: the same rule application
         headline = pooled_verdict(claim, [result])
-        if (headline.verdict, headline.summary) != (result.verdict, result.summary) or (
+        words = (headline.verdict, headline.summary, headline.tolerance)
+        if words != (result.verdict, result.summary, result.tolerance) or (
             not _same(headline.decision or {}, result.decision or {})
         ):
             result = headline

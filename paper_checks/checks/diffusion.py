@@ -444,14 +444,6 @@ def _part_verdicts(decision: Decision) -> dict[str, str]:
     return {f"{p.part.statistic} {p.part.direction}": p.verdict.value for p in decision.parts}
 
 
-def _tau_tolerance(gen: float, mem_band: tuple[float, float]) -> str:
-    return (
-        f"mean over units of the τ_gen exponent within {gen:g} ± {TAU_GEN_TOL:g}, of the τ_mem "
-        f"exponent within [{mem_band[0]:g}, {mem_band[1]:g}], of the min-error exponent < 0 "
-        "(Student-t bounds, Bonferroni over 5 parts)"
-    )
-
-
 def _tau_summary(gen: float, mem: float, decision: Decision, doubled: np.ndarray) -> str:
     summary = (
         f"exponents per unit of τ_gen (theory {gen:g} ± {TAU_GEN_TOL:g}), τ_mem "
@@ -569,7 +561,6 @@ def tau_gen_constant_tau_mem_linear(
             "exponent_tau_mem": tau_mem_exponent,
             "exponent_score_min": "< 0 (our pilot −0.6 quick, −0.69 full)",
         },
-        tolerance=_tau_tolerance(tau_gen_exponent, (lo, hi)),
         figures=ctx.save_figure(fig),
         arrays=sweep.arrays,
         decision=decision.to_json(),
@@ -619,14 +610,6 @@ def threshold_rule(threshold_ratio: float = 2.0, decay_exponent: float = -1.0) -
                 DECAY_TOL * decay_exponent,
             ),
         ),
-    )
-
-
-def _threshold_tolerance(delta: float, threshold_ratio: float, decay_exponent: float) -> str:
-    return (
-        f"means over draws: largest relative step of the gap < 0; gap < Δ_t = {delta:.4f} for "
-        f"ψ_n ≥ {threshold_ratio:g}ψ_p; log-log slope on [2ψ_p, 4ψ_p] ≤ "
-        f"{DECAY_TOL * decay_exponent:g} (Student-t bounds, Bonferroni over 3 parts)"
     )
 
 
@@ -700,7 +683,6 @@ def memorization_threshold(
             "threshold_psi_n": threshold_ratio * psi_p,
             "tail_slope_at_most": DECAY_TOL * decay_exponent,
         },
-        tolerance=_threshold_tolerance(delta, threshold_ratio, decay_exponent),
         figures=ctx.save_figure(fig),
         arrays={"psi_n": psi, "gaps": gaps},
         decision=decision.to_json(),
@@ -750,11 +732,6 @@ GD_PHASES = {  # the two GD runs per ψ_n: sweep parameters by phase
     "window": {"lr_factor": GD_WINDOW_LR, "tau_end": 3.0, "tau_end_is_test_min_multiple": True},
     "late": {"lr_factor": GD_REFERENCE_LR, "tau_end": GD_LATE_TAU},
 }
-GD_TOLERANCE = (
-    f"|mean(1 − L_GD) − mean(1 − L_flow)| ≤ {GD_REL_TOL:.0%}·|mean(1 − L_flow)| on each plateau "
-    "(window at lr 1e-5·d/Δ_t; window and memorisation phase at the reference lr 0.01·d/Δ_t), "
-    "for train and test"
-)
 
 
 def _gd_summary(plateaus: GDPlateaus, decision: Decision, psi_ns: tuple[float, ...]) -> str:
@@ -852,6 +829,5 @@ def gd_matches_flow(
             "reference_lr_window_test_lift_over_delta": plateaus.reference_lift,
         },
         expected={"plateau_relative_error_at_most": GD_REL_TOL},
-        tolerance=GD_TOLERANCE,
         figures=ctx.save_figure(fig),
     )

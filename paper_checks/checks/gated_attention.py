@@ -395,7 +395,6 @@ def gate_sparse(
             "paper_gate_mean": PAPER_TABLE4[gated_arm]["gate_mean"],
             "paper_control_gate_mean": PAPER_TABLE4.get(control_arm, {}).get("gate_mean"),
         },
-        tolerance=SPARSE_RULE.text(),
         figures=ctx.save_figure(fig),
         arrays={"gate_hist": final_stack(gated, "gate_hist")},
     )
@@ -505,7 +504,6 @@ def massive_activations_drop(
             "paper_m_act_gated": PAPER_TABLE4[gated_arm]["m_act"],
             "paper_m_act_log_ratio": math.log(94.0 / 1053.0),
         },
-        tolerance=M_ACT_RULE.text(),
         figures=ctx.save_figure(fig),
         arrays=paired_stacks(base, gated, "m_act_per_layer"),
     )
@@ -644,7 +642,6 @@ def sink_removed(
             "sink_min_ratio": SINK_MIN_RATIO,
             "max_gated_over_baseline": SINK_REMOVED_RATIO,
         },
-        tolerance=SINK_RULE.text(),
         figures=ctx.save_figure(fig),
         arrays=paired_stacks(base, gated, "f_attn_per_head"),
     )
@@ -764,7 +761,6 @@ def loss_not_worse(
             "delta_upper_bound_below": 0.0,
             "paper_delta_log_ppl": math.log(5.761 / 6.026),
         },
-        tolerance=LOSS_RULE.text(),
         figures=ctx.save_figure(fig),
     )
 
@@ -882,7 +878,6 @@ def lr_tolerance(
             "n_seeds": len(gap),
         },
         expected={"excess_gap_lower_bound_above": 0.0, "degrade_nats_reported": DEGRADE_NATS},
-        tolerance=LR_RULE.text(),
         figures=ctx.save_figure(fig),
     )
 
@@ -1076,7 +1071,6 @@ def sink_ordering(
             "sink_min_ratio": SINK_MIN_RATIO,
             "weak_relation_tolerance": ORDER_WEAK_TOLERANCE,
         },
-        tolerance=rule.text(),
         figures=ctx.save_figure(fig),
     )
 

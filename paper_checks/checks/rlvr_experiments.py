@@ -252,7 +252,6 @@ def toy_pass1_gain(
             "rl_seeds_per_unit": ARM_A_RL_SEEDS,
         },
         expected={"pass1_gain": f"> {PASS1_GAIN}", "estimator_max_abs_z": f"< {Z_MAX}"},
-        tolerance=PASS1_RULE.text(),
         figures=ctx.save_figure(fig),
         arrays={"k": KS, **{f"exact_{a}": v for a, v in exact.items()}, "gains": np.array(gains)},
     )
@@ -387,7 +386,6 @@ def toy_crossing(
             "units": len(d.units["pass256_loss"]),
         },
         expected=dict(CROSSING_EXPECTED),
-        tolerance=CROSSING_RULE.text(),
         figures=ctx.save_figure(toy_crossing_figure(KS_FINE, rows, kl, d, rl_arm, KL_UNITS)),
         arrays={"k": KS_FINE, **{f"delta_snr{s:g}": np.asarray(r["d"]) for s, r in rows.items()}},
     )
@@ -488,7 +486,6 @@ def toy_coverage_shrinks(
             "units": len(cov["max_rise"]),
         },
         expected=dict(COVERAGE_EXPECTED),
-        tolerance=COVERAGE_RULE.text(),
         figures=ctx.save_figure(fig),
         arrays={"pass256": cov["pass256"], **{f"hist_{a}": h for a, h in cov["hist"].items()}},
     )
@@ -574,7 +571,6 @@ def toy_distillation_expands(
             "units": len(delta),
         },
         expected={"distill_min_gain": "> 0", "distill_large_k_gain": f"> {DISTILL_GAIN_LARGE_K}"},
-        tolerance=DISTILL_RULE.text(),
         figures=ctx.save_figure(toy_distillation_figure(KS, curves, delta, need, d, student_arm)),
         arrays={"k": KS, "delta": delta},
     )
@@ -673,7 +669,6 @@ def toy_controls_do_not_cross(
             "units": len(ctl["controls_min_delta"]),
         },
         expected=dict(CONTROLS_EXPECTED),
-        tolerance=CONTROLS_RULE.text(),
         figures=ctx.save_figure(fig),
         arrays={"k": KS_FINE, "delta": ctl["delta"]},
     )
@@ -757,7 +752,6 @@ def toy_slope_prediction(
         ),
         measured=measured,
         expected=expected,
-        tolerance=SLOPE_RULE.text(),
         figures=ctx.save_figure(fig),
         arrays={"k": KS, **{f"seed0_{k}": v for k, v in rows[0]["curves"].items()}},
     )
@@ -956,7 +950,6 @@ def transformer_crossing(
         summary=summary_line(d, **_arm_b_headline(pool, m), over=f"{len(models)} trained models"),
         measured=m | {"sample_files": [str(f.relative_to(ctx.out_dir)) for f in files]},
         expected=dict(ARM_B_EXPECTED),
-        tolerance=ARM_B_RULE.text(),
         figures=ctx.save_figure(fig),
         arrays={
             "k": pool.ks,

@@ -135,7 +135,6 @@ def _inconclusive_full_only(rule: Rule, statement: str) -> CheckResult:
         summary=f"{FULL_ONLY}: {statement}",
         measured={},
         expected={},
-        tolerance=FULL_ONLY,
         decision=d.to_json(),
     )
 

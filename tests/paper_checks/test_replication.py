@@ -251,6 +251,16 @@ def test_one_root_seed_gets_its_headline_from_the_same_rule_application(tmp_path
     assert read_json(tmp_path / "rlvr.test_gain.json")["decision"] == result.decision
 
 
+def test_one_root_seed_records_the_rule_text_as_the_tolerance(tmp_path):
+    # a decided claim's check writes no tolerance: with one root seed and nothing else moved by
+    # the rule application, the record still gets the claim's rule text
+    claim = _decided(_gain(5.0, 12))
+    result = run_claim(claim, Context(out_dir=tmp_path), replicates=1)
+    assert result.verdict is Verdict.PASS
+    assert result.tolerance == claim.rule
+    assert read_json(tmp_path / "rlvr.test_gain.json")["tolerance"] == claim.rule
+
+
 def test_one_root_seed_without_planned_looks_keeps_the_checks_summary(tmp_path):
     check = _gain(1.0, 12)
     own = check(Context(claim_id="rlvr.test_gain"))
