@@ -555,7 +555,8 @@ def test_a_confirmatory_study_draws_from_root_seeds_no_earlier_study_drew_from(t
     assert first.provenance["seed"] == 0
     assert second.provenance["seed"] == STUDY_SEED_STRIDE
     drawn = [
-        3.0 + Context(seed=STUDY_SEED_STRIDE, claim_id="rlvr.test_gain", replicate=r)
+        3.0
+        + Context(seed=STUDY_SEED_STRIDE, claim_id="rlvr.test_gain", replicate=r)
         .rng("x")
         .normal(size=4)
         for r in range(2)
@@ -563,7 +564,8 @@ def test_a_confirmatory_study_draws_from_root_seeds_no_earlier_study_drew_from(t
     assert second.decision["units"]["x"] == pytest.approx(np.concatenate(drawn).tolist())
     assert not set(second.decision["units"]["x"]) & set(first.decision["units"]["x"])
     roots = [row["root_entropy"] for row in second.replication["replicates"]]
-    assert roots[0] == [STUDY_SEED_STRIDE] and roots[1][0] == STUDY_SEED_STRIDE
+    assert roots[0] == [STUDY_SEED_STRIDE]
+    assert roots[1][0] == STUDY_SEED_STRIDE
     # study 3 draws from yet other seeds; a study declared at another scale changes nothing here
     third = run_claim(_study(PLANNED, {"quick": 3}), Context(out_dir=tmp_path / "3"), 2)
     assert third.provenance["seed"] == 2 * STUDY_SEED_STRIDE
