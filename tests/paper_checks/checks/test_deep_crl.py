@@ -13,6 +13,7 @@ from paper_checks.checks import deep_crl
 from paper_checks.context import Context
 from paper_checks.results import Verdict
 from sims.mazes import GridMaze
+from tests.paper_checks.checks import as_run
 
 
 @pytest.fixture(scope="module")
@@ -260,7 +261,7 @@ def synthetic_online(success: dict[int, float]):
 def test_online_maze_fails_when_depth_helps_less_than_the_margin(tmp_path, tiny_online):
     """The check itself, fed runs where depth 8 beats depth 4 by only 0.02 in far-goal success."""
     ctx = Context(scale="full", seed=0, out_dir=tmp_path, claim_id="deep_crl.online_maze")
-    result = deep_crl.online_maze(ctx, task=synthetic_online({4: 0.80, 8: 0.82}))
+    result = as_run(deep_crl.online_maze, ctx, task=synthetic_online({4: 0.80, 8: 0.82}))
     assert result.measured["success_gain_bounds"][1] < deep_crl.ONLINE_MIN_GAIN
     assert result.verdict is Verdict.FAIL, result.summary
 
@@ -275,7 +276,7 @@ def test_online_maze_reports_the_reference_config_without_deciding(tmp_path, tin
         return synthetic_online({4: 0.3, 8: 0.3 + gain})(params, rng)
 
     ctx = Context(scale="full", seed=0, out_dir=tmp_path, claim_id="deep_crl.online_maze")
-    result = deep_crl.online_maze(ctx, task=task)
+    result = as_run(deep_crl.online_maze, ctx, task=task)
     assert sorted(set(seen)) == ["cpu", "reference"]
     assert result.verdict is Verdict.PASS  # decided by the 'cpu' arm alone
     ref = result.measured["reported_configs"]["reference"]
@@ -315,7 +316,7 @@ def tiny_online(monkeypatch):
 
 def test_online_maze_reports_every_seed_and_draws_the_curves(tmp_path, tiny_online):
     ctx = Context(scale="full", seed=0, out_dir=tmp_path, claim_id="deep_crl.online_maze")
-    result = deep_crl.online_maze(ctx)
+    result = as_run(deep_crl.online_maze, ctx)
     assert result.verdict in (Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE)
     assert {k: len(v) for k, v in result.measured["success"].items()} == {"4": 3, "8": 3}
     assert "D4" in result.summary

@@ -20,6 +20,7 @@ from paper_checks.cli import main
 from paper_checks.context import Context
 from paper_checks.results import Verdict
 from paper_checks.solve import read_sample_counts, solve_passk
+from tests.paper_checks.checks import as_run
 from theory import passk, passk_stats
 
 
@@ -147,7 +148,7 @@ def test_crossing_passes_at_snr_1_after_800_steps(quiet):
     """At 400 steps the SNR-1 pass@256 loss (≈0.04–0.06 over seeds) is near the 0.03 margin
     and the SNR-0 k* (≈2.2–2.4 on the run's problem set) near 2; 800 steps at SNR 1 is clear.
     The k* over independent problem sets is reported whatever the SNRs asserted."""
-    result = exp.toy_crossing(quiet, snrs=(1.0,), rl_arm="grpo800")
+    result = as_run(exp.toy_crossing, quiet, snrs=(1.0,), rl_arm="grpo800")
     assert result.verdict is Verdict.PASS, result.summary
     row = result.measured["snr_1"]
     assert all(n == 1 for n in row["n_crossings_per_unit"])
@@ -182,7 +183,7 @@ def crossing_just_inside_window(params, rng):
 @pytest.mark.claim_fails("rlvr.toy_crossing")
 def test_crossing_fails_for_a_sharpening_without_a_pass_at_1_gain(quiet):
     """Base leads at k = 256 by far, but also already at k = 1 (k* below the fail margin 1)."""
-    result = exp.toy_crossing(quiet, task=crossing_before_k_1)
+    result = as_run(exp.toy_crossing, quiet, task=crossing_before_k_1)
     assert result.verdict is Verdict.FAIL, result.summary
     parts = {p["statistic"]: p for p in result.decision["parts"]}
     assert parts["pass256_loss"]["verdict"] == "PASS"
@@ -191,7 +192,7 @@ def test_crossing_fails_for_a_sharpening_without_a_pass_at_1_gain(quiet):
 
 def test_crossing_is_inconclusive_for_a_crossing_just_below_the_window(quiet):
     """k* ≈ 1.8: below the asserted window [2, 64] but above k = 1, the indifference zone."""
-    result = exp.toy_crossing(quiet, task=crossing_just_below_window)
+    result = as_run(exp.toy_crossing, quiet, task=crossing_just_below_window)
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
     m = result.measured
     assert all(n == 1 for n in m["snr_0"]["n_crossings_per_unit"])
@@ -199,13 +200,13 @@ def test_crossing_is_inconclusive_for_a_crossing_just_below_the_window(quiet):
 
 
 def test_crossing_passes_for_a_crossing_just_inside_the_window(quiet):
-    result = exp.toy_crossing(quiet, task=crossing_just_inside_window)
+    result = as_run(exp.toy_crossing, quiet, task=crossing_just_inside_window)
     assert result.verdict is Verdict.PASS, result.summary
     assert exp.CROSSING_RANGE[0] <= result.measured["snr_0"]["k_star_geometric_mean"] < 2.6
 
 
 def test_crossing_fails_without_training(quiet):
-    result = exp.toy_crossing(quiet, snrs=(1.0,), rl_arm="base")
+    result = as_run(exp.toy_crossing, quiet, snrs=(1.0,), rl_arm="base")
     assert result.verdict is Verdict.FAIL
     assert result.measured["k_star_min"] == 2**exp.LOG2_K_NONE_BEHIND
 

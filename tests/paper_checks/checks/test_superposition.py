@@ -20,6 +20,7 @@ from paper_checks.context import Context
 from paper_checks.results import Verdict
 from sims.superposition import loss_and_grad
 from sims.sweep import ProcessExecutor
+from tests.paper_checks.checks import as_run
 from theory import superposition as theory
 
 
@@ -97,11 +98,25 @@ def test_strong_inverse_m_real_quick_sweep_is_one_unit(quick):
     assert result.measured["local_slope_min"] > 0
 
 
-def test_strong_inverse_m_passes_on_the_quick_reference_exponents(full, monkeypatch, five_units):
-    monkeypatch.setattr(Context, "sweep", _strong_records())
-    result = checks.strong_inverse_m(full)
+def test_strong_inverse_m_passes_on_the_reference_exponents(full, monkeypatch):
+    # the references' 8 exponents, decided as `run` decides the first of the two looks planned
+    # at full (α/2); the quick reference's 5 alone leave it open at that level
+    exponents = QUICK_ALPHA_M + FULL_ALPHA_M
+    monkeypatch.setattr(checks, "_ladder_units", lambda ctx: len(exponents))
+    monkeypatch.setattr(Context, "sweep", _strong_records(exponents))
+    result = as_run(checks.strong_inverse_m, full)
     assert result.verdict is Verdict.PASS, result.summary
-    assert result.measured["alpha_m_per_unit"] == pytest.approx(QUICK_ALPHA_M, abs=1e-9)
+    assert result.measured["alpha_m_per_unit"] == pytest.approx(exponents, abs=1e-9)
+    assert "planned look 1 of 2 at full" in result.summary
+
+
+def test_strong_inverse_m_at_its_first_full_look_needs_more_than_the_quick_exponents(
+    full, monkeypatch, five_units
+):
+    monkeypatch.setattr(Context, "sweep", _strong_records())
+    assert checks.strong_inverse_m(full).verdict is Verdict.PASS  # the check's own α
+    result = as_run(checks.strong_inverse_m, full)  # the runner's α/2
+    assert result.verdict is Verdict.INCONCLUSIVE, result.summary
 
 
 @pytest.mark.claim_fails("superposition.strong_inverse_m")
@@ -111,7 +126,7 @@ def test_strong_inverse_m_fails_for_an_exponent_25_percent_steeper(full, monkeyp
     exponents = QUICK_ALPHA_M + FULL_ALPHA_M
     monkeypatch.setattr(checks, "_ladder_units", lambda ctx: len(exponents))
     monkeypatch.setattr(Context, "sweep", _strong_records(exponents))
-    result = checks.strong_inverse_m(full, predicted_exponent=1.25)
+    result = as_run(checks.strong_inverse_m, full, predicted_exponent=1.25)
     assert result.verdict is Verdict.FAIL, result.summary
 
 
@@ -120,21 +135,21 @@ def test_strong_inverse_m_is_inconclusive_for_an_exponent_in_the_tolerance_edge(
 ):
     # a theory of 1.15: the measured 0.93 lies 0.22 below it, inside reach of the t bound
     monkeypatch.setattr(Context, "sweep", _strong_records())
-    result = checks.strong_inverse_m(full, predicted_exponent=1.15)
+    result = as_run(checks.strong_inverse_m, full, predicted_exponent=1.15)
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
     assert result.decision["units_needed"] is not None
 
 
 def test_strong_inverse_m_fails_for_a_welch_squared_overlap(full, monkeypatch, five_units):
     monkeypatch.setattr(Context, "sweep", _strong_records())
-    result = checks.strong_inverse_m(full, overlap_theory=lambda m: 1 / m**1.5)
+    result = as_run(checks.strong_inverse_m, full, overlap_theory=lambda m: 1 / m**1.5)
     assert result.verdict is Verdict.FAIL, result.summary
 
 
 def test_strong_inverse_m_fails_when_the_loss_rises(full, monkeypatch, five_units):
     law = _records(lambda m, *_: 1.0 if m != 30 else 2.0)  # L(30) > L(20)
     monkeypatch.setattr(Context, "sweep", law)
-    result = checks.strong_inverse_m(full)
+    result = as_run(checks.strong_inverse_m, full)
     assert result.verdict is Verdict.FAIL, result.summary
     assert result.measured["local_slope_min"] < 0
 
@@ -321,27 +336,31 @@ def tiny_full(tmp_path, monkeypatch):
 
 
 def test_strong_robust_to_alpha_fails_for_the_weak_law(tiny_full):
-    result = checks.strong_robust_to_alpha(tiny_full, predicted=lambda alpha: 5.0)
+    result = as_run(checks.strong_robust_to_alpha, tiny_full, predicted=lambda alpha: 5.0)
     assert result.verdict is Verdict.FAIL
     assert np.all(np.isfinite(result.measured["alpha_m_mean"]))
     assert len(result.decision["units"]["max_abs_deviation"]) == 3
 
 
-def test_reference_sweep_fails_for_a_wrong_exponent(tiny_full):
-    result = checks.reference_sweep(tiny_full, predicted_exponent=5.0)
+def test_reference_sweep_fails_for_a_wrong_exponent(tiny_full, monkeypatch):
+    # five units: at the level of the first of its looks planned at full three leave it open
+    monkeypatch.setattr(checks, "REFERENCE_UNITS", 5)
+    result = as_run(checks.reference_sweep, tiny_full, predicted_exponent=5.0)
     assert result.verdict is Verdict.FAIL
     assert "alpha_m_error" in result.summary
 
 
 def test_weak_law_fails_for_a_wrong_ideal(tiny_full):
-    result = checks.weak_law(tiny_full, ideal_loss=lambda p, m: np.asarray(m, dtype=float) ** -5.0)
+    result = as_run(
+        checks.weak_law, tiny_full, ideal_loss=lambda p, m: np.asarray(m, dtype=float) ** -5.0
+    )
     assert result.verdict is Verdict.FAIL
 
 
 def test_density_scaling_fails_for_a_quadratic_law(tiny_full, monkeypatch):
     # five units: the tiny ladders' slopes spread too widely for three to decide
     monkeypatch.setattr(checks, "DENSITY_UNITS", 5)
-    result = checks.density_scaling(tiny_full, predicted_slope=3.0)
+    result = as_run(checks.density_scaling, tiny_full, predicted_slope=3.0)
     assert result.verdict is Verdict.FAIL
     assert "slope_ratio_min" in result.summary
 
@@ -387,7 +406,7 @@ def full(tmp_path):
 def test_reference_sweep_decides_both_sides_of_the_band(full, monkeypatch, predicted, verdict):
     # records with L = 0.8 (m/10)^−1 exactly: a prediction 25% steep FAILs, 15% steep PASSes
     monkeypatch.setattr(Context, "sweep", _records(lambda m, *_: 0.8 * (m / 10) ** -1.0))
-    result = checks.reference_sweep(full, predicted_exponent=predicted)
+    result = as_run(checks.reference_sweep, full, predicted_exponent=predicted)
     assert result.verdict is verdict, result.summary
     assert result.measured["alpha_m"] == pytest.approx(1.0)
 
@@ -395,7 +414,7 @@ def test_reference_sweep_decides_both_sides_of_the_band(full, monkeypatch, predi
 @pytest.mark.claim_fails("superposition.reference_sweep")
 def test_reference_sweep_fails_for_an_exponent_25_percent_steeper(full, monkeypatch):
     monkeypatch.setattr(Context, "sweep", _records(lambda m, *_: 0.8 * (m / 10) ** -1.0))
-    assert checks.reference_sweep(full, predicted_exponent=1.25).verdict is Verdict.FAIL
+    assert as_run(checks.reference_sweep, full, predicted_exponent=1.25).verdict is Verdict.FAIL
 
 
 #: The seed-mean exponents measured at full scale (README): α = 0, .5, 1, 1.5, 2.
@@ -407,11 +426,13 @@ def test_strong_robust_to_alpha_fails_for_an_exactly_robust_exponent(full, monke
     # records with the full-scale exponents; "α_m = 1 whatever α" misses α = 0 by 0.37
     law = _records(lambda m, alpha, *_: m ** -FULL_SCALE_ALPHA_M[alpha])
     monkeypatch.setattr(Context, "sweep", law)
-    result = checks.strong_robust_to_alpha(full, predicted=lambda alpha: 1.0)
+    result = as_run(checks.strong_robust_to_alpha, full, predicted=lambda alpha: 1.0)
     assert result.verdict is Verdict.FAIL
     assert result.measured["max_abs_deviation"] == pytest.approx(0.37)
     assert len(result.decision["units"]["max_abs_deviation"]) == checks.ROBUST_SEEDS
-    assert checks.strong_robust_to_alpha(full).verdict is Verdict.PASS  # Fig. 5's values: 0.17
+    assert (
+        as_run(checks.strong_robust_to_alpha, full).verdict is Verdict.PASS
+    )  # Fig. 5's values: 0.17
 
 
 def _weak_records(excess_at_100):
@@ -429,7 +450,7 @@ def _weak_records(excess_at_100):
 def test_weak_law_decides_both_sides_of_the_loss_tolerance(full, monkeypatch, excess, verdict):
     monkeypatch.setattr(checks, "WEAK_LAW_UNITS", 3)
     monkeypatch.setattr(Context, "sweep", _weak_records(excess))
-    result = checks.weak_law(full)
+    result = as_run(checks.weak_law, full)
     assert result.verdict is verdict, result.summary
 
 
@@ -437,7 +458,7 @@ def test_weak_law_decides_both_sides_of_the_loss_tolerance(full, monkeypatch, ex
 def test_weak_law_fails_when_the_loss_sits_17_percent_above_l_unl(full, monkeypatch):
     monkeypatch.setattr(checks, "WEAK_LAW_UNITS", 3)
     monkeypatch.setattr(Context, "sweep", _weak_records(0.17))
-    assert checks.weak_law(full).verdict is Verdict.FAIL
+    assert as_run(checks.weak_law, full).verdict is Verdict.FAIL
 
 
 def _density_records(slope):
@@ -447,13 +468,13 @@ def _density_records(slope):
 @pytest.mark.parametrize(("slope", "verdict"), [(1.6, Verdict.FAIL), (1.4, Verdict.PASS)])
 def test_density_scaling_decides_both_sides_of_the_slope_band(full, monkeypatch, slope, verdict):
     monkeypatch.setattr(Context, "sweep", _density_records(slope))
-    assert checks.density_scaling(full).verdict is verdict
+    assert as_run(checks.density_scaling, full).verdict is verdict
 
 
 @pytest.mark.claim_fails("superposition.density_scaling")
 def test_density_scaling_fails_when_the_loss_grows_as_e_to_the_1_6(full, monkeypatch):
     monkeypatch.setattr(Context, "sweep", _density_records(1.6))
-    result = checks.density_scaling(full)
+    result = as_run(checks.density_scaling, full)
     assert result.verdict is Verdict.FAIL
     assert result.measured["slope_ratio_max"] == pytest.approx(1.6)
 
