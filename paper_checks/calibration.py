@@ -53,6 +53,7 @@ __all__ = [
     "part_characteristics",
     "power",
     "sequential_error_rates",
+    "study_power",
     "units_to_decide",
 ]
 
@@ -339,6 +340,47 @@ def sequential_error_rates(
                 final[open_] = rule.verdicts({"x": draws[open_, :n]}, looks=len(looks))
         rates[key] = float(np.mean(final == wrong))
     return rates
+
+
+def study_power(
+    rule: Rule,
+    pilot: Mapping[str, Any],
+    looks: tuple[int, ...],
+    *,
+    sets: int = 20_000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """What a confirmatory study planned to look at ``looks`` units (increasing) should expect,
+    were its units like a pilot's: ``sets`` synthetic studies draw each unit's statistics from
+    the normal law with the ``pilot`` units' means and covariance (statistic -> values, the
+    same units in every statistic, at least 2), are decided look by look at α/K as the runner
+    decides (:meth:`Rule.verdicts`, K = ``len(looks)``) and stop at their first decided look.
+    Returns the probability that the study ends PASS, FAIL or INCONCLUSIVE, and that it is
+    decided by each look (``decided_by``), as planned before the study's units are drawn."""
+    if not looks or list(looks) != sorted(set(looks)) or looks[0] < 1:
+        raise ValueError(f"looks must be increasing positive unit counts (got {looks})")
+    names = list(rule.statistics)
+    rows = np.array([[float(v) for v in pilot[name]] for name in names])
+    if rows.ndim != 2 or rows.shape[1] < 2:
+        raise ValueError("pilot needs at least 2 units of every statistic of the rule")
+    mean, cov = rows.mean(axis=1), np.atleast_2d(np.cov(rows))
+    draws = np.random.default_rng(seed).multivariate_normal(
+        mean, cov, size=(sets, looks[-1]), method="svd"
+    )
+    final = np.full(sets, Verdict.INCONCLUSIVE, dtype=object)
+    decided_by = []
+    for n in looks:
+        open_ = final == Verdict.INCONCLUSIVE
+        if open_.any():
+            units = {name: draws[open_, :n, i] for i, name in enumerate(names)}
+            final[open_] = rule.verdicts(units, looks=len(looks))
+        decided_by.append(float(np.mean(final != Verdict.INCONCLUSIVE)))
+    return {
+        "looks": list(looks),
+        "decided_by": decided_by,
+        **{v.value: float(np.mean(final == v)) for v in (Verdict.PASS, Verdict.FAIL)},
+        Verdict.INCONCLUSIVE.value: float(np.mean(final == Verdict.INCONCLUSIVE)),
+    }
 
 
 @functools.cache

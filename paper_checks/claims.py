@@ -79,18 +79,31 @@ class HistoryEntry:
 
 
 def study_entry(
-    date: str, scale: str, number: int, looks: Iterable[int], *, reason: str, before: str
+    date: str,
+    scale: str,
+    number: int,
+    looks: Iterable[int],
+    *,
+    power: tuple[float, float, float],
+    reason: str,
+    before: str,
 ) -> HistoryEntry:
     """The history entry that declares confirmatory study ``number`` at ``scale``
     (:attr:`Claim.studies`), planned to look at ``looks`` root seeds, made when the earlier
-    study ended ``before``."""
+    study ended ``before``. ``power``: what the earlier study's units predict for it
+    (:func:`paper_checks.calibration.study_power`): the probabilities that it is decided at
+    its first look, and that it ends PASS and FAIL (the earlier study's record is kept as the
+    pilot in the reference, ``pilots.json``)."""
     counts = ", ".join(map(str, looks))
+    first, passes, fails = power
     return HistoryEntry(
         date=date,
         change=f"confirmatory study {number} at {scale}: fresh root seeds (the run's seed + "
         f"{STUDY_SEED_STRIDE:,} × {number - 1}), looks at {counts} root seeds with α spent "
         "evenly over them, declared before any of its units was drawn; the earlier study's "
-        "units are not pooled with its own",
+        "units are not pooled with its own. Planned from them (normal units with their means "
+        f"and covariance): decided at the first look with probability {first:.2f}, ending "
+        f"PASS {passes:.2f}, FAIL {fails:.2f}",
         reason=reason,
         before=before,
     )

@@ -521,6 +521,7 @@ def _tau_summary(gen: float, mem: float, decision: Decision, doubled: np.ndarray
             "full",
             2,
             (3, 6),
+            power=(0.29, 0.91, 0.00),
             reason="study 1 (3 root seeds, one look) ended undecided with about 17 units "
             "wanted; its root seeds cannot be looked at again without spending α twice",
             before="full, study 1: INCONCLUSIVE over 15 units (tau_mem_exponent 1.068, upper "

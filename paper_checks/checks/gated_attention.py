@@ -596,6 +596,7 @@ SINK_RULE = Rule(
             "full",
             2,
             (2, 4),
+            power=(0.92, 1.00, 0.00),
             reason="study 1 (one root seed: 5 paired seeds, 4 with a baseline sink, one look) "
             "ended undecided with about 5 units wanted; its root seed cannot be looked at again "
             "without spending α twice",

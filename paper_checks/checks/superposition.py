@@ -880,6 +880,7 @@ REFERENCE_RULE = Rule(
             "full",
             2,
             (4, 8),
+            power=(0.61, 1.00, 0.00),
             reason="study 1 (looks at 1 and 3 root seeds, 3 units each) ended undecided at its "
             "last look with about 12 units wanted",
             before="full, study 1: INCONCLUSIVE over 9 units (alpha_m_error -0.076, lower bound "
@@ -997,6 +998,7 @@ WEAK_LAW_RULE = Rule(
             "full",
             2,
             (4, 6),
+            power=(0.95, 0.00, 1.00),
             reason="study 1 (looks at 1 and 3 root seeds, one unit each) ended undecided at its "
             "last look with about 4 units wanted",
             before="full, study 1: INCONCLUSIVE over 3 units (exponent_deviation_max 0.433, "
@@ -1128,6 +1130,7 @@ DENSITY_RULE = Rule(
             "full",
             2,
             (2, 4),
+            power=(1.00, 1.00, 0.00),
             reason="study 1 (one root seed, 3 units, one look) ended undecided with about 4 "
             "units wanted; its root seed cannot be looked at again without spending α twice",
             before="full, study 1: INCONCLUSIVE over 3 units (slope_ratio_max 1.17, upper bound "

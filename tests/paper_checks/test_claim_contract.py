@@ -285,3 +285,34 @@ def test_editing_a_claims_words_stales_no_record(tmp_path, monkeypatch):
     first = fingerprint("x = {:.3f}")
     assert fingerprint("drew x = {:.4g}, below the threshold") == first
     assert fingerprint("x = {:.3f}", threshold="0.6") != first
+
+
+STUDIED = [(c, scale) for c in CLAIMS for scale in c.studies]
+
+
+@pytest.mark.parametrize(("claim", "scale"), STUDIED, ids=[f"{c.id}-{s}" for c, s in STUDIED])
+def test_a_confirmatory_study_keeps_its_pilot_and_the_power_it_was_planned_with(claim, scale):
+    """Study k − 1's record stays in the reference as the pilot (``pilots.json``), and the power
+    its history entry states is what :func:`study_power` computes from the pilot's units at
+    the study's planned looks."""
+    import re
+
+    from paper_checks.calibration import study_power
+    from sims._jsonio import read_json
+
+    pilot = read_json(TESTS.parent / "docs" / "results" / scale / "pilots.json")["pilots"][claim.id]
+    assert pilot["provenance"]["seed"] != claim.root_seed(0, scale)
+    rows = (pilot.get("replication") or {}).get("replicates") or []
+    units = pilot["decision"]["units"]
+    per_seed = min(r["n_units"] for r in rows) if rows else len(next(iter(units.values())))
+    looks = tuple(per_seed * k for k in claim.looks[scale])
+    entry = next(
+        h for h in claim.history if f"confirmatory study {claim.study_at(scale)}" in h.change
+    )
+    stated = re.search(
+        r"probability ([0-9.]+), ending PASS ([0-9.]+), FAIL ([0-9.]+)", entry.change
+    )
+    assert stated is not None, entry.change
+    power = study_power(claim.decision, units, looks, sets=20_000, seed=1)
+    computed = (power["decided_by"][0], power["PASS"], power["FAIL"])
+    assert [float(x) for x in stated.groups()] == pytest.approx(computed, abs=0.006)

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from paper_checks.calibration import FAMILIES, error_rates, sequential_error_rates
+from paper_checks.calibration import FAMILIES, error_rates, sequential_error_rates, study_power
 from paper_checks.decision import (
     SKEW_BOUND,
     Part,
@@ -408,3 +408,34 @@ def test_with_fewer_than_two_units_nothing_is_excluded():
         {"statistic": "x", "above": None, "below": None, "confidence": 0.975}
     ]
     assert decision.excluded_text() == "fewer than 2 units: no value is excluded"
+
+
+def test_study_power_expects_a_clear_pilot_to_pass_and_a_marginal_one_rarely_to():
+    rule = Rule("u", (Part("x", "x", "greater", 0.0, 0.0), Part("y", "y", "less", 1.0, 1.0)))
+    clear = {"x": [2.0, 2.5, 1.5, 2.2], "y": [0.1, 0.2, 0.0, 0.1]}
+    power = study_power(rule, clear, (6, 12), sets=4_000, seed=3)
+    assert power["decided_by"][0] > 0.95
+    assert power["PASS"] == pytest.approx(1.0, abs=0.01)
+    assert power["PASS"] + power["FAIL"] + power["INCONCLUSIVE"] == pytest.approx(1.0)
+    # a pilot whose x sits on its margin: the study rarely ends PASS (at most α/2 per part and
+    # look, for normal units) and FAILs as rarely
+    marginal = {"x": [-1.0, 1.0, 0.5, -0.5], "y": [0.1, 0.2, 0.0, 0.1]}
+    sets = 20_000
+    edge = study_power(rule, marginal, (6, 12), sets=sets, seed=4)
+    assert edge["PASS"] <= ALPHA / 2 + slack(ALPHA / 2, sets)
+    assert edge["FAIL"] <= ALPHA / 2 + slack(ALPHA / 2, sets)
+    assert edge["decided_by"][0] <= edge["decided_by"][1]
+
+
+@pytest.mark.parametrize(
+    ("pilot", "looks", "message"),
+    [
+        ({"x": [1.0, 2.0]}, (4, 4), "looks"),
+        ({"x": [1.0, 2.0]}, (), "looks"),
+        ({"x": [1.0]}, (4,), "at least 2 units"),
+    ],
+)
+def test_study_power_refuses_what_it_cannot_plan(pilot, looks, message):
+    rule = Rule("u", (Part("x", "x", "greater", 0.0, 0.0),))
+    with pytest.raises(ValueError, match=message):
+        study_power(rule, pilot, looks, sets=10)
