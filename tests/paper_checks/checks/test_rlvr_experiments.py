@@ -504,7 +504,7 @@ def synthetic_arm_b(params, rng):
 
 def test_transformer_crossing_passes_on_sharpened_counts(out_dir):
     full = Context(scale="full", seed=0, out_dir=out_dir, claim_id="rlvr.under_test")
-    result = exp.transformer_crossing(full, task=synthetic_arm_b, params={"chance": 0.01})
+    result = as_run(exp.transformer_crossing, full, task=synthetic_arm_b, params={"chance": 0.01})
     assert result.verdict is Verdict.PASS, result.summary
     m = result.measured
     assert all(p["lower"] > 0 for p in result.decision["parts"])
@@ -538,8 +538,11 @@ def test_transformer_crossing_passes_on_sharpened_counts(out_dir):
 
 
 def test_transformer_crossing_uses_the_estimator_for_records_without_exact_p(quiet_full):
-    result = exp.transformer_crossing(
-        quiet_full, task=synthetic_arm_b, params={"chance": 0.01, "exact": False}
+    result = as_run(
+        exp.transformer_crossing,
+        quiet_full,
+        task=synthetic_arm_b,
+        params={"chance": 0.01, "exact": False},
     )
     assert result.verdict is Verdict.PASS, result.summary
     m = result.measured
@@ -563,8 +566,11 @@ def test_transformer_crossing_fails_when_rl_overtakes_only_past_k_256(quiet_full
     """RL logit q = 1.15·logit p + 1 (a little sharper than the exact tilt): pass@1 gain ≈ .085
     and distillation's gain hold, but base overtakes only at k* ≈ 600 > 256. Over the 8 trained
     models of full scale (quick's 3 leave it open: the rule asks for about 4)."""
-    result = exp.transformer_crossing(
-        quiet_full, task=synthetic_arm_b, params={"chance": 0.01, "rl": [1.15, 1.0]}
+    result = as_run(
+        exp.transformer_crossing,
+        quiet_full,
+        task=synthetic_arm_b,
+        params={"chance": 0.01, "rl": [1.15, 1.0]},
     )
     assert result.verdict is Verdict.FAIL, result.summary
     parts = {p["statistic"]: p for p in result.decision["parts"]}
@@ -576,8 +582,11 @@ def test_transformer_crossing_fails_when_rl_overtakes_only_past_k_256(quiet_full
 
 def test_transformer_crossing_passes_when_rl_overtakes_before_k_256(quiet_full):
     """α = 1.2: base overtakes at k* ≈ 120, and leads at k = 256 by ≈ .007."""
-    result = exp.transformer_crossing(
-        quiet_full, task=synthetic_arm_b, params={"chance": 0.01, "rl": [1.2, 1.0]}
+    result = as_run(
+        exp.transformer_crossing,
+        quiet_full,
+        task=synthetic_arm_b,
+        params={"chance": 0.01, "rl": [1.2, 1.0]},
     )
     assert result.verdict is Verdict.PASS, result.summary
     assert 0 < min(p["lower"] for p in result.decision["parts"]) < 0.02
