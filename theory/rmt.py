@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from theory import _domain
 from theory.fits import PowerLawFit, fit_power_law
 
 __all__ = [
@@ -485,6 +486,11 @@ def marchenko_pastur_edges(ratio: float, variance: float = 1.0) -> tuple[float, 
     lower, upper : float
         The edges a = σ²(1 − √γ)² and b = σ²(1 + √γ)² of the bulk.
 
+    Raises
+    ------
+    ValueError
+        Naming ``ratio`` or ``variance`` when it is not a positive finite number.
+
     Examples
     --------
     >>> from theory.rmt import marchenko_pastur_edges
@@ -493,6 +499,8 @@ def marchenko_pastur_edges(ratio: float, variance: float = 1.0) -> tuple[float, 
     >>> marchenko_pastur_edges(4.0, variance=2.0)
     (2.0, 18.0)
     """
+    ratio = _domain.real("ratio", ratio, minimum=0.0, open_low=True)
+    variance = _domain.real("variance", variance, minimum=0.0, open_low=True)
     root = math.sqrt(ratio)
     return variance * (1.0 - root) ** 2, variance * (1.0 + root) ** 2
 
@@ -527,10 +535,8 @@ def marchenko_pastur_density(x: ArrayLike, ratio: float, variance: float = 1.0) 
     >>> marchenko_pastur_density([0.25, 1.0, 3.0], 0.25).round(4).tolist()  # edges 0.25, 2.25
     [0.0, 0.6164, 0.0]
     """
-    if not (ratio > 0 and variance > 0):
-        raise ValueError("ratio and variance must be positive")
-    x = np.asarray(x, dtype=float)
     a, b = marchenko_pastur_edges(ratio, variance)
+    x = _domain.reals("x", x, nonempty=False)
     inside = (x > a) & (x < b)
     safe = np.where(inside, x, (a + b) / 2)
     return np.where(
@@ -1695,6 +1701,12 @@ def domain_sample(
     >>> bool(((points[:, 2] >= DOMAIN_T[0]) & (points[:, 2] <= DOMAIN_T[1])).all())
     True
     """
+    n = _domain.integer("n", n, minimum=1)
+    seed = _domain.integer("seed", seed, minimum=0)
+    for name, span in (("psi_p", psi_p), ("psi_n", psi_n), ("t", t)):
+        low_high = _domain.reals(name, span, ndim=1, minimum=0.0, open_low=True)
+        if low_high.shape != (2,) or low_high[0] > low_high[1]:
+            raise ValueError(f"{name} must be a range (low, high) with low ≤ high (got {span!r})")
     rng = np.random.default_rng(seed)
     lo = np.log([psi_p[0], psi_n[0], t[0]])
     hi = np.log([psi_p[1], psi_n[1], t[1]])
