@@ -144,6 +144,10 @@ def redecide_record(
     if record.get("provenance", {}).get("code") != claim_fingerprint(claim):
         outcome.notes.append("left as it is: made by other code than today's claim (stale)")
         return new, outcome
+    if record["verdict"] == Verdict.NOT_RUN.value:  # no units; its words are the registry's
+        new |= {k: v for k, v in described(claim, record).items() if k != "tolerance"}
+        outcome.changed = _stored(new) != _stored(dict(record))
+        return new, outcome
     if record["verdict"] == Verdict.ERROR.value or not record.get("decision"):
         outcome.notes.append("left as it is: an ERROR record or no stored units")
         return new, outcome

@@ -14,7 +14,7 @@ from paper_checks.claims import _REGISTRY, HistoryEntry, PaperEffect, claim
 from paper_checks.cli import main
 from paper_checks.context import Context
 from paper_checks.decision import Part, Rule
-from paper_checks.redecide import redecide_run, split_units
+from paper_checks.redecide import redecide_record, redecide_run, split_units
 from paper_checks.results import CheckResult
 from paper_checks.runner import AT_THIS_BUDGET, excluded_statement, headline_summary
 
@@ -296,3 +296,17 @@ def test_a_paper_effect_names_a_statistic_of_the_decision():
         PaperEffect("x", 1.0, "a number", " ")
     with pytest.raises(ValueError, match="finite or None"):
         PaperEffect("x", math.inf, "a number", "Fig. 1")
+
+
+def test_a_not_run_record_takes_the_registrys_words_and_keeps_its_reason():
+    from paper_checks.claims import all_claims
+    from tools.docs import load_reference
+
+    claim = next(c for c in all_claims() if c.decision is not None and "quick" in c.not_run_at)
+    record = load_reference("quick")[1][claim.id].to_json()
+    old = {**record, "rule": "an older rule; PASS, FAIL", "history": []}
+    new, outcome = redecide_record(claim, old, "quick")
+    assert outcome.changed
+    assert (new["rule"], new["verdict"]) == (claim.rule, "NOT_RUN")
+    assert new["history"] == [h.to_json() for h in claim.history]
+    assert new["tolerance"] == record["tolerance"]  # why it did not run, not the rule
