@@ -675,6 +675,7 @@ def run_claims(
     )
     # fingerprints first, in this thread: ast.parse is not safe in concurrent threads (3.11)
     codes = [claim_fingerprint(claim) for claim in claims]
+    git_sha()  # the commit of the code that runs now, not of a commit made while it runs
     for note in set_aside_unreadable(ctx.out_dir):
         logger.warning("%s: it is computed again", note)
     # the checks write under these folders (sweep caches, figures, replicates) by plain paths:

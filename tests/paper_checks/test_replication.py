@@ -609,3 +609,19 @@ def test_a_confirmatory_study_is_declared_with_its_looks_and_a_history_entry(
             history=entries if history else (),
         )
     assert "rlvr.test_declared_study" not in _REGISTRY
+
+
+def test_the_commit_is_taken_when_the_run_starts(tmp_path, monkeypatch):
+    # provenance names the commit of the code that runs, not one made while the run lasts
+    import paper_checks.runner as runner
+
+    calls: list[str] = []
+
+    def check(ctx: Context) -> CheckResult:
+        calls.append("check")
+        return CheckResult(Verdict.PASS, "ok", {"u": 0.0}, {}, "u ≥ 0")
+
+    monkeypatch.setattr(runner, "git_sha", lambda: calls.append("git_sha") or "abc")
+    run_claim(_make(check, stochastic=False), Context(out_dir=tmp_path))
+    assert calls[0] == "git_sha"
+    assert "check" in calls
