@@ -276,6 +276,15 @@ def bootstrap_pass_at_k(
     -------
     PassAtKBootstrap
 
+    Raises
+    ------
+    ValueError
+        Naming ``n`` and ``c`` unless they hold as many models (≥ 1) of as many problems
+        (≥ 1), ``n`` unless its counts are integers ≥ 1, ``c`` unless its counts are integers
+        in [0, n], ``ks`` unless it is a strictly increasing non-empty sequence of integers in
+        [1, the fewest samples n of any problem], and ``n_boot``, ``level`` or ``max_cells``
+        outside their domains.
+
     References
     ----------
     docs/passk.md#what-is-resampled: the crossing k is nonlinear in the curves, so its uncertainty
@@ -290,12 +299,36 @@ def bootstrap_pass_at_k(
     >>> boot.estimate.round(4).tolist()  # pass@1 and pass@8 of each model
     [[0.4062, 0.75], [0.6875, 0.75]]
     """
-    if len(n) != len(c) or len(n) == 0:
+    try:
+        paired = not isinstance(n, str | bytes) and len(n) == len(c) > 0
+    except TypeError:  # not sized
+        paired = False
+    if not paired:
         raise ValueError("n and c must hold the same number (>= 1) of models")
-    counts = [(np.asarray(ni), np.asarray(ci)) for ni, ci in zip(n, c, strict=True)]
+    try:
+        counts = [(np.asarray(ni), np.asarray(ci)) for ni, ci in zip(n, c, strict=True)]
+    except ValueError:  # ragged nesting
+        raise ValueError("n and c must be 1-D with one entry per problem (got ragged)") from None
     sizes = {ni.shape for ni, _ in counts} | {ci.shape for _, ci in counts}
     if len(sizes) != 1 or len(next(iter(sizes))) != 1:
         raise ValueError(f"n and c must be 1-D with one entry per problem (got shapes {sizes})")
+    if next(iter(sizes)) == (0,):
+        raise ValueError("n and c must hold at least one problem (got none)")
+    for ni, _ in counts:
+        if not np.issubdtype(ni.dtype, np.integer):
+            raise ValueError(f"n must be integers >= 1 (got dtype {ni.dtype})")
+        if (ni < 1).any():
+            raise ValueError(f"n must be integers >= 1 (got {int(ni.min())})")
+    budgets = _domain.integers("ks", ks, minimum=1)
+    if np.any(np.diff(budgets) <= 0):
+        raise ValueError(f"ks must be strictly increasing (got {budgets})")
+    n_min = min(int(ni.min()) for ni, _ in counts)
+    if budgets[-1] > n_min:
+        raise ValueError(
+            f"ks must be <= the fewest samples n of any problem, {n_min} (got {budgets[-1]})"
+        )
+    _n_boot(n_boot)
+    _domain.integer("max_cells", max_cells, minimum=1)
     k = np.asarray(ks)
     level = _level(level)
     models = len(counts)

@@ -35,9 +35,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from array_api_compat import is_array_api_obj
 
 from sims._backend import array_namespace, get_backend, to_numpy
 from sims.sweep import task_checkpoint_dir
+from theory import _domain
 from theory.superposition import feature_frequencies
 
 __all__ = [
@@ -205,6 +207,12 @@ def sample_batch_two_draws(p: Any, batch: int, rng: Any) -> SparseBatch:
     SparseBatch
         The (B, n) batch in coordinate form.
 
+    Raises
+    ------
+    ValueError
+        Naming ``p`` unless it is a non-empty 1-D float32 or float64 array of the backend with
+        every entry in [0, 1], or ``batch`` unless it is an integer ≥ 1.
+
     Examples
     --------
     >>> import numpy as np
@@ -213,6 +221,18 @@ def sample_batch_two_draws(p: Any, batch: int, rng: Any) -> SparseBatch:
     >>> (batch.dense() > 0).mean(axis=0).round(2).tolist()
     [0.9, 0.51, 0.1]
     """
+    if isinstance(p, np.generic) or not is_array_api_obj(p):
+        raise ValueError(f"p must be a 1-D array of the backend (got {type(p).__name__})")
+    xp = array_namespace(p)  # checked in p's own namespace: numpy or cupy
+    if p.dtype not in (xp.float32, xp.float64):  # the dtypes the generators draw
+        raise ValueError(f"p must be float32 or float64 (got dtype {p.dtype})")
+    if p.ndim != 1 or p.shape[0] == 0:
+        raise ValueError(f"p must be a non-empty 1-D array (got shape {tuple(p.shape)})")
+    bad = ~((p >= 0) & (p <= 1))  # NaN too
+    if bool(xp.any(bad)):
+        i = int(xp.nonzero(bad)[0][0])
+        raise ValueError(f"p must lie in [0, 1] (got {float(p[i])!r} at index {i})")
+    batch = _domain.integer("batch", batch, minimum=1)
     shape = (batch, p.shape[0])
     active = rng.random(shape, dtype=p.dtype) < p  # (B, n)
     values = 2 * rng.random(shape, dtype=p.dtype)  # (B, n)

@@ -93,7 +93,7 @@ def param_grid(**axes: Sequence[Any]) -> list[dict[str, Any]]:
     Raises
     ------
     ValueError
-        When an axis is empty, a string or not a sequence.
+        Naming the axis when it is empty, a string (or bytes) or not a sequence.
 
     Examples
     --------
@@ -105,7 +105,11 @@ def param_grid(**axes: Sequence[Any]) -> list[dict[str, Any]]:
     """
     names = list(axes)
     for name, values in axes.items():
-        if isinstance(values, str) or not isinstance(values, Sequence) or len(values) == 0:
+        if (
+            isinstance(values, str | bytes | bytearray)
+            or not isinstance(values, Sequence)
+            or len(values) == 0
+        ):
             raise ValueError(f"axis {name!r} must be a non-empty sequence of values")
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*axes.values())]
 
@@ -392,14 +396,20 @@ def make_executor(workers: int = 1, scheduler: str = "processes") -> Executor:
     >>> type(make_executor(1)).__name__
     'SerialExecutor'
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+    if (
+        isinstance(workers, bool | np.bool_)
+        or not isinstance(workers, int | np.integer)
+        or workers < 1
+    ):
         raise ValueError(f"workers must be a positive integer (got {workers!r})")
-    if scheduler == "processes":
-        return SerialExecutor() if workers == 1 else ProcessExecutor(workers)
-    if scheduler == "dask":
-        return DaskExecutor(workers)
-    if scheduler.startswith("tcp://"):
-        return DaskExecutor(workers, address=scheduler)
+    workers = int(workers)
+    if isinstance(scheduler, str):
+        if scheduler == "processes":
+            return SerialExecutor() if workers == 1 else ProcessExecutor(workers)
+        if scheduler == "dask":
+            return DaskExecutor(workers)
+        if scheduler.startswith("tcp://"):
+            return DaskExecutor(workers, address=scheduler)
     raise ValueError(
         f"scheduler must be 'processes', 'dask' or tcp://HOST:PORT (got {scheduler!r})"
     )

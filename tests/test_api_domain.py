@@ -392,6 +392,21 @@ DOMAINS: dict[str, Domain] = {
         {"n": 3, "seed": 1, "psi_p": (1.0, 2.0), "psi_n": (1.0, 2.0), "t": (0.1, 1.0)},
         {"n": COUNT, "seed": SIZE, "psi_p": RANGE, "psi_n": RANGE, "t": RANGE},
     ),
+    "theory.rmt.domain_scan": D(
+        {
+            "points": np.array([[4.0, 2.0, 0.5]]),
+            "spectrum_points": 200,
+            "mass_levels": 40,
+            "fine_points": None,
+        },
+        {
+            "points": Reals(0.0, empty=True),
+            "points ": Fixed((np.ones(3), np.ones((1, 2)), np.ones((1, 3, 1)), [[4.0, 2.0]])),
+            "spectrum_points": Count(16),
+            "mass_levels": SIZE,
+            "fine_points": Count(16),
+        },
+    ),
     "theory.rmt.half_unit_in_last_digit": D({"value": 0.08523}, {"value": REAL}),
     "theory.rmt.u_tilde_top_edges": D({"psi_p": 4.0, "t": 0.5}, {"psi_p": POSITIVE, "t": POSITIVE}),
     "theory.rmt.rho1_marchenko_pastur_edges": D(
@@ -786,6 +801,85 @@ DOMAINS: dict[str, Domain] = {
         {"values": [0.1, -0.2, 0.3], "rng": 0, "n_boot": 20, "max_cells": 64},
         {"values": REALS, "n_boot": COUNT, "max_cells": COUNT},
     ),
+    "sims.bootstrap.bootstrap_pass_at_k": D(
+        {
+            "n": [[8, 8, 8, 8], [8, 8, 8, 8]],
+            "c": [[1, 0, 4, 8], [6, 0, 8, 8]],
+            "ks": [1, 8],
+            "rng": 0,
+            "n_boot": 50,
+            "level": 0.9,
+            "max_cells": 1024,
+        },
+        {
+            "n": Fixed(
+                (
+                    [[8, 8, 8, 8]],
+                    [],
+                    [[8.0] * 4, [8.0] * 4],
+                    [[0, 8, 8, 8], [8] * 4],
+                    [[8, 8, 8], [8] * 4],
+                    [["a"] * 4] * 2,
+                    [[True] * 4] * 2,
+                    [[], []],
+                    [[[8] * 4]] * 2,
+                    [[8, 8], [8, 8, 8]],
+                    8,
+                    None,
+                    "ab",
+                )
+            ),
+            "c": Fixed(
+                (
+                    [[1, 0, 4, 8]],
+                    [[1, 0, 4, 9], [6, 0, 8, 8]],
+                    [[-1, 0, 4, 8], [6, 0, 8, 8]],
+                    [[1.5, 0, 4, 8], [6, 0, 8, 8]],
+                    [[np.nan, 0, 4, 8], [6, 0, 8, 8]],
+                    [[1, 0, 4], [6, 0, 8]],
+                    None,
+                    3,
+                )
+            ),
+            "ks": Fixed(
+                ([], [0, 8], [1, 9], [2, 1], [1, 1], [1.0, 8.0], [True], ["a"], None, 8, [[1, 8]])
+            ),
+            "n_boot": COUNT,
+            "level": Real(0.0, 1.0, open_low=True, open_high=True),
+            "max_cells": COUNT,
+        },
+        nan_ok=True,  # k* and its interval: NaN when no draw crosses
+    ),
+    "sims.superposition.sample_batch_two_draws": D(
+        {"p": np.array([0.9, 0.5, 0.1]), "batch": 10, "rng": RNG},
+        {
+            "p": Reals(0.0, 1.0),
+            "p ": Fixed(
+                (
+                    [0.5, 0.5],
+                    0.5,
+                    np.float64(0.5),
+                    None,
+                    np.full((2, 2), 0.5),
+                    np.array([0.5], dtype=np.float16),
+                    np.array([1, 0]),
+                )
+            ),
+            "batch": COUNT,
+        },
+    ),
+    "sims.sweep.param_grid": D(
+        {"m": [8, 16], "gamma": [-1.0]},
+        {
+            "m": Fixed(
+                ([], (), range(0), "abc", b"ab", bytearray(b"a"), 3, None, {1, 2}, {"a": 1})
+            ),
+            "gamma": Fixed(([], "x", 0.5, np.array([1.0]))),
+        },
+    ),
+    "sims.sweep.make_executor": D(
+        {"workers": 1, "scheduler": "processes"}, {"workers": COUNT, "scheduler": Choice()}
+    ),
     "sims.rmt.ge_sample_cost": D(
         {"d": 8, "psi_p": 2.0, "psi_n": 0.5}, {"d": COUNT, "psi_p": POSITIVE, "psi_n": POSITIVE}
     ),
@@ -823,6 +917,28 @@ DOMAINS: dict[str, Domain] = {
     "theory.online.census.census5_chunk": D(
         {"chunk": 3, "n_chunks": 2**20},
         {"chunk": Count(0, 2**20 - 1), "n_chunks": Fixed((0, 3, -2, 2.0, True, 2**33))},
+    ),
+    "theory.online.census.census5": D(
+        {"chunks": [3], "n_chunks": 2**20},
+        {
+            "chunks": Fixed(
+                (
+                    [2**20],
+                    [-1],
+                    [1.5],
+                    [True],
+                    [np.float64(3.0)],
+                    [None],
+                    [[3]],
+                    [3, 3],
+                    "ab",
+                    b"\x03",
+                    3,
+                    np.int64(3),
+                )
+            ),
+            "n_chunks": Fixed((0, 3, -2, 2.0, True, 2**33, None, "a", np.float64(4.0))),
+        },
     ),
     "theory.online.bounds.lower_bound_scan": D({"d_max": 1}, {"d_max": COUNT}),
     # neural
@@ -1052,7 +1168,6 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
     "not yet fuzzed here: numeric parameters left for a follow-up": (
         "neural.lm_data.text_batch",
         "neural.lm_data.text_split",
-        "sims.bootstrap.bootstrap_pass_at_k",
         "sims.boxes.best_iou_per_band",
         "sims.boxes.random_boxes",
         "sims.boxes.shift_response",
@@ -1073,16 +1188,12 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "sims.superposition.loss_and_grad",
         "sims.superposition.lr_schedule",
         "sims.superposition.sample_batch",
-        "sims.superposition.sample_batch_two_draws",
         "sims.superposition_units.eq8_monte_carlo",
         "sims.superposition_units.ladder_tasks",
         "sims.superposition_units.ladder_tasks_over",
         "sims.superposition_units.random_overlaps",
         "sims.superposition_units.weak_ideal_exponent",
         "sims.superposition_units.weak_sweep_tasks",
-        "sims.sweep.make_executor",
-        "sims.sweep.param_grid",
-        "theory.rmt.domain_scan",
     ),
     "torch models, tensors and training loops: their boundary is the configuration dataclasses, checked when built": (
         "neural.batched.clip_grad_norm_per_seed_",
@@ -1225,7 +1336,6 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "theory.online.bounds_symbolic.first_d_below_two_thirds_symbolic",
         "theory.online.brackets.mtr_bracket",
         "theory.online.brackets.perfect_halving_order",
-        "theory.online.census.census5",
         "theory.online.census.census5_values",
         "theory.online.census.class_rows",
         "theory.online.census.relabel",
@@ -1293,6 +1403,8 @@ LANDED_EARLY = (
     "theory.rmt.marchenko_pastur_edges",
     "theory.rmt.marchenko_pastur_density",
     "theory.rmt.domain_sample",
+    "theory.rmt.domain_scan",
+    "theory.online.census.census5",
 )
 _PENDING = tuple(
     name

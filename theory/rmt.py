@@ -1743,6 +1743,13 @@ def domain_scan(
         Per row: ``psi_p``, ``psi_n``, ``t``, ``total_mass``, ``passed``, ``unconverged``,
         ``masses`` and ``cpu_s`` (and ``fine_masses``, ``same_structure`` with ``fine_points``).
 
+    Raises
+    ------
+    ValueError
+        Naming ``points`` unless it is an (N, 3) array of positive finite reals (N = 0 gives
+        no rows), ``spectrum_points`` or ``fine_points`` unless an integer ≥ 16 (the least grid
+        of :func:`rf_spectrum`), or ``mass_levels`` unless an integer ≥ 0.
+
     Examples
     --------
     >>> import numpy as np
@@ -1753,13 +1760,21 @@ def domain_scan(
     """
     import time
 
+    points = _domain.reals("points", points, ndim=2, minimum=0.0, open_low=True, nonempty=False)
+    if points.shape[1] != 3:
+        raise ValueError(f"points must hold rows (psi_p, psi_n, t) (got shape {points.shape})")
+    spectrum_points = _domain.integer("spectrum_points", spectrum_points, minimum=16)
+    mass_levels = _domain.integer("mass_levels", mass_levels, minimum=0)
+    if fine_points is not None:
+        fine_points = _domain.integer("fine_points", fine_points, minimum=16)
+
     def solve(psi_p: float, psi_n: float, t: float, grid: int) -> RFSpectrum:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SpectrumSelfCheckWarning)
             return rf_spectrum(psi_p=psi_p, psi_n=psi_n, t=t, points=grid, mass_levels=mass_levels)
 
     rows = []
-    for psi_p, psi_n, t in np.asarray(points, dtype=float):
+    for psi_p, psi_n, t in points:
         start = time.process_time()
         spec = solve(psi_p, psi_n, t, spectrum_points)
         row = {

@@ -31,6 +31,8 @@ from itertools import permutations
 
 import numpy as np
 
+from theory import _domain as _checks
+
 __all__ = [
     "FIVE_POINT_CHUNKS",
     "FIVE_POINT_CLASSES",
@@ -383,7 +385,14 @@ def census5(chunks: Iterable[int] | None = None, n_chunks: int = FIVE_POINT_CHUN
     Returns
     -------
     CensusCounts
-        (Ldim, M_tr) counts over the chunks and the smallest class of each pair.
+        (Ldim, M_tr) counts over the chunks and the smallest class of each pair (no classes
+        when ``chunks`` is empty).
+
+    Raises
+    ------
+    ValueError
+        Naming ``n_chunks`` unless it is an integer power of two ≤ 2^32, or ``chunks`` unless
+        it is an iterable of distinct integers in 0..n_chunks − 1.
 
     Examples
     --------
@@ -392,7 +401,25 @@ def census5(chunks: Iterable[int] | None = None, n_chunks: int = FIVE_POINT_CHUN
     >>> counts.classes, counts.counts[(3, 2)]
     (4095, 76)
     """
-    chunks = range(n_chunks) if chunks is None else chunks
+    n_chunks = _checks.integer("n_chunks", n_chunks, minimum=1, maximum=1 << 32)
+    if (1 << 32) % n_chunks:
+        raise ValueError(f"n_chunks must be a power of two ≤ 2^32 (got {n_chunks!r})")
+    if chunks is None:
+        chunks = range(n_chunks)
+    else:
+        try:
+            given = None if isinstance(chunks, str | bytes) else list(chunks)
+        except TypeError:  # not iterable (a number, a 0-d array)
+            given = None
+        if given is None:
+            raise ValueError(f"chunks must be an iterable of integers (got {chunks!r})")
+        chunks, seen = [], set()
+        for c in given:
+            chunk = _checks.integer("chunks (every entry)", c, minimum=0, maximum=n_chunks - 1)
+            if chunk in seen:
+                raise ValueError(f"chunks must be distinct (got chunk {chunk} twice)")
+            seen.add(chunk)
+            chunks.append(chunk)
     total = CensusCounts(0, {}, {})
     for chunk in chunks:
         total = total + census5_chunk(chunk, n_chunks)

@@ -140,6 +140,9 @@ def test_relabel_undoes_itself_with_the_inverse_map():
     [
         (lambda: census5_chunk(256, 256), "chunk"),
         (lambda: census5_chunk(0, 3), "n_chunks"),
+        pytest.param(lambda: census5([0], n_chunks=3), "n_chunks", id="census5-n_chunks"),
+        pytest.param(lambda: census5([4], n_chunks=4), "chunks", id="census5-chunk-range"),
+        pytest.param(lambda: census5([1, 1], n_chunks=4), "chunks", id="census5-chunk-twice"),
         pytest.param(lambda: census5_values(np.array([0])), "masks", id="empty-class"),
         pytest.param(lambda: census5_values(np.array([1 << 32])), "masks", id="33-bits"),
         (lambda: relabel(1, 3, (0, 0, 1), 0), "perm"),
