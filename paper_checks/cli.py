@@ -406,6 +406,8 @@ def _plan(claims: Sequence[Claim], scale: str, replicates: int) -> list[PlannedC
                 seconds = record.provenance.get("cpu_time_s") or record.provenance["wall_time_s"]
                 hours = seconds / 3600
             what = f"the {scale} sizes" + ("" if record else " (no reference run to estimate from)")
+            if c.study_at(scale) > 1:
+                what += f"; confirmatory study {c.study_at(scale)}, on fresh root seeds"
         last = max(c.looks_at(scale), default=0)
         seeds = max(first_look(c, scale, replicates), last) if c.stochastic else 1
         if scale in c.not_run_at:

@@ -44,6 +44,14 @@ def test_the_dry_run_scales_with_the_root_seeds(replicates):
     assert many["faster_rcnn.anchor_count"].root_seeds == 1  # deterministic: one root seed
 
 
+def test_the_dry_run_names_a_confirmatory_study_and_counts_its_last_look():
+    claim = next(c for c in select_claims(["gated_attention", "diffusion"]) if c.studies)
+    scale = next(iter(claim.studies))
+    (plan,) = _plan([claim], scale, 1)
+    assert f"confirmatory study {claim.study_at(scale)}" in plan.note
+    assert plan.root_seeds == claim.looks[scale][-1]
+
+
 def test_the_dry_run_of_a_million_replicates_says_hours():
     line = _plan_total(["online.invariances", "--replicates", "1000000"])
     hours = float(re.search(r"about ([\d.]+) h of CPU", line).group(1))
