@@ -1234,6 +1234,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with contextlib.suppress(ValueError):  # only the main thread may set handlers
         signal.signal(signal.SIGTERM, _raise_terminated)
+        # SIGINT ends a run in one line even where it was started with SIGINT ignored (a
+        # background job of a non-interactive shell), for which Python installs no handler
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     guarded = _GuardedStdout(sys.stdout)
     sys.stdout = guarded
     code = _main(sys.argv[1:])

@@ -39,7 +39,12 @@ LONG = "superposition.strong_inverse_m"
 GUARD_S = 300
 
 
-def command(*argv: object, **env: str) -> subprocess.Popen:
+def _ignore_sigint() -> None:
+    """Start the child as a background job of a non-interactive shell starts it: SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def command(*argv: object, sigint_ignored: bool = False, **env: str) -> subprocess.Popen:
     """``python -m paper_checks ARGV`` in a subprocess, stdout and stderr piped."""
     environment = {**os.environ, "PYTHONPATH": str(ROOT), **env}
     return subprocess.Popen(
@@ -48,6 +53,7 @@ def command(*argv: object, **env: str) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         env=environment,
+        preexec_fn=_ignore_sigint if sigint_ignored else None,  # noqa: PLW1509 - one signal call
     )
 
 
@@ -80,18 +86,20 @@ def assert_one_line(stderr: str) -> str:
 
 # ------------------------------------------------------------------------ signals, resumable
 @pytest.mark.parametrize(
-    ("sig", "code", "extra"),
+    ("sig", "code", "extra", "ignored"),
     [
-        (signal.SIGTERM, 143, ["--workers", "2"]),
-        (signal.SIGINT, 130, ["--workers", "2"]),
-        (signal.SIGINT, 130, ["--workers", "1", "--scheduler", "dask"]),
+        (signal.SIGTERM, 143, ["--workers", "2"], False),
+        (signal.SIGINT, 130, ["--workers", "2"], False),
+        (signal.SIGINT, 130, ["--workers", "1", "--scheduler", "dask"], False),
+        # started with SIGINT ignored (`paper-checks run ... &` in a script): it ran to the end
+        (signal.SIGINT, 130, ["--workers", "2"], True),
     ],
 )
-def test_a_signal_ends_a_run_in_one_line_and_the_run_resumes(tmp_path, sig, code, extra):
+def test_a_signal_ends_a_run_in_one_line_and_the_run_resumes(tmp_path, sig, code, extra, ignored):
     """SIGTERM to a run left its workers computing, and SIGINT to a run waiting on Dask printed
     a 41-line traceback and an ERROR record of the interrupted claim."""
     out = tmp_path / "run"
-    proc = command("run", LONG, "--out", out, *extra)
+    proc = command("run", LONG, "--out", out, *extra, sigint_ignored=ignored)
     wait_for(lambda: (out / "sweeps").is_dir() or proc.poll() is not None, "the sweep starts")
     time.sleep(2)  # into the sweep's tasks
     pids = [p for k in children(proc.pid) for p in (k, *children(k))]

@@ -595,7 +595,9 @@ def test_a_confirmatory_study_is_declared_with_its_looks_and_a_history_entry(
 ):
     from paper_checks.claims import study_entry
 
-    entries = [study_entry("2026-12-04", "full", 2, (1, 2), reason="r", before="b")]
+    entries = [
+        study_entry("2026-12-04", "full", 2, (1, 2), power=(0.5, 0.9, 0.0), reason="r", before="b")
+    ]
     with pytest.raises(ValueError, match=message):
         claim(
             "rlvr.test_declared_study",
