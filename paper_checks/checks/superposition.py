@@ -975,8 +975,10 @@ WEAK_LAW_RULE = Rule(
             "Liu, Liu & Gore 2025, Fig. 4",
         ),
     ),
-    # declared 2026-12-02: 1 unit per root seed; fewer than 3 are INCONCLUSIVE by declaration
-    looks={"full": (1, 3)},
+    # study 1 declared 2026-12-02 (1 unit per root seed; fewer than 3 are INCONCLUSIVE by
+    # declaration) looked at (1, 3)
+    looks={"full": (4, 6)},
+    studies={"full": 2},
     history=[
         _aligned_schedule(
             "INCONCLUSIVE at quick (full scale only); FAIL at full by hand in docs/superposition.md "
@@ -990,6 +992,17 @@ WEAK_LAW_RULE = Rule(
             "every m became parts over units (one training seed of the four ladders each, 1 per "
             "root seed at full): the per-unit worst exponent deviation < 0.2 and worst loss gap "
             "< 0.15",
+        ),
+        registry.study_entry(
+            "2026-12-04",
+            "full",
+            2,
+            (4, 6),
+            power=(0.95, 0.00, 1.00),
+            reason="study 1 (looks at 1 and 3 root seeds, one unit each) ended undecided at its "
+            "last look with about 4 units wanted",
+            before="full, study 1: INCONCLUSIVE over 3 units (exponent_deviation_max 0.433, "
+            "lower bound 0.150 against 0.2; loss_gap_max 0.093, upper bound 0.261 against 0.15)",
         ),
     ],
 )
