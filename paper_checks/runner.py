@@ -409,9 +409,9 @@ def pooled_verdict(claim: Claim, runs: list[CheckResult]) -> CheckResult:
     scale leave (:func:`decide_units`), a single root seed included, so that the headline does
     not depend on the number of root seeds run; a look at a root-seed count that is not planned
     is flagged in the summary; its tolerance is its rule's text (:attr:`Claim.rule`, generated
-    from the decision), whatever the check wrote there. An ``exact`` claim (a counterexample is a proof) FAILs when any
-    root seed FAILs and PASSes when every one PASSes. A root seed that crashed makes the
-    headline ERROR. A claim of neither kind keeps the primary verdict."""
+    from the decision), whatever the check wrote there. An ``exact`` claim (a counterexample is
+    a proof) FAILs when any root seed FAILs and PASSes when every one PASSes. A root seed that
+    crashed makes the headline ERROR. A claim of neither kind keeps the primary verdict."""
     primary = runs[0]
     crashed = [r for r, run in enumerate(runs) if run.verdict is Verdict.ERROR]
     if crashed:
