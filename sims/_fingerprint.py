@@ -1,6 +1,7 @@
 """Fingerprints of code: the sha256 of what a function can run, read from the source files of
 its module and of every project module it imports, transitively, with what computes no number
-left out (comments, docstrings, ``__all__``, descriptive keyword arguments).
+left out (comments, docstrings, ``__all__``, descriptive keyword arguments, and the guards that
+refuse bad arguments: :func:`without_guards`).
 
 A sweep's cache (:mod:`sims.sweep`) and a claim's record (:func:`paper_checks.runner.
 claim_fingerprint`) are keyed by them, so a result made by other code is known to be stale. The
@@ -11,6 +12,7 @@ editing how fingerprints are taken changes no computed number.
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import hashlib
 import importlib.util
@@ -20,7 +22,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
-__all__ = ["canonical_code", "code_fingerprint", "module_slice"]
+__all__ = ["canonical_code", "code_fingerprint", "module_slice", "without_guards"]
 
 
 def _module_file(name: str) -> Path | None:
@@ -79,10 +81,81 @@ def _parsed(
     with _AST_LOCK:
         if key not in _IMPORTS:
             tree = ast.parse(source)
+            if name not in GUARDS_COUNTED:
+                tree = without_guards(tree)
             imports = frozenset(_imported_modules(tree, name, path.name == "__init__.py"))
             code = hashlib.sha256(canonical_code(tree, ignore).encode()).hexdigest()
             _IMPORTS[key] = (imports, code)
         return _IMPORTS[key]
+
+
+#: Calls a guard's test may make (by the name called, :func:`_callee`): reads that change no
+#: value. A guard whose test calls anything else counts like any other statement.
+PURE_TEST_CALLS = frozenset(
+    {
+        *("isinstance", "issubclass", "hasattr", "callable", "type", "len", "any", "all"),
+        *("set", "frozenset", "tuple", "list", "sorted", "int", "float", "bool", "str", "abs"),
+        *("min", "max", "round", "range", "isfinite", "isnan", "isinf", "issubdtype", "prod"),
+        *("array_equal", "unique", "diff", "floor", "sum", "is_integer", "strip", "lstrip"),
+        *("startswith", "endswith", "isdigit", "isdtype"),
+    }
+)
+
+#: Modules whose guards count: their functions run inside a handler that turns a ValueError
+#: into a value (``theory.passk_stats.fit_logit_affine_parts`` fits each part with
+#: ``theory.passk.fit_logit_affine``, whose arguments ``theory._domain`` checks, and records NaN
+#: where the fit refuses), so a guard there can change a number. A test holds every other
+#: handler of the computing code to re-raising.
+GUARDS_COUNTED = frozenset({"theory.passk", "theory._domain"})
+
+
+def _is_guard(node: ast.stmt) -> bool:
+    """Whether a statement only refuses arguments: ``if <test>: raise ValueError(...)`` (an
+    ``elif`` chain of such included) whose test makes only :data:`PURE_TEST_CALLS`, or a call
+    of ``theory._domain`` made as a statement (its value unused: it can only raise)."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        func = node.value.func
+        return (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "_domain"
+        )
+    if not isinstance(node, ast.If) or len(node.body) != 1:
+        return False
+    raised = node.body[0]
+    exc = raised.exc if isinstance(raised, ast.Raise) else None
+    exc = exc.func if isinstance(exc, ast.Call) else exc
+    if not (isinstance(exc, ast.Name) and exc.id == "ValueError"):
+        return False
+    calls = (n for n in ast.walk(node.test) if isinstance(n, ast.Call))
+    if any(_callee(call.func) not in PURE_TEST_CALLS for call in calls):
+        return False
+    return not node.orelse or (len(node.orelse) == 1 and _is_guard(node.orelse[0]))
+
+
+def without_guards(tree: ast.Module) -> ast.Module:
+    """``tree`` less its guards (:func:`_is_guard`) outside any ``try`` body: statements that
+    either raise ValueError or do nothing, so that adding, tightening or rewording a check of
+    the arguments leaves the fingerprint of the code that computes a number as it was. A run
+    that a new guard refuses ends in an error, never in another number, as long as no handler
+    turns that ValueError into a value (:data:`GUARDS_COUNTED` names the one place that does).
+    The tree given is not modified."""
+
+    def strip(node: ast.AST) -> None:
+        if isinstance(node, ast.Try | ast.TryStar):
+            return  # a guard inside a try may be caught: it counts
+        for field, value in ast.iter_fields(node):
+            children = value if isinstance(value, list) else [value]
+            if children and isinstance(children[0], ast.stmt):
+                children = [v for v in children if not _is_guard(v)]
+                setattr(node, field, children)
+            for child in children:
+                if isinstance(child, ast.AST):
+                    strip(child)
+
+    tree = copy.deepcopy(tree)
+    strip(tree)
+    return tree
 
 
 def _bound_names(node: ast.stmt) -> set[str]:
@@ -273,6 +346,8 @@ def _sliced(
     with _AST_LOCK:
         if key not in _SLICES:
             tree = ast.parse(source)
+            if name not in GUARDS_COUNTED:
+                tree = without_guards(tree)
             names = set().union(*(_bound_names(node) for node in tree.body))
             whole = roots is None or not roots - {""} <= names
             part = tree if whole else module_slice(tree, roots - {""}, ignore)

@@ -331,6 +331,77 @@ def test_a_sliced_fingerprint_follows_only_the_names_used_in_other_modules(task_
     assert fingerprint(base + "print('imported')\n") != first  # runs on import: kept whole
 
 
+GUARDED = """
+from theory import _domain
+
+
+def first(ctx, n, xs):
+    if n < 0:
+        raise ValueError(f"n must be >= 0 (got {n})")
+    _domain.integer("n", n, minimum=0)
+    for x in xs:
+        if not isinstance(x, int) or x > LIMIT:
+            raise ValueError("bad x")
+    try:
+        if n > 5:
+            raise ValueError("too many")
+    except ValueError:
+        n = 5
+    return n * 2
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "counts"),
+    [
+        # rewording, tightening or adding a guard: no number can change
+        ("must be >= 0", "must be non-negative", False),
+        ("n < 0", "n < 1", False),
+        ("minimum=0)", "minimum=0, maximum=9)", False),
+        ("    return n", "    if n > 9:\n        raise ValueError('n')\n    return n", False),
+        # the computation, or a statement that is no guard
+        ("n * 2", "n * 3", True),
+        ('raise ValueError("bad x")', 'raise TypeError("bad x")', True),
+        ("x > LIMIT", "next(iter(xs)) > LIMIT", True),  # the test consumes xs
+        ("_domain.integer(", "n = _domain.integer(", True),  # its value is used
+        ("n > 5", "n > 6", True),  # inside a try: the handler turns it into a value
+    ],
+)
+def test_guards_that_only_refuse_arguments_are_left_out_of_the_fingerprint(
+    task_package, old, new, counts
+):
+    def fingerprint(text: str) -> str:
+        task_package("checks", textwrap.dedent(text))
+        return code_fingerprint(_named("first"), sliced=True)
+
+    assert old in GUARDED
+    assert (fingerprint(GUARDED.replace(old, new)) != fingerprint(GUARDED)) == counts
+
+
+def test_no_handler_of_the_computing_code_turns_a_value_error_into_a_value():
+    """What makes a guard neutral (sims._fingerprint.without_guards): a handler that catches
+    ValueError (or Exception) and does not re-raise could turn a new refusal into another
+    number. The one such handler's callees are in GUARDS_COUNTED."""
+    from sims._fingerprint import GUARDS_COUNTED
+
+    catching = {"ValueError", "Exception", "BaseException", "ArithmeticError"}
+    root = Path(__file__).resolve().parents[2]
+    found = []
+    for package in ("theory", "sims", "neural", "paper_checks/checks"):
+        for path in sorted((root / package).rglob("*.py")):
+            if path.name == "_fingerprint.py":  # how fingerprints are taken computes no number
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.ExceptHandler) or isinstance(node.body[-1], ast.Raise):
+                    continue
+                names = ast.walk(node.type) if node.type else [ast.Name("BaseException")]
+                caught = {getattr(n, "id", getattr(n, "attr", "")) for n in names}
+                if caught & catching:
+                    found.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert [f.partition(":")[0] for f in found] == ["theory/passk_stats.py"], found
+    assert {"theory.passk", "theory._domain"} == GUARDS_COUNTED
+
+
 def test_a_slice_keeps_other_top_level_statements_and_refuses_an_unknown_root():
     import ast
 
