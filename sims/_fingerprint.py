@@ -97,7 +97,8 @@ PURE_TEST_CALLS = frozenset(
         *("set", "frozenset", "tuple", "list", "sorted", "int", "float", "bool", "str", "abs"),
         *("min", "max", "round", "range", "isfinite", "isnan", "isinf", "issubdtype", "prod"),
         *("array_equal", "unique", "diff", "floor", "sum", "is_integer", "strip", "lstrip"),
-        *("startswith", "endswith", "isdigit", "isdtype"),
+        *("startswith", "endswith", "isdigit", "isdtype", "asarray", "isscalar", "ndim"),
+        *("size", "shape", "isreal", "iscomplexobj", "count_nonzero"),
     }
 )
 
