@@ -131,17 +131,17 @@ def redecide_record(
     """``record`` (a claim record of ``claim``'s, as stored) with its decision outputs made
     again under today's rule at ``scale`` (see the module docstring), and the :class:`Outcome`."""
     from paper_checks.runner import (
-        claim_fingerprint,
         decide_units,
         headline_summary,
         look_note,
+        made_by_todays_code,
     )
 
     new = copy.deepcopy(dict(record))
     outcome = Outcome(claim.id, record["verdict"], record["verdict"], False)
     if claim.decision is None:
         return new, outcome
-    if record.get("provenance", {}).get("code") != claim_fingerprint(claim):
+    if not made_by_todays_code(claim, record.get("provenance", {})):
         outcome.notes.append("left as it is: made by other code than today's claim (stale)")
         return new, outcome
     if record["verdict"] == Verdict.NOT_RUN.value:  # no units; its words are the registry's
@@ -266,7 +266,7 @@ def redecide_run(
     """Re-decide every decided claim of the run in ``run_dir`` (see the module docstring) and
     write it back when anything changed, with ``argv`` (the command line) in its new
     ``updates`` entry. Returns one :class:`Outcome` per decided claim of the run."""
-    from paper_checks.runner import claim_fingerprint
+    from paper_checks.runner import made_by_todays_code
 
     run_dir = Path(run_dir)
     payload = read_results_payload(run_dir, "RUN_DIR")
@@ -276,7 +276,7 @@ def redecide_run(
     for record in payload["claims"]:
         claim = claims.get(record["claim_id"])
         if claim is not None and claim.decision is None:
-            fresh = record.get("provenance", {}).get("code") == claim_fingerprint(claim)
+            fresh = made_by_todays_code(claim, record.get("provenance", {}))
             new = {**record, **described(claim, record)} if fresh else record
             records.append(new)
             if new != record:

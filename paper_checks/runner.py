@@ -158,21 +158,38 @@ DESCRIPTIVE_KEYWORDS = (
 )
 
 
-def claim_fingerprint(claim: Claim) -> str:
-    """sha256 of the code the claim's check can run: the check function and what it reads in its
-    own module (:func:`sims._fingerprint.module_slice`: the definitions, constants and imports it uses,
-    transitively), and every project module those import, transitively
-    (:func:`sims._fingerprint.code_fingerprint`: comments, docstrings and ``__all__`` left out), less
-    :data:`PRESENTATION_MODULES` and the :data:`DESCRIPTIVE_KEYWORDS` of its registration: the
-    code that computes the claim's numbers (the check, its theory, simulations and networks, the
-    context's seeds and sizes, the sweep engine). Editing another claim's check in the same
-    module leaves it as it was. A result whose fingerprint differs from today's was made by
-    other code."""
+#: The scales whose sizes a record at each scale never reads: a record at scale ``s`` is made
+#: by ``Context.pick``'s ``s`` argument (``paper`` falls back to ``full``), so the others are left
+#: out of its fingerprint and a change of the quick sizes stales no full record.
+OTHER_SCALES = {"quick": ("full", "paper"), "full": ("quick", "paper"), "paper": ("quick",)}
+
+
+def claim_fingerprint(claim: Claim, scale: str) -> str:
+    """sha256 of the code the claim's check can run at ``scale``: the check function and what it
+    reads in its own module (:func:`sims._fingerprint.module_slice`: the definitions, constants
+    and imports it uses, transitively), and every project module those import, transitively
+    (:func:`sims._fingerprint.code_fingerprint`: comments, docstrings, ``__all__`` and guards
+    left out), less :data:`PRESENTATION_MODULES`, the :data:`DESCRIPTIVE_KEYWORDS` of its
+    registration and the arguments of ``ctx.pick(quick=..., full=..., paper=...)`` for the
+    :data:`OTHER_SCALES`: the code that computes the claim's numbers at that scale (the check,
+    its theory, simulations and networks, the context's seeds and sizes, the sweep engine).
+    Editing another claim's check in the same module leaves it as it was. A result whose
+    fingerprint differs from today's was made by other code."""
     from sims._fingerprint import code_fingerprint
 
+    if scale not in OTHER_SCALES:
+        raise ValueError(f"scale must be one of {sorted(OTHER_SCALES)} (got {scale!r})")
+    sizes = tuple(("pick", other) for other in OTHER_SCALES[scale])
     return code_fingerprint(
-        claim.check, skip=PRESENTATION_MODULES, ignore=DESCRIPTIVE_KEYWORDS, sliced=True
+        claim.check, skip=PRESENTATION_MODULES, ignore=DESCRIPTIVE_KEYWORDS + sizes, sliced=True
     )
+
+
+def made_by_todays_code(claim: Claim, provenance: Mapping[str, Any]) -> bool:
+    """Whether a record with this ``provenance`` was made by today's code of ``claim`` at the
+    record's own scale (:func:`claim_fingerprint`); False for a record without code or scale."""
+    scale = provenance.get("scale")
+    return scale in OTHER_SCALES and provenance.get("code") == claim_fingerprint(claim, scale)
 
 
 def run_claim(claim: Claim, ctx: Context, replicates: int = 1) -> CheckResult:
@@ -674,7 +691,7 @@ def run_claims(
         )
     )
     # fingerprints first, in this thread: ast.parse is not safe in concurrent threads (3.11)
-    codes = [claim_fingerprint(claim) for claim in claims]
+    codes = [claim_fingerprint(claim, scale) for claim in claims]
     git_sha()  # the commit of the code that runs now, not of a commit made while it runs
     for note in set_aside_unreadable(ctx.out_dir):
         logger.warning("%s: it is computed again", note)

@@ -74,10 +74,10 @@ def superseded_by(record: CheckResult, run: Mapping[str, Any]) -> dict[str, str]
     only, so a record made that day may already follow the new rule and be stale for another
     reason (a refactor) that no rule change explains."""
     from paper_checks.claims import all_claims
-    from paper_checks.runner import claim_fingerprint
+    from paper_checks.runner import made_by_todays_code
 
     claim = next((c for c in all_claims() if c.id == record.claim_id), None)
-    if claim is None or record.provenance.get("code") == claim_fingerprint(claim):
+    if claim is None or made_by_todays_code(claim, record.provenance):
         return None
     made = made_at(run, record.claim_id)[:10]
     later = [h.to_json() for h in claim.history if h.date > made]

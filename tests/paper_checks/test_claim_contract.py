@@ -89,7 +89,7 @@ def test_reference_results_are_not_older_than_the_claim_code(claim, scale):
         # kept, and shown in the docs as the old rule's verdict, only when a recorded rule
         # change (a history entry dated on or after the record) explains the new code
         return
-    assert record.provenance.get("code") == claim_fingerprint(claim), (
+    assert record.provenance.get("code") == claim_fingerprint(claim, scale), (
         f"the {scale} reference record of {claim.id} was made by older code; refresh it with "
         f"`paper-checks run {claim.id} --scale {scale}{replicates} --workers 2 "
         f"--out docs/results/{scale} --update --fail-on never` and `python -m tools.docs`"
@@ -240,10 +240,10 @@ def test_each_headline_claim_is_decided_or_says_what_the_toy_scale_excludes(clai
         assert record.verdict in (Verdict.PASS, Verdict.FAIL)
 
 
-def test_editing_a_claims_words_stales_no_record(tmp_path, monkeypatch):
+def test_editing_a_claims_words_or_another_scales_sizes_stales_no_record(tmp_path, monkeypatch):
     """A record's fingerprint covers what computes its numbers: the summary and tolerance text of
-    a check's result (and a helper only they call) can change without staling it; a number
-    cannot."""
+    a check's result (and a helper only they call), and the sizes of another scale, can change
+    without staling it; a number cannot."""
     import sys
     import textwrap
 
@@ -254,7 +254,9 @@ def test_editing_a_claims_words_stales_no_record(tmp_path, monkeypatch):
     (package / "__init__.py").write_text("")
     monkeypatch.syspath_prepend(str(tmp_path))
 
-    def fingerprint(words: str, threshold: str = "0.5") -> str:
+    def fingerprint(
+        words: str, threshold: str = "0.5", quick: str = "10", full: str = "100", scale="quick"
+    ) -> str:
         (package / "check.py").write_text(
             textwrap.dedent(f"""
                 from paper_checks.results import CheckResult, Verdict
@@ -265,7 +267,7 @@ def test_editing_a_claims_words_stales_no_record(tmp_path, monkeypatch):
 
 
                 def check(ctx):
-                    x = float(ctx.rng("x").random())
+                    x = float(ctx.rng("x").random(ctx.pick(quick={quick}, full={full})).mean())
                     return CheckResult(
                         verdict=Verdict.of(x < {threshold}),
                         summary=_words(x),
@@ -280,11 +282,21 @@ def test_editing_a_claims_words_stales_no_record(tmp_path, monkeypatch):
         from wordspkg.check import check
 
         rule = "PASS when x < 0.5; FAIL otherwise."
-        return claim_fingerprint(Claim("rlvr.words", "rlvr", "s", "tests", check, rule, False))
+        claim = Claim("rlvr.words", "rlvr", "s", "tests", check, rule, False)
+        return claim_fingerprint(claim, scale)
 
     first = fingerprint("x = {:.3f}")
     assert fingerprint("drew x = {:.4g}, below the threshold") == first
     assert fingerprint("x = {:.3f}", threshold="0.6") != first
+    # a record at one scale is made by its own sizes: the other scale's can change
+    full = fingerprint("x = {:.3f}", scale="full")
+    assert fingerprint("x = {:.3f}", full="200") == first
+    assert fingerprint("x = {:.3f}", quick="20") != first
+    assert fingerprint("x = {:.3f}", quick="20", scale="full") == full
+    assert fingerprint("x = {:.3f}", full="200", scale="full") != full
+    # paper falls back to the full sizes: the same code makes it
+    assert fingerprint("x = {:.3f}", scale="paper") == full
+    assert fingerprint("x = {:.3f}", full="200", scale="paper") != full
 
 
 STUDIED = [(c, scale) for c in CLAIMS for scale in c.studies]

@@ -158,5 +158,5 @@ def test_a_stale_record_reads_as_the_old_rules_only_when_the_rule_changed_on_a_l
     # not the rule change, made it stale; it is not shown as the old rule's
     made_that_day = {**RUN, "created": f"{last}T23:00:00+00:00"}
     assert superseded_by(stale, made_that_day) is None
-    fresh = replace(stale, provenance={"code": claim_fingerprint(claim)})
+    fresh = replace(stale, provenance={"code": claim_fingerprint(claim, "full"), "scale": "full"})
     assert superseded_by(fresh, made_before) is None
