@@ -27,7 +27,7 @@ from tqdm.auto import tqdm
 from paper_checks import _files
 from paper_checks._caches import set_aside_unreadable
 from paper_checks.claims import PAPERS, Claim, PaperEffect
-from paper_checks.context import Context
+from paper_checks.context import SCALES, Context
 from paper_checks.results import RUN_FOLDERS, CheckResult, Verdict, write_claim
 from sims._backend import get_backend
 
@@ -158,30 +158,28 @@ DESCRIPTIVE_KEYWORDS = (
 )
 
 
-#: The scales whose sizes a record at each scale never reads: a record at scale ``s`` is made
-#: by ``Context.pick``'s ``s`` argument (``paper`` falls back to ``full``), so the others are left
-#: out of its fingerprint and a change of the quick sizes stales no full record.
-OTHER_SCALES = {"quick": ("full", "paper"), "full": ("quick", "paper"), "paper": ("quick",)}
-
-
 def claim_fingerprint(claim: Claim, scale: str) -> str:
     """sha256 of the code the claim's check can run at ``scale``: the check function and what it
     reads in its own module (:func:`sims._fingerprint.module_slice`: the definitions, constants
     and imports it uses, transitively), and every project module those import, transitively
     (:func:`sims._fingerprint.code_fingerprint`: comments, docstrings, ``__all__`` and guards
-    left out), less :data:`PRESENTATION_MODULES`, the :data:`DESCRIPTIVE_KEYWORDS` of its
-    registration and the arguments of ``ctx.pick(quick=..., full=..., paper=...)`` for the
-    :data:`OTHER_SCALES`: the code that computes the claim's numbers at that scale (the check,
-    its theory, simulations and networks, the context's seeds and sizes, the sweep engine).
-    Editing another claim's check in the same module leaves it as it was. A result whose
-    fingerprint differs from today's was made by other code."""
+    left out), as a run at ``scale`` reads them (:func:`sims._fingerprint.at_scale`: each
+    ``ctx.pick`` by its argument at that scale, each branch on ``ctx.scale`` by the branch
+    taken), less :data:`PRESENTATION_MODULES` and the :data:`DESCRIPTIVE_KEYWORDS` of its
+    registration: the code that computes the claim's numbers at that scale (the check, its
+    theory, simulations and networks, the context's seeds and sizes, the sweep engine). Editing
+    another claim's check in the same module, or another scale's sizes, leaves it as it was. A
+    result whose fingerprint differs from today's was made by other code."""
     from sims._fingerprint import code_fingerprint
 
-    if scale not in OTHER_SCALES:
-        raise ValueError(f"scale must be one of {sorted(OTHER_SCALES)} (got {scale!r})")
-    sizes = tuple(("pick", other) for other in OTHER_SCALES[scale])
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {', '.join(SCALES)} (got {scale!r})")
     return code_fingerprint(
-        claim.check, skip=PRESENTATION_MODULES, ignore=DESCRIPTIVE_KEYWORDS + sizes, sliced=True
+        claim.check,
+        skip=PRESENTATION_MODULES,
+        ignore=DESCRIPTIVE_KEYWORDS,
+        sliced=True,
+        scale=scale,
     )
 
 
@@ -189,7 +187,7 @@ def made_by_todays_code(claim: Claim, provenance: Mapping[str, Any]) -> bool:
     """Whether a record with this ``provenance`` was made by today's code of ``claim`` at the
     record's own scale (:func:`claim_fingerprint`); False for a record without code or scale."""
     scale = provenance.get("scale")
-    return scale in OTHER_SCALES and provenance.get("code") == claim_fingerprint(claim, scale)
+    return scale in SCALES and provenance.get("code") == claim_fingerprint(claim, scale)
 
 
 def run_claim(claim: Claim, ctx: Context, replicates: int = 1) -> CheckResult:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
-__all__ = ["canonical_code", "code_fingerprint", "module_slice", "without_guards"]
+__all__ = ["at_scale", "canonical_code", "code_fingerprint", "module_slice", "without_guards"]
 
 
 def _module_file(name: str) -> Path | None:
@@ -157,6 +157,75 @@ def without_guards(tree: ast.Module) -> ast.Module:
     tree = copy.deepcopy(tree)
     strip(tree)
     return tree
+
+
+#: The keywords of ``Context.pick(quick=..., full=..., paper=...)``; paper falls back to full.
+_PICK_SCALES = ("quick", "full", "paper")
+
+
+def _is_scale(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "scale"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "ctx"
+    )
+
+
+def _scale_test(test: ast.expr, scale: str) -> bool | None:
+    """The value of ``test`` at ``scale`` when it compares ``ctx.scale`` with constants
+    (``==``, ``!=``, ``in``, ``not in`` a tuple, list or set of them); None otherwise."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and _is_scale(test.left)):
+        return None
+    op, right = test.ops[0], test.comparators[0]
+    if isinstance(right, ast.Tuple | ast.List | ast.Set):
+        values = [e.value for e in right.elts if isinstance(e, ast.Constant)]
+        if len(values) != len(right.elts) or not isinstance(op, ast.In | ast.NotIn):
+            return None
+        return (scale in values) == isinstance(op, ast.In)
+    if not isinstance(right, ast.Constant) or not isinstance(op, ast.Eq | ast.NotEq):
+        return None
+    return (scale == right.value) == isinstance(op, ast.Eq)
+
+
+def _picked(call: ast.Call, scale: str) -> ast.expr | None:
+    """The argument ``ctx.pick(quick=..., full=..., paper=...)`` takes at ``scale`` when the call
+    names its sizes by keyword and the others make no call (evaluating them does nothing)."""
+    given = {k.arg: k.value for k in call.keywords}
+    if call.args or _callee(call.func) != "pick" or not set(given) <= set(_PICK_SCALES):
+        return None
+    chosen = given.get(scale, given.get("full") if scale == "paper" else None)
+    others = [v for v in given.values() if v is not chosen]
+    if chosen is None or any(isinstance(n, ast.Call) for v in others for n in ast.walk(v)):
+        return None
+    return chosen
+
+
+def at_scale(tree: ast.Module, scale: str) -> ast.Module:
+    """``tree`` as a run at ``scale`` reads it: each ``ctx.pick(quick=..., full=..., paper=...)``
+    replaced by the argument that scale takes (:func:`_picked`), and each ``if`` statement or
+    expression that compares ``ctx.scale`` with constants replaced by its branch at that scale,
+    so that a record at one scale is keyed by the code that scale runs and another scale's sizes
+    and branches can change without staling it. The tree given is not modified."""
+
+    class _AtScale(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call) -> ast.AST:
+            chosen = _picked(node, scale)
+            return self.visit(chosen) if chosen is not None else self.generic_visit(node)
+
+        def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+            value = _scale_test(node.test, scale)
+            if value is None:
+                return self.generic_visit(node)
+            return self.visit(node.body if value else node.orelse)
+
+        def visit_If(self, node: ast.If) -> ast.AST | list[ast.stmt]:
+            value = _scale_test(node.test, scale)
+            if value is None:
+                return self.generic_visit(node)
+            return [self.visit(n) for n in (node.body if value else node.orelse)]
+
+    return _AtScale().visit(copy.deepcopy(tree))
 
 
 def _bound_names(node: ast.stmt) -> set[str]:
@@ -338,17 +407,21 @@ def _sliced(
     source: bytes,
     ignore: tuple[tuple[str, str], ...],
     roots: frozenset[str] | None,
+    scale: str | None,
 ) -> tuple[bool, str, frozenset[tuple[str, str | None]]]:
     """(whether the whole module counts, the sha256 of the canonical code of its part at
-    ``roots`` (None: the whole module), what that part uses of other modules), cached by
-    (module, sha256 of source, ``ignore``, ``roots``). The whole module counts when a root is
-    not a name its top level binds."""
-    key = (name, hashlib.sha256(source).hexdigest(), ignore, roots)
+    ``roots`` (None: the whole module) as a run at ``scale`` reads it (:func:`at_scale`; None:
+    as written), what that part uses of other modules), cached by (module, sha256 of source,
+    ``ignore``, ``roots``, ``scale``). The whole module counts when a root is not a name its top
+    level binds."""
+    key = (name, hashlib.sha256(source).hexdigest(), ignore, roots, scale)
     with _AST_LOCK:
         if key not in _SLICES:
             tree = ast.parse(source)
             if name not in GUARDS_COUNTED:
                 tree = without_guards(tree)
+            if scale is not None:
+                tree = at_scale(tree, scale)
             names = set().union(*(_bound_names(node) for node in tree.body))
             whole = roots is None or not roots - {""} <= names
             part = tree if whole else module_slice(tree, roots - {""}, ignore)
@@ -363,7 +436,10 @@ _SLICES: dict[tuple[Any, ...], tuple[bool, str, frozenset[tuple[str, str | None]
 
 
 def _closure_codes(
-    fn: Callable[..., Any], skip: Collection[str], ignore: tuple[tuple[str, str], ...]
+    fn: Callable[..., Any],
+    skip: Collection[str],
+    ignore: tuple[tuple[str, str], ...],
+    scale: str | None,
 ) -> dict[str, str]:
     """Module -> sha256 of the canonical code of the part of it that ``fn`` can run: ``fn``'s
     slice of its own module, and, transitively, the slice of every project module at the names
@@ -386,7 +462,7 @@ def _closure_codes(
         if path is None:
             codes[name] = (key, "")
             continue
-        whole, code, uses = _sliced(name, path, path.read_bytes(), ignore, key)
+        whole, code, uses = _sliced(name, path, path.read_bytes(), ignore, key, scale)
         if whole:
             key = wanted[name] = None
         codes[name] = (key, code)
@@ -485,6 +561,7 @@ def code_fingerprint(
     skip: Collection[str] = (),
     ignore: Collection[tuple[str, str]] = (),
     sliced: bool = False,
+    scale: str | None = None,
 ) -> str:
     """A sha256 of the code a task function can run: the :func:`canonical_code` of the module
     defining ``fn`` and of every module of this project (``theory``, ``sims``, ``neural``,
@@ -510,6 +587,9 @@ def code_fingerprint(
         definition and what it reads, and in each module it imports the names it uses there and
         what they read), so editing a function that ``fn`` never reaches leaves the fingerprint as
         it was.
+    scale : str, optional
+        With ``sliced``: the code as a run at this scale reads it (:func:`at_scale`), so another
+        scale's sizes and branches leave the fingerprint as it was.
 
     Returns
     -------
@@ -525,8 +605,10 @@ def code_fingerprint(
     (64, True)
     """
     ignored = tuple(sorted(ignore))
+    if scale is not None and scale not in _PICK_SCALES:
+        raise ValueError(f"scale must be one of {', '.join(_PICK_SCALES)} (got {scale!r})")
     if sliced:
-        codes = _closure_codes(fn, skip, ignored)
+        codes = _closure_codes(fn, skip, ignored, scale)
     else:
         module = fn.__module__
         roots = {"theory", "sims", "neural", "paper_checks", module.partition(".")[0]}

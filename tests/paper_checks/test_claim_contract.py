@@ -255,7 +255,12 @@ def test_editing_a_claims_words_or_another_scales_sizes_stales_no_record(tmp_pat
     monkeypatch.syspath_prepend(str(tmp_path))
 
     def fingerprint(
-        words: str, threshold: str = "0.5", quick: str = "10", full: str = "100", scale="quick"
+        words: str,
+        threshold: str = "0.5",
+        quick: str = "10",
+        full: str = "100",
+        scale: str = "quick",
+        early: str = "",
     ) -> str:
         (package / "check.py").write_text(
             textwrap.dedent(f"""
@@ -267,6 +272,7 @@ def test_editing_a_claims_words_or_another_scales_sizes_stales_no_record(tmp_pat
 
 
                 def check(ctx):
+                    {early}
                     x = float(ctx.rng("x").random(ctx.pick(quick={quick}, full={full})).mean())
                     return CheckResult(
                         verdict=Verdict.of(x < {threshold}),
@@ -294,6 +300,9 @@ def test_editing_a_claims_words_or_another_scales_sizes_stales_no_record(tmp_pat
     assert fingerprint("x = {:.3f}", quick="20") != first
     assert fingerprint("x = {:.3f}", quick="20", scale="full") == full
     assert fingerprint("x = {:.3f}", full="200", scale="full") != full
+    quick_only = 'if ctx.scale == "quick":\n                        return None'
+    assert fingerprint("x = {:.3f}", scale="full", early=quick_only) == full
+    assert fingerprint("x = {:.3f}", early=quick_only) != first
     # paper falls back to the full sizes: the same code makes it
     assert fingerprint("x = {:.3f}", scale="paper") == full
     assert fingerprint("x = {:.3f}", full="200", scale="paper") != full

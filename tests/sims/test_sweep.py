@@ -378,6 +378,27 @@ def test_guards_that_only_refuse_arguments_are_left_out_of_the_fingerprint(
     assert (fingerprint(GUARDED.replace(old, new)) != fingerprint(GUARDED)) == counts
 
 
+@pytest.mark.parametrize(
+    ("code", "at_full"),
+    [
+        ("n = ctx.pick(quick=2, full=N)", "n = N"),
+        ("n = ctx.pick(quick=2, full=N, paper=M)", "n = N"),
+        ("n = ctx.pick(2, N)", "n = ctx.pick(2, N)"),  # positional: left as written
+        ("n = ctx.pick(quick=f(2), full=N)", "n = ctx.pick(quick=f(2), full=N)"),  # a call runs
+        ("n = 2 if ctx.scale == 'quick' else N", "n = N"),
+        ("n = N if ctx.scale in ('full', 'paper') else 2", "n = N"),
+        ("if ctx.scale == 'quick':\n    n = 2\nelse:\n    n = N", "n = N"),
+        ("if ctx.scale != 'quick':\n    n = N", "n = N"),
+        ("if ctx.scale == 'quick':\n    n = 2\nn = N", "n = N"),
+        ("if other.scale == 'quick':\n    n = 2", "if other.scale == 'quick':\n    n = 2"),
+    ],
+)
+def test_a_run_at_one_scale_reads_its_own_sizes_and_branches(code, at_full):
+    from sims._fingerprint import at_scale
+
+    assert canonical_code(at_scale(ast.parse(code), "full")) == canonical_code(ast.parse(at_full))
+
+
 def test_no_handler_of_the_computing_code_turns_a_value_error_into_a_value():
     """What makes a guard neutral (sims._fingerprint.without_guards): a handler that catches
     ValueError (or Exception) and does not re-raise could turn a new refusal into another
