@@ -272,6 +272,7 @@ CLAIM = obj(
     {
         "paper": STR,
         "rule": STR,
+        "detail": null(STR),
         "stochastic": null(BOOL),
         "history": HISTORY,
         "replication": null(REPLICATION),

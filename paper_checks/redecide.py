@@ -162,16 +162,9 @@ def redecide_record(
         decision,
         root_seeds,
         look_note(claim, scale, root_seeds),
-        record["summary"],
-        None if root_seeds > 1 else record["decision"],
+        record.get("detail") or "",
         claim.paper_effects,
     )
-    if (
-        root_seeds == 1
-        and record["summary"] == new["summary"]
-        and (not _same_decision(record["decision"], new["decision"]))
-    ):
-        outcome.notes.append("the summary does not quote the old decision: left as it was")
     if rows:
         new["replication"] = _redecided_rows(claim, rep, rows, units, scale, decision, outcome)
     new |= described(claim, record)
@@ -245,12 +238,6 @@ def _redecided_rows(
             for look in looks
         ]
     return {**rep, **summary}
-
-
-def _same_decision(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    from sims._jsonio import to_jsonable
-
-    return to_jsonable(a) == to_jsonable(b)
 
 
 def _stored(record: Mapping[str, Any]) -> Any:

@@ -60,6 +60,10 @@ class CheckResult:
     ``measured`` and ``expected`` (numbers, or lists of numbers), ``tolerance`` (the rule in words;
     a claim decided over units leaves it out, and the runner fills it with the claim's rule text),
     ``figures`` (paths relative to the run directory) and ``arrays`` (saved to ``<claim>.npz``).
+    The check of a claim decided over units writes in ``summary`` only what it reports beside
+    its rule (numbers, counts, what its units rest on), never the verdict or the decision's
+    words: the runner keeps that text as ``detail`` and writes the summary from the decision
+    (:func:`paper_checks.runner.headline_summary`), so no code edits a summary.
     The runner fills the claim's metadata (statement, source, the registered ``rule``,
     ``stochastic`` and ``history``), ``replication`` (with ``--replicates``) and ``provenance``.
     A claim decided over units (:mod:`paper_checks.decision`) fills ``decision`` with
@@ -74,6 +78,9 @@ class CheckResult:
     measured: dict[str, Any]
     expected: dict[str, Any]
     tolerance: str = ""
+    #: A decided claim's own words beside its decision (its check's summary); None until the
+    #: runner has written the summary from the decision.
+    detail: str | None = None
     figures: list[str] = field(default_factory=list)
     arrays: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     claim_id: str = ""

@@ -370,49 +370,21 @@ def headline_summary(
     decision: Any,
     root_seeds: int,
     note: str,
-    own: str,
-    own_decision: Mapping[str, Any] | None,
+    detail: str,
     effects: Sequence[PaperEffect] = (),
 ) -> str:
-    """The summary of a decided claim's headline: over several root seeds "R root seeds pooled:
-    " and the decision; over one, the check's own summary ``own`` with the text of its own
-    decision ``own_decision`` replaced by the new one (kept whole when the decision is the
-    same), or the new decision's text when the old cannot be found in it. ``note``
-    (:func:`look_note`) is appended, and last, for an INCONCLUSIVE decision, what its interval
-    excludes beside the paper's ``effects`` (:func:`excluded_statement`), in place of any such
-    statement ``own`` ends with."""
-    own = own.split(AT_THIS_BUDGET, 1)[0]
-    text = _decision_summary(decision, root_seeds, note, own, own_decision)
-    return text + excluded_statement(decision, effects)
-
-
-def _decision_summary(
-    decision: Any, root_seeds: int, note: str, own: str, own_decision: Mapping[str, Any] | None
-) -> str:
-    """:func:`headline_summary` without the statement of what the interval excludes."""
-    from paper_checks.decision import Decision
-
+    """The summary of a decided claim, written from its decision: over several root seeds
+    "R root seeds pooled: " and the decision (:func:`_short_summary`); over one, the check's
+    ``detail`` (what it reports beside the rule, :attr:`CheckResult.detail`) followed by the
+    decision. Then ``note`` (:func:`look_note`), and last, for an INCONCLUSIVE decision, what its
+    interval excludes beside the paper's ``effects`` (:func:`excluded_statement`)."""
     if root_seeds > 1:
         text = f"{root_seeds} root seeds pooled: {_short_summary(decision)}"
-    elif own_decision is not None and _same(own_decision, decision.to_json()):
-        text = own
     else:
-        text = _short_summary(decision)
-        if own_decision is not None:
-            old = Decision.from_json(own_decision)
-            for render in (Decision.summary, _short_summary):
-                if (found := render(old)) and found in own:
-                    new = decision.summary() if render is Decision.summary else text
-                    text = own.replace(found, new)
-                    break
-    return f"{text}; {note}" if note and not text.endswith(note) else text
-
-
-def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """Whether two stored decisions are equal (as JSON: a NaN stored as null)."""
-    from sims._jsonio import to_jsonable
-
-    return to_jsonable(a) == to_jsonable(b)
+        text = "; ".join(part for part in (detail, _short_summary(decision)) if part)
+    if note:
+        text += f"; {note}"
+    return text + excluded_statement(decision, effects)
 
 
 def pooled_verdict(claim: Claim, runs: list[CheckResult]) -> CheckResult:
@@ -444,18 +416,15 @@ def pooled_verdict(claim: Claim, runs: list[CheckResult]) -> CheckResult:
         scale = primary.provenance.get("scale")
         units = pool_units((run.decision or {}).get("units", {}) for run in runs)
         decision = decide_units(claim, units, scale)
+        detail = primary.summary if primary.detail is None else primary.detail
         summary = headline_summary(
-            decision,
-            n,
-            look_note(claim, scale, n),
-            primary.summary,
-            primary.decision,
-            claim.paper_effects,
+            decision, n, look_note(claim, scale, n), detail, claim.paper_effects
         )
         return replace(
             primary,
             verdict=decision.verdict,
             summary=summary,
+            detail=detail,
             decision=decision.to_json(),
             tolerance=claim.rule,
         )
@@ -896,11 +865,6 @@ def _headline(
         result = replace(headline, replication=replication)
         write_claim(ctx.out_dir, result)
     elif claim.decision is not None:  # one root seed: the same rule application
-        headline = pooled_verdict(claim, [result])
-        words = (headline.verdict, headline.summary, headline.tolerance)
-        if words != (result.verdict, result.summary, result.tolerance) or (
-            not _same(headline.decision or {}, result.decision or {})
-        ):
-            result = headline
-            write_claim(ctx.out_dir, result)
+        result = pooled_verdict(claim, [result])
+        write_claim(ctx.out_dir, result)
     return result

@@ -131,22 +131,6 @@ def signal_rule(table: Mapping[str, Mapping[str, Mapping[int, float]]] = SPEC_SI
     )
 
 
-def _decision_counts(decision: Decision) -> str:
-    """A short line for a rule of many parts: the verdict, the parts by verdict, the undecided or
-    failing statistics and the units that would decide it."""
-    by = {v: [p.part.statistic for p in decision.parts if p.verdict.value == v]
-          for v in ("PASS", "FAIL", "INCONCLUSIVE")}  # fmt: skip
-    n = min((p.n for p in decision.parts), default=0)
-    text = (f"{decision.verdict.value} over {n} units: {len(by['PASS'])} of "
-            f"{len(decision.parts)} parts PASS, {len(by['FAIL'])} FAIL")  # fmt: skip
-    for v in ("FAIL", "INCONCLUSIVE"):
-        if by[v]:
-            text += f"; {v}: {', '.join(dict.fromkeys(by[v]))}"
-    if decision.verdict.value == "INCONCLUSIVE" and decision.units_needed is not None:
-        text += f"; about {decision.units_needed} units would decide it"
-    return text + (f"; {decision.reason}" if decision.reason else "")
-
-
 def _signal_limits(stats: SignalStats) -> dict[str, float]:
     """Each summary of the geometric means over its bound, measured / limit (≤ 1 passes)."""
     shapes = stats.shapes
@@ -161,14 +145,11 @@ def _signal_limits(stats: SignalStats) -> dict[str, float]:
     }
 
 
-def _signal_summary(
-    stats: SignalStats, decision: Decision, width: int, extra: Sequence[int]
-) -> str:
+def _signal_summary(stats: SignalStats, width: int, extra: Sequence[int]) -> str:
     rows, shapes, deep, curve = stats.rows, stats.shapes, stats.deep, stats.curve
     misses = [f"{r[0]} {r[1]} D{r[2]}: {r[3]:.3g} vs {r[5]:.3g}" for r in rows if r[6] > r[7]]
     return (
-        _decision_counts(decision)
-        + f"; geometric means: {len(rows) - len(misses)}/{len(rows)} table entries within their "
+        f"geometric means: {len(rows) - len(misses)}/{len(rows)} table entries within their "
         "factor"
         + (f" (misses: {'; '.join(misses[:4])})" if misses else "")
         + f"; no-res log-gain rate D 64→256 {stats.rates.mean():.4f}/layer vs theory "
@@ -311,7 +292,7 @@ def signal_propagation(
     return CheckResult(
         verdict=decision.verdict,
         decision=decision.to_json(),
-        summary=_signal_summary(stats, decision, width, extra),
+        summary=_signal_summary(stats, width, extra),
         measured=_signal_measured(stats, limits, width, extra),
         expected=_signal_expected(stats),
         figures=ctx.save_figure(fig),
@@ -399,7 +380,6 @@ def _trainability_summary(
     variants: Sequence[str],
     beats: Mapping[str, bool],
     deeper: Mapping[int, tuple[float, float]],
-    decision: Decision,
 ) -> str:
     at16 = ", ".join(f"{v} {mean_se(loss[(v, 16)])[0]:.3f}" for v in variants)
     return (
@@ -408,8 +388,6 @@ def _trainability_summary(
         + ", ".join(f"{c} in {'every' if b else 'not every'} seed" for c, b in beats.items())
         + "; deeper − D4: "
         + ", ".join(f"D{d} {m:+.3f} ± {se:.3f}" for d, (m, se) in deeper.items())
-        + "; "
-        + decision.summary()
     )
 
 
@@ -507,7 +485,7 @@ def trainability(
     fig = trainability_figure(loss, curves, variants, size["depths"], size["batch"])
     return CheckResult(
         verdict=decision.verdict,
-        summary=_trainability_summary(size, loss, variants, beats, deeper, decision),
+        summary=_trainability_summary(size, loss, variants, beats, deeper),
         decision=decision.to_json(),
         measured=_trainability_measured(loss, beats, deeper, decision),
         expected=_rule_expected(rule),
@@ -555,14 +533,14 @@ SERPENTINE = (
 )  # 7 corridors of 13 cells: 97 free cells (docs/deep_crl.md, "Networks and mazes")
 
 
-def _geodesic_summary(size: Mapping[str, Any], ranks: RankAgreement, decision: Decision) -> str:
+def _geodesic_summary(size: Mapping[str, Any], ranks: RankAgreement) -> str:
     rho, shortcut, rho_opt = ranks
     return (
         f"serpentine {SERPENTINE[0]}×{SERPENTINE[1]} (97 cells), width {size['width']}, "
         f"{size['steps']} steps, {size['n_seeds']} seeds: ρ_geo "
         + ", ".join(f"D{d} {rho[d].mean():.3f}" for d in rho)
         + f" (optimum {rho_opt:.3f}); shortcut index D0 {shortcut[0].mean():+.3f} → "
-        f"D4 {shortcut[4].mean():+.3f}; " + decision.summary()
+        f"D4 {shortcut[4].mean():+.3f}"
     )
 
 
@@ -665,7 +643,7 @@ def critic_learns_geodesic(
     return CheckResult(
         verdict=decision.verdict,
         decision=decision.to_json(),
-        summary=_geodesic_summary(size, ranks, decision),
+        summary=_geodesic_summary(size, ranks),
         measured=_geodesic_measured(ranks, decision, u4_records),
         expected=_geodesic_expected(min_gain),
         figures=ctx.save_figure(fig),
@@ -796,8 +774,6 @@ def _online_summary(
             f"D{d} {success[d].mean():.2f} ± {mean_se(success[d])[1]:.2f} [{per_seed[d]}]"
             for d in runs
         )
-        + f"; paired gain D{deep} − D{shallow}: "
-        + decision.summary()
         + "; time at goal "
         + ", ".join(f"D{d} {at_goal[d].mean():.3f}" for d in runs)
         + f" (Δ {tag_diff:+.3f})"

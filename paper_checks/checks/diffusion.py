@@ -444,11 +444,10 @@ def _part_verdicts(decision: Decision) -> dict[str, str]:
     return {f"{p.part.statistic} {p.part.direction}": p.verdict.value for p in decision.parts}
 
 
-def _tau_summary(gen: float, mem: float, decision: Decision, doubled: np.ndarray) -> str:
+def _tau_summary(gen: float, mem: float, doubled: np.ndarray) -> str:
     summary = (
         f"exponents per unit of τ_gen (theory {gen:g} ± {TAU_GEN_TOL:g}), τ_mem "
-        f"(theory {mem:g} ± {TAU_MEM_TOL:g}) and the minimal score error (< 0): "
-        + decision.summary()
+        f"(theory {mem:g} ± {TAU_MEM_TOL:g}) and the minimal score error (< 0)"
     )
     if doubled.sum() < doubled.size:
         summary += (
@@ -555,7 +554,7 @@ def tau_gen_constant_tau_mem_linear(
     fig = timescales_figure(sweep, fits, units, slopes, (lo, hi), (d, psi_p, DYNAMICS_T))
     return CheckResult(
         verdict=decision.verdict,
-        summary=_tau_summary(tau_gen_exponent, tau_mem_exponent, decision, sweep.doubled),
+        summary=_tau_summary(tau_gen_exponent, tau_mem_exponent, sweep.doubled),
         measured={**sweep.measured(units, fits), "part_verdicts": _part_verdicts(decision)},
         expected={
             "exponent_tau_gen": tau_gen_exponent,
@@ -614,13 +613,13 @@ def threshold_rule(threshold_ratio: float = 2.0, decay_exponent: float = -1.0) -
     )
 
 
-def _threshold_summary(curve: GapCurve, psi_p: float, decision: Decision) -> str:
+def _threshold_summary(curve: GapCurve, psi_p: float) -> str:
     at = {float(x): float(g / curve.delta) for x, g in zip(curve.psi, curve.gap, strict=True)}
     return (
         f"gap/Δ_t = {at[2.0]:.0f} (ψ_n=2) → {at[16.0]:.1f} (ψ_n=ψ_p) → {at[32.0]:.2f} (2ψ_p) → "
         f"{at[64.0]:.2f} (4ψ_p) (mean over draws; crosses Δ_t at ψ_n ≈ "
         f"{curve.psi_n_where_gap_equals_delta / psi_p:.1f}ψ_p; matches our pilot's gaps within "
-        f"{curve.pilot_max_relative_deviation:.0%}); " + decision.summary()
+        f"{curve.pilot_max_relative_deviation:.0%})"
     )
 
 
@@ -676,7 +675,7 @@ def memorization_threshold(
     fig = threshold_figure(gaps, curve, (psi_p, d, DYNAMICS_T), threshold_ratio, decay_exponent)
     return CheckResult(
         verdict=decision.verdict,
-        summary=_threshold_summary(curve, psi_p, decision),
+        summary=_threshold_summary(curve, psi_p),
         measured=curve.measured(units),
         expected={
             "delta_t": delta,
@@ -735,7 +734,7 @@ GD_PHASES = {  # the two GD runs per ψ_n: sweep parameters by phase
 }
 
 
-def _gd_summary(plateaus: GDPlateaus, decision: Decision, psi_ns: tuple[float, ...]) -> str:
+def _gd_summary(plateaus: GDPlateaus, psi_ns: tuple[float, ...]) -> str:
     errors = plateaus.first_draw
     per_plateau = "; ".join(
         f"ψ_n={x:g} {name}: train {errors[(x, name, 'train')]:.1%}, "
@@ -745,8 +744,8 @@ def _gd_summary(plateaus: GDPlateaus, decision: Decision, psi_ns: tuple[float, .
     )
     summary = (
         f"worst relative error of 1 − L at the plateaus per draw "
-        f"{', '.join(f'{w:.1%}' for w in plateaus.worst_per_unit)} against {GD_REL_TOL:.0%}: "
-        f"{decision.summary()}; first draw: {per_plateau}"
+        f"{', '.join(f'{w:.1%}' for w in plateaus.worst_per_unit)} against {GD_REL_TOL:.0%}; "
+        f"first draw: {per_plateau}"
     )
     lift = plateaus.reference_lift
     if lift:
@@ -821,7 +820,7 @@ def gd_matches_flow(
     fig = gd_flow_figure(psi_ns, plateaus.traces)
     return CheckResult(
         verdict=decision.verdict,
-        summary=_gd_summary(plateaus, decision, psi_ns),
+        summary=_gd_summary(plateaus, psi_ns),
         decision=decision.to_json(),
         measured={
             "plateau_relative_error": plateaus.rows,

@@ -386,7 +386,7 @@ def gate_sparse(
     fig = gate_sparse_figure(arms, gated_arm)
     return CheckResult(
         verdict=decision.verdict,
-        summary=_sparse_summary(m, gated_arm, control_arm) + decision.summary(),
+        summary=_sparse_summary(m, gated_arm, control_arm),
         decision=decision.to_json(),
         measured={**m, "n_params": param_counts(arms)},
         expected={
@@ -401,7 +401,7 @@ def gate_sparse(
 
 
 def _sparse_summary(m: dict[str, Any], gated_arm: str, control_arm: str) -> str:
-    """gate_sparse's summary before the decision's: G1's gate numbers, the control's mean gate
+    """gate_sparse's words beside its decision: G1's gate numbers, the control's mean gate
     and, when it was trained, the sink testbed's."""
     sink = (
         f"; sink testbed (reported, not decided): mean gate {_fmt(m['sink_gate_mean'])}, share "
@@ -413,7 +413,7 @@ def _sparse_summary(m: dict[str, Any], gated_arm: str, control_arm: str) -> str:
         f"{ARM_LABELS[gated_arm]}: mean gate {_fmt(m['gate_mean'])} (at init "
         f"{_fmt(m['gate_mean_at_init'])}; paper 0.116), share < 0.1 {_fmt(m['gate_below_0.1'])}; "
         f"sparse in {m['seeds_sparse']}/{len(m['gate_mean'])} seeds; {ARM_LABELS[control_arm]} mean "
-        f"{_fmt(m['control_gate_mean'])}{sink}; "
+        f"{_fmt(m['control_gate_mean'])}{sink}"
     )
 
 
@@ -489,7 +489,7 @@ def massive_activations_drop(
         verdict=decision.verdict,
         summary=f"{_versus('M-Act', m_base, m_gated, gated_arm)}: gated lower in {lower}/"
         f"{len(m_base)} seeds; max/median {_fmt(m['max_over_median_baseline'])} vs "
-        f"{_fmt(m['max_over_median_gated'])}; " + decision.summary(),
+        f"{_fmt(m['max_over_median_gated'])}",
         decision=decision.to_json(),
         measured={
             **m,
@@ -628,7 +628,7 @@ def sink_removed(
     return CheckResult(
         verdict=decision.verdict,
         summary=f"{_versus('F-Attn', f_base, f_gated, gated_arm)} (uniform {uniform:.3f}); "
-        f"{_sink_why(m['f_attn_log_ratio'], m['baseline_over_uniform'])}; " + decision.summary(),
+        f"{_sink_why(m['f_attn_log_ratio'], m['baseline_over_uniform'])}",
         decision=decision.to_json(),
         measured={
             **m,
@@ -747,7 +747,7 @@ def loss_not_worse(
     return CheckResult(
         verdict=decision.verdict,
         summary=f"{_versus('val loss', l_base, l_gated, gated_arm)} ({counts['none']:,} vs "
-        f"{counts[gated_arm]:,} parameters); Δ: " + decision.summary(),
+        f"{counts[gated_arm]:,} parameters)",
         decision=decision.to_json(),
         measured={
             "loss_baseline": l_base,
@@ -868,7 +868,7 @@ def lr_tolerance(
     fig = lr_tolerance_figure(lrs, base, gated, gated_arm)
     return CheckResult(
         verdict=decision.verdict,
-        summary=_lr_summary(lrs, m, gated_arm) + decision.summary(),
+        summary=_lr_summary(lrs, m, gated_arm),
         decision=decision.to_json(),
         measured={
             "excess_gap": gap,
@@ -884,14 +884,14 @@ def lr_tolerance(
 
 
 def _lr_summary(lrs: list[float], m: dict[str, Any], gated_arm: str) -> str:
-    """lr_tolerance's summary before the decision's: both arms' top-LR loss, its excess over
+    """lr_tolerance's words beside its decision: both arms' top-LR loss, its excess over
     the best LR and the failure counts."""
     n = len(m["excess_baseline"])
     return (
         f"at LR {lrs[-1]:g}: top-LR loss {_fmt(m['loss_baseline'][:, -1])} vs "
         f"{_fmt(m['loss_gated'][:, -1])}, above the best LR by {_fmt(m['excess_baseline'])} vs "
         f"{_fmt(m['excess_gated'])} nats (baseline vs {ARM_LABELS[gated_arm]}; failed in "
-        f"{m['failures_baseline']}/{n} vs {m['failures_gated']}/{n} seeds); excess gap: "
+        f"{m['failures_baseline']}/{n} vs {m['failures_gated']}/{n} seeds)"
     )
 
 
@@ -1055,7 +1055,7 @@ def sink_ordering(
     fig = sink_ordering_figure(m["f_attn"], has_sink, uniform, relations)
     return CheckResult(
         verdict=decision.verdict,
-        summary=_ordering_summary(m["f_attn"], has_sink, uniform) + decision.summary(),
+        summary=_ordering_summary(m["f_attn"], has_sink, uniform),
         decision=decision.to_json(),
         measured={
             **m,
@@ -1077,7 +1077,7 @@ def sink_ordering(
 
 
 def _ordering_summary(f_attn: dict[str, np.ndarray], has_sink: np.ndarray, uniform: float) -> str:
-    """sink_ordering's summary before the decision's: each arm's mean F-Attn over the seeds
+    """sink_ordering's words beside its decision: each arm's mean F-Attn over the seeds
     with a baseline sink (over every seed when none has one)."""
     testable, n = int(has_sink.sum()), len(has_sink)
     counted = has_sink if testable else np.ones_like(has_sink)  # no sink: show every seed
@@ -1085,5 +1085,5 @@ def _ordering_summary(f_attn: dict[str, np.ndarray], has_sink: np.ndarray, unifo
     where = "with a baseline sink" if testable else "(none with a baseline sink)"
     return (
         f"mean F-Attn on the {int(counted.sum())}/{n} seed(s) {where}: {means} (uniform "
-        f"{uniform:.3f}); the baseline formed a sink in {testable}/{n} seed(s); "
+        f"{uniform:.3f}); the baseline formed a sink in {testable}/{n} seed(s)"
     )

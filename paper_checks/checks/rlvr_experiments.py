@@ -236,7 +236,7 @@ def toy_pass1_gain(
     return CheckResult(
         verdict=d.verdict,
         summary=summary_line(
-            d,
+            None,
             {f"pass@1 base / {rl_arm} (unit 0)": [exact["base"][0], exact[rl_arm][0]]},
             over=f"{len(gains)} problem sets (SNR 0)",
         ),
@@ -374,7 +374,7 @@ def toy_crossing(
     return CheckResult(
         verdict=d.verdict,
         summary=summary_line(
-            d,
+            None,
             {f"geometric mean k* {s}": v["k_star_geometric_mean"] for s, v in table.items()},
             reported={f"GRPO + KL {c:g} (SNR 0)": v for c, v in kl.items()},
         ),
@@ -471,7 +471,7 @@ def toy_coverage_shrinks(
     fig = toy_coverage_figure(cov, rl_arms, d, n=N_SAMPLES, paper_pass256=PAPER_PASS256)
     return CheckResult(
         verdict=d.verdict,
-        summary=summary_line(d, {f"mean pass@256 base / {' / '.join(rl_arms)}": mean256}),
+        summary=summary_line(None, {f"mean pass@256 base / {' / '.join(rl_arms)}": mean256}),
         decision=d.to_json(),
         measured={
             "pass256_mean": mean256,
@@ -559,7 +559,7 @@ def toy_distillation_expands(
     return CheckResult(
         verdict=d.verdict,
         summary=summary_line(
-            d, {f"mean {student_arm} − base at k = 1 / 256 / 1024": mean[[0, 8, 10]]}
+            None, {f"mean {student_arm} − base at k = 1 / 256 / 1024": mean[[0, 8, 10]]}
         ),
         decision=d.to_json(),
         measured={
@@ -656,7 +656,7 @@ def toy_controls_do_not_cross(
     return CheckResult(
         verdict=d.verdict,
         summary=summary_line(
-            d, {"crossings": ctl["crossed"], "train pass@1 base / control": ctl["pass1"]}
+            None, {"crossings": ctl["crossed"], "train pass@1 base / control": ctl["pass1"]}
         ),
         decision=d.to_json(),
         measured={
@@ -748,7 +748,7 @@ def toy_slope_prediction(
         verdict=d.verdict,
         decision=d.to_json(),
         summary=summary_line(
-            d, {"mean slopes": mean["slopes"]}, reported={"mean fits": mean["fits"]}
+            None, {"mean slopes": mean["slopes"]}, reported={"mean fits": mean["fits"]}
         ),
         measured=measured,
         expected=expected,
@@ -947,7 +947,9 @@ def transformer_crossing(
     return CheckResult(
         verdict=d.verdict,
         decision=d.to_json(),
-        summary=summary_line(d, **_arm_b_headline(pool, m), over=f"{len(models)} trained models"),
+        summary=summary_line(
+            None, **_arm_b_headline(pool, m), over=f"{len(models)} trained models"
+        ),
         measured=m | {"sample_files": [str(f.relative_to(ctx.out_dir)) for f in files]},
         expected=dict(ARM_B_EXPECTED),
         figures=ctx.save_figure(fig),

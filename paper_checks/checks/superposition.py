@@ -120,7 +120,7 @@ def _decided(rule: Rule, units: dict[str, list[float]], words: str, **fields: An
     }
     return CheckResult(
         verdict=d.verdict,
-        summary=f"{words}; {d.summary()}" if words else d.summary(),
+        summary=words,
         measured=measured,
         decision=d.to_json(),
         **fields,

@@ -13,7 +13,7 @@ import pytest
 from paper_checks.claims import _REGISTRY, HistoryEntry, PaperEffect, claim
 from paper_checks.cli import main
 from paper_checks.context import Context
-from paper_checks.decision import Part, Rule
+from paper_checks.decision import Decision, Part, Rule
 from paper_checks.redecide import redecide_record, redecide_run, split_units
 from paper_checks.results import CheckResult
 from paper_checks.runner import AT_THIS_BUDGET, excluded_statement, headline_summary
@@ -26,9 +26,7 @@ UNITS_PER_SEED = 4
 def _check(ctx: Context) -> CheckResult:
     x = 1.2 + ctx.rng("x").normal(size=UNITS_PER_SEED)
     d = RULE.decide({"x": x})
-    return CheckResult(
-        d.verdict, f"draws: {d.summary()}", {"n": len(x)}, {}, "", decision=d.to_json()
-    )
+    return CheckResult(d.verdict, f"draws: {len(x)}", {"n": len(x)}, {}, "", decision=d.to_json())
 
 
 @pytest.fixture
@@ -263,22 +261,34 @@ def test_the_statement_sets_the_paper_effect_beside_the_excluded_values():
     assert excluded_statement(GAIN_RULE.decide({"x": [2.0, 2.1, 1.9]}), (big,)) == ""
 
 
-def test_a_redecided_summary_ends_with_one_statement_replaced_not_repeated():
+def test_a_summary_is_written_from_the_decision_and_the_checks_words():
+    """No code edits a summary: the headline is the check's words (its ``detail``), the
+    decision, the look note and what the interval excludes, composed afresh each time, so a
+    re-decision replaces the decision's text and adds no second statement."""
     effect = (PaperEffect("x", 8.0, "a big gain", "Fig. 1"),)
     decision = GAIN_RULE.decide(OPEN_UNITS)
-    own = f"draws: {decision.summary()}"
-    first = headline_summary(decision, 1, "", own, decision.to_json(), effect)
-    assert first.startswith(own + AT_THIS_BUDGET)
+    first = headline_summary(decision, 1, "", "draws: 3", effect)
+    assert first == f"draws: 3; {decision.summary()}{excluded_statement(decision, effect)}"
     assert first.count(AT_THIS_BUDGET) == 1
-    again = headline_summary(decision, 1, "", first, decision.to_json(), effect)
-    assert again == first
     wider = GAIN_RULE.decide({"x": [-1.0, 0.5, 2.5]})
-    moved = headline_summary(wider, 1, "", first, decision.to_json(), effect)
+    moved = headline_summary(wider, 1, "a note", "draws: 3", effect)
+    assert moved.startswith(f"draws: 3; {wider.summary()}; a note{AT_THIS_BUDGET}")
     assert moved.count(AT_THIS_BUDGET) == 1
-    assert "below 6.609" not in moved
-    assert moved.startswith(f"draws: {wider.summary()}")
     decided = GAIN_RULE.decide({"x": [2.0, 2.1, 1.9]})
-    assert AT_THIS_BUDGET not in headline_summary(decided, 1, "", first, None, effect)
+    assert headline_summary(decided, 1, "", "", effect) == decided.summary()
+    pooled = headline_summary(decided, 3, "", "draws: 3", effect)
+    assert pooled == f"3 root seeds pooled: {decided.summary()}"  # one root seed's words left out
+
+
+def test_a_decided_records_summary_is_its_detail_and_its_decision(decided, tmp_path):
+    """The runner keeps a decided check's own words as the record's ``detail`` and writes the
+    summary from them and the decision."""
+    from paper_checks.runner import run_claim
+
+    result = run_claim(_REGISTRY[decided], Context(out_dir=tmp_path))
+    assert result.detail is not None
+    assert result.summary.startswith(result.detail)
+    assert Decision.from_json(result.decision).summary() in result.summary
 
 
 def test_a_paper_effect_names_a_statistic_of_the_decision():

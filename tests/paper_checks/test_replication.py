@@ -111,7 +111,7 @@ def _gain(mean: float, units: int):
         x = mean + ctx.rng("x").normal(size=units)
         d = GAIN_RULE.decide({"x": x})
         return CheckResult(
-            d.verdict, d.summary(), {"x_mean": float(x.mean())}, {}, "", decision=d.to_json()
+            d.verdict, f"{units} draws", {"x_mean": float(x.mean())}, {}, "", decision=d.to_json()
         )
 
     return check
@@ -236,8 +236,8 @@ def test_a_look_before_the_first_planned_one_is_flagged_when_merged(tmp_path):
 
 def test_one_root_seed_gets_its_headline_from_the_same_rule_application(tmp_path):
     # the check decides at α; with two looks planned at 1 and 4 root seeds the headline is
-    # decided at α/2, from the same units, and the check's own decision text in its summary is
-    # replaced (a clear gain: decided at the first look, so no root seed is added)
+    # decided at α/2, from the same units, and its summary written from that decision after the
+    # check's words (a clear gain: decided at the first look, so no root seed is added)
     check = _gain(2.0, 12)
     own = check(Context(claim_id="rlvr.test_gain"))
     claim = _decided(check, {"quick": (1, 4)})
@@ -246,7 +246,7 @@ def test_one_root_seed_gets_its_headline_from_the_same_rule_application(tmp_path
     assert again.verdict is Verdict.PASS
     assert result.decision == json.loads(json.dumps(again.to_json()))
     assert result.verdict is again.verdict
-    assert result.summary.startswith(again.summary())
+    assert result.summary.startswith(f"12 draws; {again.summary()}")
     assert "planned look 1 of 2 at quick" in result.summary
     assert read_json(tmp_path / "rlvr.test_gain.json")["decision"] == result.decision
 
@@ -261,15 +261,17 @@ def test_one_root_seed_records_the_rule_text_as_the_tolerance(tmp_path):
     assert read_json(tmp_path / "rlvr.test_gain.json")["tolerance"] == claim.rule
 
 
-def test_one_root_seed_without_planned_looks_keeps_the_checks_summary(tmp_path):
+def test_one_root_seed_without_planned_looks_keeps_the_checks_decision(tmp_path):
     check = _gain(1.0, 12)
     own = check(Context(claim_id="rlvr.test_gain"))
     result = run_claim(_decided(check), Context(out_dir=tmp_path), replicates=1)
     assert result.verdict is own.verdict
-    # kept whole, followed (when INCONCLUSIVE) by what the interval excludes
-    statement = excluded_statement(Decision.from_json(own.decision))
+    # the check's words, its decision and (when INCONCLUSIVE) what the interval excludes
+    decision = Decision.from_json(own.decision)
+    statement = excluded_statement(decision)
     assert (own.verdict is Verdict.INCONCLUSIVE) == bool(statement)
-    assert result.summary == own.summary + statement
+    assert result.summary == f"{own.summary}; {decision.summary()}{statement}"
+    assert result.detail == own.summary
     assert result.decision == own.decision
 
 

@@ -101,7 +101,7 @@ def test_signal_propagation_fails_for_a_no_res_deep_entry_off_by_twelve(tmp_path
     that the chaotic no-residual entries at D ≥ 64 are allowed."""
     ours = synthetic_signal[("no_res", 256, "jacobian_gain")]
     table = _table_with_no_res_deep_gain(ours / 12)
-    result = deep_crl.signal_propagation(_ctx(tmp_path, "signal_propagation"), table=table)
+    result = as_run(deep_crl.signal_propagation, _ctx(tmp_path, "signal_propagation"), table=table)
     assert result.verdict is Verdict.FAIL, result.summary
     assert "no_res.jacobian_gain.D256" in result.summary
 

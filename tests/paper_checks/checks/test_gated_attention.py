@@ -14,6 +14,7 @@ from neural.attention_metrics import uniform_first_token_weight
 from paper_checks.checks import gated_attention as ga
 from paper_checks.context import Context
 from paper_checks.results import Verdict
+from tests.paper_checks.checks import as_run
 
 UNIFORM = uniform_first_token_weight(64)
 
@@ -234,7 +235,7 @@ def test_lr_tolerance_counts_a_diverged_baseline_at_the_divergence_level(ctx):
 
 def test_lr_tolerance_is_inconclusive_when_no_run_degrades(ctx):
     base, gated = [2.0] * 5, [2.0] * 5
-    result = ga.lr_tolerance(ctx, runs=_runs(_lr_grid(base, gated)))
+    result = as_run(ga.lr_tolerance, ctx, runs=_runs(_lr_grid(base, gated)))
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
     assert "no unit count decides it" in result.summary
 
