@@ -16,6 +16,8 @@ from functools import cached_property
 
 import numpy as np
 
+from theory import _domain
+
 __all__ = [
     "U4",
     "U_SMALL",
@@ -58,7 +60,7 @@ def serpentine_layout(n_corridors: int, length: int) -> str:
     Raises
     ------
     ValueError
-        Unless ``n_corridors`` ≥ 1 and ``length`` ≥ 2.
+        Unless ``n_corridors`` is an integer ≥ 1 and ``length`` an integer ≥ 2.
 
     Examples
     --------
@@ -68,8 +70,8 @@ def serpentine_layout(n_corridors: int, length: int) -> str:
     >>> GridMaze.from_layout(serpentine_layout(7, 13)).n_cells
     97
     """
-    if n_corridors < 1 or length < 2:
-        raise ValueError(f"need n_corridors >= 1 and length >= 2 (got {n_corridors}, {length})")
+    _domain.integer("n_corridors", n_corridors, minimum=1)
+    _domain.integer("length", length, minimum=2)
     rows = ["#" * (length + 2)]
     for k in range(n_corridors):
         rows.append("#" + "G" * length + "#")
@@ -189,7 +191,8 @@ def successor_measure(p: np.ndarray, gamma: float) -> np.ndarray:
     Raises
     ------
     ValueError
-        Unless ``gamma`` lies in [0, 1).
+        Unless ``p`` is a non-empty square matrix of finite reals ≥ 0 and ``gamma`` a real in
+        [0, 1).
 
     Examples
     --------
@@ -202,8 +205,10 @@ def successor_measure(p: np.ndarray, gamma: float) -> np.ndarray:
     >>> m[0].round(3).tolist()  # from the start, mass decays along the corridor
     [0.657, 0.284, 0.049, 0.008, 0.0, 0.0, 0.001]
     """
-    if not 0 <= gamma < 1:
-        raise ValueError(f"gamma must lie in [0, 1) (got {gamma})")
+    _domain.reals("p", p, ndim=2, minimum=0.0)
+    if np.shape(p)[0] != np.shape(p)[1]:
+        raise ValueError(f"p must be a square matrix (got shape {np.shape(p)})")
+    _domain.real("gamma", gamma, minimum=0.0, maximum=1.0, open_high=True)
     n = len(p)
     return (1 - gamma) * np.linalg.solve((np.eye(n) - gamma * p).T, p.T).T
 
@@ -228,6 +233,12 @@ def sample_future_pairs(
     states, futures : numpy.ndarray of int, (n_pairs,)
         Cell indices of each pair's state and future.
 
+    Raises
+    ------
+    ValueError
+        Unless ``m`` is a non-empty square matrix of finite reals ≥ 0 and ``n_pairs`` an
+        integer ≥ 0.
+
     Examples
     --------
     >>> import numpy as np
@@ -237,6 +248,10 @@ def sample_future_pairs(
     >>> bool((futures == 1 - states).all())
     True
     """
+    _domain.reals("m", m, ndim=2, minimum=0.0)
+    if np.shape(m)[0] != np.shape(m)[1]:
+        raise ValueError(f"m must be a square matrix (got shape {np.shape(m)})")
+    _domain.integer("n_pairs", n_pairs, minimum=0)
     states = rng.integers(0, len(m), n_pairs)
     cdf = np.cumsum(m, axis=1)  # (n, n)
     u = rng.random(n_pairs) * cdf[states, -1]

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from theory import _domain
 from theory.rmt import Activation, DataSpectrum, RFConstants, hermite_rule, rf_constants
 
 __all__ = [
@@ -47,11 +48,9 @@ __all__ = [
 
 def _dims(d: int, psi_p: float, psi_n: float) -> tuple[int, int]:
     """p = round(ψ_p d) and n = round(ψ_n d), both at least 1."""
-    if d < 1:
-        raise ValueError(f"d must be >= 1 (got {d})")
+    _domain.integer("d", d, minimum=1)
     for name, psi in (("psi_p", psi_p), ("psi_n", psi_n)):
-        if not (psi > 0 and math.isfinite(psi)):
-            raise ValueError(f"{name} must be positive (got {psi})")
+        _domain.real(name, psi, minimum=0.0, open_low=True)
     return max(1, round(psi_p * d)), max(1, round(psi_n * d))
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sims.superposition import SparseBatch, loss_and_grad, sample_batch
+from theory import _domain
 from theory import superposition as theory
 from theory.fits import PowerLawFit, fit_power_law
 
@@ -1028,6 +1029,11 @@ def simplex_etf_gaps(widths: ArrayLike) -> tuple[list[float], list[float]]:
     gaps, spreads : list of float
         Per width.
 
+    Raises
+    ------
+    ValueError
+        Unless ``widths`` is a non-empty 1-D sequence of integers ≥ 1.
+
     Examples
     --------
     >>> from sims.superposition_units import simplex_etf_gaps
@@ -1035,6 +1041,7 @@ def simplex_etf_gaps(widths: ArrayLike) -> tuple[list[float], list[float]]:
     >>> bool(max(gaps) < 1e-12), bool(max(spreads) < 1e-12)
     (True, True)
     """
+    _domain.integers("widths", widths, minimum=1)
     gaps, spreads = [], []
     for m in np.asarray(widths):
         frame = theory.simplex_etf(int(m))

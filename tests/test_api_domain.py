@@ -636,8 +636,8 @@ DOMAINS: dict[str, Domain] = {
         },
     ),
     # theory.deep_crl
-    "theory.deep_crl.swish": D({"z": [0.5, -1.0]}, {"z": Reals(empty=True)}),
-    "theory.deep_crl.swish_prime": D({"z": [0.5, -1.0]}, {"z": Reals(empty=True)}),
+    "theory.deep_crl.swish": D({"z": np.array([0.5, -1.0])}, {"z": Reals(empty=True)}),
+    "theory.deep_crl.swish_prime": D({"z": np.array([0.5, -1.0])}, {"z": Reals(empty=True)}),
     "theory.deep_crl.gaussian_mean": D({"f": np.cos, "n_nodes": 8}, {"n_nodes": COUNT}),
     "theory.deep_crl.no_residual_log_gain_per_layer": D({}, {}),
     # theory.fits
@@ -1381,42 +1381,6 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "theory.online.strategies.warm_solvers",
     ),
 }
-
-
-#: Modules whose boundary checks are written but not yet in the product: their code is in the
-#: fingerprints of claims whose full-scale records cost CPU-hours to remake (the RF solver and
-#: sampler, the fits, superposition and deep-CRL theory, the census, the mazes), so the checks
-#: land with the next remake of those records. Their functions are listed, not fuzzed, until then.
-PENDING_MODULES = (
-    "theory.rmt",
-    "theory.fits",
-    "theory.superposition",
-    "theory.deep_crl",
-    "theory.online.census",
-    "sims.rmt",
-    "sims.mazes",
-    "sims.superposition_units",
-)
-#: Functions of the pending modules that no claim's fingerprint reaches
-#: (``paper_checks.runner.claim_fingerprint``): their checks are in the product already.
-LANDED_EARLY = (
-    "theory.rmt.marchenko_pastur_edges",
-    "theory.rmt.marchenko_pastur_density",
-    "theory.rmt.domain_sample",
-    "theory.rmt.domain_scan",
-    "theory.online.census.census5",
-)
-_PENDING = tuple(
-    name
-    for name in DOMAINS
-    if name.rpartition(".")[0] in PENDING_MODULES and name not in LANDED_EARLY
-)
-NOT_FUZZED[
-    "boundary checks written, landing with the next remake of the records of the claims "
-    "that use them (PENDING_MODULES)"
-] = _PENDING
-for _name in _PENDING:
-    del DOMAINS[_name]
 
 
 # ----------------------------------------------------------------------------- the inventory

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from theory import _domain
+
 __all__ = ["gaussian_mean", "no_residual_log_gain_per_layer", "swish", "swish_prime"]
 
 
@@ -27,6 +29,11 @@ def swish(z: np.ndarray) -> np.ndarray:
     numpy.ndarray of float
         φ(z), the shape of ``z``.
 
+    Raises
+    ------
+    ValueError
+        Unless ``z`` holds finite reals.
+
     Examples
     --------
     >>> import numpy as np
@@ -34,6 +41,7 @@ def swish(z: np.ndarray) -> np.ndarray:
     >>> swish(np.array([0.0, 1.0])).round(4)  # 1·σ(1)
     array([0.    , 0.7311])
     """
+    _domain.reals("z", z, nonempty=False)
     return z / (1 + np.exp(-z))
 
 
@@ -50,6 +58,11 @@ def swish_prime(z: np.ndarray) -> np.ndarray:
     numpy.ndarray of float
         φ′(z), the shape of ``z``.
 
+    Raises
+    ------
+    ValueError
+        Unless ``z`` holds finite reals.
+
     Examples
     --------
     >>> import numpy as np
@@ -57,6 +70,7 @@ def swish_prime(z: np.ndarray) -> np.ndarray:
     >>> swish_prime(np.array([0.0, 1.0])).round(4)
     array([0.5   , 0.9277])
     """
+    _domain.reals("z", z, nonempty=False)
     s = 1 / (1 + np.exp(-z))
     return s * (1 + z * (1 - s))
 
@@ -76,12 +90,18 @@ def gaussian_mean(f, n_nodes: int = 80) -> float:
     float
         E[f(z)].
 
+    Raises
+    ------
+    ValueError
+        Unless ``n_nodes`` is a positive integer.
+
     Examples
     --------
     >>> from theory.deep_crl import gaussian_mean
     >>> round(gaussian_mean(lambda z: z**2), 12)
     1.0
     """
+    _domain.integer("n_nodes", n_nodes, minimum=1)
     z, w = np.polynomial.hermite_e.hermegauss(n_nodes)
     return float(np.sum(w * f(z)) / np.sqrt(2 * np.pi))
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from theory import _domain
+
 __all__ = ["PowerLawFit", "fit_power_law"]
 
 _BOOT_CHUNK = 1 << 22  # resamples × points drawn at once
@@ -102,6 +104,13 @@ def fit_power_law(
     -------
     PowerLawFit
 
+    Raises
+    ------
+    ValueError
+        Unless ``x`` and ``y`` are finite 1-D arrays of one length with at least 3 points inside
+        the window, all positive there, ``window`` (when given) is a pair of finite reals
+        low ≤ high, ``n_boot`` an integer ≥ 0 and ``ci`` in (0, 1).
+
     References
     ----------
     docs/rlvr.md#sharpening-models-our-analysis (failure-rate slopes −a and −a/α on log-log axes).
@@ -119,6 +128,9 @@ def fit_power_law(
     if x.shape != y.shape:
         raise ValueError(f"x and y must have the same length (got {x.size} and {y.size})")
     if window is not None:
+        _domain.reals("window", window, ndim=1)
+        if len(window) != 2:
+            raise ValueError(f"window must be a pair (low, high) (got {window!r})")
         lo, hi = (float(v) for v in window)
         if not lo <= hi:
             raise ValueError(f"window must satisfy window[0] <= window[1] (got {window})")
@@ -133,8 +145,7 @@ def fit_power_law(
         raise ValueError(f"y must be > 0 inside the window (got y={float(y[y <= 0][0])!r})")
     if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 0:
         raise ValueError(f"n_boot must be an integer >= 0 (got {n_boot!r})")
-    if not 0.0 < ci < 1.0:
-        raise ValueError(f"ci must satisfy 0 < ci < 1 (got {ci!r})")
+    _domain.real("ci", ci, minimum=0.0, maximum=1.0, open_low=True, open_high=True)
 
     log_x, log_y = np.log(x), np.log(y)
     exponent = float(_slopes(log_x, log_y))

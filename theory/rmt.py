@@ -127,7 +127,7 @@ def gaussian_expectation(
     Raises
     ------
     ValueError
-        If ``dims`` < 1.
+        Unless ``dims`` and ``nodes`` are positive integers.
 
     Examples
     --------
@@ -137,8 +137,8 @@ def gaussian_expectation(
     >>> round(gaussian_expectation(lambda u, v: (u * v) ** 2, dims=2), 12)
     1.0
     """
-    if dims < 1:
-        raise ValueError(f"dims must be >= 1 (got {dims})")
+    _domain.integer("dims", dims, minimum=1)
+    _domain.integer("nodes", nodes, minimum=1)
     x, w = hermite_rule(nodes)
     grids = np.meshgrid(*([x] * dims), indexing="ij", sparse=True)
     weight = w
@@ -274,7 +274,8 @@ def rf_constants(
     Raises
     ------
     ValueError
-        If ``t`` or ``sigma_x2`` is not a positive finite number.
+        Unless ``t`` and ``sigma_x2`` are positive finite reals and ``nodes`` a positive
+        integer.
 
     Examples
     --------
@@ -286,10 +287,9 @@ def rf_constants(
     >>> math.isclose(c.b, math.sqrt(c.delta) * c.a)
     True
     """
-    if not (t > 0 and math.isfinite(t)):
-        raise ValueError(f"t must be a positive finite diffusion time (got {t})")
-    if not (sigma_x2 > 0 and math.isfinite(sigma_x2)):
-        raise ValueError(f"sigma_x2 must be positive (got {sigma_x2})")
+    _domain.real("t", t, minimum=0.0, open_low=True)
+    _domain.real("sigma_x2", sigma_x2, minimum=0.0, open_low=True)
+    _domain.integer("nodes", nodes, minimum=1)
     c = math.exp(-t) * math.sqrt(sigma_x2)
     noise = math.sqrt(-math.expm1(-2.0 * t))
     gamma = math.sqrt(c * c + noise * noise)
@@ -586,6 +586,12 @@ def sample_covariance_stieltjes(
     converged : numpy.ndarray of bool, (len(lam),)
         Whether Newton converged at each point.
 
+    Raises
+    ------
+    ValueError
+        Unless ``lam`` holds finite reals (at least one), ``ratio`` is a positive finite real
+        and ``eta``, when given, holds positive finite reals.
+
     Examples
     --------
     >>> import numpy as np
@@ -594,6 +600,11 @@ def sample_covariance_stieltjes(
     >>> round(float(m[0].imag / np.pi), 4), bool(ok.all())  # Σ = I: Marchenko–Pastur's ρ(1)
     (0.6164, True)
     """
+    _domain.reals("lam", lam)
+    _domain.real("ratio", ratio, minimum=0.0, open_low=True)
+    _domain.reals(
+        "eta", ETA_REL if eta is None else eta, minimum=0.0, open_low=True
+    )  # None: the default η > 0
     lam = np.atleast_1d(np.asarray(lam, dtype=float))
     scale = max(spectrum.atoms) * (1.0 + math.sqrt(ratio)) ** 2
     if eta is None:
@@ -634,7 +645,7 @@ def sample_covariance_spectrum(
     Raises
     ------
     ValueError
-        If ``ratio`` is not a positive finite number.
+        Unless ``ratio`` is a positive finite real and ``points`` an integer ≥ 16.
 
     Examples
     --------
@@ -645,8 +656,8 @@ def sample_covariance_spectrum(
     >>> [(round(b.mass, 4), round(b.lower, 4), round(b.upper, 4)) for b in spec.bulks]
     [(0.25, 1.0, 9.0)]
     """
-    if not (ratio > 0 and math.isfinite(ratio)):
-        raise ValueError(f"ratio must be positive (got {ratio})")
+    _domain.real("ratio", ratio, minimum=0.0, open_low=True)
+    _domain.integer("points", points, minimum=16)
 
     def density(x: NDArray[np.float64]) -> NDArray[np.float64]:
         return sample_covariance_stieltjes(x, ratio=ratio, spectrum=spectrum)[0].imag / np.pi
@@ -798,6 +809,12 @@ def rf_stieltjes(
     converged : numpy.ndarray of bool
         Whether Newton converged at each z.
 
+    Raises
+    ------
+    ValueError
+        Unless ``lam`` holds finite reals (at least one), ``psi_p``, ``psi_n`` and ``t`` are
+        positive finite reals and ``eta`` and ``x_floor``, when given, are positive and finite.
+
     Examples
     --------
     >>> import numpy as np
@@ -806,6 +823,16 @@ def rf_stieltjes(
     >>> bool(q[0].imag > 0), bool(ok.all()), round(float(q[0].imag / np.pi), 4)  # ρ(0.5)
     (True, True, 0.1468)
     """
+    _domain.reals("lam", lam)
+    _domain.real("psi_p", psi_p, minimum=0.0, open_low=True)
+    _domain.real("psi_n", psi_n, minimum=0.0, open_low=True)
+    _domain.real("t", t, minimum=0.0, open_low=True)
+    _domain.reals(
+        "eta", ETA_REL if eta is None else eta, minimum=0.0, open_low=True
+    )  # None: the default η > 0
+    _domain.real(
+        "x_floor", ETA_FLOOR_REL if x_floor is None else x_floor, minimum=0.0, open_low=True
+    )
     spectrum = DataSpectrum.identity() if spectrum is None else spectrum
     consts = rf_constants(t, activation, sigma_x2=spectrum.mean) if consts is None else consts
     lam = np.atleast_1d(np.asarray(lam, dtype=float))
@@ -816,8 +843,6 @@ def rf_stieltjes(
         eta_final = ETA_REL * np.maximum(np.abs(offset), floor)
     else:
         eta_final = np.broadcast_to(np.asarray(eta, dtype=float), lam.shape)
-        if np.any(eta_final <= 0):
-            raise ValueError("eta must be positive")
     eta_start = 10.0 * max(top, float(np.max(np.abs(offset))))
     x, converged = _continuation(
         _rf_system(consts, psi_p, psi_n, spectrum),
@@ -1379,6 +1404,11 @@ def rf_mass_levels(
     numpy.ndarray of float
         The levels, sorted and distinct, the last one 1.
 
+    Raises
+    ------
+    ValueError
+        Unless ``psi_p`` and ``psi_n`` are positive finite reals.
+
     Examples
     --------
     >>> from theory.rmt import DataSpectrum, rf_mass_levels
@@ -1387,6 +1417,8 @@ def rf_mass_levels(
     >>> rf_mass_levels(4.0, 2.0, DataSpectrum.of([0.5, 1.5])).tolist()  # and per atom of ρ_Σ
     [0.375, 0.5, 0.75, 0.875, 1.0]
     """
+    _domain.real("psi_p", psi_p, minimum=0.0, open_low=True)
+    _domain.real("psi_n", psi_n, minimum=0.0, open_low=True)
     spectrum = DataSpectrum.identity() if spectrum is None else spectrum
     partial = np.cumsum(spectrum.weights)
     delta = max(0.0, 1.0 - (1.0 + psi_n) / psi_p)
@@ -1465,7 +1497,8 @@ def rf_spectrum(
     Raises
     ------
     ValueError
-        If ``psi_p`` or ``psi_n`` is not positive and finite, or ``points`` < 16.
+        Unless ``psi_p``, ``psi_n`` and ``t`` are positive finite reals and ``points`` an
+        integer ≥ 16.
     SpectrumSelfCheckError
         With ``strict``, if the self-check fails.
 
@@ -1482,10 +1515,9 @@ def rf_spectrum(
     (0.25, [0.5, 0.25], True)
     """
     for name, value in (("psi_p", psi_p), ("psi_n", psi_n)):
-        if not (value > 0 and math.isfinite(value)):
-            raise ValueError(f"{name} must be positive (got {value})")
-    if points < 16:
-        raise ValueError(f"points must be at least 16 (got {points})")
+        _domain.real(name, value, minimum=0.0, open_low=True)
+    _domain.real("t", t, minimum=0.0, open_low=True)
+    _domain.integer("points", points, minimum=16)
     spectrum = DataSpectrum.identity() if spectrum is None else spectrum
     consts = rf_constants(t, activation, sigma_x2=spectrum.mean)
 
@@ -1622,12 +1654,22 @@ def rf_density_per_point(
     numpy.ndarray of float
         ρ(λ) = Im q/π at each λ.
 
+    Raises
+    ------
+    ValueError
+        Unless ``lam`` holds finite reals (at least one) and ``psi_p``, ``psi_n`` and ``t`` are
+        positive finite reals.
+
     Examples
     --------
     >>> from theory.rmt import rf_density_per_point
     >>> rf_density_per_point([0.5], psi_p=4.0, psi_n=2.0, t=0.5).round(4).tolist()  # rf_stieltjes
     [0.1468]
     """
+    _domain.reals("lam", lam)
+    _domain.real("psi_p", psi_p, minimum=0.0, open_low=True)
+    _domain.real("psi_n", psi_n, minimum=0.0, open_low=True)
+    _domain.real("t", t, minimum=0.0, open_low=True)
     from scipy.optimize import root
 
     spectrum = DataSpectrum.identity() if spectrum is None else spectrum
@@ -1848,12 +1890,18 @@ def half_unit_in_last_digit(value: float) -> float:
     float
         Half a unit in its last digit, times 1 + 1e-9.
 
+    Raises
+    ------
+    ValueError
+        Unless ``value`` is a finite real.
+
     Examples
     --------
     >>> from theory.rmt import half_unit_in_last_digit
     >>> half_unit_in_last_digit(0.08523), half_unit_in_last_digit(5e-05)
     (5.000000005000001e-06, 5.000000005000001e-06)
     """
+    _domain.real("value", value)
     mantissa, _, exponent = repr(value).partition("e")
     decimals = len(mantissa.partition(".")[2])
     return 0.5 * 10.0 ** (-decimals + (int(exponent) if exponent else 0)) * (1 + 1e-9)
@@ -2051,6 +2099,11 @@ def u_tilde_top_edges(psi_p: float, t: float) -> tuple[float, float]:
     lower, upper : float
         The edges of Ũ's top bulk.
 
+    Raises
+    ------
+    ValueError
+        Unless ``psi_p`` and ``t`` are positive finite reals.
+
     Examples
     --------
     >>> from theory.rmt import u_tilde_top_edges
@@ -2058,6 +2111,8 @@ def u_tilde_top_edges(psi_p: float, t: float) -> tuple[float, float]:
     >>> round(lower, 3), round(upper, 3)
     (18.004, 29.745)
     """
+    _domain.real("psi_p", psi_p, minimum=0.0, open_low=True)
+    _domain.real("t", t, minimum=0.0, open_low=True)
     k = rf_constants(t)
     sigma_t = DataSpectrum.of([k.decay**2 + k.delta])
     bulk = sample_covariance_spectrum(ratio=1.0 / psi_p, spectrum=sigma_t).bulks[-1]
@@ -2083,6 +2138,11 @@ def rho1_marchenko_pastur_edges(
     lower, upper : numpy.ndarray of float
         The edges, the shape of ``ratio``.
 
+    Raises
+    ------
+    ValueError
+        Unless ``ratio`` holds finite reals ≥ 0 and ``t`` is a positive finite real.
+
     Examples
     --------
     >>> import numpy as np
@@ -2091,6 +2151,8 @@ def rho1_marchenko_pastur_edges(
     >>> round(float(lower[0]), 4), round(float(upper[0]), 4)  # s_t² + v_t²·49, s_t² + v_t²·81
     (0.0814, 0.1174)
     """
+    _domain.reals("ratio", ratio, minimum=0.0, nonempty=False)
+    _domain.real("t", t, minimum=0.0, open_low=True)
     consts = rf_constants(t)
     lower = consts.s2 + consts.v2 * (1 - np.sqrt(ratio)) ** 2
     upper = consts.s2 + consts.v2 * (1 + np.sqrt(ratio)) ** 2

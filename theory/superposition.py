@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from theory import _domain
+
 __all__ = [
     "FREQUENCY_LAWS",
     "MEAN_V",
@@ -53,8 +55,6 @@ def feature_frequencies(
     - ``exponential``: p_i ∝ exp(−i/scale) (the paper's large runs use scale 400).
     - ``linear``: p_i ∝ (n − i)/n (so p_n = 0: feature n never fires).
 
-    Raises ``ValueError`` if some p_i would exceed 1 (E too large for the law).
-
     Parameters
     ----------
     n : int
@@ -76,7 +76,9 @@ def feature_frequencies(
     Raises
     ------
     ValueError
-        If some p_i would exceed 1.
+        If some p_i would exceed 1 (E too large for the law), and unless ``n`` is a positive
+        integer, ``alpha`` a finite real ≥ 0, ``density`` and ``scale`` finite and > 0 and
+        ``law`` one of :data:`FREQUENCY_LAWS`.
 
     Examples
     --------
@@ -86,18 +88,14 @@ def feature_frequencies(
     >>> feature_frequencies(4, law="linear", density=0.5).round(4)
     array([0.25  , 0.1667, 0.0833, 0.    ])
     """
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-        raise ValueError(f"n must be a positive integer (got {n!r})")
-    if not math.isfinite(alpha) or alpha < 0:
-        raise ValueError(f"alpha must be finite and >= 0 (got {alpha!r})")
-    if not math.isfinite(density) or density <= 0:
-        raise ValueError(f"density must be > 0 (got {density!r})")
+    _domain.integer("n", n, minimum=1)
+    _domain.real("alpha", alpha, minimum=0.0)
+    _domain.real("density", density, minimum=0.0, open_low=True)
     i = np.arange(1, n + 1, dtype=np.float64)
     if law == "power":
         weights = i**-alpha
     elif law == "exponential":
-        if not scale > 0:
-            raise ValueError(f"scale must be > 0 (got {scale!r})")
+        _domain.real("scale", scale, minimum=0.0, open_low=True)
         weights = np.exp(-i / scale)
     elif law == "linear":
         weights = (n - i) / n if n > 1 else np.ones(1)
@@ -138,7 +136,8 @@ def weak_loss(p: ArrayLike, kept: ArrayLike) -> float:
     Raises
     ------
     ValueError
-        If ``kept`` does not have the shape of ``p``.
+        Unless ``p`` holds finite frequencies in [0, 1] and ``kept`` is a boolean mask of its
+        shape.
 
     Examples
     --------
@@ -148,6 +147,9 @@ def weak_loss(p: ArrayLike, kept: ArrayLike) -> float:
     >>> round(weak_loss(p, np.array([True, True, False, False])), 4)  # = weak_ideal_loss(p, 2)
     0.3333
     """
+    _domain.reals("p", p, minimum=0.0, maximum=1.0, nonempty=False)
+    if np.asarray(kept).dtype != np.bool_:
+        raise ValueError(f"kept must be a boolean mask (got {kept!r})")
     p = np.asarray(p, dtype=np.float64)
     kept = np.asarray(kept, dtype=bool)
     if kept.shape != p.shape:
@@ -180,7 +182,8 @@ def weak_ideal_loss(p: ArrayLike, m: ArrayLike) -> NDArray[np.float64]:
     Raises
     ------
     ValueError
-        If some m is outside [0, n].
+        Unless ``p`` is a 1-D array of finite frequencies in [0, 1] and every m a whole number
+        in [0, n].
 
     Examples
     --------
@@ -189,6 +192,10 @@ def weak_ideal_loss(p: ArrayLike, m: ArrayLike) -> NDArray[np.float64]:
     >>> weak_ideal_loss(feature_frequencies(4, 1.0), np.array([0, 2, 4])).round(4)
     array([1.0053, 0.3333, 0.    ])
     """
+    _domain.reals("p", p, ndim=1, minimum=0.0, maximum=1.0, nonempty=False)
+    _domain.reals("m", m, minimum=0.0, nonempty=False)
+    if (np.asarray(m) != np.floor(m)).any():
+        raise ValueError(f"m must be whole numbers of features (got {m!r})")
     p = np.sort(np.asarray(p, dtype=np.float64))[::-1]
     cost = MEAN_V2 * p - MEAN_V**2 * p**2
     tail = np.concatenate([np.cumsum(cost[::-1])[::-1], [0.0]])  # tail[k] = Σ_{i ≥ k} cost_i
@@ -212,6 +219,11 @@ def random_overlap_mean(m: ArrayLike) -> NDArray[np.float64] | float:
     numpy.ndarray of float or float
         1/m.
 
+    Raises
+    ------
+    ValueError
+        Unless every m is a finite real ≥ 1.
+
     Examples
     --------
     >>> import numpy as np
@@ -219,6 +231,7 @@ def random_overlap_mean(m: ArrayLike) -> NDArray[np.float64] | float:
     >>> random_overlap_mean(np.array([4, 16]))
     array([0.25  , 0.0625])
     """
+    _domain.reals("m", m, minimum=1.0, nonempty=False)
     return 1.0 / np.asarray(m, dtype=np.float64)
 
 
@@ -235,12 +248,18 @@ def random_overlap_variance(m: ArrayLike) -> NDArray[np.float64] | float:
     numpy.ndarray of float or float
         2(m − 1)/(m²(m + 2)).
 
+    Raises
+    ------
+    ValueError
+        Unless every m is a finite real ≥ 1.
+
     Examples
     --------
     >>> from theory.superposition import random_overlap_variance
     >>> float(random_overlap_variance(4))  # 2·3/(16·6)
     0.0625
     """
+    _domain.reals("m", m, minimum=1.0, nonempty=False)
     m = np.asarray(m, dtype=np.float64)
     return 2.0 * (m - 1.0) / (m**2 * (m + 2.0))
 
@@ -264,12 +283,19 @@ def welch_bound(n_vectors: ArrayLike, m: ArrayLike) -> NDArray[np.float64] | flo
     numpy.ndarray of float or float
         κ.
 
+    Raises
+    ------
+    ValueError
+        Unless ``n_vectors`` and ``m`` are finite reals ≥ 1 with ν > m.
+
     Examples
     --------
     >>> from theory.superposition import welch_bound
     >>> float(welch_bound(3, 2))  # attained by the simplex ETF: cosines −1/2
     0.5
     """
+    _domain.reals("n_vectors", n_vectors, minimum=1.0, nonempty=False)
+    _domain.reals("m", m, minimum=1.0, nonempty=False)
     nu = np.asarray(n_vectors, dtype=np.float64)
     m = np.asarray(m, dtype=np.float64)
     if np.any(nu <= m):
@@ -300,8 +326,7 @@ def simplex_etf(m: int) -> NDArray[np.float64]:
     >>> w.shape, (w @ w.T).round(4).tolist()
     ((3, 2), [[1.0, -0.5, -0.5], [-0.5, 1.0, -0.5], [-0.5, -0.5, 1.0]])
     """
-    if isinstance(m, bool) or not isinstance(m, int | np.integer) or m < 1:
-        raise ValueError(f"m must be a positive integer (got {m!r})")
+    _domain.integer("m", m, minimum=1)
     centred = np.eye(m + 1) - 1.0 / (m + 1)  # (m+1, m+1), rows sum to 0
     basis, _ = np.linalg.qr(centred[:, :m])  # (m+1, m): orthonormal basis of the hyperplane
     vectors = centred @ basis  # (m+1, m)
@@ -321,12 +346,18 @@ def squared_overlaps(rows: ArrayLike) -> NDArray[np.float64]:
     numpy.ndarray of float
         The ν(ν − 1)/2 squared cosines (i < j) of the nonzero rows.
 
+    Raises
+    ------
+    ValueError
+        Unless ``rows`` is a 2-D array of finite reals.
+
     Examples
     --------
     >>> from theory.superposition import simplex_etf, squared_overlaps
     >>> squared_overlaps(simplex_etf(2)).round(4)  # the Welch bound's κ² = 1/4, three times
     array([0.25, 0.25, 0.25])
     """
+    _domain.reals("rows", rows, ndim=2, nonempty=False)
     rows = np.asarray(rows, dtype=np.float64)
     norms = np.linalg.norm(rows, axis=1)
     unit = rows[norms > 0] / norms[norms > 0, None]
@@ -395,6 +426,12 @@ def one_active_loss_and_grad(
     grad_b : numpy.ndarray of float, (n,)
         ∂L/∂b.
 
+    Raises
+    ------
+    ValueError
+        Unless ``W`` is a non-empty 2-D array of finite reals and ``b`` and ``p`` hold one
+        finite real per row of ``W``, ``p`` frequencies ≥ 0 with a positive sum.
+
     Examples
     --------
     >>> import numpy as np
@@ -404,6 +441,15 @@ def one_active_loss_and_grad(
     >>> loss, bool(np.all(grad_W == 0)), bool(np.all(grad_b == 0))  # a minimum
     (0.0, True, True)
     """
+    _domain.reals("W", W, ndim=2)
+    _domain.reals("b", b, ndim=1)
+    _domain.reals("p", p, ndim=1, minimum=0.0)
+    if len(b) != len(W):
+        raise ValueError(f"b must hold one bias per row of W, {len(W)} (got {len(b)})")
+    if len(p) != len(W):
+        raise ValueError(f"p must hold one frequency per row of W, {len(W)} (got {len(p)})")
+    if sum(p) == 0:
+        raise ValueError("p must have a positive sum (got all zeros)")
     W = np.asarray(W, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     q = np.asarray(p, dtype=np.float64)
@@ -438,6 +484,11 @@ def one_active_loss(W: ArrayLike, b: ArrayLike, p: ArrayLike) -> float:
     -------
     float
         L of eq. (8).
+
+    Raises
+    ------
+    ValueError
+        As :func:`one_active_loss_and_grad`.
 
     Examples
     --------
@@ -492,6 +543,11 @@ def chinchilla_width_exponent(
         α_m = k·α_N with its standard error in quadrature (``sigma``) and linearly added
         (``sigma_linear``).
 
+    Raises
+    ------
+    ValueError
+        Unless the four are finite reals, the two standard errors ≥ 0.
+
     Examples
     --------
     >>> from theory.superposition import chinchilla_width_exponent
@@ -499,6 +555,10 @@ def chinchilla_width_exponent(
     >>> round(estimate.value, 3), round(estimate.sigma, 3), round(estimate.sigma_linear, 3)
     (0.882, 0.051, 0.061)
     """
+    _domain.real("width_power", width_power)
+    _domain.real("width_power_sigma", width_power_sigma, minimum=0.0)
+    _domain.real("alpha_n", alpha_n)
+    _domain.real("alpha_n_sigma", alpha_n_sigma, minimum=0.0)
     value = width_power * alpha_n
     parts = (alpha_n * width_power_sigma, width_power * alpha_n_sigma)
     return ExponentEstimate(value, math.hypot(*parts), sum(parts))

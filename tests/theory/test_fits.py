@@ -75,8 +75,10 @@ def test_window_selects_points() -> None:
         ([1, 2, 3], [1.0, np.nan, 2.0], {}, "y must be finite"),
         ([1, 2, 3], [1.0, 2.0], {}, "x and y must have the same length"),
         ([1, 2, 3], [1.0, 2.0, 3.0], {"window": (3, 1)}, "window must satisfy"),
+        ([1, 2, 3], [1.0, 2.0, 3.0], {"window": (1,)}, r"window must be a pair \(low, high\)"),
+        ([1, 2, 3], [1.0, 2.0, 3.0], {"window": (np.nan, 3)}, "window must be finite"),
         ([1, 2, 3], [1.0, 2.0, 3.0], {"n_boot": -1}, "n_boot must be an integer >= 0"),
-        ([1, 2, 3], [1.0, 2.0, 3.0], {"ci": 1.0}, "ci must satisfy 0 < ci < 1"),
+        ([1, 2, 3], [1.0, 2.0, 3.0], {"ci": 1.0}, r"ci must be a finite real number in \(0, 1\)"),
     ],
 )
 def test_fit_rejects_bad_input(x, y, kwargs, match: str) -> None:

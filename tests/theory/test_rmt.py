@@ -525,7 +525,7 @@ def test_bad_solver_inputs_name_the_argument():
         rmt.rf_spectrum(psi_p=2.0, psi_n=math.nan, t=0.1)
     with pytest.raises(ValueError, match=r"^t must"):
         rmt.rf_spectrum(psi_p=2.0, psi_n=2.0, t=-1.0)
-    with pytest.raises(ValueError, match="points must be at least 16"):
+    with pytest.raises(ValueError, match="points must be an integer ≥ 16"):
         rmt.rf_spectrum(psi_p=2.0, psi_n=2.0, t=0.1, points=5)
     with pytest.raises(ValueError, match="eta"):
         rmt.rf_stieltjes([0.1], psi_p=2.0, psi_n=2.0, t=0.1, eta=0.0)

@@ -111,7 +111,11 @@ def _popcount(a: np.ndarray) -> np.ndarray:
 
 def _domain(n_points: int) -> tuple[np.ndarray, list[int], np.ndarray]:
     """(every class bitmask, per point x the mask of the functions with label 1 at x, |class|)."""
-    if not isinstance(n_points, int) or not 1 <= n_points <= MAX_CENSUS_POINTS:
+    if (
+        isinstance(n_points, bool)
+        or not isinstance(n_points, int)
+        or not 1 <= n_points <= MAX_CENSUS_POINTS
+    ):
         raise ValueError(
             f"n_points must be an integer in 1..{MAX_CENSUS_POINTS} (got {n_points!r})"
         )
@@ -353,9 +357,14 @@ def census5_chunk(chunk: int, n_chunks: int = FIVE_POINT_CHUNKS) -> CensusCounts
     >>> counts.classes, sorted(counts.counts)
     (4095, [(0, 0), (1, 1), (2, 2), (3, 2), (3, 3)])
     """
-    if not isinstance(n_chunks, int) or n_chunks < 1 or (1 << 32) % n_chunks:
+    if (
+        isinstance(n_chunks, bool)
+        or not isinstance(n_chunks, int)
+        or n_chunks < 1
+        or (1 << 32) % n_chunks
+    ):
         raise ValueError(f"n_chunks must be a power of two ≤ 2^32 (got {n_chunks!r})")
-    if not isinstance(chunk, int) or not 0 <= chunk < n_chunks:
+    if isinstance(chunk, bool) or not isinstance(chunk, int) or not 0 <= chunk < n_chunks:
         raise ValueError(f"chunk must be an integer in 0..{n_chunks - 1} (got {chunk!r})")
     from theory.online._census_numba import count5
 
