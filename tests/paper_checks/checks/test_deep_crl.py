@@ -41,7 +41,7 @@ def tiny(monkeypatch):
 
 def test_signal_propagation_on_real_runs(out_dir, tiny):
     # 3 seeds against 109 Bonferroni parts cannot PASS (t ≈ 47); nothing contradicts the table
-    result = deep_crl.signal_propagation(_ctx(out_dir, "signal_propagation"))
+    result = as_run(deep_crl.signal_propagation, _ctx(out_dir, "signal_propagation"))
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
     assert result.measured["no_ln_trunk_max_dev"] <= 0.01
     assert all(len(v) == 3 for v in result.decision["units"].values())
@@ -52,7 +52,7 @@ def test_signal_propagation_on_real_runs(out_dir, tiny):
 def test_signal_propagation_fails_when_the_table_says_ln_does_not_matter(out_dir, tiny):
     wrong = dict(deep_crl.SPEC_SIGNAL_TABLE)
     wrong["no_ln"] = deep_crl.SPEC_SIGNAL_TABLE["paper"]  # no-LN behaving like the paper block
-    result = deep_crl.signal_propagation(_ctx(out_dir, "signal_propagation"), table=wrong)
+    result = as_run(deep_crl.signal_propagation, _ctx(out_dir, "signal_propagation"), table=wrong)
     assert result.verdict is Verdict.FAIL
     assert "no_ln" in result.summary
 
@@ -64,7 +64,7 @@ def synthetic_signal(out_dir, tiny, monkeypatch):
     logic at a spread where it decides."""
     import neural.deep_crl as dc
 
-    real = deep_crl.signal_propagation(_ctx(out_dir, "signal_propagation"))
+    real = as_run(deep_crl.signal_propagation, _ctx(out_dir, "signal_propagation"))
     means = {(r["variant"], r["depth"], r["metric"]): r["geo_mean"] for r in real.measured["table"]}
 
     noise = {"grad_ratio": 0.02, "trunk_gain": 0.001, "jacobian_gain": 0.02, "output_rms": 0.02}
@@ -83,7 +83,7 @@ def synthetic_signal(out_dir, tiny, monkeypatch):
 
 
 def test_signal_propagation_passes_on_runs_at_our_means(tmp_path, synthetic_signal):
-    result = deep_crl.signal_propagation(_ctx(tmp_path, "signal_propagation"))
+    result = as_run(deep_crl.signal_propagation, _ctx(tmp_path, "signal_propagation"))
     assert result.verdict is Verdict.PASS, result.summary
 
 
@@ -109,14 +109,14 @@ def test_signal_propagation_fails_for_a_no_res_deep_entry_off_by_twelve(tmp_path
 def test_signal_propagation_passes_for_a_no_res_deep_entry_off_by_eight(tmp_path, synthetic_signal):
     ours = synthetic_signal[("no_res", 256, "jacobian_gain")]
     table = _table_with_no_res_deep_gain(ours / 8)
-    result = deep_crl.signal_propagation(_ctx(tmp_path, "signal_propagation"), table=table)
+    result = as_run(deep_crl.signal_propagation, _ctx(tmp_path, "signal_propagation"), table=table)
     assert result.measured["check_over_limit"]["table"] >= 0.8
     assert result.verdict is Verdict.PASS, result.summary
 
 
 def test_trainability_on_tiny_real_runs(out_dir, tiny):
     # 150 steps at width 16 are too noisy for 3 seeds to decide every part; no-LN loses clearly
-    result = deep_crl.trainability(_ctx(out_dir, "trainability"))
+    result = as_run(deep_crl.trainability, _ctx(out_dir, "trainability"))
     assert result.verdict is not Verdict.FAIL, result.summary
     parts = {p["statistic"]: p for p in result.decision["parts"]}
     assert parts["no_ln_minus_paper"]["verdict"] == "PASS"
@@ -125,6 +125,8 @@ def test_trainability_on_tiny_real_runs(out_dir, tiny):
 
 
 def test_trainability_fails_when_no_ln_is_claimed_best(out_dir, tiny):
+    # the reference and contenders are the rule's own parts: the registered rule the runner
+    # applies cannot carry another, so this reads the check's decision
     result = deep_crl.trainability(
         _ctx(out_dir, "trainability"), reference="no_ln", contenders=("paper", "no_res")
     )
@@ -151,7 +153,7 @@ def test_trainability_fails_when_no_res_trains_slightly_better(tmp_path, tiny):
     """The wrong theory 'residuals help at D = 16' on runs where no-res ends 0.1 nats below the
     paper block (±0.005 seed noise per arm): the no-res − paper part FAILs."""
     ctx = _ctx(tmp_path, "trainability")
-    result = deep_crl.trainability(ctx, task=synthetic_losses(-0.1))
+    result = as_run(deep_crl.trainability, ctx, task=synthetic_losses(-0.1))
     assert result.measured["no_res_minus_paper"] == pytest.approx(-0.1, abs=0.03)
     assert result.verdict is Verdict.FAIL, result.summary
 
@@ -160,28 +162,30 @@ def test_trainability_is_inconclusive_when_no_res_is_barely_worse(tmp_path, tiny
     """No-res only 0.005 nats worse in the mean, about its seed noise: 3 seeds cannot tell
     (INCONCLUSIVE, with the units it would need)."""
     ctx = _ctx(tmp_path, "trainability")
-    result = deep_crl.trainability(ctx, task=synthetic_losses(0.005))
+    result = as_run(deep_crl.trainability, ctx, task=synthetic_losses(0.005))
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
     assert result.decision["units_needed"] > 3
 
 
 def test_trainability_passes_when_no_res_is_clearly_worse(tmp_path, tiny):
     ctx = _ctx(tmp_path, "trainability")
-    result = deep_crl.trainability(ctx, task=synthetic_losses(0.1))
+    result = as_run(deep_crl.trainability, ctx, task=synthetic_losses(0.1))
     assert result.verdict is Verdict.PASS, result.summary
     assert len(result.decision["units"]["deeper_minus_d4"]) == 3
 
 
 def test_critic_learns_geodesic_passes(out_dir, tiny):
-    result = deep_crl.critic_learns_geodesic(_ctx(out_dir, "critic_learns_geodesic"))
+    result = as_run(deep_crl.critic_learns_geodesic, _ctx(out_dir, "critic_learns_geodesic"))
     assert result.verdict is Verdict.PASS, result.summary
     assert result.measured["rho_gain_bounds"][0] > deep_crl.MIN_RHO_GAIN
     assert result.measured["rho_geo_optimum"] > 0.99
 
 
 def test_critic_learns_geodesic_fails_against_euclidean_distance(out_dir, tiny):
-    result = deep_crl.critic_learns_geodesic(
-        _ctx(out_dir, "critic_learns_geodesic"), distance=GridMaze.euclidean_distances
+    result = as_run(
+        deep_crl.critic_learns_geodesic,
+        _ctx(out_dir, "critic_learns_geodesic"),
+        distance=GridMaze.euclidean_distances,
     )
     assert result.verdict is Verdict.FAIL, result.summary
     assert result.measured["rho_gain_d4_minus_d0"] < 0
@@ -192,6 +196,8 @@ def test_critic_learns_geodesic_fails_for_a_gain_above_the_measured_one(out_dir,
     """A theory that depth raises ρ_geo by more than our critics do, beyond the upper bound of
     the measured gain: FAIL on the gain."""
     ctx = _ctx(out_dir, "critic_learns_geodesic")
+    # min_gain is the rule's threshold: the registered rule the runner applies cannot carry
+    # another, so these read the check's own decision
     upper = deep_crl.critic_learns_geodesic(ctx).measured["rho_gain_bounds"][1]
     result = deep_crl.critic_learns_geodesic(ctx, min_gain=upper + 0.005)
     assert result.verdict is Verdict.FAIL, result.summary
@@ -285,7 +291,7 @@ def test_online_maze_reports_the_reference_config_without_deciding(tmp_path, tin
 
 
 def test_online_maze_is_full_scale_only(out_dir):
-    result = deep_crl.online_maze(_ctx(out_dir, "online_maze"))
+    result = as_run(deep_crl.online_maze, _ctx(out_dir, "online_maze"))
     assert result.verdict is Verdict.INCONCLUSIVE
     assert "full scale only" in result.summary
     assert result.measured == {"success_diff": None}
@@ -324,7 +330,7 @@ def test_online_maze_reports_every_seed_and_draws_the_curves(tmp_path, tiny_onli
     assert (tmp_path / result.figures[0]).is_file()
     # the claim's decision is online_decision on the paired per-seed success rates
     wrong = deep_crl.online_decision([0.0, 0.0, 0.0], [1.0, 1.0, 0.9])
-    forced = deep_crl.online_maze(ctx, decide=lambda deep, shallow: wrong)
+    forced = as_run(deep_crl.online_maze, ctx, decide=lambda deep, shallow: wrong)
     assert forced.verdict is Verdict.FAIL
 
 
@@ -407,7 +413,7 @@ def test_a_killed_paper_scale_check_resumes_to_the_same_result(tmp_path, monkeyp
 
     def run(out):
         ctx = Context(scale="paper", seed=0, out_dir=out, claim_id="deep_crl.trainability")
-        return deep_crl.trainability(ctx)
+        return as_run(deep_crl.trainability, ctx)
 
     whole = run(tmp_path / "whole")
     real, count = dc.critic_loss, {"n": 0}

@@ -11,6 +11,7 @@ import pytest
 from paper_checks.checks import diffusion
 from paper_checks.context import Context
 from paper_checks.results import Verdict
+from tests.paper_checks.checks import as_run
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +49,7 @@ def test_tau_gen_constant_tau_mem_linear_is_decided_over_units(out_dir):
     τ_gen's exponent sits inside ±0.1 and the minimal score error falls in every unit, so those
     parts PASS; the verdict is not FAIL (τ_mem's spread may leave it INCONCLUSIVE at R = 1)."""
     ctx = _ctx(out_dir, "tau_gen_constant_tau_mem_linear")
-    result = diffusion.tau_gen_constant_tau_mem_linear(ctx)
+    result = as_run(diffusion.tau_gen_constant_tau_mem_linear, ctx)
     units = result.measured["unit_exponents"]
     assert len(units["tau_gen_exponent"]) == diffusion.TAU_UNITS["quick"]
     assert result.decision is not None
@@ -109,7 +110,9 @@ def test_tau_mem_claim_fails_for_an_exponent_below_the_band(tmp_path):
     """A simulation whose τ_mem grows like ψ_n^0.7 (5% noise per point): every unit's exponent
     is below [0.8, 1.2], the upper bound too: FAIL."""
     ctx = _ctx(tmp_path, "tau_gen_constant_tau_mem_linear")
-    result = diffusion.tau_gen_constant_tau_mem_linear(ctx, task=synthetic_timescales(0.7, 0.05))
+    result = as_run(
+        diffusion.tau_gen_constant_tau_mem_linear, ctx, task=synthetic_timescales(0.7, 0.05)
+    )
     assert max(result.measured["unit_exponents"]["tau_mem_exponent"]) < 0.8
     assert _parts(result)["tau_mem_exponent greater"] == "FAIL"
     assert _parts(result)["tau_gen_exponent greater"] != "FAIL"
@@ -118,7 +121,9 @@ def test_tau_mem_claim_fails_for_an_exponent_below_the_band(tmp_path):
 
 def test_tau_mem_claim_passes_inside_the_band(tmp_path):
     ctx = _ctx(tmp_path, "tau_gen_constant_tau_mem_linear")
-    result = diffusion.tau_gen_constant_tau_mem_linear(ctx, task=synthetic_timescales(0.95, 0.01))
+    result = as_run(
+        diffusion.tau_gen_constant_tau_mem_linear, ctx, task=synthetic_timescales(0.95, 0.01)
+    )
     assert 0.8 <= result.measured["tau_mem_exponent"] <= 1.2
     assert result.verdict is Verdict.PASS, result.summary
 
@@ -130,7 +135,7 @@ def test_memorization_threshold_fails_at_twice_p_as_the_spec_states_it(out_dir):
     ≈ 3.5 Δ_t in every draw (the pilot's own 0.068 > Δ_t = 0.0198 too): FAIL over the units,
     reported as measured."""
     ctx = _ctx(out_dir, "memorization_threshold")
-    result = diffusion.memorization_threshold(ctx)
+    result = as_run(diffusion.memorization_threshold, ctx)
     m = result.measured
     assert result.verdict is Verdict.FAIL
     assert len(m["units"]["max_gap_over_delta_beyond_threshold"]) == 3
@@ -150,7 +155,7 @@ def test_memorization_threshold_fails_at_twice_p_as_the_spec_states_it(out_dir):
 
 def test_memorization_threshold_passes_with_the_threshold_at_four_p(out_dir):
     ctx = _ctx(out_dir, "memorization_threshold")
-    result = diffusion.memorization_threshold(ctx, threshold_ratio=4.0)
+    result = as_run(diffusion.memorization_threshold, ctx, threshold_ratio=4.0)
     assert result.verdict is Verdict.PASS, result.summary
 
 
@@ -158,7 +163,7 @@ def test_memorization_threshold_passes_with_the_threshold_at_four_p(out_dir):
 def test_memorization_threshold_fails_with_the_threshold_at_three_p(out_dir):
     """The gap crosses Δ_t near ψ_n ≈ 3.6ψ_p, so a threshold at 3ψ_p (ψ_n = 48) is just too early."""
     ctx = _ctx(out_dir, "memorization_threshold")
-    result = diffusion.memorization_threshold(ctx, threshold_ratio=3.0)
+    result = as_run(diffusion.memorization_threshold, ctx, threshold_ratio=3.0)
     assert result.verdict is Verdict.FAIL
     assert 1.0 < result.measured["max_gap_over_delta_beyond_threshold"] < 2.0
 
@@ -186,7 +191,9 @@ def test_memorization_threshold_fails_for_a_too_steep_predicted_tail(out_dir):
 def test_memorization_threshold_passes_for_a_tail_within_reach(out_dir):
     """ψ_n^−2.25 needs a slope ≤ −1.8: the draws' upper bound (≈ −1.95) clears it."""
     ctx = _ctx(out_dir, "memorization_threshold")
-    result = diffusion.memorization_threshold(ctx, threshold_ratio=4.0, decay_exponent=-2.25)
+    result = as_run(
+        diffusion.memorization_threshold, ctx, threshold_ratio=4.0, decay_exponent=-2.25
+    )
     assert result.verdict is Verdict.PASS, result.summary
 
 
@@ -206,7 +213,7 @@ def test_gd_matches_flow_fails_at_the_reference_lr(out_dir):
     memorisation phase, but the SGD noise of the reference rate lifts the window's test loss
     ≈ 2.6 Δ_t above the flow: FAIL, reported as measured."""
     ctx = _ctx(out_dir, "gd_matches_flow")
-    result = diffusion.gd_matches_flow(ctx)
+    result = as_run(diffusion.gd_matches_flow, ctx)
     errors = _plateau_errors(result)
     assert result.verdict is Verdict.FAIL
     for which in ("train", "test"):
@@ -225,8 +232,10 @@ def test_gd_matches_flow_fails_with_a_factor_two_in_the_time_axis(out_dir):
     """τ per step twice too large (the factor 2 of dB/dτ = −(2/ψ_p)(…) counted twice): the
     plateaus that match under the right conversion miss by more than 5%."""
     ctx = _ctx(out_dir, "gd_matches_flow")
-    result = diffusion.gd_matches_flow(
-        ctx, tau_per_step=lambda lr_ref, d, p: 2 * diffusion.paper_tau_per_step(lr_ref, d, p)
+    result = as_run(
+        diffusion.gd_matches_flow,
+        ctx,
+        tau_per_step=lambda lr_ref, d, p: 2 * diffusion.paper_tau_per_step(lr_ref, d, p),
     )
     errors = _plateau_errors(result)
     assert result.verdict is Verdict.FAIL
@@ -236,5 +245,5 @@ def test_gd_matches_flow_fails_with_a_factor_two_in_the_time_axis(out_dir):
 def test_gd_matches_flow_fails_with_the_scripts_raw_time_axis(out_dir):
     """The authors' training script logs k·lr, which misses the factor p of τ = kη/d²."""
     ctx = _ctx(out_dir, "gd_matches_flow")
-    result = diffusion.gd_matches_flow(ctx, tau_per_step=lambda lr_ref, d, p: lr_ref / d**2)
+    result = as_run(diffusion.gd_matches_flow, ctx, tau_per_step=lambda lr_ref, d, p: lr_ref / d**2)
     assert result.verdict is Verdict.FAIL

@@ -97,22 +97,22 @@ def _sink_records(relative: list[float], base: float = 8.0) -> list[dict]:
 def test_sink_removed_passes_fails_and_is_inconclusive_without_a_sink(ctx):
     sink = _sink_records([1 / 16, 1 / 14, 1 / 18])
     sink += [_record("ns_sigmoid", s, f_attn=7 * UNIFORM * (1 + 0.02 * s)) for s in range(3)]
-    result = ga.sink_removed(ctx, runs=_runs(sink))
+    result = as_run(ga.sink_removed, ctx, runs=_runs(sink))
     assert result.verdict is Verdict.PASS, result.summary
     assert result.measured["gated_over_baseline"][0] == pytest.approx(1 / 16)
     assert result.decision["units"]["f_attn_log_ratio"][0] == pytest.approx(np.log(1 / 16))
     assert (ctx.out_dir / result.figures[0]).is_file()
-    wrong = ga.sink_removed(ctx, gated_arm="ns_sigmoid", runs=_runs(sink))
+    wrong = as_run(ga.sink_removed, ctx, gated_arm="ns_sigmoid", runs=_runs(sink))
     assert wrong.verdict is Verdict.FAIL
     no_sink = [_record("none", 0, f_attn=2 * UNIFORM), _record("elementwise", 0, f_attn=UNIFORM)]
-    undecided = ga.sink_removed(ctx, runs=_runs(no_sink))
+    undecided = as_run(ga.sink_removed, ctx, runs=_runs(no_sink))
     assert undecided.verdict is Verdict.INCONCLUSIVE
     assert "no baseline seed formed a sink" in undecided.summary
     assert undecided.decision["units"] == {"f_attn_log_ratio": []}
 
 
 def test_sink_removed_passes_well_below_half_the_baseline(ctx):
-    result = ga.sink_removed(ctx, runs=_runs(_sink_records([0.3, 0.35, 0.32, 0.28, 0.33])))
+    result = as_run(ga.sink_removed, ctx, runs=_runs(_sink_records([0.3, 0.35, 0.32, 0.28, 0.33])))
     assert result.verdict is Verdict.PASS, result.summary
 
 
@@ -120,13 +120,13 @@ def test_sink_removed_passes_well_below_half_the_baseline(ctx):
 def test_sink_removed_fails_when_the_gate_keeps_slightly_over_half_the_sink(ctx):
     # a wrong gate that leaves 0.55–0.6× of the sink in every seed: the lower bound of the mean
     # ln ratio lies above ln 0.5
-    result = ga.sink_removed(ctx, runs=_runs(_sink_records([0.55, 0.6, 0.57, 0.58, 0.56])))
+    result = as_run(ga.sink_removed, ctx, runs=_runs(_sink_records([0.55, 0.6, 0.57, 0.58, 0.56])))
     assert result.verdict is Verdict.FAIL, result.summary
     assert result.measured["gated_over_baseline_max"] == pytest.approx(0.6)
 
 
 def test_sink_removed_with_two_seeds_with_a_sink_is_inconclusive_by_declaration(ctx):
-    result = ga.sink_removed(ctx, runs=_runs(_sink_records([0.1, 0.1])))
+    result = as_run(ga.sink_removed, ctx, runs=_runs(_sink_records([0.1, 0.1])))
     assert result.verdict is Verdict.INCONCLUSIVE
     assert result.decision["units_needed"] == 3
 
@@ -139,7 +139,7 @@ def _m_act_records(base_m: list[float], gated_m: list[float]) -> list[dict]:
 def test_massive_activations_drop_passes_when_gated_is_lower_by_a_consistent_factor(ctx):
     base_m = [5.0, 6, 7, 5, 4]
     gated = [4.0, 5.0, 5.4, 4.1, 3.3]  # 0.77–0.83× the baseline
-    result = ga.massive_activations_drop(ctx, runs=_runs(_m_act_records(base_m, gated)))
+    result = as_run(ga.massive_activations_drop, ctx, runs=_runs(_m_act_records(base_m, gated)))
     assert result.verdict is Verdict.PASS, result.summary
     assert result.measured["share_gated_lower"] == pytest.approx(1.0)
 
@@ -149,18 +149,20 @@ def test_massive_activations_drop_fails_when_the_gate_raises_m_act_slightly(ctx)
     # a wrong gate that raises M-Act by 3–8% in every seed
     base_m = [5.0, 6, 7, 5, 4]
     gated = [5.2, 6.4, 7.3, 5.4, 4.2]
-    result = ga.massive_activations_drop(ctx, runs=_runs(_m_act_records(base_m, gated)))
+    result = as_run(ga.massive_activations_drop, ctx, runs=_runs(_m_act_records(base_m, gated)))
     assert result.verdict is Verdict.FAIL, result.summary
 
 
 def test_massive_activations_drop_is_inconclusive_at_four_of_five_with_the_fifth_far_off(ctx):
     # 4 of 5 lower (the old rule's PASS) but the fifth seed doubles M-Act: no decision
     base_m = [5.0, 6, 7, 5, 4]
-    result = ga.massive_activations_drop(
-        ctx, runs=_runs(_m_act_records(base_m, [4.9, 5.8, 6.9, 4.9, 8.0]))
+    result = as_run(
+        ga.massive_activations_drop,
+        ctx,
+        runs=_runs(_m_act_records(base_m, [4.9, 5.8, 6.9, 4.9, 8.0])),
     )
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
-    one = ga.massive_activations_drop(ctx, runs=_runs(_m_act_records([5.0], [1.0])))
+    one = as_run(ga.massive_activations_drop, ctx, runs=_runs(_m_act_records([5.0], [1.0])))
     assert one.verdict is Verdict.INCONCLUSIVE
     assert "fewer than the 3" in one.summary
 
@@ -173,8 +175,8 @@ def _loss_records(deltas: list[float]) -> list[dict]:
 
 def test_loss_not_worse_passes_when_gated_is_better_near_zero(ctx):
     # mean −0.006 nats, upper bound about −0.002: below 0
-    result = ga.loss_not_worse(
-        ctx, runs=_runs(_loss_records([-0.004, -0.008, -0.003, -0.009, -0.006]))
+    result = as_run(
+        ga.loss_not_worse, ctx, runs=_runs(_loss_records([-0.004, -0.008, -0.003, -0.009, -0.006]))
     )
     assert result.verdict is Verdict.PASS, result.summary
     assert result.measured["delta_bounds"][1] < 0
@@ -183,18 +185,22 @@ def test_loss_not_worse_passes_when_gated_is_better_near_zero(ctx):
 @pytest.mark.claim_fails("gated_attention.loss_not_worse")
 def test_loss_not_worse_fails_when_gated_is_slightly_worse(ctx):
     # a gated arm 0.006 nats worse (≈ 0.3% in perplexity): the lower bound lies above 0
-    result = ga.loss_not_worse(ctx, runs=_runs(_loss_records([0.004, 0.008, 0.003, 0.009, 0.006])))
+    result = as_run(
+        ga.loss_not_worse, ctx, runs=_runs(_loss_records([0.004, 0.008, 0.003, 0.009, 0.006]))
+    )
     assert result.verdict is Verdict.FAIL, result.summary
     assert 0 < result.measured["delta_bounds"][0] < 0.01
 
 
 def test_loss_not_worse_is_inconclusive_when_the_bounds_straddle_zero(ctx):
-    result = ga.loss_not_worse(ctx, runs=_runs(_loss_records([-0.02, 0.01, -0.015, 0.012, -0.01])))
+    result = as_run(
+        ga.loss_not_worse, ctx, runs=_runs(_loss_records([-0.02, 0.01, -0.015, 0.012, -0.01]))
+    )
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
     low, high = result.measured["delta_bounds"]
     assert low < 0 < high
     assert result.decision["units_needed"] is not None
-    one_seed = ga.loss_not_worse(ctx, runs=_runs(_loss_records([-0.05])))
+    one_seed = as_run(ga.loss_not_worse, ctx, runs=_runs(_loss_records([-0.05])))
     assert one_seed.verdict is Verdict.INCONCLUSIVE
     assert one_seed.decision["units"]["delta"] == [pytest.approx(-0.05)]
 
@@ -212,7 +218,7 @@ def _lr_grid(base_top: list[float], gated_top: list[float]) -> list[dict]:
 
 def test_lr_tolerance_passes_when_the_baseline_degrades_slightly_more(ctx):
     base, gated = [2.08, 2.10, 2.09, 2.07, 2.11], [2.06, 2.07, 2.07, 2.05, 2.08]
-    result = ga.lr_tolerance(ctx, runs=_runs(_lr_grid(base, gated)))
+    result = as_run(ga.lr_tolerance, ctx, runs=_runs(_lr_grid(base, gated)))
     assert result.verdict is Verdict.PASS, result.summary
     assert result.measured["excess_gap"] == pytest.approx([0.02, 0.03, 0.02, 0.02, 0.03])
     assert (result.measured["failures_baseline"], result.measured["failures_gated"]) == (5, 4)
@@ -222,13 +228,13 @@ def test_lr_tolerance_passes_when_the_baseline_degrades_slightly_more(ctx):
 def test_lr_tolerance_fails_when_the_gated_arm_degrades_slightly_more(ctx):
     # the wrong theory "the gate lowers the tolerated LR": G1 degrades 0.01–0.02 nats more
     base, gated = [2.06, 2.04, 2.07, 2.03, 2.05], [2.08, 2.05, 2.09, 2.04, 2.07]
-    result = ga.lr_tolerance(ctx, runs=_runs(_lr_grid(base, gated)))
+    result = as_run(ga.lr_tolerance, ctx, runs=_runs(_lr_grid(base, gated)))
     assert result.verdict is Verdict.FAIL, result.summary
 
 
 def test_lr_tolerance_counts_a_diverged_baseline_at_the_divergence_level(ctx):
     base, gated = [np.nan, np.nan, np.nan], [2.1, 2.2, 2.15]
-    result = ga.lr_tolerance(ctx, runs=_runs(_lr_grid(base, gated)))
+    result = as_run(ga.lr_tolerance, ctx, runs=_runs(_lr_grid(base, gated)))
     assert result.verdict is Verdict.PASS, result.summary
     assert result.measured["excess_baseline"] == pytest.approx([ga.DIVERGED_LOSS - 2] * 3)
 
@@ -259,7 +265,7 @@ SINK_GATES = [
 
 def test_gate_sparse_passes_inside_the_papers_level(ctx):
     records = _sparse_records([0.20, 0.21, 0.19, 0.20, 0.22], [0.30, 0.28, 0.31, 0.29, 0.30])
-    result = ga.gate_sparse(ctx, runs=_runs(records), sink=_runs(SINK_GATES))
+    result = as_run(ga.gate_sparse, ctx, runs=_runs(records), sink=_runs(SINK_GATES))
     assert result.verdict is Verdict.PASS, result.summary
     assert result.measured["sink_gate_mean"][0] == pytest.approx(0.04)
     assert "sink testbed" in result.summary
@@ -271,7 +277,7 @@ def test_gate_sparse_fails_a_gate_just_above_the_papers_level(ctx):
     # mean 0.27-0.28 with 25% of values < 0.1: a gate that fell well below σ(0) = 0.5 and has
     # far more values near 0 than NS-sigmoid, but misses mean ≤ 0.25
     records = _sparse_records([0.27, 0.28, 0.27, 0.275, 0.28], [0.25, 0.25, 0.26, 0.25, 0.26])
-    result = ga.gate_sparse(ctx, runs=_runs(records), sink=None)
+    result = as_run(ga.gate_sparse, ctx, runs=_runs(records), sink=None)
     assert result.verdict is Verdict.FAIL, result.summary
     assert -0.15 < result.measured["sparsity_margin_max"] < 0
 
@@ -281,16 +287,16 @@ def test_gate_sparse_fails_a_low_mean_gate_with_too_few_values_near_zero(ctx):
     # mean 0.22 (below 0.25) but only 17-18% of values < 0.1: not sparse at the paper's level
     # (five seeds: with three the rule reports that about four would decide it)
     records = _sparse_records([0.22] * 5, [0.17, 0.18, 0.175, 0.17, 0.18])
-    result = ga.gate_sparse(ctx, runs=_runs(records), sink=None)
+    result = as_run(ga.gate_sparse, ctx, runs=_runs(records), sink=None)
     assert result.verdict is Verdict.FAIL, result.summary
 
 
 def test_gate_sparse_is_inconclusive_near_the_threshold_and_on_one_seed(ctx):
     records = _sparse_records([0.24, 0.27, 0.25], [0.25, 0.25, 0.25])
-    result = ga.gate_sparse(ctx, runs=_runs(records), sink=None)
+    result = as_run(ga.gate_sparse, ctx, runs=_runs(records), sink=None)
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
     assert result.measured["seeds_sparse"] == 2
-    one = ga.gate_sparse(ctx, runs=_runs(_sparse_records([0.1], [0.5])), sink=None)
+    one = as_run(ga.gate_sparse, ctx, runs=_runs(_sparse_records([0.1], [0.5])), sink=None)
     assert one.verdict is Verdict.INCONCLUSIVE  # one seed: by declaration
     assert one.decision["units"]["gate_mean"] == [pytest.approx(0.1)]
 
@@ -322,13 +328,15 @@ def _ordering_records(sink_seeds: int, n: int = 5) -> list[dict]:
 
 def test_sink_ordering_passes_and_fails_with_a_wrong_order(ctx):
     records = _ordering_records(sink_seeds=4)
-    result = ga.sink_ordering(ctx, runs=_runs(records))
+    result = as_run(ga.sink_ordering, ctx, runs=_runs(records))
     assert result.verdict is Verdict.PASS, result.summary
     assert result.measured["seeds_with_sink"] == 4
     relation = result.measured["relations"]["head_shared > ns_sigmoid"]
     assert relation["n_seeds"] == 4
     assert relation["log_ratio"] == pytest.approx(np.full(4, np.log(8.0 / 2.0)))
     assert (ctx.out_dir / result.figures[0]).is_file()
+    # a wrong ordering replaces the rule itself (its relations), which the registered rule
+    # the runner applies cannot carry: these tests read the check's own decision
     wrong = ga.sink_ordering(
         ctx, ordering=(("ns_sigmoid", ">", "elementwise"),), runs=_runs(records)
     )
@@ -352,7 +360,7 @@ def test_sink_ordering_fails_when_head_shared_keeps_slightly_more_sink_than_g2(c
     # head-shared leaves ≈ 1.2× G2's first-token weight (the paper: 0.301 vs 0.297):
     # "head-shared > G2" is violated (mean ln ratio ≈ −0.18, upper bound below 0)
     records = _near(_ordering_records(sink_seeds=5), "head_shared", 1.2, of="g2_value")
-    result = ga.sink_ordering(ctx, runs=_runs(records))
+    result = as_run(ga.sink_ordering, ctx, runs=_runs(records))
     assert result.verdict is Verdict.FAIL, result.summary
     relation = result.measured["relations"]["head_shared > g2_value"]
     assert relation["verdict"] == "FAIL"
@@ -379,15 +387,15 @@ def test_a_sink_in_some_heads_counts_for_the_ordering(ctx):
     for r in records:
         if r["params"]["gate"] == "none" and r["seed_index"] == 2:
             r["result"]["final"]["sink_rate"] = 0.25
-    result = ga.sink_ordering(ctx, runs=_runs(records))
+    result = as_run(ga.sink_ordering, ctx, runs=_runs(records))
     assert result.measured["seeds_with_sink"] == 3
 
 
 def test_sink_ordering_needs_three_seeds_with_a_sink(ctx):
-    result = ga.sink_ordering(ctx, runs=_runs(_ordering_records(sink_seeds=2)))
+    result = as_run(ga.sink_ordering, ctx, runs=_runs(_ordering_records(sink_seeds=2)))
     assert result.verdict is Verdict.INCONCLUSIVE
     assert "fewer than the 3" in result.summary
-    none = ga.sink_ordering(ctx, runs=_runs(_ordering_records(sink_seeds=0)))
+    none = as_run(ga.sink_ordering, ctx, runs=_runs(_ordering_records(sink_seeds=0)))
     assert none.verdict is Verdict.INCONCLUSIVE
     assert all(v == [] for v in none.decision["units"].values())
 
@@ -406,7 +414,7 @@ def test_sink_ordering_strict_and_weak_relations_on_near_equal_arms(ctx):
 
 def test_claims_name_a_missing_arm(ctx):
     with pytest.raises(ValueError, match="headwise"):
-        ga.sink_removed(ctx, gated_arm="headwise", runs=_runs([_record("none", 0)]))
+        as_run(ga.sink_removed, ctx, gated_arm="headwise", runs=_runs([_record("none", 0)]))
 
 
 # ---------------------------------------------------------------------- one tiny real sweep
@@ -449,15 +457,19 @@ def test_tiny_real_sweep_runs_every_claim(tiny_ctx):
     text = functools.partial(ga.text_runs, text=TINY_TEXT, seeds=3)
     sink = functools.partial(ga.sink_runs, sink=TINY_SINK, seeds=2)
     results = {
-        "gate_sparse": ga.gate_sparse(tiny_ctx, runs=text, sink=sink),
-        "massive": ga.massive_activations_drop(tiny_ctx, runs=text),
-        "loss": ga.loss_not_worse(tiny_ctx, runs=text),
-        "lr": ga.lr_tolerance(
-            tiny_ctx, runs=functools.partial(ga.text_lr_runs, text=TINY_TEXT, seeds=3)
+        "gate_sparse": as_run(ga.gate_sparse, tiny_ctx, runs=text, sink=sink),
+        "massive": as_run(ga.massive_activations_drop, tiny_ctx, runs=text),
+        "loss": as_run(ga.loss_not_worse, tiny_ctx, runs=text),
+        "lr": as_run(
+            ga.lr_tolerance,
+            tiny_ctx,
+            runs=functools.partial(ga.text_lr_runs, text=TINY_TEXT, seeds=3),
         ),
-        "sink": ga.sink_removed(tiny_ctx, runs=sink),
-        "ordering": ga.sink_ordering(
-            tiny_ctx, runs=functools.partial(ga.ordering_runs, ordering=TINY_ORDER)
+        "sink": as_run(ga.sink_removed, tiny_ctx, runs=sink),
+        "ordering": as_run(
+            ga.sink_ordering,
+            tiny_ctx,
+            runs=functools.partial(ga.ordering_runs, ordering=TINY_ORDER),
         ),
     }
     for result in results.values():
@@ -475,8 +487,13 @@ def test_tiny_real_sweep_runs_every_claim(tiny_ctx):
     counts = results["loss"].measured["n_params"]
     assert abs(counts["elementwise"] - counts["none"]) <= 1.5 * 16
     # a wrong theory on real runs (3 seeds): the NS-sigmoid gate never falls below 0.5
-    wrong = ga.gate_sparse(
-        tiny_ctx, gated_arm="ns_sigmoid", control_arm="elementwise", runs=text, sink=None
+    wrong = as_run(
+        ga.gate_sparse,
+        tiny_ctx,
+        gated_arm="ns_sigmoid",
+        control_arm="elementwise",
+        runs=text,
+        sink=None,
     )
     assert wrong.verdict is Verdict.FAIL
     assert np.all(np.asarray(wrong.measured["gate_mean"]) >= 0.5)

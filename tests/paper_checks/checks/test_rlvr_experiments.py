@@ -77,7 +77,7 @@ def test_toy_world_is_shared_by_claims():
 def test_pass1_gain_passes(ctx):
     """Distillation followed by GRPO gains ≈ .1 at pass@1 (the pilot before the claims: .227 →
     .343); the default arm (GRPO 400 steps) gains ≈ .056, near the 0.04 margin."""
-    result = exp.toy_pass1_gain(ctx, rl_arm="distill_grpo")
+    result = as_run(exp.toy_pass1_gain, ctx, rl_arm="distill_grpo")
     assert result.verdict is Verdict.PASS, result.summary
     assert result.decision["verdict"] == "PASS"
     assert result.measured["units"] == exp.ARM_A_UNITS["quick"] == 10
@@ -212,7 +212,7 @@ def test_crossing_fails_without_training(quiet):
 
 
 def test_coverage_shrinks_passes_and_writes_replayable_samples(ctx, capsys):
-    result = exp.toy_coverage_shrinks(ctx)
+    result = as_run(exp.toy_coverage_shrinks, ctx)
     assert result.verdict is Verdict.PASS, result.summary
     assert result.measured["max_rise"] <= exp.CHECKPOINT_TOL
     assert result.measured["rl_only_fraction_max"] <= exp.RL_ONLY_MAX

@@ -90,7 +90,7 @@ def _strong_records(exponents=QUICK_ALPHA_M):
 @pytest.mark.slow
 def test_strong_inverse_m_real_quick_sweep_is_one_unit(quick):
     # quick trains one ladder per root seed: INCONCLUSIVE by declaration, decided when pooled
-    result = checks.strong_inverse_m(_ctx(quick, "superposition.strong_inverse_m"))
+    result = as_run(checks.strong_inverse_m, _ctx(quick, "superposition.strong_inverse_m"))
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
     assert len(result.decision["units"]["alpha_m_error"]) == 1
     assert 0.7 <= result.measured["alpha_m"] <= 1.2
@@ -158,7 +158,9 @@ def test_strong_inverse_m_fails_when_the_loss_rises(full, monkeypatch, five_unit
 @pytest.mark.slow
 def test_weak_tracks_unlearned_real_quick_sweep_is_one_unit(quick):
     # one training run per root seed at quick: INCONCLUSIVE by declaration, decided when pooled
-    result = checks.weak_tracks_unlearned(_ctx(quick, "superposition.weak_tracks_unlearned"))
+    result = as_run(
+        checks.weak_tracks_unlearned, _ctx(quick, "superposition.weak_tracks_unlearned")
+    )
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
     assert len(result.decision["units"]["gap_max"]) == 1
     assert result.measured["weak_over_strong_min"] >= 1.5
@@ -186,7 +188,7 @@ def test_weak_tracks_unlearned_decides_both_sides_of_the_band(
     full, monkeypatch, five_units, excess, verdict
 ):
     monkeypatch.setattr(Context, "sweep", _weak_equals_unlearned(excess))
-    result = checks.weak_tracks_unlearned(full)
+    result = as_run(checks.weak_tracks_unlearned, full)
     assert result.verdict is verdict, result.summary
 
 
@@ -195,7 +197,8 @@ def test_weak_tracks_unlearned_fails_with_unit_second_moment(full, monkeypatch, 
     # values with E v² = 1 instead of 4/3 (v ~ U(0, 2)): L_unl = Σ (p_i − p_i²), 25% lower, on
     # records that follow the right L_unl to within the band
     monkeypatch.setattr(Context, "sweep", _weak_equals_unlearned(INSIDE))
-    result = checks.weak_tracks_unlearned(
+    result = as_run(
+        checks.weak_tracks_unlearned,
         full,
         unlearned_loss=lambda p, kept: float(
             np.sum((np.asarray(p) - np.asarray(p) ** 2)[~np.asarray(kept)])
@@ -208,7 +211,8 @@ def test_weak_tracks_unlearned_fails_with_unit_second_moment(full, monkeypatch, 
 def test_weak_tracks_unlearned_fails_without_the_variance_correction(full, monkeypatch, five_units):
     # forgetting that a dropped feature's optimal bias removes ⟨x⟩²: L_unl = Σ 4/3 p_i · 2
     monkeypatch.setattr(Context, "sweep", _weak_equals_unlearned(INSIDE))
-    result = checks.weak_tracks_unlearned(
+    result = as_run(
+        checks.weak_tracks_unlearned,
         full,
         unlearned_loss=lambda p, kept: 2 * 4 / 3 * float(np.sum(np.asarray(p)[~np.asarray(kept)])),
     )
@@ -219,7 +223,7 @@ def test_weak_tracks_unlearned_fails_without_the_variance_correction(full, monke
 # ---------------------------------------------------------------------------------- regime_knob
 @pytest.mark.slow
 def test_regime_knob_passes(quick):
-    result = checks.regime_knob(_ctx(quick, "superposition.regime_knob"))
+    result = as_run(checks.regime_knob, _ctx(quick, "superposition.regime_knob"))
     assert result.verdict is Verdict.PASS, result.summary
     phi = np.asarray(result.measured["phi_half"])
     assert phi.shape == (checks.KNOB_UNITS, len(checks.KNOB_GAMMAS))
@@ -243,27 +247,27 @@ def test_regime_knob_fails_if_strong_superposition_held_up_to_no_decay(full, mon
         return (1.0, 1.0) if gamma <= 0 else checks.phi_half_band(gamma, m, n)
 
     monkeypatch.setattr(Context, "sweep", _knob_records())
-    result = checks.regime_knob(full, band=strong_to_zero)
+    result = as_run(checks.regime_knob, full, band=strong_to_zero)
     assert result.verdict is Verdict.FAIL, result.summary
     assert result.measured["band_miss"] == pytest.approx(0.742, abs=0.01)
 
 
 def test_regime_knob_passes_on_the_reference_fractions(full, monkeypatch):
     monkeypatch.setattr(Context, "sweep", _knob_records())
-    assert checks.regime_knob(full).verdict is Verdict.PASS
+    assert as_run(checks.regime_knob, full).verdict is Verdict.PASS
 
 
 def test_regime_knob_fails_if_decay_did_not_matter(full, monkeypatch):
     # "a width-m model represents about m features whatever γ"
     monkeypatch.setattr(Context, "sweep", _knob_records())
-    result = checks.regime_knob(full, band=lambda gamma, m, n: (0.0, 3 * m / n))
+    result = as_run(checks.regime_knob, full, band=lambda gamma, m, n: (0.0, 3 * m / n))
     assert result.verdict is Verdict.FAIL, result.summary
 
 
 def test_regime_knob_fails_if_phi_rises_with_decay(full, monkeypatch):
     rising = tuple((1.0, 1.0, 0.05, 0.1) for _ in KNOB_PHI)
     monkeypatch.setattr(Context, "sweep", _knob_records(rising))
-    result = checks.regime_knob(full)
+    result = as_run(checks.regime_knob, full)
     assert result.verdict is Verdict.FAIL, result.summary
     assert result.measured["rise_max"] == pytest.approx(0.05)
 
