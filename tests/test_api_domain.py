@@ -200,6 +200,8 @@ class Boxes:
 
 
 BOXES = Boxes()
+#: An anchor grid (H', W', k, 4) of stride 16.
+GRID = anchors.anchor_grid(64, 64)
 RNG = np.random.default_rng(0)
 #: Dimensions: reals ≥ 1 (arrays allowed).
 DIMENSIONS = Fixed((0, -1, 0.5, np.nan, np.inf, "a", None, [1, 0], True))
@@ -1060,15 +1062,88 @@ DOMAINS: dict[str, Domain] = {
         {"values": [1.0, 2.0, 3.0, 10.0], "fraction": 0.5, "ties": "cut"},
         {"values": Reals(empty=True), "fraction": FRACTION, "ties": Choice()},
     ),
+    # neural.lm_data, neural.attention_metrics, theory.online.constructions
+    "neural.lm_data.text_batch": D(
+        {
+            "data": np.frombuffer(b"hello world", dtype=np.uint8),
+            "batch": 2,
+            "seq_len": 4,
+            "rng": RNG,
+        },
+        {
+            "data": Fixed(
+                (np.arange(11.0), np.zeros((2, 6), np.uint8), b"hello world", "hello", None, [1, 2])
+            ),
+            "batch": COUNT,
+            "seq_len": Count(2, 11),
+        },
+    ),
+    "neural.lm_data.text_split": D(
+        {"split": "val", "held_out": 0.1},
+        {
+            "split": Fixed(("test", "VAL", "", None, 1, b"val")),
+            "held_out": Real(0.0, 1.0, open_low=True, open_high=True),
+        },
+    ),
+    "neural.attention_metrics.uniform_first_token_weight": D(
+        {"seq_len": 64}, {"seq_len": Count(2)}
+    ),
+    "theory.online.constructions.node_depth": D({"j": 5}, {"j": SIZE}),
+    # sims.boxes
+    "sims.boxes.random_boxes": D(
+        {
+            "n": 3,
+            "side_range": (32.0, 64.0),
+            "aspect_range": (0.5, 2.0),
+            "image": (600, 1000),
+            "rng": 0,
+        },
+        {
+            "n": SIZE,
+            "side_range": RANGE,
+            "aspect_range": RANGE,
+            "image": Fixed(((600,), (0, 1000), (600.0, 1000), (True, 1000), "ab", None, (6, 1, 3))),
+        },
+    ),
+    "sims.boxes.best_iou_per_band": D(
+        {"anchors": BOX, "bands": [(8.0, 16.0)], "n": 5, "rng": {(8.0, 16.0): RNG}},
+        {
+            "anchors": BOXES,
+            "bands": Fixed(([], [(2.0, 1.0)], [(0.0, 1.0)], [(np.nan, 1.0)], [(1.0,)], "ab", None)),
+            "n": SIZE,
+        },
+    ),
+    "sims.boxes.shift_response": D(
+        {
+            "anchors": GRID,
+            "objects": np.array([[10.0, 10.0, 40.0, 40.0]]),
+            "multibox": anchors.generate_anchors() + 100.0,
+            "shifts": np.array([0, 8, 16]),
+            "stride": 16,
+        },
+        {
+            "anchors": Reals(),
+            "anchors ": Fixed((BOX,)),
+            "objects": BOXES,
+            "multibox": BOXES,
+            "shifts": Fixed(
+                ([], [8, 16], [0, 8.5], [0, -8], [0, 64], [[0, 8]], ["a"], [0, np.nan])
+            ),
+            "stride": COUNT,
+        },
+    ),
+    # sims.deep_crl_units
+    "sims.deep_crl_units.mean_se": D(
+        {"values": [1.0, 2.0, 3.0]}, {"values": REALS, "values ": Fixed(([[1.0, 2.0]],))}
+    ),
+    "sims.deep_crl_units.geometric_mean_se": D(
+        {"values": [1.0, 100.0]},
+        {"values": Reals(0.0), "values ": Fixed(([0.0, 1.0], [[1.0, 2.0]]))},
+    ),
 }
 
 #: Public functions not fuzzed here, by reason.
 NOT_FUZZED: dict[str, tuple[str, ...]] = {
-    "a boundary check here would stale the records of claims that are costly to rerun (the "
-    "gated-attention LM trainings, the online adversary); to add with their next rerun": (
-        "neural.attention_metrics.uniform_first_token_weight",
-        "theory.online.constructions.node_depth",
-    ),
     "take objects of this package (samples, spectra, flows, policies, configs, fits) or callables, validated by their own constructors": (
         "neural.attention_metrics.first_token_attention",
         "neural.attention_metrics.massive_activation_summary",
@@ -1166,13 +1241,6 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "theory.rmt.compare_constants",
     ),
     "not yet fuzzed here: numeric parameters left for a follow-up": (
-        "neural.lm_data.text_batch",
-        "neural.lm_data.text_split",
-        "sims.boxes.best_iou_per_band",
-        "sims.boxes.random_boxes",
-        "sims.boxes.shift_response",
-        "sims.deep_crl_units.geometric_mean_se",
-        "sims.deep_crl_units.mean_se",
         "sims.diffusion_rf.dense_flow",
         "sims.diffusion_rf.dsm_loss",
         "sims.diffusion_rf.gd_fresh_noise",
