@@ -20,6 +20,7 @@ import inspect
 import math
 import os
 from collections.abc import Callable, Mapping
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -202,6 +203,13 @@ class Boxes:
 BOXES = Boxes()
 #: An anchor grid (H', W', k, 4) of stride 16.
 GRID = anchors.anchor_grid(64, 64)
+#: Random features W (p, d) and data X (d, n) of the random-feature score model.
+FEATURES = np.random.default_rng(1).standard_normal((6, 4))
+DATA = np.random.default_rng(2).standard_normal((4, 3))
+#: A spectrum of two bulks, split at 1.5 (the fields ``sims.diffusion_units`` reads).
+TWO_BULKS = SimpleNamespace(
+    bulks=[SimpleNamespace(lower=0.1, upper=1.0), SimpleNamespace(lower=2.0, upper=4.0)]
+)
 RNG = np.random.default_rng(0)
 #: Dimensions: reals ≥ 1 (arrays allowed).
 DIMENSIONS = Fixed((0, -1, 0.5, np.nan, np.inf, "a", None, [1, 0], True))
@@ -1140,6 +1148,89 @@ DOMAINS: dict[str, Domain] = {
         {"values": [1.0, 100.0]},
         {"values": Reals(0.0), "values ": Fixed(([0.0, 1.0], [[1.0, 2.0]]))},
     ),
+    # sims.diffusion_rf, sims.diffusion_units
+    "sims.diffusion_rf.dense_flow": D(
+        {
+            "U": 2.0 * np.eye(3),
+            "V": np.ones((3, 2)),
+            "U_test": np.eye(3),
+            "V_test": np.ones((3, 2)),
+            "delta": 0.5,
+            "inv_sigma_t_mean": 1.0,
+        },
+        {
+            "U": REALS,
+            "U ": Fixed((np.eye(2), np.ones(3))),
+            "V": REALS,
+            "V ": Fixed((np.ones(3),)),
+            "U_test": REALS,
+            "U_test ": Fixed((np.eye(2),)),
+            "V_test": REALS,
+            "V_test ": Fixed((np.ones((3, 3)),)),
+            "delta": Real(0.0, 1.0, open_low=True),
+            "inv_sigma_t_mean": POSITIVE,
+        },
+    ),
+    "sims.diffusion_rf.dsm_loss": D(
+        {"B": np.ones((2, 3)), "U": np.eye(3), "V": np.zeros((3, 2)), "delta": 0.5},
+        {
+            "B": REALS,
+            "B ": Fixed((np.ones(3),)),
+            "U": REALS,
+            "U ": Fixed((np.eye(2),)),
+            "V": REALS,
+            "V ": Fixed((np.zeros((2, 3)),)),
+            "delta": Real(0.0, 1.0, open_low=True),
+        },
+    ),
+    "sims.diffusion_rf.noise_averaged_features": D(
+        {"W": FEATURES, "X": DATA, "t": 0.1, "order": 8, "nodes": 16},
+        {
+            "W": REALS,
+            "X": REALS,
+            "X ": Fixed((DATA.T,)),
+            "t": POSITIVE,
+            "order": SIZE,
+            "nodes": COUNT,
+        },
+    ),
+    "sims.diffusion_rf.population_features": D(
+        {"W": FEATURES, "sigma_diag": np.ones(4), "t": 0.1, "order": 20, "nodes": 40},
+        {
+            "W": REALS,
+            "sigma_diag": Reals(0.0),
+            "sigma_diag ": Fixed((np.ones(3), np.ones((4, 1)))),
+            "t": POSITIVE,
+            "order": SIZE,
+            "nodes": COUNT,
+        },
+    ),
+    "sims.diffusion_rf.gd_fresh_noise": D(
+        {"W": FEATURES, "X": DATA, "t": 0.1, "lr": 1.0, "checkpoints": [1, 3], "rng": RNG},
+        {
+            "W": REALS,
+            "X": REALS,
+            "X ": Fixed((DATA.T,)),
+            "t": POSITIVE,
+            "lr": POSITIVE,
+            "checkpoints": Fixed(
+                ([], [3, 1], [1, 1], [1.5, 3], [-1, 3], ["a"], [[1, 3]], None, [np.nan])
+            ),
+        },
+    ),
+    "sims.diffusion_units.group_counts": D(
+        {"eigs": np.array([0.2, 0.5, 1.2, 3.0]), "spec": TWO_BULKS},
+        {"eigs": Reals(empty=True), "eigs ": Fixed((np.ones((2, 2)),))},
+    ),
+    "sims.diffusion_units.plateau_error": D(
+        {"gd": [0.9, 0.8], "flow": [0.8, 0.8]},
+        {
+            "gd": REALS,
+            "gd ": Fixed(([0.9],)),
+            "flow": REALS,
+            "flow ": Fixed(([1.0, 1.0], [[0.8, 0.8]])),
+        },
+    ),
 }
 
 #: Public functions not fuzzed here, by reason.
@@ -1241,13 +1332,6 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "theory.rmt.compare_constants",
     ),
     "not yet fuzzed here: numeric parameters left for a follow-up": (
-        "sims.diffusion_rf.dense_flow",
-        "sims.diffusion_rf.dsm_loss",
-        "sims.diffusion_rf.gd_fresh_noise",
-        "sims.diffusion_rf.noise_averaged_features",
-        "sims.diffusion_rf.population_features",
-        "sims.diffusion_units.group_counts",
-        "sims.diffusion_units.plateau_error",
         "sims.passk_sampling.plus_minus_plus",
         "sims.rlvr_toy.group_advantages",
         "sims.rlvr_toy.sample_counts",
