@@ -1231,6 +1231,25 @@ DOMAINS: dict[str, Domain] = {
             "flow ": Fixed(([1.0, 1.0], [[0.8, 0.8]])),
         },
     ),
+    # sims.passk_sampling, sims.rlvr_toy
+    "sims.passk_sampling.plus_minus_plus": D(
+        {"p": np.linspace(0.05, 0.95, 6), "w": np.full(6, 1 / 6), "rng": RNG, "signs": (1, -1, 1)},
+        {
+            "p": Reals(0.0, 1.0),
+            "p ": Fixed((np.array([0.9, 0.1, 0.5]), np.array([0.1, 0.5]), [0.1, 0.2, 0.3])),
+            "w": Reals(0.0),
+            "w ": Fixed((np.ones(5),)),
+            "signs": Fixed(((), (1, 0, 1), (1, 2), "+-+", None, (1.5, -1), [[1, -1]])),
+        },
+    ),
+    "sims.rlvr_toy.group_advantages": D(
+        {"rewards": np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]])},
+        {"rewards": REALS, "rewards ": Fixed((np.ones(3), [[1.0, 0.0]]))},
+    ),
+    "sims.rlvr_toy.sample_counts": D(
+        {"p": np.array([0.0, 0.5, 1.0]), "n": 10, "rng": RNG},
+        {"p": REALS, "p ": Fixed((np.ones((2, 2)),)), "n": COUNT},
+    ),
 }
 
 #: Public functions not fuzzed here, by reason.
@@ -1332,9 +1351,6 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "theory.rmt.compare_constants",
     ),
     "not yet fuzzed here: numeric parameters left for a follow-up": (
-        "sims.passk_sampling.plus_minus_plus",
-        "sims.rlvr_toy.group_advantages",
-        "sims.rlvr_toy.sample_counts",
         "sims.rmt.ge_eigenvalues_streamed",
         "sims.rmt.stream_ge",
         "sims.superposition.loss_and_grad",
