@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paper_checks._public_api import PACKAGES, public_modules, public_names
+from sims.superposition import sample_batch
 from theory import anchors, hivemind, passk, rmt
 from theory.online.bounds import paper_length_bound
 from theory.passk import pass_at_k
@@ -206,6 +207,8 @@ GRID = anchors.anchor_grid(64, 64)
 #: Random features W (p, d) and data X (d, n) of the random-feature score model.
 FEATURES = np.random.default_rng(1).standard_normal((6, 4))
 DATA = np.random.default_rng(2).standard_normal((4, 3))
+#: Four samples of three features (``sims.superposition``).
+SPARSE_BATCH = sample_batch(np.array([0.9, 0.5, 0.1]), 4, np.random.default_rng(0))
 #: A spectrum of two bulks, split at 1.5 (the fields ``sims.diffusion_units`` reads).
 TWO_BULKS = SimpleNamespace(
     bulks=[SimpleNamespace(lower=0.1, upper=1.0), SimpleNamespace(lower=2.0, upper=4.0)]
@@ -224,6 +227,19 @@ BUDGET_GRID = Fixed(
 )
 #: A range (low, high) of positive reals.
 RANGE = Fixed(((2.0, 1.0), (0.0, 1.0), (-1.0, 1.0), (1.0, np.inf), (np.nan, 1.0), (1.0,), "ab"))
+
+#: Feature frequencies p that are not a non-empty 1-D float32 or float64 array of the backend.
+BACKEND_FREQUENCIES = Fixed(
+    (
+        [0.5, 0.5],
+        0.5,
+        np.float64(0.5),
+        None,
+        np.full((2, 2), 0.5),
+        np.array([0.5], dtype=np.float16),
+        np.array([1, 0]),
+    )
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -864,17 +880,7 @@ DOMAINS: dict[str, Domain] = {
         {"p": np.array([0.9, 0.5, 0.1]), "batch": 10, "rng": RNG},
         {
             "p": Reals(0.0, 1.0),
-            "p ": Fixed(
-                (
-                    [0.5, 0.5],
-                    0.5,
-                    np.float64(0.5),
-                    None,
-                    np.full((2, 2), 0.5),
-                    np.array([0.5], dtype=np.float16),
-                    np.array([1, 0]),
-                )
-            ),
+            "p ": BACKEND_FREQUENCIES,
             "batch": COUNT,
         },
     ),
@@ -1250,6 +1256,36 @@ DOMAINS: dict[str, Domain] = {
         {"p": np.array([0.0, 0.5, 1.0]), "n": 10, "rng": RNG},
         {"p": REALS, "p ": Fixed((np.ones((2, 2)),)), "n": COUNT},
     ),
+    # sims.superposition
+    "sims.superposition.sample_batch": D(
+        {"p": np.array([0.9, 0.5, 0.1]), "batch": 10, "rng": RNG},
+        {"p": Reals(0.0, 1.0), "p ": BACKEND_FREQUENCIES, "batch": COUNT},
+    ),
+    "sims.superposition.loss_and_grad": D(
+        {
+            "W": np.stack([np.eye(3)[:, :2], np.zeros((3, 2))]),
+            "b": np.zeros((2, 3)),
+            "batch": SPARSE_BATCH,
+        },
+        {
+            "W": Fixed(
+                (
+                    np.ones((3, 2)),
+                    np.ones((2, 4, 2)),
+                    np.ones((2, 3, 2), dtype=int),
+                    [[[1.0] * 2] * 3] * 2,
+                    "W",
+                    None,
+                )
+            ),
+            "b": Fixed((np.zeros((2, 4)), np.zeros(3), np.zeros((2, 3), np.float32), None)),
+            "batch": Fixed((None, "a", np.ones((4, 3)))),
+        },
+    ),
+    "sims.superposition.lr_schedule": D(
+        {"step": 3, "steps": 10, "peak": 1.0, "warmup": 3},
+        {"step": Count(0, 9), "steps": Count(4), "peak": POSITIVE, "warmup": SIZE},
+    ),
 }
 
 #: Public functions not fuzzed here, by reason.
@@ -1353,9 +1389,6 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
     "not yet fuzzed here: numeric parameters left for a follow-up": (
         "sims.rmt.ge_eigenvalues_streamed",
         "sims.rmt.stream_ge",
-        "sims.superposition.loss_and_grad",
-        "sims.superposition.lr_schedule",
-        "sims.superposition.sample_batch",
         "sims.superposition_units.eq8_monte_carlo",
         "sims.superposition_units.ladder_tasks",
         "sims.superposition_units.ladder_tasks_over",
