@@ -207,6 +207,10 @@ GRID = anchors.anchor_grid(64, 64)
 #: Random features W (p, d) and data X (d, n) of the random-feature score model.
 FEATURES = np.random.default_rng(1).standard_normal((6, 4))
 DATA = np.random.default_rng(2).standard_normal((4, 3))
+#: Widths m: non-empty sequences of integers ≥ 1 (``sims.superposition_units``).
+WIDTHS = Fixed(([], [0, 8], [8.5], [8.0], ["a"], [True], None, 8, [[8, 64]]))
+#: A width split: None (one task) or an integer ≥ 1.
+SPLIT = Fixed((0, -1, 1.5, 32.0, True, "32", np.nan, np.int64(0)))
 #: Four samples of three features (``sims.superposition``).
 SPARSE_BATCH = sample_batch(np.array([0.9, 0.5, 0.1]), 4, np.random.default_rng(0))
 #: A spectrum of two bulks, split at 1.5 (the fields ``sims.diffusion_units`` reads).
@@ -1286,6 +1290,63 @@ DOMAINS: dict[str, Domain] = {
         {"step": 3, "steps": 10, "peak": 1.0, "warmup": 3},
         {"step": Count(0, 9), "steps": Count(4), "peak": POSITIVE, "warmup": SIZE},
     ),
+    # sims.rmt, sims.superposition_units
+    "sims.rmt.stream_ge": D(
+        {"d": 8, "psi_p": 2.0, "psi_n": 0.5, "t": 0.5, "rng": RNG, "row_block": 4},
+        {"d": COUNT, "psi_p": POSITIVE, "psi_n": POSITIVE, "t": POSITIVE, "row_block": COUNT},
+    ),
+    "sims.rmt.ge_eigenvalues_streamed": D(
+        {"d": 8, "psi_p": 2.0, "psi_n": 0.5, "t": 0.5, "rng": RNG, "row_block": 4},
+        {"d": COUNT, "psi_p": POSITIVE, "psi_n": POSITIVE, "t": POSITIVE, "row_block": COUNT},
+    ),
+    "sims.superposition_units.eq8_monte_carlo": D(
+        {"rng": RNG, "samples": 200}, {"samples": Count(20)}
+    ),
+    "sims.superposition_units.ladder_tasks": D(
+        {"widths": [8, 64], "gammas": [-1.0, 0.0], "split_at": 32},
+        {"widths": WIDTHS, "gammas": Reals(), "split_at": SPLIT},
+    ),
+    "sims.superposition_units.ladder_tasks_over": D(
+        {"key": "alpha", "values": [1.0, 2.0], "widths": [8, 64], "gammas": [-1.0], "split_at": 32},
+        {
+            "key": Fixed((None, 1, b"alpha", "widths", "gammas")),
+            "values": Reals(),
+            "widths": WIDTHS,
+            "gammas": Reals(),
+            "split_at": SPLIT,
+        },
+    ),
+    "sims.superposition_units.weak_sweep_tasks": D(
+        {
+            "widths": [8, 64],
+            "alphas": [1.5, 2.0],
+            "weak_gamma": 0.1,
+            "strong_gamma": -1.0,
+            "strong_min_m": 64,
+            "split_at": 32,
+        },
+        {
+            "widths": WIDTHS,
+            "alphas": Reals(),
+            "weak_gamma": REAL,
+            "strong_gamma": REAL,
+            "strong_min_m": Fixed((31, 0, 32.0, True, "64", None)),
+            "split_at": Count(9, 64),
+        },
+    ),
+    "sims.superposition_units.random_overlaps": D(
+        {"rng": RNG, "widths": [4, 16], "pairs": 100},
+        {"widths": Fixed((*WIDTHS.values, [1, 4])), "pairs": Count(2)},
+    ),
+    "sims.superposition_units.weak_ideal_exponent": D(
+        {"p": np.linspace(0.5, 0.01, 100), "widths": [10, 20, 40, 80], "window": (10.0, 80.0)},
+        {
+            "p": Reals(0.0, 1.0),
+            "p ": Fixed((np.ones((2, 50)),)),
+            "widths": Fixed(([], [10, 10], [0, 10], [10.5, 20], [-1, 20], ["a", "b"], [[10, 20]])),
+            "window": Fixed(((80.0, 10.0), (np.nan, 80.0), (10.0,))),
+        },
+    ),
 }
 
 #: Public functions not fuzzed here, by reason.
@@ -1385,16 +1446,6 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "sims.superposition_units.weak_law_units",
         "sims.superposition_units.weak_unit",
         "theory.rmt.compare_constants",
-    ),
-    "not yet fuzzed here: numeric parameters left for a follow-up": (
-        "sims.rmt.ge_eigenvalues_streamed",
-        "sims.rmt.stream_ge",
-        "sims.superposition_units.eq8_monte_carlo",
-        "sims.superposition_units.ladder_tasks",
-        "sims.superposition_units.ladder_tasks_over",
-        "sims.superposition_units.random_overlaps",
-        "sims.superposition_units.weak_ideal_exponent",
-        "sims.superposition_units.weak_sweep_tasks",
     ),
     "torch models, tensors and training loops: their boundary is the configuration dataclasses, checked when built": (
         "neural.batched.clip_grad_norm_per_seed_",
