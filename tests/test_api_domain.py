@@ -1341,7 +1341,7 @@ DOMAINS: dict[str, Domain] = {
     "sims.superposition_units.weak_ideal_exponent": D(
         {"p": np.linspace(0.5, 0.01, 100), "widths": [10, 20, 40, 80], "window": (10.0, 80.0)},
         {
-            "p": Reals(0.0, 1.0),
+            "p": Reals(0.0, 1.0, empty=True),
             "p ": Fixed((np.ones((2, 50)),)),
             "widths": Fixed(([], [10, 10], [0, 10], [10.5, 20], [-1, 20], ["a", "b"], [[10, 20]])),
             "window": Fixed(((80.0, 10.0), (np.nan, 80.0), (10.0,))),
