@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from theory import _domain
+
 __all__ = [
     "GATE_BINS",
     "SINK_HEAD_THRESHOLD",
@@ -61,7 +63,7 @@ def uniform_first_token_weight(seq_len: int) -> float:
     Raises
     ------
     ValueError
-        If ``seq_len`` is below 2.
+        Unless ``seq_len`` is an integer ≥ 2.
 
     Examples
     --------
@@ -71,8 +73,7 @@ def uniform_first_token_weight(seq_len: int) -> float:
     >>> round(uniform_first_token_weight(64), 4)
     0.0594
     """
-    if seq_len < 2:
-        raise ValueError(f"seq_len must be at least 2 (got {seq_len})")
+    _domain.integer("seq_len", seq_len, minimum=2)
     harmonic = np.sum(1.0 / np.arange(1, seq_len + 1))
     return float((harmonic - 1.0) / (seq_len - 1))
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theory import _domain
+
 __all__ = ["BYTE_BOS", "TEXT_VOCAB", "BigramBackcopy", "text_batch", "text_split"]
 
 #: The BOS token of the byte streams (one past the 256 byte values).
@@ -52,7 +54,8 @@ def text_split(split: str, held_out: float = 0.1) -> np.ndarray:
     Raises
     ------
     ValueError
-        Unless ``split`` is ``"train"`` or ``"val"``.
+        Unless ``split`` is ``"train"`` or ``"val"``, or naming ``held_out`` unless it lies in
+        (0, 1).
 
     Examples
     --------
@@ -61,6 +64,7 @@ def text_split(split: str, held_out: float = 0.1) -> np.ndarray:
     >>> train.dtype.name, round(len(val) / (len(train) + len(val)), 2)
     ('uint8', 0.1)
     """
+    _domain.real("held_out", held_out, minimum=0.0, maximum=1.0, open_low=True, open_high=True)
     data = pydoc_bytes()
     cut = int(len(data) * (1 - held_out))
     if split == "train":
@@ -93,7 +97,8 @@ def text_batch(data: np.ndarray, batch: int, seq_len: int, rng: np.random.Genera
     Raises
     ------
     ValueError
-        Unless 2 ≤ ``seq_len`` ≤ len(``data``).
+        Naming ``data`` unless it is a non-empty 1-D uint8 array, ``batch`` unless it is an
+        integer ≥ 1, or ``seq_len`` unless it is an integer with 2 ≤ ``seq_len`` ≤ len(``data``).
 
     Examples
     --------
@@ -106,8 +111,10 @@ def text_batch(data: np.ndarray, batch: int, seq_len: int, rng: np.random.Genera
     >>> bytes(tokens[0, 1:].tolist()) in b"hello world"
     True
     """
-    if seq_len < 2 or seq_len > len(data):
-        raise ValueError(f"seq_len must be in [2, {len(data)}] (got {seq_len})")
+    if not isinstance(data, np.ndarray) or data.dtype != np.uint8 or data.ndim != 1:
+        raise ValueError(f"data must be a 1-D uint8 array of bytes (got {type(data).__name__})")
+    _domain.integer("batch", batch, minimum=1)
+    _domain.integer("seq_len", seq_len, minimum=2, maximum=len(data))
     starts = rng.integers(0, len(data) - seq_len + 2, size=batch)  # (B,)
     windows = data[starts[:, None] + np.arange(seq_len - 1)]  # (B, T-1)
     return np.concatenate([np.full((batch, 1), BYTE_BOS), windows], axis=1).astype(np.int64)

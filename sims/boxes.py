@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theory import _domain
 from theory.anchors import STRIDE, best_anchor_iou, label_anchors
 
 __all__ = [
@@ -55,7 +56,9 @@ def random_boxes(
     Raises
     ------
     ValueError
-        If a box of ``side_range`` and ``aspect_range`` can exceed the image.
+        Naming ``n`` unless it is an integer ≥ 0, ``side_range`` or ``aspect_range`` unless it
+        is a pair 0 < low ≤ high of finite reals, ``image`` unless it is a pair of integers ≥ 1;
+        or if a box of ``side_range`` and ``aspect_range`` can exceed the image.
 
     Examples
     --------
@@ -66,6 +69,18 @@ def random_boxes(
     >>> bool(((sides >= 32) & (sides <= 64)).all()), bool((boxes[:, 3] <= 600).all())
     (True, True)
     """
+    _domain.integer("n", n, minimum=0)
+    _domain.reals("side_range", side_range, ndim=1, minimum=0.0, open_low=True)
+    if len(side_range) != 2 or side_range[0] > side_range[1]:
+        raise ValueError(f"side_range must be a pair (low, high), low ≤ high (got {side_range})")
+    _domain.reals("aspect_range", aspect_range, ndim=1, minimum=0.0, open_low=True)
+    if len(aspect_range) != 2 or aspect_range[0] > aspect_range[1]:
+        raise ValueError(
+            f"aspect_range must be a pair (low, high), low ≤ high (got {aspect_range})"
+        )
+    _domain.integers("image", image, minimum=1)
+    if len(image) != 2:
+        raise ValueError(f"image must be a pair (height, width) (got {image})")
     rng = np.random.default_rng(rng)
     height, width = image
     side = np.exp(rng.uniform(*np.log(side_range), size=n))
@@ -105,6 +120,13 @@ def best_iou_per_band(
     dict of band to numpy.ndarray of float, (n,)
         Each box's best IoU, per band.
 
+    Raises
+    ------
+    ValueError
+        Naming ``bands`` unless it is a non-empty sequence of pairs 0 < lo ≤ hi of finite
+        reals, or ``n`` (:func:`random_boxes`) or ``anchors``
+        (:func:`theory.anchors.best_anchor_iou`) outside their domains.
+
     Examples
     --------
     >>> import numpy as np
@@ -116,6 +138,9 @@ def best_iou_per_band(
     >>> best[band].shape, percent_reaching(best, [0.7, 0.5]).tolist()
     ((200,), [[54.5, 100.0]])
     """
+    _domain.reals("bands", bands, ndim=2, minimum=0.0, open_low=True)
+    if np.shape(bands)[1] != 2 or (np.asarray(bands)[:, 0] > np.asarray(bands)[:, 1]).any():
+        raise ValueError(f"bands must be pairs (lo, hi) with lo ≤ hi (got {bands})")
     return {
         b: best_anchor_iou(random_boxes(n, b, rng=rng[b]), anchors, legacy=False) for b in bands
     }
@@ -201,6 +226,14 @@ def shift_response(
         Per shift: the share of labels changed, the grid's error against the rolled grid and the
         best-IoU changes of the grid and of the fixed set.
 
+    Raises
+    ------
+    ValueError
+        Naming ``anchors`` unless it is a finite (H', W', k, 4) grid, ``objects`` or
+        ``multibox`` unless they are non-empty finite rows [x1, y1, x2, y2] with x2 > x1 and
+        y2 > y1, ``stride`` unless it is an integer ≥ 1, or ``shifts`` unless it is whole
+        numbers ≥ 0, 0 first, each less than the grid's size in strides.
+
     Examples
     --------
     >>> import numpy as np
@@ -212,6 +245,20 @@ def shift_response(
     >>> response.grid_error_px.tolist(), bool(response.label_mismatch[2] == 0)  # a stride: rolled
     ([0.0, 8.0, 0.0], True)
     """
+    _domain.reals("anchors", anchors, ndim=4)
+    _domain.reals("objects", objects, ndim=2)
+    if np.shape(objects)[1] != 4 or (objects[:, 2:] <= objects[:, :2]).any():
+        raise ValueError("objects must be rows [x1, y1, x2, y2] with x2 > x1 and y2 > y1")
+    _domain.reals("multibox", multibox, ndim=2)
+    if np.shape(multibox)[1] != 4 or (multibox[:, 2:] <= multibox[:, :2]).any():
+        raise ValueError("multibox must be rows [x1, y1, x2, y2] with x2 > x1 and y2 > y1")
+    _domain.integer("stride", stride, minimum=1)
+    _domain.counts("shifts", shifts, ndim=1)
+    if shifts[0] != 0 or round(max(shifts) / stride) >= min(np.shape(anchors)[:2]):
+        raise ValueError(
+            f"shifts must start at 0 and stay below the grid's {np.shape(anchors)[:2]} cells "
+            f"of stride {stride} (got {shifts})"
+        )
     base_labels = label_anchors(anchors, objects)
     base_best = best_anchor_iou(objects, anchors)
     mb_best = best_anchor_iou(objects, multibox)

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from theory import _domain
 from theory.deep_crl import no_residual_log_gain_per_layer
 
 __all__ = [
@@ -54,6 +55,11 @@ def mean_se(values: Sequence[float]) -> tuple[float, float]:
     mean, se : float
         The mean and its standard error.
 
+    Raises
+    ------
+    ValueError
+        Unless ``values`` is a non-empty 1-D sequence of finite reals.
+
     Examples
     --------
     >>> from sims.deep_crl_units import mean_se
@@ -61,6 +67,7 @@ def mean_se(values: Sequence[float]) -> tuple[float, float]:
     >>> mean, round(se, 4), mean_se([5.0])
     (2.0, 0.5774, (5.0, 0.0))
     """
+    _domain.reals("values", values, ndim=1)
     v = np.asarray(values, dtype=float)
     return float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0
 
@@ -81,6 +88,11 @@ def geometric_mean_se(values: Sequence[float]) -> tuple[float, float]:
     se_log : float
         The standard error of mean log v.
 
+    Raises
+    ------
+    ValueError
+        Unless ``values`` is a non-empty 1-D sequence of finite positive reals.
+
     Examples
     --------
     >>> from sims.deep_crl_units import geometric_mean_se
@@ -88,6 +100,7 @@ def geometric_mean_se(values: Sequence[float]) -> tuple[float, float]:
     >>> round(geo_mean, 6), round(se_log, 4)  # se of the mean of (0, ln 100)
     (10.0, 2.3026)
     """
+    _domain.reals("values", values, ndim=1, minimum=0.0, open_low=True)
     mean_log, se_log = mean_se(np.log(np.asarray(values, dtype=float)))
     return float(np.exp(mean_log)), se_log
 

@@ -38,6 +38,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import optimize
 
 from sims.rmt import GESample, _dims, _sample_from_params, stream_ge
+from theory import _domain
 from theory.rmt import Activation, DataSpectrum, RFConstants, hermite_rule, rf_constants
 
 __all__ = [
@@ -330,6 +331,13 @@ def dense_flow(
     EigenFlow or (EigenFlow, numpy.ndarray)
         The flow on all p modes, and Q (p × p) when ``with_basis``.
 
+    Raises
+    ------
+    ValueError
+        Naming ``U``, ``V``, ``U_test`` or ``V_test`` unless they are finite matrices of the
+        shapes above, ``delta`` unless it lies in (0, 1], or ``inv_sigma_t_mean`` unless it is
+        positive.
+
     Examples
     --------
     >>> import numpy as np
@@ -348,6 +356,18 @@ def dense_flow(
     >>> bool(np.isclose(dsm_loss(B, U, V, delta), flow.train_loss(1.0)[0]))
     True
     """
+    _domain.reals("V", V, ndim=2)
+    _domain.reals("U", U, ndim=2)
+    if np.shape(U) != (np.shape(V)[0],) * 2:
+        raise ValueError(f"U must be p × p with p = {np.shape(V)[0]} (got shape {np.shape(U)})")
+    _domain.reals("U_test", U_test, ndim=2)
+    if np.shape(U_test) != np.shape(U):
+        raise ValueError(f"U_test must have U's shape {np.shape(U)} (got {np.shape(U_test)})")
+    _domain.reals("V_test", V_test, ndim=2)
+    if np.shape(V_test) != np.shape(V):
+        raise ValueError(f"V_test must have V's shape {np.shape(V)} (got {np.shape(V_test)})")
+    _domain.real("delta", delta, minimum=0.0, maximum=1.0, open_low=True)
+    _domain.real("inv_sigma_t_mean", inv_sigma_t_mean, minimum=0.0, open_low=True)
     lam, Q = np.linalg.eigh(U)
     flow = EigenFlow(
         eigenvalues=lam,
@@ -380,6 +400,12 @@ def dsm_loss(B: Array, U: Array, V: Array, delta: float) -> float:
     float
         L(B).
 
+    Raises
+    ------
+    ValueError
+        Naming ``B``, ``U`` or ``V`` unless they are finite matrices of the shapes above, or
+        ``delta`` unless it lies in (0, 1].
+
     Examples
     --------
     >>> import numpy as np
@@ -390,6 +416,14 @@ def dsm_loss(B: Array, U: Array, V: Array, delta: float) -> float:
     >>> dsm_loss(np.ones((2, 3)), U, V, 0.5)  # 1 + (0.5/2)·Tr(B Bᵀ) = 1 + 0.25·6
     2.5
     """
+    _domain.reals("B", B, ndim=2)
+    _domain.reals("U", U, ndim=2)
+    if np.shape(U) != (np.shape(B)[1],) * 2:
+        raise ValueError(f"U must be p × p with p = {np.shape(B)[1]} (got shape {np.shape(U)})")
+    _domain.reals("V", V, ndim=2)
+    if np.shape(V) != np.shape(B)[::-1]:
+        raise ValueError(f"V must be p × d = {np.shape(B)[::-1]} (got shape {np.shape(V)})")
+    _domain.real("delta", delta, minimum=0.0, maximum=1.0, open_low=True)
     d = B.shape[0]
     return float(1.0 + (delta * np.sum((B @ U) * B) + 2.0 * math.sqrt(delta) * np.sum(B * V.T)) / d)
 
@@ -611,6 +645,13 @@ def noise_averaged_features(
     V : numpy.ndarray of float, (p, d)
         The training forcing.
 
+    Raises
+    ------
+    ValueError
+        Naming ``W`` or ``X`` unless they are finite matrices (p, d) and (d, n), ``t`` unless
+        it is positive, ``order`` unless it is an integer ≥ 0, or ``nodes`` unless it is an
+        integer ≥ 1.
+
     Examples
     --------
     >>> import numpy as np
@@ -621,6 +662,13 @@ def noise_averaged_features(
     >>> U.shape, V.shape, bool(np.allclose(U, U.T))
     ((40, 40), (40, 20), True)
     """
+    _domain.reals("W", W, ndim=2)
+    _domain.reals("X", X, ndim=2)
+    if np.shape(X)[0] != np.shape(W)[1]:
+        raise ValueError(f"X must have d = {np.shape(W)[1]} rows (got shape {np.shape(X)})")
+    _domain.real("t", t, minimum=0.0, open_low=True)
+    _domain.integer("order", order, minimum=0)
+    _domain.integer("nodes", nodes, minimum=1)
     d = W.shape[1]
     delta = -math.expm1(-2.0 * t)
     scale, rho = _correlation(delta * (W @ W.T) / d)
@@ -670,6 +718,13 @@ def population_features(
     V_test : numpy.ndarray of float, (p, d)
         Ṽ.
 
+    Raises
+    ------
+    ValueError
+        Naming ``W`` unless it is a finite matrix (p, d), ``sigma_diag`` unless it is d finite
+        reals ≥ 0, ``t`` unless it is positive, ``order`` unless it is an integer ≥ 0, or
+        ``nodes`` unless it is an integer ≥ 1.
+
     Examples
     --------
     >>> import numpy as np
@@ -680,6 +735,13 @@ def population_features(
     >>> U.shape, V.shape, bool(np.allclose(U, U.T))
     ((40, 40), (40, 20), True)
     """
+    _domain.reals("W", W, ndim=2)
+    _domain.reals("sigma_diag", sigma_diag, ndim=1, minimum=0.0)
+    if np.shape(sigma_diag) != np.shape(W)[1:]:
+        raise ValueError(f"sigma_diag must hold d = {np.shape(W)[1]} entries")
+    _domain.real("t", t, minimum=0.0, open_low=True)
+    _domain.integer("order", order, minimum=0)
+    _domain.integer("nodes", nodes, minimum=1)
     d = W.shape[1]
     delta = -math.expm1(-2.0 * t)
     sigma_t = _sigma_t(np.asarray(sigma_diag, dtype=float), t)
@@ -763,7 +825,9 @@ def gd_fresh_noise(
     Raises
     ------
     ValueError
-        Unless ``checkpoints`` are increasing non-negative step counts.
+        Naming ``W`` or ``X`` unless they are finite matrices (p, d) and (d, n), ``t`` or ``lr``
+        unless they are positive, or ``checkpoints`` unless they are increasing non-negative
+        step counts.
 
     Examples
     --------
@@ -776,13 +840,20 @@ def gd_fresh_noise(
     >>> path.tau.tolist(), path.readouts.shape  # τ = kη/d² with d = 20
     ([0.0025, 0.025], (2, 20, 40))
     """
+    _domain.reals("W", W, ndim=2)
+    _domain.reals("X", X, ndim=2)
+    if np.shape(X)[0] != np.shape(W)[1]:
+        raise ValueError(f"X must have d = {np.shape(W)[1]} rows (got shape {np.shape(X)})")
+    _domain.real("t", t, minimum=0.0, open_low=True)
+    _domain.real("lr", lr, minimum=0.0, open_low=True)
+    _domain.counts("checkpoints", checkpoints, ndim=1)
     p, d = W.shape
     n = X.shape[1]
     delta = -math.expm1(-2.0 * t)
     root = math.sqrt(delta)
     steps = np.asarray(checkpoints, dtype=np.int64)
-    if steps.ndim != 1 or steps.size == 0 or np.any(np.diff(steps) <= 0) or steps[0] < 0:
-        raise ValueError("checkpoints must be increasing non-negative step counts")
+    if np.any(np.diff(steps) <= 0):
+        raise ValueError(f"checkpoints must be increasing (got {steps.tolist()})")
     signal = math.exp(-t) * (W @ X) / math.sqrt(d)  # (p, n)
     Wn = root * W / math.sqrt(d)
     B = np.zeros((d, p))

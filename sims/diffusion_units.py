@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from theory import _domain
 from theory.fits import PowerLawFit, fit_power_law
 from theory.rmt import Spectrum
 
@@ -59,6 +60,11 @@ def group_counts(eigs: Array, spec: Spectrum) -> list[int]:
     list of int
         One count per bulk.
 
+    Raises
+    ------
+    ValueError
+        Unless ``eigs`` is a 1-D array of finite reals.
+
     Examples
     --------
     >>> import numpy as np
@@ -71,6 +77,7 @@ def group_counts(eigs: Array, spec: Spectrum) -> list[int]:
     >>> group_counts(np.array([0.2, 0.5, 0.9, 1.2, 3.0]), spec)  # cut at 1.5
     [4, 1]
     """
+    _domain.reals("eigs", eigs, ndim=1, nonempty=False)
     gaps = [(a.upper + b.lower) / 2 for a, b in itertools.pairwise(spec.bulks)]
     cuts = [-np.inf, *gaps, np.inf]
     return [int(np.sum((eigs > lo) & (eigs <= hi))) for lo, hi in itertools.pairwise(cuts)]
@@ -480,6 +487,12 @@ def plateau_error(gd: Array, flow: Array) -> float:
     float
         The relative error.
 
+    Raises
+    ------
+    ValueError
+        Naming ``gd`` or ``flow`` unless they are non-empty 1-D arrays of finite reals of one
+        length, or ``flow`` if its mean loss is 1 (no plateau to compare with).
+
     Examples
     --------
     >>> import numpy as np
@@ -487,6 +500,12 @@ def plateau_error(gd: Array, flow: Array) -> float:
     >>> round(plateau_error(np.array([0.9, 0.8]), np.array([0.8, 0.8])), 12)  # 0.05 / 0.2
     0.25
     """
+    _domain.reals("flow", flow, ndim=1)
+    _domain.reals("gd", gd, ndim=1)
+    if np.shape(gd) != np.shape(flow):
+        raise ValueError(f"gd must have flow's shape {np.shape(flow)} (got {np.shape(gd)})")
+    if np.sum(flow) / np.size(flow) == 1.0:
+        raise ValueError("flow must have a mean loss other than 1 (the error's denominator)")
     return float(abs(np.mean(gd) - np.mean(flow)) / abs(1.0 - np.mean(flow)))
 
 

@@ -337,6 +337,13 @@ def plus_minus_plus(
     numpy.ndarray of float, (G,)
         The perturbation ``d`` (all zeros when a sign's blocks drew no mass).
 
+    Raises
+    ------
+    ValueError
+        Naming ``signs`` unless it is a non-empty tuple or list of 1 and −1, ``p`` unless it is
+        a sorted 1-D array in [0, 1] of at least ``len(signs)`` points, or ``w`` unless it is
+        finite reals ≥ 0 of ``p``'s shape.
+
     Examples
     --------
     >>> import numpy as np
@@ -346,6 +353,18 @@ def plus_minus_plus(
     >>> abs(float(d.sum())) < 1e-12, bool((w + d >= 0).all())
     (True, True)
     """
+    if (
+        not isinstance(signs, tuple | list)
+        or len(signs) == 0
+        or not all(isinstance(s, int | np.integer) and s in (1, -1) for s in signs)
+    ):
+        raise ValueError(f"signs must be a non-empty sequence of 1 and -1 (got {signs!r})")
+    _domain.reals("p", p, ndim=1, minimum=0.0, maximum=1.0)
+    if not isinstance(p, np.ndarray) or p.size < len(signs) or (np.diff(p) < 0).any():
+        raise ValueError(f"p must be a sorted array of at least {len(signs)} points")
+    _domain.reals("w", w, ndim=1, minimum=0.0)
+    if np.shape(w) != np.shape(p):
+        raise ValueError(f"w must have p's shape {np.shape(p)} (got {np.shape(w)})")
     g = p.size
     cuts = np.sort(rng.choice(np.arange(1, g), size=len(signs) - 1, replace=False))
     block = np.searchsorted(cuts, np.arange(g), side="right")  # block index of each grid point

@@ -288,6 +288,11 @@ def group_advantages(rewards: np.ndarray) -> np.ndarray:
     numpy.ndarray of float, (B, G)
         The advantages.
 
+    Raises
+    ------
+    ValueError
+        Unless ``rewards`` is a non-empty 2-D array of finite reals.
+
     Examples
     --------
     >>> import numpy as np
@@ -295,6 +300,9 @@ def group_advantages(rewards: np.ndarray) -> np.ndarray:
     >>> group_advantages(np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]])).tolist()
     [[1.0, -1.0, -1.0, 1.0], [0.0, 0.0, 0.0, 0.0]]
     """
+    if not isinstance(rewards, np.ndarray) or rewards.ndim != 2:
+        raise ValueError(f"rewards must be a 2-D numpy array (got {type(rewards).__name__})")
+    _domain.reals("rewards", rewards)
     centred = rewards - rewards.mean(axis=1, keepdims=True)
     std = rewards.std(axis=1, keepdims=True)
     return np.divide(centred, std, out=np.zeros_like(centred), where=std > 0)
@@ -512,6 +520,12 @@ def sample_counts(p: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray
     numpy.ndarray of int64, (P,)
         The counts c_i.
 
+    Raises
+    ------
+    ValueError
+        Naming ``p`` unless it is a non-empty 1-D array of finite reals, or ``n`` unless it is
+        an integer ≥ 1.
+
     Examples
     --------
     >>> import numpy as np
@@ -519,6 +533,8 @@ def sample_counts(p: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray
     >>> sample_counts(np.array([0.0, 0.5, 1.0]), 10, np.random.default_rng(0)).tolist()
     [0, 6, 10]
     """
+    _domain.reals("p", p, ndim=1)
+    _domain.integer("n", n, minimum=1)
     return rng.binomial(n, np.clip(p, 0.0, 1.0)).astype(np.int64)
 
 

@@ -386,6 +386,12 @@ def stream_ge(
     StreamedDraw
         X, the constants, and the blocks of W and Ω to iterate.
 
+    Raises
+    ------
+    ValueError
+        Naming ``row_block`` unless it is an integer ≥ 1, or ``d``, ``psi_p``, ``psi_n`` or
+        ``t`` outside their domains (integer ≥ 1; positive reals).
+
     Examples
     --------
     >>> import numpy as np
@@ -394,8 +400,8 @@ def stream_ge(
     >>> draw.p, [block[0].shape for block in draw.blocks]  # W in blocks of 16 features
     (40, [(16, 20), (16, 20), (8, 20)])
     """
-    if row_block < 1:
-        raise ValueError(f"row_block must be >= 1 (got {row_block})")
+    if isinstance(row_block, bool) or not isinstance(row_block, int | np.integer) or row_block < 1:
+        raise ValueError(f"row_block must be an integer ≥ 1 (got {row_block!r})")
     p, n = _dims(d, psi_p, psi_n)
     spectrum = DataSpectrum.identity() if spectrum is None else spectrum
     sigma_diag = spectrum.diagonal(d)
@@ -459,6 +465,11 @@ def ge_eigenvalues_streamed(
         The number of features.
     s2 : float
         s_t².
+
+    Raises
+    ------
+    ValueError
+        As :func:`stream_ge`, naming the argument outside its domain.
 
     Examples
     --------

@@ -173,6 +173,12 @@ def sample_batch(p: Any, batch: int, rng: Any) -> SparseBatch:
     SparseBatch
         The (B, n) batch in coordinate form.
 
+    Raises
+    ------
+    ValueError
+        Naming ``p`` unless it is a non-empty 1-D float32 or float64 array of the backend with
+        every entry in [0, 1], or ``batch`` unless it is an integer ≥ 1.
+
     Examples
     --------
     >>> import numpy as np
@@ -183,6 +189,21 @@ def sample_batch(p: Any, batch: int, rng: Any) -> SparseBatch:
     >>> bool(0 < batch.values.min() and batch.values.max() < 2)
     True
     """
+    if (
+        isinstance(p, np.generic)
+        or not hasattr(p, "shape")
+        or not hasattr(p, "dtype")
+        or len(p.shape) != 1
+        or p.shape[0] == 0
+        or p.dtype not in (np.float32, np.float64)  # the dtypes the generators draw
+    ):
+        raise ValueError(
+            "p must be a non-empty 1-D float32 or float64 array of the backend "
+            f"(got {type(p).__name__} of shape {getattr(p, 'shape', None)})"
+        )
+    if not ((p >= 0) & (p <= 1)).all():  # NaN too
+        raise ValueError("p must lie in [0, 1]")
+    _domain.integer("batch", batch, minimum=1)
     u = rng.random((batch, p.shape[0]), dtype=p.dtype)  # (B, n)
     active = u < p
     rows, cols = array_namespace(p).nonzero(active)
@@ -284,6 +305,13 @@ def loss_and_grad(
     grad_b : array (K, n)
         The gradient in b.
 
+    Raises
+    ------
+    ValueError
+        Naming ``batch`` unless it is a :class:`SparseBatch`, ``W`` unless it is a float32 or
+        float64 array (K, n, m) with n the batch's features, or ``b`` unless it is an array
+        (K, n) of W's dtype. Their values are not checked: a diverged model's loss is NaN.
+
     Examples
     --------
     >>> import numpy as np
@@ -299,6 +327,21 @@ def loss_and_grad(
     >>> grad_W.shape, grad_b.shape
     ((2, 3, 2), (2, 3))
     """
+    if not isinstance(batch, SparseBatch) or len(batch.shape) != 2:
+        raise ValueError(f"batch must be a SparseBatch (got {type(batch).__name__})")
+    if (
+        not hasattr(W, "shape")
+        or not hasattr(W, "dtype")
+        or len(W.shape) != 3
+        or W.shape[1] != batch.shape[1]
+        or W.dtype not in (np.float32, np.float64)
+    ):
+        raise ValueError(
+            f"W must be a float array (K, n, m) with n = {batch.shape[1]} "
+            f"(got {type(W).__name__} of shape {getattr(W, 'shape', None)})"
+        )
+    if not hasattr(b, "shape") or tuple(b.shape) != tuple(W.shape[:2]) or b.dtype != W.dtype:
+        raise ValueError(f"b must be an array {tuple(W.shape[:2])} of W's dtype {W.dtype}")
     xp = array_namespace(W, b)
     n_models, n, m = W.shape
     n_batch = batch.shape[0]
@@ -357,12 +400,23 @@ def lr_schedule(step: int, steps: int, peak: float, warmup: int) -> float:
     float
         η_t.
 
+    Raises
+    ------
+    ValueError
+        Naming ``steps`` unless it is an integer ≥ 1, ``step`` unless it is an integer in
+        [0, ``steps`` − 1], ``peak`` unless it is positive, or ``warmup`` unless it is an
+        integer ≥ 0.
+
     Examples
     --------
     >>> from sims.superposition import lr_schedule
     >>> [round(lr_schedule(t, 10, 1.0, 3), 3) for t in range(10)]
     [0.333, 0.667, 1.0, 0.953, 0.821, 0.631, 0.419, 0.229, 0.097, 0.05]
     """
+    _domain.integer("steps", steps, minimum=1)
+    _domain.integer("step", step, minimum=0, maximum=steps - 1)
+    _domain.real("peak", peak, minimum=0.0, open_low=True)
+    _domain.integer("warmup", warmup, minimum=0)
     s = step + 1
     if s < warmup:
         return peak * s / warmup

@@ -85,6 +85,13 @@ def ladder_tasks(
     list of dict
         The tasks' parameters, for :func:`sims.superposition.train_task`.
 
+    Raises
+    ------
+    ValueError
+        Naming ``widths`` unless it is a non-empty sequence of integers ≥ 1, ``gammas`` unless
+        it is a non-empty 1-D sequence of finite reals, or ``split_at`` unless it is None or an
+        integer ≥ 1.
+
     Examples
     --------
     >>> from sims.superposition_units import ladder_tasks
@@ -93,6 +100,12 @@ def ladder_tasks(
     {'n': 100, 'widths': [8, 8], 'gammas': [-1.0, 0.0]}
     {'n': 100, 'widths': [64, 64], 'gammas': [-1.0, 0.0]}
     """
+    _domain.integers("widths", widths, minimum=1)
+    _domain.reals("gammas", gammas, ndim=1)
+    if split_at is not None and (
+        isinstance(split_at, bool) or not isinstance(split_at, int | np.integer) or split_at < 1
+    ):
+        raise ValueError(f"split_at must be None or an integer ≥ 1 (got {split_at!r})")
     pairs = [(m, g) for g in gammas for m in widths]
     groups = (
         [pairs]
@@ -140,6 +153,13 @@ def ladder_tasks_over(
     list of dict
         The tasks' parameters.
 
+    Raises
+    ------
+    ValueError
+        Naming ``key`` unless it is a string other than ``widths``, ``gammas`` and the keys of
+        ``common``, ``values`` unless it is a non-empty 1-D sequence of finite reals, or
+        ``widths``, ``gammas`` or ``split_at`` as :func:`ladder_tasks` does.
+
     Examples
     --------
     >>> from sims.superposition_units import ladder_tasks_over
@@ -147,6 +167,9 @@ def ladder_tasks_over(
     >>> [(t["alpha"], t["widths"]) for t in tasks]
     [(1.0, [8, 64]), (2.0, [8, 64])]
     """
+    if not isinstance(key, str) or key in ("widths", "gammas") or key in common:
+        raise ValueError(f"key must name a task parameter set once (got {key!r})")
+    _domain.reals("values", values, ndim=1)
     return [
         task
         for value in values
@@ -188,6 +211,15 @@ def weak_sweep_tasks(
     list of dict
         The tasks' parameters.
 
+    Raises
+    ------
+    ValueError
+        Naming ``widths`` unless it is a non-empty sequence of integers ≥ 1, ``alphas`` unless
+        it is a non-empty 1-D sequence of finite reals, ``weak_gamma`` or ``strong_gamma``
+        unless they are finite reals, ``split_at`` unless it is an integer with
+        min(``widths``) < ``split_at`` ≤ max(``widths``) (each ladder then has its two tasks),
+        or ``strong_min_m`` unless it is an integer ≥ ``split_at``.
+
     Examples
     --------
     >>> from sims.superposition_units import weak_sweep_tasks
@@ -195,6 +227,12 @@ def weak_sweep_tasks(
     >>> [(t["alpha"], t["widths"], t["gammas"]) for t in tasks]
     [(1.5, [8], [0.1]), (1.5, [64, 64], [0.1, -1.0]), (2.0, [8], [0.1]), (2.0, [64], [0.1])]
     """
+    _domain.integers("widths", widths, minimum=1)
+    _domain.reals("alphas", alphas, ndim=1)
+    _domain.real("weak_gamma", weak_gamma)
+    _domain.real("strong_gamma", strong_gamma)
+    _domain.integer("split_at", split_at, minimum=min(widths) + 1, maximum=max(widths))
+    _domain.integer("strong_min_m", strong_min_m, minimum=split_at)
     strong_widths = tuple(w for w in widths if w >= strong_min_m)
     params = ladder_tasks_over("alpha", alphas, widths, [weak_gamma], split_at, **sizes)
     params[1]["widths"] += list(strong_widths)
@@ -785,6 +823,13 @@ def weak_ideal_exponent(
     exponent : float
         Its width exponent.
 
+    Raises
+    ------
+    ValueError
+        Naming ``widths`` unless it is whole numbers ≥ 1 (integers or whole floats), at least
+        two distinct; ``p`` and ``window`` are checked by ``ideal_loss`` and
+        :func:`theory.fits.fit_power_law`.
+
     Examples
     --------
     >>> from sims.superposition_units import weak_ideal_exponent
@@ -794,6 +839,9 @@ def weak_ideal_exponent(
     >>> round(exponent, 2)  # α − 1 = 1
     1.0
     """
+    _domain.counts("widths", widths, ndim=1)
+    if min(widths) < 1 or len(np.unique(widths)) < 2:
+        raise ValueError(f"widths must hold two distinct widths ≥ 1 (got {widths})")
     widths = np.asarray(widths)
     ideal = np.asarray(ideal_loss(p, widths.astype(int)))
     return ideal, -fit_power_law(widths, ideal, window=window, n_boot=0).exponent
@@ -992,6 +1040,12 @@ def random_overlaps(
         Per width the sample mean, its s.e., the sample variance, the z-score of the mean and
         the relative error of the variance.
 
+    Raises
+    ------
+    ValueError
+        Naming ``widths`` unless it is a non-empty sequence of integers ≥ 2 (at m = 1 the
+        overlap is 1: no variance), or ``pairs`` unless it is an integer ≥ 2.
+
     Examples
     --------
     >>> import numpy as np
@@ -1000,6 +1054,8 @@ def random_overlaps(
     >>> bool(np.all(np.abs(sample.z) < 4)), np.round(sample.means, 2).tolist()  # 1/m
     (True, [0.25, 0.06])
     """
+    _domain.integers("widths", widths, minimum=2)
+    _domain.integer("pairs", pairs, minimum=2)
     means, ses, variances, z, var_err = [], [], [], [], []
     for m in widths:
         u = rng.normal(size=(pairs, m))
@@ -1129,6 +1185,11 @@ def eq8_monte_carlo(rng: np.random.Generator, samples: int) -> Eq8Estimate:
     Eq8Estimate
         Eq. (8)'s exact value, the Monte Carlo mean and its z-score.
 
+    Raises
+    ------
+    ValueError
+        Unless ``samples`` is an integer ≥ 20.
+
     Examples
     --------
     >>> import numpy as np
@@ -1137,6 +1198,7 @@ def eq8_monte_carlo(rng: np.random.Generator, samples: int) -> Eq8Estimate:
     >>> abs(estimate.z) < 4
     True
     """
+    _domain.integer("samples", samples, minimum=20)
     n, m = 16, 4
     W = rng.normal(size=(1, n, m)) / np.sqrt(m)
     b = rng.normal(size=(1, n)) * 0.3

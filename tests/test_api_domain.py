@@ -20,6 +20,7 @@ import inspect
 import math
 import os
 from collections.abc import Callable, Mapping
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paper_checks._public_api import PACKAGES, public_modules, public_names
+from sims.superposition import sample_batch
 from theory import anchors, hivemind, passk, rmt
 from theory.online.bounds import paper_length_bound
 from theory.passk import pass_at_k
@@ -200,6 +202,21 @@ class Boxes:
 
 
 BOXES = Boxes()
+#: An anchor grid (H', W', k, 4) of stride 16.
+GRID = anchors.anchor_grid(64, 64)
+#: Random features W (p, d) and data X (d, n) of the random-feature score model.
+FEATURES = np.random.default_rng(1).standard_normal((6, 4))
+DATA = np.random.default_rng(2).standard_normal((4, 3))
+#: Widths m: non-empty sequences of integers ≥ 1 (``sims.superposition_units``).
+WIDTHS = Fixed(([], [0, 8], [8.5], [8.0], ["a"], [True], None, 8, [[8, 64]]))
+#: A width split: None (one task) or an integer ≥ 1.
+SPLIT = Fixed((0, -1, 1.5, 32.0, True, "32", np.nan, np.int64(0)))
+#: Four samples of three features (``sims.superposition``).
+SPARSE_BATCH = sample_batch(np.array([0.9, 0.5, 0.1]), 4, np.random.default_rng(0))
+#: A spectrum of two bulks, split at 1.5 (the fields ``sims.diffusion_units`` reads).
+TWO_BULKS = SimpleNamespace(
+    bulks=[SimpleNamespace(lower=0.1, upper=1.0), SimpleNamespace(lower=2.0, upper=4.0)]
+)
 RNG = np.random.default_rng(0)
 #: Dimensions: reals ≥ 1 (arrays allowed).
 DIMENSIONS = Fixed((0, -1, 0.5, np.nan, np.inf, "a", None, [1, 0], True))
@@ -214,6 +231,19 @@ BUDGET_GRID = Fixed(
 )
 #: A range (low, high) of positive reals.
 RANGE = Fixed(((2.0, 1.0), (0.0, 1.0), (-1.0, 1.0), (1.0, np.inf), (np.nan, 1.0), (1.0,), "ab"))
+
+#: Feature frequencies p that are not a non-empty 1-D float32 or float64 array of the backend.
+BACKEND_FREQUENCIES = Fixed(
+    (
+        [0.5, 0.5],
+        0.5,
+        np.float64(0.5),
+        None,
+        np.full((2, 2), 0.5),
+        np.array([0.5], dtype=np.float16),
+        np.array([1, 0]),
+    )
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -854,17 +884,7 @@ DOMAINS: dict[str, Domain] = {
         {"p": np.array([0.9, 0.5, 0.1]), "batch": 10, "rng": RNG},
         {
             "p": Reals(0.0, 1.0),
-            "p ": Fixed(
-                (
-                    [0.5, 0.5],
-                    0.5,
-                    np.float64(0.5),
-                    None,
-                    np.full((2, 2), 0.5),
-                    np.array([0.5], dtype=np.float16),
-                    np.array([1, 0]),
-                )
-            ),
+            "p ": BACKEND_FREQUENCIES,
             "batch": COUNT,
         },
     ),
@@ -1060,15 +1080,277 @@ DOMAINS: dict[str, Domain] = {
         {"values": [1.0, 2.0, 3.0, 10.0], "fraction": 0.5, "ties": "cut"},
         {"values": Reals(empty=True), "fraction": FRACTION, "ties": Choice()},
     ),
+    # neural.lm_data, neural.attention_metrics, theory.online.constructions
+    "neural.lm_data.text_batch": D(
+        {
+            "data": np.frombuffer(b"hello world", dtype=np.uint8),
+            "batch": 2,
+            "seq_len": 4,
+            "rng": RNG,
+        },
+        {
+            "data": Fixed(
+                (np.arange(11.0), np.zeros((2, 6), np.uint8), b"hello world", "hello", None, [1, 2])
+            ),
+            "batch": COUNT,
+            "seq_len": Count(2, 11),
+        },
+    ),
+    "neural.lm_data.text_split": D(
+        {"split": "val", "held_out": 0.1},
+        {
+            "split": Fixed(("test", "VAL", "", None, 1, b"val")),
+            "held_out": Real(0.0, 1.0, open_low=True, open_high=True),
+        },
+    ),
+    "neural.attention_metrics.uniform_first_token_weight": D(
+        {"seq_len": 64}, {"seq_len": Count(2)}
+    ),
+    "theory.online.constructions.node_depth": D({"j": 5}, {"j": SIZE}),
+    # sims.boxes
+    "sims.boxes.random_boxes": D(
+        {
+            "n": 3,
+            "side_range": (32.0, 64.0),
+            "aspect_range": (0.5, 2.0),
+            "image": (600, 1000),
+            "rng": 0,
+        },
+        {
+            "n": SIZE,
+            "side_range": RANGE,
+            "aspect_range": RANGE,
+            "image": Fixed(((600,), (0, 1000), (600.0, 1000), (True, 1000), "ab", None, (6, 1, 3))),
+        },
+    ),
+    "sims.boxes.best_iou_per_band": D(
+        {"anchors": BOX, "bands": [(8.0, 16.0)], "n": 5, "rng": {(8.0, 16.0): RNG}},
+        {
+            "anchors": BOXES,
+            "bands": Fixed(([], [(2.0, 1.0)], [(0.0, 1.0)], [(np.nan, 1.0)], [(1.0,)], "ab", None)),
+            "n": SIZE,
+        },
+    ),
+    "sims.boxes.shift_response": D(
+        {
+            "anchors": GRID,
+            "objects": np.array([[10.0, 10.0, 40.0, 40.0]]),
+            "multibox": anchors.generate_anchors() + 100.0,
+            "shifts": np.array([0, 8, 16]),
+            "stride": 16,
+        },
+        {
+            "anchors": Reals(),
+            "anchors ": Fixed((BOX,)),
+            "objects": BOXES,
+            "multibox": BOXES,
+            "shifts": Fixed(
+                ([], [8, 16], [0, 8.5], [0, -8], [0, 64], [[0, 8]], ["a"], [0, np.nan])
+            ),
+            "stride": COUNT,
+        },
+    ),
+    # sims.deep_crl_units
+    "sims.deep_crl_units.mean_se": D(
+        {"values": [1.0, 2.0, 3.0]}, {"values": REALS, "values ": Fixed(([[1.0, 2.0]],))}
+    ),
+    "sims.deep_crl_units.geometric_mean_se": D(
+        {"values": [1.0, 100.0]},
+        {"values": Reals(0.0), "values ": Fixed(([0.0, 1.0], [[1.0, 2.0]]))},
+    ),
+    # sims.diffusion_rf, sims.diffusion_units
+    "sims.diffusion_rf.dense_flow": D(
+        {
+            "U": 2.0 * np.eye(3),
+            "V": np.ones((3, 2)),
+            "U_test": np.eye(3),
+            "V_test": np.ones((3, 2)),
+            "delta": 0.5,
+            "inv_sigma_t_mean": 1.0,
+        },
+        {
+            "U": REALS,
+            "U ": Fixed((np.eye(2), np.ones(3))),
+            "V": REALS,
+            "V ": Fixed((np.ones(3),)),
+            "U_test": REALS,
+            "U_test ": Fixed((np.eye(2),)),
+            "V_test": REALS,
+            "V_test ": Fixed((np.ones((3, 3)),)),
+            "delta": Real(0.0, 1.0, open_low=True),
+            "inv_sigma_t_mean": POSITIVE,
+        },
+    ),
+    "sims.diffusion_rf.dsm_loss": D(
+        {"B": np.ones((2, 3)), "U": np.eye(3), "V": np.zeros((3, 2)), "delta": 0.5},
+        {
+            "B": REALS,
+            "B ": Fixed((np.ones(3),)),
+            "U": REALS,
+            "U ": Fixed((np.eye(2),)),
+            "V": REALS,
+            "V ": Fixed((np.zeros((2, 3)),)),
+            "delta": Real(0.0, 1.0, open_low=True),
+        },
+    ),
+    "sims.diffusion_rf.noise_averaged_features": D(
+        {"W": FEATURES, "X": DATA, "t": 0.1, "order": 8, "nodes": 16},
+        {
+            "W": REALS,
+            "X": REALS,
+            "X ": Fixed((DATA.T,)),
+            "t": POSITIVE,
+            "order": SIZE,
+            "nodes": COUNT,
+        },
+    ),
+    "sims.diffusion_rf.population_features": D(
+        {"W": FEATURES, "sigma_diag": np.ones(4), "t": 0.1, "order": 20, "nodes": 40},
+        {
+            "W": REALS,
+            "sigma_diag": Reals(0.0),
+            "sigma_diag ": Fixed((np.ones(3), np.ones((4, 1)))),
+            "t": POSITIVE,
+            "order": SIZE,
+            "nodes": COUNT,
+        },
+    ),
+    "sims.diffusion_rf.gd_fresh_noise": D(
+        {"W": FEATURES, "X": DATA, "t": 0.1, "lr": 1.0, "checkpoints": [1, 3], "rng": RNG},
+        {
+            "W": REALS,
+            "X": REALS,
+            "X ": Fixed((DATA.T,)),
+            "t": POSITIVE,
+            "lr": POSITIVE,
+            "checkpoints": Fixed(
+                ([], [3, 1], [1, 1], [1.5, 3], [-1, 3], ["a"], [[1, 3]], None, [np.nan])
+            ),
+        },
+    ),
+    "sims.diffusion_units.group_counts": D(
+        {"eigs": np.array([0.2, 0.5, 1.2, 3.0]), "spec": TWO_BULKS},
+        {"eigs": Reals(empty=True), "eigs ": Fixed((np.ones((2, 2)),))},
+    ),
+    "sims.diffusion_units.plateau_error": D(
+        {"gd": [0.9, 0.8], "flow": [0.8, 0.8]},
+        {
+            "gd": REALS,
+            "gd ": Fixed(([0.9],)),
+            "flow": REALS,
+            "flow ": Fixed(([1.0, 1.0], [[0.8, 0.8]])),
+        },
+    ),
+    # sims.passk_sampling, sims.rlvr_toy
+    "sims.passk_sampling.plus_minus_plus": D(
+        {"p": np.linspace(0.05, 0.95, 6), "w": np.full(6, 1 / 6), "rng": RNG, "signs": (1, -1, 1)},
+        {
+            "p": Reals(0.0, 1.0),
+            "p ": Fixed((np.array([0.9, 0.1, 0.5]), np.array([0.1, 0.5]), [0.1, 0.2, 0.3])),
+            "w": Reals(0.0),
+            "w ": Fixed((np.ones(5),)),
+            "signs": Fixed(((), (1, 0, 1), (1, 2), "+-+", None, (1.5, -1), [[1, -1]])),
+        },
+    ),
+    "sims.rlvr_toy.group_advantages": D(
+        {"rewards": np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]])},
+        {"rewards": REALS, "rewards ": Fixed((np.ones(3), [[1.0, 0.0]]))},
+    ),
+    "sims.rlvr_toy.sample_counts": D(
+        {"p": np.array([0.0, 0.5, 1.0]), "n": 10, "rng": RNG},
+        {"p": REALS, "p ": Fixed((np.ones((2, 2)),)), "n": COUNT},
+    ),
+    # sims.superposition
+    "sims.superposition.sample_batch": D(
+        {"p": np.array([0.9, 0.5, 0.1]), "batch": 10, "rng": RNG},
+        {"p": Reals(0.0, 1.0), "p ": BACKEND_FREQUENCIES, "batch": COUNT},
+    ),
+    "sims.superposition.loss_and_grad": D(
+        {
+            "W": np.stack([np.eye(3)[:, :2], np.zeros((3, 2))]),
+            "b": np.zeros((2, 3)),
+            "batch": SPARSE_BATCH,
+        },
+        {
+            "W": Fixed(
+                (
+                    np.ones((3, 2)),
+                    np.ones((2, 4, 2)),
+                    np.ones((2, 3, 2), dtype=int),
+                    [[[1.0] * 2] * 3] * 2,
+                    "W",
+                    None,
+                )
+            ),
+            "b": Fixed((np.zeros((2, 4)), np.zeros(3), np.zeros((2, 3), np.float32), None)),
+            "batch": Fixed((None, "a", np.ones((4, 3)))),
+        },
+    ),
+    "sims.superposition.lr_schedule": D(
+        {"step": 3, "steps": 10, "peak": 1.0, "warmup": 3},
+        {"step": Count(0, 9), "steps": Count(4), "peak": POSITIVE, "warmup": SIZE},
+    ),
+    # sims.rmt, sims.superposition_units
+    "sims.rmt.stream_ge": D(
+        {"d": 8, "psi_p": 2.0, "psi_n": 0.5, "t": 0.5, "rng": RNG, "row_block": 4},
+        {"d": COUNT, "psi_p": POSITIVE, "psi_n": POSITIVE, "t": POSITIVE, "row_block": COUNT},
+    ),
+    "sims.rmt.ge_eigenvalues_streamed": D(
+        {"d": 8, "psi_p": 2.0, "psi_n": 0.5, "t": 0.5, "rng": RNG, "row_block": 4},
+        {"d": COUNT, "psi_p": POSITIVE, "psi_n": POSITIVE, "t": POSITIVE, "row_block": COUNT},
+    ),
+    "sims.superposition_units.eq8_monte_carlo": D(
+        {"rng": RNG, "samples": 200}, {"samples": Count(20)}
+    ),
+    "sims.superposition_units.ladder_tasks": D(
+        {"widths": [8, 64], "gammas": [-1.0, 0.0], "split_at": 32},
+        {"widths": WIDTHS, "gammas": Reals(), "split_at": SPLIT},
+    ),
+    "sims.superposition_units.ladder_tasks_over": D(
+        {"key": "alpha", "values": [1.0, 2.0], "widths": [8, 64], "gammas": [-1.0], "split_at": 32},
+        {
+            "key": Fixed((None, 1, b"alpha", "widths", "gammas")),
+            "values": Reals(),
+            "widths": WIDTHS,
+            "gammas": Reals(),
+            "split_at": SPLIT,
+        },
+    ),
+    "sims.superposition_units.weak_sweep_tasks": D(
+        {
+            "widths": [8, 64],
+            "alphas": [1.5, 2.0],
+            "weak_gamma": 0.1,
+            "strong_gamma": -1.0,
+            "strong_min_m": 64,
+            "split_at": 32,
+        },
+        {
+            "widths": WIDTHS,
+            "alphas": Reals(),
+            "weak_gamma": REAL,
+            "strong_gamma": REAL,
+            "strong_min_m": Fixed((31, 0, 32.0, True, "64", None)),
+            "split_at": Count(9, 64),
+        },
+    ),
+    "sims.superposition_units.random_overlaps": D(
+        {"rng": RNG, "widths": [4, 16], "pairs": 100},
+        {"widths": Fixed((*WIDTHS.values, [1, 4])), "pairs": Count(2)},
+    ),
+    "sims.superposition_units.weak_ideal_exponent": D(
+        {"p": np.linspace(0.5, 0.01, 100), "widths": [10, 20, 40, 80], "window": (10.0, 80.0)},
+        {
+            "p": Reals(0.0, 1.0, empty=True),
+            "p ": Fixed((np.ones((2, 50)),)),
+            "widths": Fixed(([], [10, 10], [0, 10], [10.5, 20], [-1, 20], ["a", "b"], [[10, 20]])),
+            "window": Fixed(((80.0, 10.0), (np.nan, 80.0), (10.0,))),
+        },
+    ),
 }
 
 #: Public functions not fuzzed here, by reason.
 NOT_FUZZED: dict[str, tuple[str, ...]] = {
-    "a boundary check here would stale the records of claims that are costly to rerun (the "
-    "gated-attention LM trainings, the online adversary); to add with their next rerun": (
-        "neural.attention_metrics.uniform_first_token_weight",
-        "theory.online.constructions.node_depth",
-    ),
     "take objects of this package (samples, spectra, flows, policies, configs, fits) or callables, validated by their own constructors": (
         "neural.attention_metrics.first_token_attention",
         "neural.attention_metrics.massive_activation_summary",
@@ -1164,36 +1446,6 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "sims.superposition_units.weak_law_units",
         "sims.superposition_units.weak_unit",
         "theory.rmt.compare_constants",
-    ),
-    "not yet fuzzed here: numeric parameters left for a follow-up": (
-        "neural.lm_data.text_batch",
-        "neural.lm_data.text_split",
-        "sims.boxes.best_iou_per_band",
-        "sims.boxes.random_boxes",
-        "sims.boxes.shift_response",
-        "sims.deep_crl_units.geometric_mean_se",
-        "sims.deep_crl_units.mean_se",
-        "sims.diffusion_rf.dense_flow",
-        "sims.diffusion_rf.dsm_loss",
-        "sims.diffusion_rf.gd_fresh_noise",
-        "sims.diffusion_rf.noise_averaged_features",
-        "sims.diffusion_rf.population_features",
-        "sims.diffusion_units.group_counts",
-        "sims.diffusion_units.plateau_error",
-        "sims.passk_sampling.plus_minus_plus",
-        "sims.rlvr_toy.group_advantages",
-        "sims.rlvr_toy.sample_counts",
-        "sims.rmt.ge_eigenvalues_streamed",
-        "sims.rmt.stream_ge",
-        "sims.superposition.loss_and_grad",
-        "sims.superposition.lr_schedule",
-        "sims.superposition.sample_batch",
-        "sims.superposition_units.eq8_monte_carlo",
-        "sims.superposition_units.ladder_tasks",
-        "sims.superposition_units.ladder_tasks_over",
-        "sims.superposition_units.random_overlaps",
-        "sims.superposition_units.weak_ideal_exponent",
-        "sims.superposition_units.weak_sweep_tasks",
     ),
     "torch models, tensors and training loops: their boundary is the configuration dataclasses, checked when built": (
         "neural.batched.clip_grad_norm_per_seed_",

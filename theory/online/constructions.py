@@ -327,12 +327,19 @@ def node_depth(j: int) -> int:
     int
         ⌊log2(j + 1)⌋.
 
+    Raises
+    ------
+    ValueError
+        Unless ``j`` is an integer ≥ 0.
+
     Examples
     --------
     >>> from theory.online.constructions import node_depth
     >>> [node_depth(j) for j in range(7)]
     [0, 1, 1, 2, 2, 2, 2]
     """
+    if isinstance(j, bool) or not isinstance(j, int | np.integer) or j < 0:
+        raise ValueError(f"j must be an integer ≥ 0, got {j!r}")
     return (int(j) + 1).bit_length() - 1
 
 
