@@ -323,14 +323,6 @@ def claim(
             f"claim {claim_id!r}: exact_over_instances=True declares a stochastic claim without "
             "a decision over units"
         )
-    _check_paper_plan(claim_id, paper_plan)
-    if reproduces_to is not None and not (
-        isinstance(reproduces_to, float) and math.isfinite(reproduces_to) and reproduces_to >= 0
-    ):
-        raise ValueError(
-            f"claim {claim_id!r}: reproduces_to must be None or a finite float ≥ 0 "
-            f"(got {reproduces_to!r})"
-        )
     entries = tuple(history)
     effects = tuple(paper_effects)
     unknown = [
@@ -342,6 +334,14 @@ def claim(
         )
     if [e.date for e in entries] != sorted(e.date for e in entries):
         raise ValueError(f"the history of {claim_id!r} must be in date order")
+    _check_paper_plan(claim_id, paper_plan)
+    if reproduces_to is not None and not (
+        isinstance(reproduces_to, float) and math.isfinite(reproduces_to) and reproduces_to >= 0
+    ):
+        raise ValueError(
+            f"claim {claim_id!r}: reproduces_to must be None or a finite float ≥ 0 "
+            f"(got {reproduces_to!r})"
+        )
 
     def register(fn: CheckFn) -> CheckFn:
         if claim_id in _REGISTRY and _REGISTRY[claim_id].check is not fn:
