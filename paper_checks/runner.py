@@ -131,8 +131,9 @@ PRESENTATION_MODULES = frozenset(
 #: confirmatory ``studies`` (which root seeds it draws from: the record's provenance says), its
 #: ``exact_over_instances`` (how the runner pools root seeds, not what one computes), its
 #: ``paper_plan`` (what ``--scale paper --dry-run`` prints: the paper's sizes themselves are the
-#: check's ``ctx.pick``), its ``reproduces_to`` (a test's tolerance), every argument of a dated :class:`~paper_checks.claims.HistoryEntry` or of a
-#: :class:`~paper_checks.claims.PaperEffect` (what the paper reports), a rule's ``note``, and the
+#: check's ``ctx.pick``), its ``reproduces_to`` (a test's tolerance), every argument of a dated
+#: :class:`~paper_checks.claims.HistoryEntry` or of a :class:`~paper_checks.claims.PaperEffect`
+#: (what the paper reports), a rule's ``note``, and the
 #: ``summary`` and ``tolerance`` of a :class:`~paper_checks.results.CheckResult` (with whatever
 #: only they read), so that a claim's words can be corrected without staling its records.
 DESCRIPTIVE_KEYWORDS = (

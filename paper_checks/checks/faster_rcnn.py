@@ -37,7 +37,8 @@ from sims.boxes import (
 from theory import anchors as an
 from theory.significance import binomial_se_percent, worst_tolerance_ratio
 
-#: What ``--scale paper`` does with every claim of this paper (:mod:`paper_checks.paper_scale`).
+#: What ``--scale paper`` does with every claim of this paper
+#: (:mod:`paper_checks.paper_scale`).
 PAPER_PLAN = PaperSizes(
     sizes="the paper's setting at every scale: VGG-16 stride 16, 3 scales × 3 ratios, "
     "a 1000 × 600 image",

@@ -92,7 +92,8 @@ from theory.gated_attention import (
     sparsity_statistics,
 )
 
-#: What ``--scale paper`` does with every claim of this paper (:mod:`paper_checks.paper_scale`).
+#: What ``--scale paper`` does with every claim of this paper
+#: (:mod:`paper_checks.paper_scale`).
 PAPER_PLAN = Refused(
     "the paper trains 1.7B dense and 15B MoE models on 400B-3.5T tokens: out of reach on CPU; "
     "`--scale full` is our largest testbed"

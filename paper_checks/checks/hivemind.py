@@ -35,7 +35,8 @@ from sims.hivemind import (
 from theory import hivemind as hm
 from theory.significance import CurveZTest, curve_z_test
 
-#: What ``--scale paper`` does with every claim of this paper (:mod:`paper_checks.paper_scale`).
+#: What ``--scale paper`` does with every claim of this paper
+#: (:mod:`paper_checks.paper_scale`).
 PAPER_PLAN = Refused(
     "the paper's data (Infinity-Chat queries, 70+ models' generations, human ratings) is not "
     "shipped; run `paper-checks solve hivemind` on your own generations instead"

@@ -72,7 +72,8 @@ from theory.online.census import FIVE_POINT_CHUNKS, census, class_rows
 from theory.online.dims import littlestone_dim
 from theory.online.mtr import transductive_mistake_bound
 
-#: What ``--scale paper`` does with every claim of this paper (:mod:`paper_checks.paper_scale`).
+#: What ``--scale paper`` does with every claim of this paper
+#: (:mod:`paper_checks.paper_scale`).
 PAPER_PLAN = Refused(
     "the paper's statements are theorems without experiments: `--scale full` checks them exactly "
     "on the largest instances we verify (docs/online.md)"

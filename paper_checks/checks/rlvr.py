@@ -43,7 +43,8 @@ from theory.sharpening import (
     two_type_sharpening,
 )
 
-#: What ``--scale paper`` does with the closed-form claims of this module (:mod:`paper_checks.paper_scale`).
+#: What ``--scale paper`` does with the closed-form claims of this module
+#: (:mod:`paper_checks.paper_scale`).
 PAPER_PLAN = Refused(
     "a closed-form statement checked exactly at every scale; the paper's sample counts "
     "(n = 256-1024) are a `paper-checks solve passk` input, not a size of this check"

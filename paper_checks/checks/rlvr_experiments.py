@@ -67,7 +67,8 @@ from sims.rlvr_units import (
 )
 from theory import passk
 
-#: What ``--scale paper`` does with the experiments of this module (:mod:`paper_checks.paper_scale`).
+#: What ``--scale paper`` does with the experiments of this module
+#: (:mod:`paper_checks.paper_scale`).
 PAPER_PLAN = Refused(
     "the paper's models are 7B-32B LLM checkpoints (GRPO zero-RL), out of reach here; its sample "
     "counts n = 128-1024 have no analogue: our toy world and transformer compute pass@k from the "

@@ -59,8 +59,9 @@ from sims.superposition_units import (
 )
 from theory import superposition as theory
 
-#: What ``--scale paper`` does with the claims that train no model (:mod:`paper_checks.paper_scale`);
-#: each training claim has its own plan at exp-10's sizes (:func:`_exp10_plan`).
+#: What ``--scale paper`` does with the claims that train no model
+#: (:mod:`paper_checks.paper_scale`); each training claim has its own plan at exp-10's sizes
+#: (:func:`_exp10_plan`).
 PAPER_PLAN = Refused(
     "a quadrature and sampling check of the paper's formulas, not a training run: it has no "
     "paper size (`--scale full` is its largest)"

@@ -3,12 +3,12 @@ root seed 0, measures what its committed quick reference record holds. A record'
 root seed 0's (replicate 0), whatever the run's --replicates. Pinned: the claims that declare
 ``reproduces_to`` (:attr:`paper_checks.claims.Claim.reproduces_to`), the relative tolerance on
 floats with which their quick check reproduces the record on another machine: 0.0 (bit for bit)
-unless a number goes through a BLAS kernel or a special function whose rounding differs between
-CPUs and library builds (1e-12; the registration says which: on 2026-12-04 numpy 2.4.6 / scipy
-1.17.1 / OpenBLAS of another machine rounded them differently from the committed reference by
-≤ 1.7e-15 relative, ≤ 6e-15 for toy_pass1_gain and toy_slope_prediction). Those are the claims whose quick
-check costs under about 3 CPU-s (``provenance.cpu_time_s`` of the quick reference) and whose
-numbers are not a rounding residue; a registration that leaves a cheap claim out says why.
+unless a number goes through a BLAS kernel or a special function whose rounding differs between CPUs
+and library builds (1e-12; the registration says which: on 2026-12-04 numpy 2.4.6 / scipy 1.17.1 /
+OpenBLAS of another machine rounded them differently from the committed reference by ≤ 1.7e-15
+relative, ≤ 6e-15 for toy_pass1_gain and toy_slope_prediction). Those are the claims whose quick
+check costs under about 3 CPU-s (``provenance.cpu_time_s`` of the quick reference) and whose numbers
+are not a rounding residue; a registration that leaves a cheap claim out says why.
 """
 
 from __future__ import annotations
