@@ -6,12 +6,15 @@ A claim is a function ``(ctx) -> CheckResult`` registered with :func:`claim`::
            statement="The KL-regularised optimum never falls below the base model at any k.",
            source="Yue et al. 2025 (arXiv 2504.13837), the KL-regularised optimum",
            rule="PASS when min_k pass@k(tilt) − pass@k(base) ≥ −1e-12; FAIL otherwise.",
-           stochastic=False)
+           stochastic=False, paper_plan=PAPER_PLAN, reproduces_to=0.0)
     def tilt_never_crosses(ctx, *, tilt=passk.tilt) -> CheckResult:
         ...
 
 Keyword-only parameters after ``ctx`` carry the theory under test with our implementation as the
-default, so a test can hand the check a wrong theory and see it FAIL.
+default, so a test can hand the check a wrong theory and see it FAIL. ``paper_plan`` says what
+``--scale paper`` does with the claim (:mod:`paper_checks.paper_scale`; a check module declares
+its paper's plan once and passes it, or the claim's own, at each registration) and
+``reproduces_to`` the tolerance within which its quick check reproduces its committed record.
 
 Every claim states, when it is registered and so before any run, its ``rule`` (what PASSes, what
 FAILs and when INCONCLUSIVE is allowed) and whether it is ``stochastic``. A stochastic claim names
@@ -33,6 +36,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from paper_checks.context import Context
     from paper_checks.decision import Rule
+    from paper_checks.paper_scale import Plan
     from paper_checks.results import CheckResult
 
 CheckFn = Callable[["Context"], "CheckResult"]
@@ -144,9 +148,10 @@ class Claim:
     A stochastic claim is one of two kinds. ``decision``: a statistical claim, decided by a
     three-way :class:`~paper_checks.decision.Rule` over independent units (its ``rule`` text is
     generated from it, and with ``--replicates`` the units of every root seed are pooled).
-    Without a decision it is ``exact``: an exact check over random instances (or a Monte Carlo
-    identity with a family-wise test), where one violation is a counterexample: it FAILs when
-    any root seed FAILs and PASSes when every root seed PASSes.
+    Without a decision it declares ``exact_over_instances``: an exact check over random
+    instances (or a Monte Carlo identity with a family-wise test), where one violation is a
+    counterexample (:attr:`exact`): it FAILs when any root seed FAILs and PASSes when every root
+    seed PASSes.
 
     ``looks``: scale -> the root-seed counts at which a decided claim is looked at, in order
     (each look's units include the earlier ones), fixed before the looks they add are made. The
@@ -171,6 +176,16 @@ class Claim:
     undecided. Study k draws its units from root seeds no earlier study drew from: the run's
     seed plus :data:`STUDY_SEED_STRIDE` · (k − 1) (:meth:`root_seed`), so its error rates hold
     whatever the earlier study showed. A scale not listed runs study 1, the run's own seed.
+
+    ``paper_plan``: what ``--scale paper`` does with the claim
+    (:class:`~paper_checks.paper_scale.PaperSizes` or
+    :class:`~paper_checks.paper_scale.Refused`, :func:`~paper_checks.paper_scale.plan_for`).
+
+    ``reproduces_to``: the relative tolerance on floats within which the claim's quick check
+    under root seed 0 reproduces its committed quick reference record on another machine: 0.0
+    (bit for bit) unless a number goes through a BLAS kernel or a special function whose
+    rounding differs between CPUs and library builds (1e-12); None where that is not pinned
+    (tests/paper_checks/test_refactor_pins.py).
     """
 
     id: str
@@ -189,11 +204,15 @@ class Claim:
     devices: tuple[str, ...] = ("cpu",)
     paper_effects: tuple[PaperEffect, ...] = ()
     studies: Mapping[str, int] = field(default_factory=dict)
+    exact_over_instances: bool = False
+    paper_plan: Plan | None = None
+    reproduces_to: float | None = None
 
     @property
     def exact(self) -> bool:
-        """A stochastic claim without a ``decision``: an exact check over random instances."""
-        return self.stochastic and self.decision is None
+        """A stochastic claim declared ``exact_over_instances``: an exact check over random
+        instances, where one violation is a counterexample."""
+        return self.stochastic and self.exact_over_instances
 
     def looks_at(self, scale: str | None) -> tuple[int, ...]:
         """The planned root-seed counts of the looks at ``scale`` (empty: one look)."""
@@ -237,16 +256,22 @@ def claim(
     devices: Iterable[str] = ("cpu",),
     paper_effects: Iterable[PaperEffect] = (),
     studies: Mapping[str, int] | None = None,
+    exact_over_instances: bool = False,
+    paper_plan: Plan | None = None,
+    reproduces_to: float | None = None,
 ) -> Callable[[CheckFn], CheckFn]:
     """Register the decorated function as the check of claim ``claim_id`` (``<paper>.<name>``).
 
     ``rule`` must say what PASSes and what FAILs; with a ``decision`` it may be left out (its
     text is generated from the decision's parts and margins, and from its planned ``looks``,
     scale -> increasing root-seed counts, :attr:`Claim.looks`) or give only a preamble. A
-    ``stochastic`` claim must name its deciding ``statistic``; without a ``decision`` it is an
-    exact check over random instances (:attr:`Claim.exact`). ``paper_effects`` name statistics
-    of the ``decision`` (:attr:`Claim.paper_effects`). ``studies`` (:attr:`Claim.studies`) name
-    a confirmatory study k ≥ 2 at a scale where the claim plans its looks; its rule text says so.
+    ``stochastic`` claim must name its deciding ``statistic`` and have a ``decision`` or declare
+    itself ``exact_over_instances``, an exact check over random instances (:attr:`Claim.exact`).
+    ``paper_effects`` name statistics of the ``decision`` (:attr:`Claim.paper_effects`).
+    ``studies`` (:attr:`Claim.studies`) name a confirmatory study k ≥ 2 at a scale where the
+    claim plans its looks; its rule text says so. Every claim declares its ``paper_plan``
+    (:attr:`Claim.paper_plan`); ``reproduces_to`` (:attr:`Claim.reproduces_to`) is None or a
+    relative tolerance ≥ 0.
     """
     planned = _planned_looks(claim_id, looks, decision)
     confirmatory = _declared_studies(claim_id, studies, planned, history)
@@ -288,6 +313,16 @@ def claim(
         raise ValueError(f"the rule of {claim_id!r} must say what PASSes and what FAILs")
     if stochastic and not statistic:
         raise ValueError(f"stochastic claim {claim_id!r} must name its deciding statistic")
+    if stochastic and decision is None and not exact_over_instances:
+        raise ValueError(
+            f"stochastic claim {claim_id!r} needs a decision over units or, as an exact check "
+            "over random instances, exact_over_instances=True"
+        )
+    if exact_over_instances and (not stochastic or decision is not None):
+        raise ValueError(
+            f"claim {claim_id!r}: exact_over_instances=True declares a stochastic claim without "
+            "a decision over units"
+        )
     entries = tuple(history)
     effects = tuple(paper_effects)
     unknown = [
@@ -299,6 +334,14 @@ def claim(
         )
     if [e.date for e in entries] != sorted(e.date for e in entries):
         raise ValueError(f"the history of {claim_id!r} must be in date order")
+    _check_paper_plan(claim_id, paper_plan)
+    if reproduces_to is not None and not (
+        isinstance(reproduces_to, float) and math.isfinite(reproduces_to) and reproduces_to >= 0
+    ):
+        raise ValueError(
+            f"claim {claim_id!r}: reproduces_to must be None or a finite float ≥ 0 "
+            f"(got {reproduces_to!r})"
+        )
 
     def register(fn: CheckFn) -> CheckFn:
         if claim_id in _REGISTRY and _REGISTRY[claim_id].check is not fn:
@@ -320,10 +363,25 @@ def claim(
             trains_on,
             effects,
             confirmatory,
+            exact_over_instances,
+            paper_plan,
+            reproduces_to,
         )
         return fn
 
     return register
+
+
+def _check_paper_plan(claim_id: str, paper_plan: Plan | None) -> None:
+    """Raise ``ValueError`` unless ``paper_plan`` is a plan: what ``--scale paper`` does with the
+    claim (:data:`paper_checks.paper_scale.Plan`)."""
+    from paper_checks.paper_scale import PaperSizes, Refused
+
+    if not isinstance(paper_plan, PaperSizes | Refused):
+        raise ValueError(  # noqa: TRY004
+            f"claim {claim_id!r} needs a paper_plan: PaperSizes (what --scale paper runs) or "
+            f"Refused (why it does not) from paper_checks.paper_scale (got {paper_plan!r})"
+        )
 
 
 def _planned_looks(

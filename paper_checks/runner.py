@@ -128,9 +128,12 @@ PRESENTATION_MODULES = frozenset(
 #: that compute none of its numbers (the record copies them, and the tests hold the copies equal
 #: to the registry), left out of its fingerprint like docstrings and comments; likewise its
 #: planned ``looks`` (how many root seeds the runner adds, not what a root seed computes) and its
-#: confirmatory ``studies`` (which root seeds it draws from: the record's provenance says), every
-#: argument of a dated :class:`~paper_checks.claims.HistoryEntry` or of a
-#: :class:`~paper_checks.claims.PaperEffect` (what the paper reports), a rule's ``note``, and the
+#: confirmatory ``studies`` (which root seeds it draws from: the record's provenance says), its
+#: ``exact_over_instances`` (how the runner pools root seeds, not what one computes), its
+#: ``paper_plan`` (what ``--scale paper --dry-run`` prints: the paper's sizes themselves are the
+#: check's ``ctx.pick``), its ``reproduces_to`` (a test's tolerance), every argument of a dated
+#: :class:`~paper_checks.claims.HistoryEntry` or of a :class:`~paper_checks.claims.PaperEffect`
+#: (what the paper reports), a rule's ``note``, and the
 #: ``summary`` and ``tolerance`` of a :class:`~paper_checks.results.CheckResult` (with whatever
 #: only they read), so that a claim's words can be corrected without staling its records.
 DESCRIPTIVE_KEYWORDS = (
@@ -147,6 +150,9 @@ DESCRIPTIVE_KEYWORDS = (
             "devices",
             "paper_effects",
             "studies",
+            "exact_over_instances",
+            "paper_plan",
+            "reproduces_to",
         )
     ),
     ("HistoryEntry", "*"),

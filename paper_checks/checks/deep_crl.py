@@ -28,6 +28,7 @@ from paper_checks.figures.deep_crl import (
     signal_figure,
     trainability_figure,
 )
+from paper_checks.paper_scale import PaperSizes
 from paper_checks.results import CheckResult, Verdict
 from sims.deep_crl_units import (
     SignalStats,
@@ -45,6 +46,47 @@ from sims.mazes import U4, U_SMALL, GridMaze, serpentine_layout
 
 if TYPE_CHECKING:
     from neural.deep_crl import RankAgreement
+
+#: CPU seconds per SGD step at width 256, batch 256, one thread (process_time over 2-10 steps after
+#: one warm-up step, 2026-12-01, shared 2-core machine, ±15%): the fixed-data critic (φ and ψ) and
+#: online CRL's full update (actor, α, critic), by depth D: what ``--scale paper``'s plans
+#: (:mod:`paper_checks.paper_scale`) estimate their cost from.
+_CRITIC_STEP_S = {0: 0.004, 4: 0.022, 16: 0.082, 32: 0.120, 64: 0.28, 256: 0.98, 1024: 4.67}
+_ONLINE_STEP_S = {4: 0.055, 16: 0.183, 64: 0.63, 256: 2.76, 1024: 12.9}
+
+_CRITIC_BASIS = (
+    "CPU-s per SGD step at width 256, batch 256, one thread (2026-12-01, ±15%): critic "
+    + ", ".join(f"D{d} {s:g}" for d, s in _CRITIC_STEP_S.items())
+    + "; × 2,000 steps per task, summed over tasks"
+)
+
+
+def _critic_plan(sizes: str, tasks: int, cpu_hours: float) -> PaperSizes:
+    """A fixed-data critic claim at the paper's width (checkpointed every 500 steps)."""
+    return PaperSizes(
+        sizes=sizes + "; width 256, batch 256, 2,000 steps per task, checkpointed every 500 "
+        "steps (a killed task resumes bit-identically)",
+        tasks=tasks,
+        basis=_CRITIC_BASIS,
+        cpu_hours=cpu_hours,
+    )
+
+
+ONLINE_PAPER_PLAN = PaperSizes(
+    sizes="Table 1's depths 4 and 64 at width 256 (actor and critic), full's 100 epochs × 64 SGD "
+    "steps (6,400) and 3 seeds, for the deciding 'cpu' config and the reported 'reference' one; "
+    "the whole state (agent, Adam, replay buffer, random streams) checkpointed every 10 epochs "
+    "(a killed run resumes bit-identically)",
+    tasks=12,
+    basis="CPU-s per online SGD step (actor, α, critic) at width 256, batch 256, one thread "
+    "(2026-12-01, ±15%): "
+    + ", ".join(f"D{d} {s:g}" for d, s in _ONLINE_STEP_S.items())
+    + "; × 6,400 steps, + ≈ 2.5 CPU-s per epoch of rollouts and evaluation at D 64 (measured "
+    "on one epoch); D 1024 would take "
+    + f"{_ONLINE_STEP_S[1024] * 6_400 / 3600:.0f} CPU-h per run, so it is not in the plan",
+    cpu_hours=7.8,
+)
+
 
 #: Our reference table of signal propagation at initialisation (the paper's init, width 128,
 #: InfoNCE, 3 seeds), per variant and metric, at depths 4/16/64/256: numbers from a pilot run made
@@ -266,6 +308,14 @@ def _signal_expected(stats: SignalStats) -> dict[str, Any]:
             "0.79; full PASS: 0.761)",
         ),
     ],
+    # reproduces_to not pinned: its quick check costs 11-60 CPU-s
+    paper_plan=PaperSizes(
+        sizes="width 256 (the paper's) at the table's depths 4-256, and the paper block at "
+        "D = 1024 in the gradient-ratio band; 5 seeds per point",
+        tasks=100,
+        basis="33 CPU-s for one seed of every point, measured (2026-12-01, one thread, ±15%), × 5",
+        cpu_hours=0.05,
+    ),
 )
 def signal_propagation(
     ctx: Context, *, table: Mapping[str, Mapping[str, Mapping[int, float]]] = SPEC_SIGNAL_TABLE
@@ -454,6 +504,12 @@ def _trainability_measured(
             "3.474; deeper − D4 +0.009 ± 0.007 at D16, +0.006 ± 0.001 at D32)",
         ),
     ],
+    # reproduces_to not pinned: its quick check costs 11-60 CPU-s
+    paper_plan=_critic_plan(
+        "the paper's LN/residual ablation depths 4/16/32/64 (rebuttal table), 3 variants × 5 seeds",
+        tasks=60,
+        cpu_hours=4.3,
+    ),
 )
 def trainability(
     ctx: Context,
@@ -610,6 +666,12 @@ def _geodesic_arrays(
             "gains 0.202–0.223; full PASS: +0.180, CI [+0.176, +0.184])",
         ),
     ],
+    # reproduces_to not pinned: its quick check costs 11-60 CPU-s
+    paper_plan=_critic_plan(
+        "depths 0/4/16/64 (Fig. 9 compares 4 with 64) × 5 seeds, and the U4 Q-maps at D 0 and 64",
+        tasks=22,
+        cpu_hours=1.3,
+    ),
 )
 def critic_learns_geodesic(
     ctx: Context,
@@ -884,6 +946,8 @@ def _online_expected() -> dict[str, Any]:
             "+0.16] holds +0.05)",
         ),
     ],
+    # reproduces_to not pinned: it is not run at quick
+    paper_plan=ONLINE_PAPER_PLAN,
 )
 def online_maze(
     ctx: Context,

@@ -24,6 +24,7 @@ from paper_checks.figures.faster_rcnn import (
     param_ratio_figure,
     translation_figure,
 )
+from paper_checks.paper_scale import PaperSizes
 from paper_checks.results import CheckResult, Verdict
 from sims.boxes import (
     ShiftResponse,
@@ -35,6 +36,16 @@ from sims.boxes import (
 )
 from theory import anchors as an
 from theory.significance import binomial_se_percent, worst_tolerance_ratio
+
+#: What ``--scale paper`` does with every claim of this paper
+#: (:mod:`paper_checks.paper_scale`).
+PAPER_PLAN = PaperSizes(
+    sizes="the paper's setting at every scale: VGG-16 stride 16, 3 scales × 3 ratios, "
+    "a 1000 × 600 image",
+    basis="the full reference run",
+    same_as_full=True,
+)
+
 
 #: generate_anchors() of the released code (0-based inclusive), ratio-major: our reference table,
 #: tabulated by running it.
@@ -94,6 +105,8 @@ def _anchors_summary(
     "generate_anchors() exactly (0 px); FAIL "
     "when any coordinate differs or the shape is not 9 × 4. Deterministic: never INCONCLUSIVE.",
     stochastic=False,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def anchors_exact(
     ctx: Context, *, generate: Callable[[], np.ndarray] = an.generate_anchors
@@ -132,6 +145,8 @@ def anchors_exact(
     "600×800 and 600×600; FAIL when any of the six counts differs. Deterministic: never "
     "INCONCLUSIVE.",
     stochastic=False,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def anchor_count(
     ctx: Context, *, count: Callable[[int, int], an.AnchorCount] = an.anchor_count
@@ -181,6 +196,8 @@ def _param_summary(
     "27,648, 6,144,000 and 2,386,944 and, where torch is installed, the layers' numel agrees; FAIL "
     "when any count differs. Deterministic: never INCONCLUSIVE.",
     stochastic=False,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def param_ratio(
     ctx: Context,
@@ -237,6 +254,9 @@ def _translation_summary(r: ShiftResponse) -> str:
     "FAIL when any of these conditions fails (statistic: the number that fail). Never INCONCLUSIVE.",
     stochastic=True,
     statistic="violations",
+    exact_over_instances=True,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def translation_equivariance(
     ctx: Context, *, grid: Callable[[int, int], np.ndarray] = an.anchor_grid
@@ -314,6 +334,8 @@ def _coverage_summary(
     "that worst ratio exceeds 1. Never INCONCLUSIVE.",
     stochastic=True,
     statistic="worst_tolerance_ratio",
+    exact_over_instances=True,
+    paper_plan=PAPER_PLAN,
 )
 def coverage(ctx: Context, *, base_anchors: np.ndarray | None = None) -> CheckResult:
     """Monte Carlo (sides log-uniform in each band, aspect log-uniform in [0.5, 2], positions

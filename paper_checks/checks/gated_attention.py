@@ -71,6 +71,7 @@ from paper_checks.figures.gated_attention import (
     sink_ordering_figure,
     sink_removed_figure,
 )
+from paper_checks.paper_scale import Refused
 from paper_checks.results import CheckResult
 from theory.gated_attention import (
     DEGRADE_NATS,
@@ -90,6 +91,14 @@ from theory.gated_attention import (
     sparse_units,
     sparsity_statistics,
 )
+
+#: What ``--scale paper`` does with every claim of this paper
+#: (:mod:`paper_checks.paper_scale`).
+PAPER_PLAN = Refused(
+    "the paper trains 1.7B dense and 15B MoE models on 400B-3.5T tokens: out of reach on CPU; "
+    "`--scale full` is our largest testbed"
+)
+
 
 #: The unit of every claim of this paper.
 PAIRED_SEED = (
@@ -364,6 +373,7 @@ GATE_KEYS = ("gate_mean", "gate_below_0.1")
             "share < 0.1 0.6–2.2%, sparse in 0/5 seeds)",
         ),
     ],
+    paper_plan=PAPER_PLAN,
 )
 def gate_sparse(
     ctx: Context,
@@ -468,6 +478,7 @@ M_ACT_RULE = Rule(
             "1.55, 1.05, 1.33, 1.24)",
         ),
     ],
+    paper_plan=PAPER_PLAN,
 )
 def massive_activations_drop(
     ctx: Context,
@@ -606,6 +617,7 @@ SINK_RULE = Rule(
     ],
     looks={"full": (2, 4)},
     studies={"full": 2},
+    paper_plan=PAPER_PLAN,
 )
 def sink_removed(
     ctx: Context,
@@ -727,6 +739,7 @@ LOSS_RULE = Rule(
             "seeds); full PASS (Δ −0.074, 95% CI [−0.116, −0.031], t −4.81)",
         ),
     ],
+    paper_plan=PAPER_PLAN,
 )
 def loss_not_worse(
     ctx: Context,
@@ -845,6 +858,7 @@ LR_RULE = Rule(
             "0.235, 0.020, 0.248, 0.160, 0.080 vs 0.195, 0, 0.222, 0.179, 0.035 nats)",
         ),
     ],
+    paper_plan=PAPER_PLAN,
 )
 def lr_tolerance(
     ctx: Context,
@@ -1034,6 +1048,7 @@ def relation_counts(relations: dict[str, Any]) -> dict[str, Any]:
             "2/5 seeds, fewer than 3)",
         ),
     ],
+    paper_plan=PAPER_PLAN,
 )
 def sink_ordering(
     ctx: Context,

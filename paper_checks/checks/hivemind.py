@@ -23,6 +23,7 @@ from paper_checks.figures.hivemind import (
     minilm_paraphrase_figure,
     similarity_exact_figure,
 )
+from paper_checks.paper_scale import Refused
 from paper_checks.results import CheckResult, Verdict
 from sims.hivemind import (
     OrthogonalModelsMetrics,
@@ -33,6 +34,14 @@ from sims.hivemind import (
 )
 from theory import hivemind as hm
 from theory.significance import CurveZTest, curve_z_test
+
+#: What ``--scale paper`` does with every claim of this paper
+#: (:mod:`paper_checks.paper_scale`).
+PAPER_PLAN = Refused(
+    "the paper's data (Infinity-Chat queries, 70+ models' generations, human ratings) is not "
+    "shipped; run `paper-checks solve hivemind` on your own generations instead"
+)
+
 
 #: Exact float agreement of the orthogonal models' inter-model entries and top-N curve.
 EXACT_TOL = 1e-15
@@ -67,6 +76,9 @@ EXACT_TOL = 1e-15
             "1e-15; the other four PASS); PASS in the committed references",
         )
     ],
+    exact_over_instances=True,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def similarity_exact(
     ctx: Context, *, mean_similarity: Callable[[np.ndarray], float] = hm.mean_pairwise_similarity
@@ -174,6 +186,9 @@ def _interchangeable_record(
             before="PASS at root seed 0 (max |z| within 3); FAIL at 2 of root seeds 0–5",
         )
     ],
+    exact_over_instances=True,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def disjoint_models(
     ctx: Context,
@@ -260,6 +275,8 @@ def _entropy_summary(ent: dict[str, float], pd: dict[str, float], ent_all, pd_al
     "within 1e-12, and the maxima over every split are log2 5 and 0.5 (1e-12); FAIL when any "
     "value misses. Deterministic: never INCONCLUSIVE.",
     stochastic=False,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def entropy_values(
     ctx: Context,
@@ -357,6 +374,7 @@ def _minilm_missing() -> CheckResult:
     "the MiniLM extra is not installed (the embedder is unavailable, so nothing is measured). "
     "Deterministic (fixed texts, fixed weights).",
     stochastic=False,
+    paper_plan=PAPER_PLAN,
 )
 def minilm_paraphrase(ctx: Context, *, embedder: object | None = None) -> CheckResult:
     """Embed the 12 texts; the lowest paraphrase cosine must exceed the highest cosine between

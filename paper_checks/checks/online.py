@@ -33,6 +33,7 @@ from paper_checks.figures.online import (
     tree_class_figure,
     two_thirds_line_figure,
 )
+from paper_checks.paper_scale import Refused
 from paper_checks.plotting import plot_learner_weights
 from paper_checks.results import CheckResult, Verdict
 from sims.online_experiments import (
@@ -70,6 +71,14 @@ from theory.online.brackets import mtr_bracket
 from theory.online.census import FIVE_POINT_CHUNKS, census, class_rows
 from theory.online.dims import littlestone_dim
 from theory.online.mtr import transductive_mistake_bound
+
+#: What ``--scale paper`` does with every claim of this paper
+#: (:mod:`paper_checks.paper_scale`).
+PAPER_PLAN = Refused(
+    "the paper's statements are theorems without experiments: `--scale full` checks them exactly "
+    "on the largest instances we verify (docs/online.md)"
+)
+
 
 PAPER_D0 = 800  # Thm B.1: the lower bound is stated for d >= 800
 FIRST_D0 = 774  # first d where (1 − ε)^n ≥ 1/2 holds: computed here, the paper states d ≥ 800
@@ -116,6 +125,9 @@ GADGET_EXPECTED = {
     "(statistic: the number of mismatches). Never INCONCLUSIVE.",
     stochastic=True,
     statistic="violations",
+    exact_over_instances=True,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def gadget_gap(ctx: Context, *, mtr: Callable[[ConceptClass], int] = _mtr) -> CheckResult:
     """Exhaustive census (bitmask tabulation) plus the general solvers on W and on a sample of
@@ -203,6 +215,7 @@ def _pair_keys(counts: Mapping[tuple[int, int], Any]) -> dict[str, Any]:
     "(measured: violations, the number of mismatches). The counts themselves are reported, not "
     "gated. Deterministic: never INCONCLUSIVE.",
     stochastic=False,
+    paper_plan=PAPER_PLAN,
 )
 def census_5_points(ctx: Context) -> CheckResult:
     """Chunks of the 2^32 masks as a resumable sweep (:func:`sims.online_sweeps.census5_task`),
@@ -254,6 +267,8 @@ def census_5_points(ctx: Context) -> CheckResult:
     rule="PASS when W^k has Ldim exactly 3k and M_tr exactly 2k for every k reached (1..3 quick, "
     "1..4 full); FAIL on any other value. Deterministic: never INCONCLUSIVE.",
     stochastic=False,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def two_thirds_line(ctx: Context, *, mtr: Callable[[ConceptClass], int] = _mtr) -> CheckResult:
     ks = list(range(1, ctx.pick(quick=3, full=4) + 1))
@@ -287,6 +302,9 @@ def two_thirds_line(ctx: Context, *, mtr: Callable[[ConceptClass], int] = _mtr) 
     "INCONCLUSIVE.",
     stochastic=True,
     statistic="violations",
+    exact_over_instances=True,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def mtr_le_ldim(ctx: Context, *, mtr: Callable[[ConceptClass], int] = _mtr) -> CheckResult:
     """Random classes on up to 8 points (the brute force on up to 7), in a seeded sweep."""
@@ -330,6 +348,8 @@ def mtr_le_ldim(ctx: Context, *, mtr: Callable[[ConceptClass], int] = _mtr) -> C
     "FAIL when the first d differs, the inequality breaks above it, or the crossing differs. "
     "Deterministic (60-digit arithmetic): never INCONCLUSIVE.",
     stochastic=False,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def bound_constants(
     ctx: Context, *, length_bound: Callable[[int], mpmath.mpf] = paper_length_bound
@@ -383,6 +403,9 @@ def bound_constants(
     "(statistic: the number of violations). Never INCONCLUSIVE.",
     stochastic=True,
     statistic="violations",
+    exact_over_instances=True,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def invariances(ctx: Context, *, mtr: Callable[[ConceptClass], int] = _mtr) -> CheckResult:
     n_classes = ctx.pick(quick=120, full=1500)
@@ -424,6 +447,9 @@ def invariances(ctx: Context, *, mtr: Callable[[ConceptClass], int] = _mtr) -> C
             before="PASS (minimal classes d = 1..4 exact M_tr = d, d = 5..7 certified ≥ d)",
         )
     ],
+    exact_over_instances=True,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def tree_class(ctx: Context, *, mtr: Callable[[ConceptClass], int] = _mtr) -> CheckResult:
     """d ≤ 4 by the exact DP; larger d by a certified lower bound (a sequence forcing d mistakes)
@@ -481,6 +507,9 @@ def tree_class(ctx: Context, *, mtr: Callable[[ConceptClass], int] = _mtr) -> Ch
     "runs, plus 1 for a pilot mismatch). Never INCONCLUSIVE.",
     stochastic=True,
     statistic="violations",
+    exact_over_instances=True,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def adversary_forces(ctx: Context, *, guaranteed: Callable | None = None) -> CheckResult:
     """Minimal and random tree classes, a grid of (ε, M): the sequence's invariants, g ≤ v ≤ M_tr
@@ -583,6 +612,9 @@ def _learner_summary(stats: LearnerStats, f: float, over_f: int, over_half: int)
             "runs over the 3/4 bound, 0 over the halving rate)",
         ),
     ],
+    exact_over_instances=True,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def learner_invariants(ctx: Context, *, weight_factor: float = 0.75) -> CheckResult:
     """Tree classes with lowered thresholds, every target (``_learner_games``): the count of
@@ -661,6 +693,8 @@ _WITNESS_KEYS = ("ldim", "mtr", "mtr_bruteforce", "n_points", "n_hypotheses")
     "seconds): a search that finds nothing is never a proof that no class exists.",
     stochastic=True,
     statistic="certified_witnesses",
+    exact_over_instances=True,
+    paper_plan=PAPER_PLAN,
 )
 def below_two_thirds(
     ctx: Context, *, witnesses: Sequence[ConceptClass] | None = None
@@ -721,6 +755,8 @@ def below_two_thirds(
     "inconsistent bracket, Ldim ≠ 5 or disagreement with the DP (statistic: their number).",
     stochastic=True,
     statistic="violations",
+    exact_over_instances=True,
+    paper_plan=PAPER_PLAN,
 )
 def random_tree_d5(ctx: Context, *, bracket: Callable | None = None) -> CheckResult:
     """d = 3, 4 exactly by the DP (with the perfect-halving test cross-checked against it); d = 5

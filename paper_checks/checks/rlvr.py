@@ -19,6 +19,7 @@ from paper_checks.figures.rlvr import (
     single_crossing_figure,
     tilt_never_crosses_figure,
 )
+from paper_checks.paper_scale import Refused
 from paper_checks.results import CheckResult, Verdict
 from sims.passk_sampling import (
     count_histogram_task,
@@ -41,6 +42,14 @@ from theory.sharpening import (
     tilt_gaps,
     two_type_sharpening,
 )
+
+#: What ``--scale paper`` does with the closed-form claims of this module
+#: (:mod:`paper_checks.paper_scale`).
+PAPER_PLAN = Refused(
+    "a closed-form statement checked exactly at every scale; the paper's sample counts "
+    "(n = 256-1024) are a `paper-checks solve passk` input, not a size of this check"
+)
+
 
 Z_MAX = 3.0  # Monte Carlo agreement: within 3 standard errors
 #: The tolerance of estimator_unbiased, in words.
@@ -71,6 +80,10 @@ def _estimator_summary(z_est: np.ndarray, z_plug: np.ndarray, ks: np.ndarray) ->
     "FAIL when any of these does not hold. Never INCONCLUSIVE.",
     stochastic=True,
     statistic="max_abs_z_unbiased",
+    exact_over_instances=True,
+    paper_plan=PAPER_PLAN,
+    # the estimator's z (binomial pmf) rounds differently by CPU and BLAS (≤ 1.7e-15)
+    reproduces_to=1e-12,
 )
 def estimator_unbiased(
     ctx: Context,
@@ -130,6 +143,8 @@ TILT_BETAS = (0.1, 0.3, 1.0, 3.0, 10.0)
     "where p = 0; FAIL when any of these does not hold. Deterministic (quadrature on fixed "
     "quantile grids); never INCONCLUSIVE.",
     stochastic=False,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def tilt_never_crosses(ctx: Context, *, tilt: Callable = passk.tilt) -> CheckResult:
     """Over a family of p distributions and β values, min over k = 1..4096 of
@@ -243,6 +258,11 @@ def _sharpening_expected(slope_base: float, slope_rl: float) -> dict[str, object
     "crossing once with k* in [4, 16]. FAIL when any one does not hold. Never INCONCLUSIVE.",
     stochastic=True,
     statistic="sample_pass1_gain",
+    # Beta quadrature and a 20,000-problem sample: exact in effect
+    exact_over_instances=True,
+    paper_plan=PAPER_PLAN,
+    # the crossing k* (lgamma) rounds differently by CPU and library build (≤ 1.7e-15)
+    reproduces_to=1e-12,
 )
 def sharpening_crosses(
     ctx: Context,
@@ -299,6 +319,9 @@ def sharpening_crosses(
     "perturbation changes it twice or more. Never INCONCLUSIVE.",
     stochastic=True,
     statistic="max_sign_changes",
+    exact_over_instances=True,
+    paper_plan=PAPER_PLAN,
+    reproduces_to=0.0,
 )
 def single_crossing(ctx: Context, *, signs: tuple[int, ...] = (1, -1, 1)) -> CheckResult:
     """Random search: random discrete base distributions on random logit grids, random

@@ -114,37 +114,33 @@ def test_reference_records_come_from_the_root_seeds_of_the_declared_study(claim,
     assert all(row["root_entropy"][0] == record.provenance["seed"] for row in rows)
 
 
-#: Stochastic claims without a decision over units: exact checks over random instances, or
-#: Monte Carlo identities with a family-wise test and a stated tolerance, where one violation is
-#: a counterexample (pooled over root seeds: any FAIL FAILs). Every other stochastic claim is
-#: decided over units; a claim leaves this list only by gaining a ``decision``.
-EXACT_OVER_INSTANCES = {
-    "online.adversary_forces",
-    "online.below_two_thirds",
-    "online.gadget_gap",
-    "online.invariances",
-    "online.learner_invariants",
-    "online.mtr_le_ldim",
-    "online.random_tree_d5",
-    "online.tree_class",
-    "diffusion.nonlinear_matches_theory",
-    "diffusion.spectrum_matches_theory",
-    "superposition.geometry",
-    "rlvr.estimator_unbiased",
-    "rlvr.sharpening_crosses",  # Beta quadrature and a 20,000-problem sample: exact in effect
-    "rlvr.single_crossing",
-    "hivemind.disjoint_models",
-    "hivemind.similarity_exact",
-    "faster_rcnn.coverage",
-    "faster_rcnn.translation_equivariance",
-}
+def test_every_stochastic_claim_is_decided_over_units_or_declared_exact_over_instances():
+    """A stochastic claim without a decision over units declares itself an exact check over
+    random instances (or a Monte Carlo identity with a family-wise test), where one violation is
+    a counterexample: pooled over root seeds, any FAIL FAILs (Claim.exact). It stops being one
+    only by gaining a ``decision``."""
+    for c in CLAIMS:
+        assert c.exact_over_instances == (c.stochastic and c.decision is None), c.id
+        assert c.exact == c.exact_over_instances, c.id
 
 
-def test_every_stochastic_claim_is_decided_over_units_or_exact_over_instances():
-    exact = {c.id for c in CLAIMS if c.exact}
-    assert exact <= EXACT_OVER_INSTANCES, (
-        f"statistical claims without a decision: {exact - EXACT_OVER_INSTANCES}"
-    )
+def test_the_registry_refuses_an_undeclared_kind_or_a_missing_paper_plan():
+    from paper_checks.claims import claim
+    from paper_checks.decision import Part, Rule
+    from paper_checks.paper_scale import Refused
+
+    words = {"paper": "rlvr", "statement": "s", "source": "t", "rule": "PASS if a; FAIL if b"}
+    plan = Refused("not at paper scale")
+    with pytest.raises(ValueError, match=r"needs a decision over units or.*exact_over_instances"):
+        claim("rlvr.test_kind", stochastic=True, statistic="x", paper_plan=plan, **words)
+    decision = Rule("one draw", (Part("x", "a draw", "greater", 0.0, -0.5),))
+    for kind in ({"stochastic": False}, {"stochastic": True, "decision": decision}):
+        with pytest.raises(ValueError, match="exact_over_instances=True declares"):
+            claim("rlvr.test_kind", exact_over_instances=True, paper_plan=plan, **kind, **words)
+    with pytest.raises(ValueError, match="needs a paper_plan"):
+        claim("rlvr.test_plan", stochastic=False, **words)
+    with pytest.raises(ValueError, match="reproduces_to"):
+        claim("rlvr.test_pin", stochastic=False, paper_plan=plan, reproduces_to=-1.0, **words)
 
 
 @pytest.mark.parametrize("scale", ["quick", "full"])

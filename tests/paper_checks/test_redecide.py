@@ -14,6 +14,7 @@ from paper_checks.claims import _REGISTRY, HistoryEntry, PaperEffect, claim
 from paper_checks.cli import main
 from paper_checks.context import Context
 from paper_checks.decision import Decision, Part, Rule
+from paper_checks.paper_scale import Refused
 from paper_checks.redecide import redecide_record, redecide_run, split_units
 from paper_checks.results import CheckResult
 from paper_checks.runner import AT_THIS_BUDGET, excluded_statement, headline_summary
@@ -39,6 +40,7 @@ def decided():
         stochastic=True,
         decision=RULE,
         history=[HistoryEntry("2026-11-30", "a change", "a test", "PASS")],
+        paper_plan=Refused("a test claim has no paper sizes"),
     )(_check)
     yield CLAIM_ID
     _REGISTRY.pop(CLAIM_ID, None)

@@ -12,6 +12,7 @@ from paper_checks.claims import _REGISTRY, Claim, HistoryEntry, claim
 from paper_checks.cli import main
 from paper_checks.context import Context
 from paper_checks.decision import Decision, Part, Rule
+from paper_checks.paper_scale import Refused
 from paper_checks.report import render_markdown
 from paper_checks.results import CheckResult, Verdict, load_results
 from paper_checks.runner import excluded_statement, run_claim, run_claims
@@ -41,8 +42,19 @@ def _swept(ctx: Context) -> CheckResult:
 
 
 def _make(fn, *, stochastic=True, statistic="u") -> Claim:
+    """A coin claim; stochastic, it is an exact check over random instances (no decision)."""
     rule = "PASS when the draw is below 0.7; FAIL otherwise."
-    return Claim("rlvr.test_coin", "rlvr", "a coin", "tests", fn, rule, stochastic, statistic)
+    return Claim(
+        "rlvr.test_coin",
+        "rlvr",
+        "a coin",
+        "tests",
+        fn,
+        rule,
+        stochastic,
+        statistic,
+        exact_over_instances=stochastic,
+    )
 
 
 def test_replicate_streams_are_disjoint_from_the_primary_and_each_other():
@@ -356,6 +368,8 @@ def coin_claim():
         stochastic=True,
         statistic="u",
         history=history,
+        exact_over_instances=True,
+        paper_plan=Refused("a test claim has no paper sizes"),
     )(_coin)
     yield "rlvr.test_coin"
     _REGISTRY.pop("rlvr.test_coin", None)
@@ -440,6 +454,7 @@ def test_not_run_is_shown_apart_from_the_verdicts_and_fails_nothing(tmp_path, ca
         rule="PASS when it runs; FAIL never.",
         stochastic=False,
         not_run_at={"quick": "the sweep is full scale only"},
+        paper_plan=Refused("a test claim has no paper sizes"),
     )(lambda ctx: CheckResult(Verdict.PASS, "ran", {}, {}, ""))
     try:
         code = main(["run", "rlvr.test_not_run", "--out", str(tmp_path), "--fail-on", "fail"])

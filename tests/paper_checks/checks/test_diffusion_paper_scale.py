@@ -12,7 +12,7 @@ import sims.rmt
 from paper_checks.checks import diffusion
 from paper_checks.claims import all_claims
 from paper_checks.context import Context
-from paper_checks.paper_scale import PLANS, PaperSizes, Refused
+from paper_checks.paper_scale import PaperSizes, Refused, plan_for
 from sims.diffusion_rf import ge_flow, ge_flow_streamed
 from sims.rmt import GESample, ge_eigenvalues_streamed
 from theory import rmt
@@ -198,11 +198,10 @@ def test_a_killed_paper_scale_spectrum_run_resumes_task_by_task(tmp_path, monkey
 def test_every_diffusion_claim_has_its_own_paper_plan():
     """Each claim runs at the paper's sizes (with a measured estimate, or the full run's setting
     being the paper's) or is refused with a quantified reason."""
-    ids = [c.id for c in all_claims() if c.paper == "diffusion"]
-    assert ids
-    assert "diffusion" not in PLANS
-    for claim_id in ids:
-        plan = PLANS[claim_id]
+    claims = [c for c in all_claims() if c.paper == "diffusion"]
+    assert claims
+    for claim in claims:
+        plan = plan_for(claim)
         if isinstance(plan, Refused):
             assert any(ch.isdigit() for ch in plan.reason)
         else:
