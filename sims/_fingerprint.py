@@ -113,13 +113,16 @@ GUARDS_COUNTED = frozenset({"theory.passk", "theory._domain"})
 def _is_guard(node: ast.stmt) -> bool:
     """Whether a statement only refuses arguments: ``if <test>: raise ValueError(...)`` (an
     ``elif`` chain of such included) whose test makes only :data:`PURE_TEST_CALLS`, or a call
-    of ``theory._domain`` made as a statement (its value unused: it can only raise)."""
+    of ``theory._domain`` made as a statement (its value unused: it can only raise) whose
+    arguments make only such calls."""
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         func = node.value.func
+        arguments = [*node.value.args, *(k.value for k in node.value.keywords)]
         return (
             isinstance(func, ast.Attribute)
             and isinstance(func.value, ast.Name)
             and func.value.id == "_domain"
+            and _reads_only(arguments)
         )
     if not isinstance(node, ast.If) or len(node.body) != 1:
         return False
@@ -128,10 +131,15 @@ def _is_guard(node: ast.stmt) -> bool:
     exc = exc.func if isinstance(exc, ast.Call) else exc
     if not (isinstance(exc, ast.Name) and exc.id == "ValueError"):
         return False
-    calls = (n for n in ast.walk(node.test) if isinstance(n, ast.Call))
-    if any(_callee(call.func) not in PURE_TEST_CALLS for call in calls):
+    if not _reads_only([node.test]):
         return False
     return not node.orelse or (len(node.orelse) == 1 and _is_guard(node.orelse[0]))
+
+
+def _reads_only(expressions: list[ast.expr]) -> bool:
+    """Whether every call inside ``expressions`` is one of :data:`PURE_TEST_CALLS`."""
+    calls = (n for e in expressions for n in ast.walk(e) if isinstance(n, ast.Call))
+    return all(_callee(call.func) in PURE_TEST_CALLS for call in calls)
 
 
 def without_guards(tree: ast.Module) -> ast.Module:

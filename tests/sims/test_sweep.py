@@ -364,6 +364,7 @@ def first(ctx, n, xs):
         ('raise ValueError("bad x")', 'raise TypeError("bad x")', True),
         ("x > LIMIT", "next(iter(xs)) > LIMIT", True),  # the test consumes xs
         ("_domain.integer(", "n = _domain.integer(", True),  # its value is used
+        ('"n", n, minimum=0)', '"n", next(iter(xs)), minimum=0)', True),  # consumes xs
         ("n > 5", "n > 6", True),  # inside a try: the handler turns it into a value
     ],
 )
