@@ -414,7 +414,9 @@ def lr_schedule(step: int, steps: int, peak: float, warmup: int) -> float:
     [0.333, 0.667, 1.0, 0.953, 0.821, 0.631, 0.419, 0.229, 0.097, 0.05]
     """
     _domain.integer("steps", steps, minimum=1)
-    _domain.integer("step", step, minimum=0, maximum=steps - 1)
+    _domain.integer("step", step, minimum=0)
+    if not step < steps:
+        raise ValueError(f"steps must exceed step (got steps={steps!r}, step={step!r})")
     _domain.real("peak", peak, minimum=0.0, open_low=True)
     _domain.integer("warmup", warmup, minimum=0)
     s = step + 1

@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paper_checks._public_api import PACKAGES, public_modules, public_names
-from sims.superposition import sample_batch
+from sims.superposition import lr_schedule, sample_batch
 from theory import anchors, hivemind, passk, rmt
 from theory.online.bounds import paper_length_bound
 from theory.passk import pass_at_k
@@ -1719,6 +1719,8 @@ def test_out_of_domain_arguments_are_refused_by_name(qualname: str, data: st.Dat
         (lambda: anchors.feature_map_size(-1), "image_size"),
         (lambda: rmt.marchenko_pastur_edges(-1), "ratio"),
         (lambda: passk.crossing_k([], [], []), "ks"),
+        # found by make fuzz (2026-12-05): a schedule shorter than its step named only `step`
+        (lambda: lr_schedule(3, 1, 1.0, 3), "steps"),
     ],
 )
 def test_the_reported_examples_are_refused_by_name(call: Callable[[], Any], name: str) -> None:
