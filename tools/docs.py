@@ -436,18 +436,22 @@ def render_timing(
 
 #: The committed ``paper-checks bench`` run that docs/benchmarks.md is generated from.
 BENCH_RUN = DOCS / "results" / "bench.json"
+#: The committed run of the batched trainers (K seeds as one model against one at a time).
+BATCHED_RUN = DOCS / "results" / "bench-batched.json"
 BENCHMARKS = DOCS / "benchmarks.md"
 #: The shape of the house: today's measurement beside a committed earlier one.
 ADDING = DOCS / "adding-a-claim.md"
 HOUSE_BEFORE = DOCS / "results" / "house-before.json"
 
 
-def render_bench(payload: Mapping[str, Any]) -> str:
-    """The speed table of docs/benchmarks.md from a committed bench JSON (its provenance line,
-    then one row per benchmark), and the refutation rates of the false conjectures."""
+def render_bench(payload: Mapping[str, Any], path: Path = BENCH_RUN) -> str:
+    """A speed table of docs/benchmarks.md from the committed bench JSON at ``path`` (its
+    provenance line, then one row per benchmark), and the refutation rates of the false
+    conjectures when it has them."""
     prov = payload.get("provenance", {})
     lines = [
-        f"From `docs/results/bench.json`: `paper-checks {_shown_argv(prov.get('argv', ['bench']))}`"
+        f"From `{path.relative_to(ROOT).as_posix()}`: "
+        f"`paper-checks {_shown_argv(prov.get('argv', ['bench']))}`"
         f", {prov.get('created', 'date not recorded')}, commit `{str(prov.get('git_sha'))[:12]}`"
         f", {prov.get('machine', 'machine not recorded')}"
         + (" (`--quick` sizes)" if payload.get("quick") else "")
@@ -634,8 +638,11 @@ def generated_files(
             ),
         }
         out[RUNNING] = render_blocks(RUNNING.read_text(encoding="utf-8"), blocks, RUNNING.name)
-    if BENCH_RUN.is_file():
-        bench = {"bench": render_bench(read_json(BENCH_RUN))}
+    if BENCH_RUN.is_file() and BATCHED_RUN.is_file():
+        bench = {
+            "bench": render_bench(read_json(BENCH_RUN)),
+            "bench_batched": render_bench(read_json(BATCHED_RUN), BATCHED_RUN),
+        }
         out[BENCHMARKS] = render_blocks(
             BENCHMARKS.read_text(encoding="utf-8"), bench, "benchmarks.md"
         )
