@@ -90,7 +90,10 @@ def _parsed(
 
 
 #: Calls a guard's test may make (by the name called, :func:`_callee`): reads that change no
-#: value. A guard whose test calls anything else counts like any other statement.
+#: value. A guard whose test calls anything else counts like any other statement. They read
+#: without consuming only what can be read twice: the house's guards test numbers, arrays,
+#: lists and strings, never a one-shot iterator that later code reads again (``any``, ``list``,
+#: ``sorted`` and the like would exhaust one).
 PURE_TEST_CALLS = frozenset(
     {
         *("isinstance", "issubclass", "hasattr", "callable", "type", "len", "any", "all"),
