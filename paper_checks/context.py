@@ -118,8 +118,16 @@ class Context:
     ) -> list[dict[str, Any]]:
         """Run a resumable sweep on the run's executor, cached under ``out_dir/sweeps``.
 
-        See :func:`sims.sweep.run_sweep`; the root seed is :meth:`seed_entropy` of ``name``.
+        See :func:`sims.sweep.run_sweep`; the root seed is :meth:`seed_entropy` of ``name``. On
+        a GPU every parameter point carries the run's placement (``"device"`` for a torch
+        device other than the CPU, ``"backend"`` for an array backend other than numpy), which
+        the task reads and its record and cache key keep; on the CPU and numpy the points are
+        as given.
         """
+        if self.device != "cpu":
+            params = [{**p, "device": self.device} for p in params]
+        if self.backend.name != "numpy":
+            params = [{**p, "backend": self.backend.name} for p in params]
         return run_sweep(
             fn,
             params,

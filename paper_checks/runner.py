@@ -164,14 +164,15 @@ DESCRIPTIVE_KEYWORDS = (
 )
 
 
-def claim_fingerprint(claim: Claim, scale: str) -> str:
+def claim_fingerprint(claim: Claim, scale: str, device: str = "cpu", backend: str = "numpy") -> str:
     """sha256 of the code the claim's check can run at ``scale``: the check function and what it
     reads in its own module (:func:`sims._fingerprint.module_slice`: the definitions, constants
     and imports it uses, transitively), and every project module those import, transitively
     (:func:`sims._fingerprint.code_fingerprint`: comments, docstrings, ``__all__`` and guards
     left out), as a run at ``scale`` reads them (:func:`sims._fingerprint.at_scale`: each
     ``ctx.pick`` by its argument at that scale, each branch on ``ctx.scale`` by the branch
-    taken), less :data:`PRESENTATION_MODULES` and the :data:`DESCRIPTIVE_KEYWORDS` of its
+    taken) and on that torch ``device`` and array ``backend`` (:func:`sims._fingerprint.
+    at_placement`: what carries a run to a GPU is the identity on the CPU and numpy), less :data:`PRESENTATION_MODULES` and the :data:`DESCRIPTIVE_KEYWORDS` of its
     registration: the code that computes the claim's numbers at that scale (the check, its
     theory, simulations and networks, the context's seeds and sizes, the sweep engine). Editing
     another claim's check in the same module, or another scale's sizes, leaves it as it was. A
@@ -186,14 +187,29 @@ def claim_fingerprint(claim: Claim, scale: str) -> str:
         ignore=DESCRIPTIVE_KEYWORDS,
         sliced=True,
         scale=scale,
+        device=device,
+        backend=backend,
     )
+
+
+def placement(claim: Claim, ctx: Context) -> tuple[str, str]:
+    """(torch device, array backend) that ``claim`` computes on in a run of ``ctx``: the run's,
+    where the claim declares a path on them (:attr:`Claim.devices`, :attr:`Claim.backends`),
+    else the CPU and numpy."""
+    device = ctx.device if ctx.device in claim.devices else "cpu"
+    return device, ctx.backend.name if ctx.backend.name in claim.backends else "numpy"
 
 
 def made_by_todays_code(claim: Claim, provenance: Mapping[str, Any]) -> bool:
     """Whether a record with this ``provenance`` was made by today's code of ``claim`` at the
-    record's own scale (:func:`claim_fingerprint`); False for a record without code or scale."""
+    record's own scale, torch device and array backend (:func:`claim_fingerprint`); False for a
+    record without code or scale."""
     scale = provenance.get("scale")
-    return scale in SCALES and provenance.get("code") == claim_fingerprint(claim, scale)
+    if scale not in SCALES:
+        return False
+    device = "cpu" if provenance.get("device", "cpu") == "cpu" else "cuda"
+    backend = provenance.get("backend", "numpy")
+    return provenance.get("code") == claim_fingerprint(claim, scale, device, backend)
 
 
 def run_claim(claim: Claim, ctx: Context, replicates: int = 1) -> CheckResult:
@@ -564,10 +580,8 @@ def _check_once(
 
     _files.make_dirs(ctx.out_dir, run_dir)
     asked, asked_device = ctx.backend.name, ctx.device
-    if asked not in claim.backends:  # no path on the asked backend: numpy, and the record says so
-        ctx = replace(ctx, backend=get_backend("numpy"))
-    if asked_device not in claim.devices:  # likewise the CPU for a torch device it has no path on
-        ctx = replace(ctx, device="cpu")
+    device, backend = placement(claim, ctx)  # without a path on the asked one: CPU, numpy
+    ctx = replace(ctx, device=device, backend=ctx.backend if backend == asked else get_backend())
     start, cpu_start = time.perf_counter(), time.thread_time()
     with CpuMeter() as meter:
         try:
@@ -664,7 +678,7 @@ def run_claims(
         )
     )
     # fingerprints first, in this thread: ast.parse is not safe in concurrent threads (3.11)
-    codes = [claim_fingerprint(claim, scale) for claim in claims]
+    codes = [claim_fingerprint(claim, scale, *placement(claim, ctx)) for claim in claims]
     git_sha()  # the commit of the code that runs now, not of a commit made while it runs
     for note in set_aside_unreadable(ctx.out_dir):
         logger.warning("%s: it is computed again", note)

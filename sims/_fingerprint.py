@@ -22,7 +22,14 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
-__all__ = ["at_scale", "canonical_code", "code_fingerprint", "module_slice", "without_guards"]
+__all__ = [
+    "at_placement",
+    "at_scale",
+    "canonical_code",
+    "code_fingerprint",
+    "module_slice",
+    "without_guards",
+]
 
 
 def _module_file(name: str) -> Path | None:
@@ -73,16 +80,22 @@ _IMPORTS: dict[tuple[Any, ...], tuple[frozenset[str], str]] = {}
 
 
 def _parsed(
-    name: str, path: Path, source: bytes, ignore: tuple[tuple[str, str], ...]
+    name: str,
+    path: Path,
+    source: bytes,
+    ignore: tuple[tuple[str, str], ...],
+    placement: tuple[str, str],
 ) -> tuple[frozenset[str], str]:
-    """(the modules a module's source imports, the sha256 of its :func:`canonical_code`), cached
-    by (module, sha256 of source, ``ignore``)."""
-    key = (name, hashlib.sha256(source).hexdigest(), ignore)
+    """(the modules a module's source imports, the sha256 of its :func:`canonical_code` on
+    ``placement``: :func:`at_placement`), cached by (module, sha256 of source, ``ignore``,
+    ``placement``)."""
+    key = (name, hashlib.sha256(source).hexdigest(), ignore, placement)
     with _AST_LOCK:
         if key not in _IMPORTS:
             tree = ast.parse(source)
             if name not in GUARDS_COUNTED:
                 tree = without_guards(tree)
+            tree = at_placement(tree, *placement)
             imports = frozenset(_imported_modules(tree, name, path.name == "__init__.py"))
             code = hashlib.sha256(canonical_code(tree, ignore).encode()).hexdigest()
             _IMPORTS[key] = (imports, code)
@@ -237,6 +250,152 @@ def at_scale(tree: ast.Module, scale: str) -> ast.Module:
             return [self.visit(n) for n in (node.body if value else node.orelse)]
 
     return _AtScale().visit(copy.deepcopy(tree))
+
+
+#: The placement a run computes at by default, which every placement reading leaves out: the
+#: torch device and the array backend (:mod:`sims._backend`).
+DEFAULT_PLACEMENT = {"device": "cpu", "backend": "numpy"}
+
+
+def _placement_value(node: ast.expr, placement: dict[str, str]) -> str | None:
+    """The value of ``node`` in a run at ``placement`` when it is a placement read, else None:
+    the names ``device`` and ``backend``; any ``<x>.device`` (the context's, a tensor's, an
+    array's: in a run at a device every array lives there); ``<x>.backend.name``; ``device(e)``
+    (``torch.device``, ``array_api_compat.device``) of a placement read, of a constant (itself)
+    or of an array (the run's device); and ``params.pop(name, default)`` or ``.get`` of a
+    placement name, which holds the run's placement."""
+    if isinstance(node, ast.Name) and node.id in placement:
+        return placement[node.id]
+    if isinstance(node, ast.Attribute) and node.attr == "device":
+        return placement["device"]
+    if (
+        isinstance(node, ast.Attribute)
+        and node.attr == "name"
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "backend"
+    ):
+        return placement["backend"]
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    callee, args = _callee(node.func), node.args
+    if callee == "device" and len(args) == 1:
+        if isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
+            return args[0].value
+        return _placement_value(args[0], placement) or placement["device"]
+    if (
+        callee in ("pop", "get")
+        and len(args) == 2
+        and all(isinstance(a, ast.Constant) for a in args)
+        and args[0].value in placement
+        and args[1].value == DEFAULT_PLACEMENT[args[0].value]
+    ):
+        return placement[args[0].value]
+    return None
+
+
+def _placement_test(test: ast.expr, placement: dict[str, str]) -> bool | None:
+    """The value of ``test`` at ``placement`` when it compares a placement read
+    (:func:`_placement_value`) with string constants (``==``, ``!=``, ``in``, ``not in``);
+    None otherwise."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    value = _placement_value(test.left, placement)
+    op, right = test.ops[0], test.comparators[0]
+    if value is None:
+        return None
+    if isinstance(right, ast.Tuple | ast.List | ast.Set) and isinstance(op, ast.In | ast.NotIn):
+        if not all(isinstance(e, ast.Constant) for e in right.elts):
+            return None
+        return (value in [e.value for e in right.elts]) == isinstance(op, ast.In)
+    if isinstance(right, ast.Constant) and isinstance(op, ast.Eq | ast.NotEq):
+        return (value == right.value) == isinstance(op, ast.Eq)
+    return None
+
+
+def at_placement(tree: ast.Module, device: str = "cpu", backend: str = "numpy") -> ast.Module:
+    """``tree`` as a run on torch device ``device`` and array backend ``backend`` reads it: each
+    ``if`` statement or expression that compares a placement read (:func:`_placement_value`)
+    with constants replaced by its branch there, and what is the identity there left out: a
+    keyword ``device=`` or ``backend=`` whose value is the default placement
+    (:data:`DEFAULT_PLACEMENT`: the CPU, numpy), ``x.to(d)`` for such a ``d`` and ``x.cpu()``
+    on the CPU (both ``x``), a parameter ``device="cpu"`` or ``backend="numpy"``, and an
+    assignment (annotated or not) of the default placement to the name ``device`` or
+    ``backend``. So the code that
+    carries a run to a GPU leaves the fingerprint of a CPU run as it was, and a record made on a
+    GPU is keyed by the code that run reads. The tree given is not modified."""
+    placement = {"device": device, "backend": backend}
+
+    def is_default(name: str | None, value: ast.expr) -> bool:
+        """Whether ``value``, given to the placement name ``name``, is the default placement
+        in a run at the default placement: a placement read or a constant."""
+        if name not in DEFAULT_PLACEMENT or placement[name] != DEFAULT_PLACEMENT[name]:
+            return False
+        constant = value.value if isinstance(value, ast.Constant) else None
+        return DEFAULT_PLACEMENT[name] in (constant, _placement_value(value, placement))
+
+    class _AtPlacement(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call) -> ast.AST:
+            func = node.func
+            if (
+                isinstance(func, ast.Attribute)
+                and not node.keywords
+                and (
+                    (
+                        func.attr == "to"
+                        and len(node.args) == 1
+                        and is_default("device", node.args[0])
+                    )
+                    or (func.attr == "cpu" and not node.args and device == "cpu")
+                )
+            ):
+                return self.visit(func.value)
+            node.keywords = [k for k in node.keywords if not is_default(k.arg, k.value)]
+            return self.generic_visit(node)
+
+        def visit_arguments(self, node: ast.arguments) -> ast.AST:
+            positional = [*node.posonlyargs, *node.args]
+            defaults = [None] * (len(positional) - len(node.defaults)) + list(node.defaults)
+            keep = [
+                not (isinstance(d, ast.Constant) and is_default(a.arg, d))
+                for a, d in zip(positional, defaults, strict=True)
+            ]
+            n_only = len(node.posonlyargs)
+            node.posonlyargs = [a for a, k in zip(positional[:n_only], keep, strict=False) if k]
+            node.args = [a for a, k in zip(positional[n_only:], keep[n_only:], strict=True) if k]
+            node.defaults = [d for d, k in zip(defaults, keep, strict=True) if k and d is not None]
+            kw = [
+                (a, d)
+                for a, d in zip(node.kwonlyargs, node.kw_defaults, strict=True)
+                if not (isinstance(d, ast.Constant) and is_default(a.arg, d))
+            ]
+            node.kwonlyargs, node.kw_defaults = [a for a, _ in kw], [d for _, d in kw]
+            return self.generic_visit(node)
+
+        def visit_Assign(self, node: ast.Assign) -> ast.AST | None:
+            (target, *more) = node.targets
+            if not more and isinstance(target, ast.Name) and is_default(target.id, node.value):
+                return None
+            return self.generic_visit(node)
+
+        def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST | None:
+            target, value = node.target, node.value
+            if isinstance(target, ast.Name) and value is not None and is_default(target.id, value):
+                return None
+            return self.generic_visit(node)
+
+        def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+            value = _placement_test(node.test, placement)
+            if value is None:
+                return self.generic_visit(node)
+            return self.visit(node.body if value else node.orelse)
+
+        def visit_If(self, node: ast.If) -> ast.AST | list[ast.stmt]:
+            value = _placement_test(node.test, placement)
+            if value is None:
+                return self.generic_visit(node)
+            return [self.visit(n) for n in (node.body if value else node.orelse)]
+
+    return _AtPlacement().visit(copy.deepcopy(tree))
 
 
 def _bound_names(node: ast.stmt) -> set[str]:
@@ -419,13 +578,15 @@ def _sliced(
     ignore: tuple[tuple[str, str], ...],
     roots: frozenset[str] | None,
     scale: str | None,
+    placement: tuple[str, str],
 ) -> tuple[bool, str, frozenset[tuple[str, str | None]]]:
     """(whether the whole module counts, the sha256 of the canonical code of its part at
     ``roots`` (None: the whole module) as a run at ``scale`` reads it (:func:`at_scale`; None:
-    as written), what that part uses of other modules), cached by (module, sha256 of source,
-    ``ignore``, ``roots``, ``scale``). The whole module counts when a root is not a name its top
-    level binds."""
-    key = (name, hashlib.sha256(source).hexdigest(), ignore, roots, scale)
+    as written) and on ``placement`` (torch device, array backend: :func:`at_placement`), what
+    that part uses of other modules), cached by (module, sha256 of source, ``ignore``,
+    ``roots``, ``scale``, ``placement``). The whole module counts when a root is not a name its
+    top level binds."""
+    key = (name, hashlib.sha256(source).hexdigest(), ignore, roots, scale, placement)
     with _AST_LOCK:
         if key not in _SLICES:
             tree = ast.parse(source)
@@ -433,6 +594,7 @@ def _sliced(
                 tree = without_guards(tree)
             if scale is not None:
                 tree = at_scale(tree, scale)
+            tree = at_placement(tree, *placement)
             names = set().union(*(_bound_names(node) for node in tree.body))
             whole = roots is None or not roots - {""} <= names
             part = tree if whole else module_slice(tree, roots - {""}, ignore)
@@ -451,6 +613,7 @@ def _closure_codes(
     skip: Collection[str],
     ignore: tuple[tuple[str, str], ...],
     scale: str | None,
+    placement: tuple[str, str],
 ) -> dict[str, str]:
     """Module -> sha256 of the canonical code of the part of it that ``fn`` can run: ``fn``'s
     slice of its own module, and, transitively, the slice of every project module at the names
@@ -473,7 +636,7 @@ def _closure_codes(
         if path is None:
             codes[name] = (key, "")
             continue
-        whole, code, uses = _sliced(name, path, path.read_bytes(), ignore, key, scale)
+        whole, code, uses = _sliced(name, path, path.read_bytes(), ignore, key, scale, placement)
         if whole:
             key = wanted[name] = None
         codes[name] = (key, code)
@@ -573,6 +736,8 @@ def code_fingerprint(
     ignore: Collection[tuple[str, str]] = (),
     sliced: bool = False,
     scale: str | None = None,
+    device: str = "cpu",
+    backend: str = "numpy",
 ) -> str:
     """A sha256 of the code a task function can run: the :func:`canonical_code` of the module
     defining ``fn`` and of every module of this project (``theory``, ``sims``, ``neural``,
@@ -601,6 +766,10 @@ def code_fingerprint(
     scale : str, optional
         With ``sliced``: the code as a run at this scale reads it (:func:`at_scale`), so another
         scale's sizes and branches leave the fingerprint as it was.
+    device, backend : str, optional
+        The code as a run on this torch device and array backend reads it
+        (:func:`at_placement`): by default the CPU and numpy, so the code that carries a run to
+        a GPU leaves the fingerprint of a CPU run as it was.
 
     Returns
     -------
@@ -615,11 +784,11 @@ def code_fingerprint(
     >>> len(fingerprint), fingerprint == code_fingerprint(count_histogram_task)
     (64, True)
     """
-    ignored = tuple(sorted(ignore))
+    ignored, placement = tuple(sorted(ignore)), (device, backend)
     if scale is not None and scale not in _PICK_SCALES:
         raise ValueError(f"scale must be one of {', '.join(_PICK_SCALES)} (got {scale!r})")
     if sliced:
-        codes = _closure_codes(fn, skip, ignored, scale)
+        codes = _closure_codes(fn, skip, ignored, scale, placement)
     else:
         module = fn.__module__
         roots = {"theory", "sims", "neural", "paper_checks", module.partition(".")[0]}
@@ -630,7 +799,7 @@ def code_fingerprint(
             path = None if name in codes or name in skip else _module_file(name)
             if path is None:
                 continue
-            imports, codes[name] = _parsed(name, path, path.read_bytes(), ignored)
+            imports, codes[name] = _parsed(name, path, path.read_bytes(), ignored, placement)
             todo.extend(m for m in imports if m.partition(".")[0] in roots)
     digest = hashlib.sha256()
     for name in sorted(codes):

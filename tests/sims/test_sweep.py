@@ -400,6 +400,95 @@ def test_a_run_at_one_scale_reads_its_own_sizes_and_branches(code, at_full):
     assert canonical_code(at_scale(ast.parse(code), "full")) == canonical_code(ast.parse(at_full))
 
 
+PLACED = """
+def train(params, rng, *, device: str = "cpu"):
+    device = params.pop("device", "cpu")
+    backend: str = params.pop("backend", "numpy")
+    x = torch.tensor(params["x"], dtype=torch.float32, device=device)
+    w = torch.zeros(3, device=x.device).to(device)
+    if device != "cpu":
+        x = x.pin_memory()
+    y = (w + x).cpu().numpy()
+    return {"y": y if backend == "numpy" else to_numpy(y)}
+"""
+
+
+@pytest.mark.parametrize(
+    ("code", "on_cpu"),
+    [
+        # what carries a run to a GPU is the identity on the CPU and numpy
+        (
+            PLACED,
+            (
+                'def train(params, rng):\n    x = torch.tensor(params["x"], dtype=torch.float32)'
+                '\n    w = torch.zeros(3)\n    y = (w + x).numpy()\n    return {"y": y}'
+            ),
+        ),
+        ("x = f(a, device=torch.device(device))", "x = f(a)"),
+        ("x = xp.zeros(3, device=array_api_compat.device(a))", "x = xp.zeros(3)"),
+        ("x = g(backend=ctx.backend.name)", "x = g()"),
+        ("n = 1 if ctx.device == 'cuda' else 2", "n = 2"),
+        # what moves a number off the CPU, or changes it, counts
+        ("x = a.to(torch.float64)", "x = a.to(torch.float64)"),
+        ("x = a.to('meta')", "x = a.to('meta')"),
+        ("x = f(a, device='cuda')", "x = f(a, device='cuda')"),
+        ("x = g(backend='cupy')", "x = g(backend='cupy')"),
+        ("device = 'cuda'", "device = 'cuda'"),
+        ("x = a.to(device, non_blocking=True)", "x = a.to(device, non_blocking=True)"),
+        ("if device == other:\n    x = 1", "if device == other:\n    x = 1"),
+    ],
+)
+def test_a_cpu_run_reads_no_placement(code, on_cpu):
+    from sims._fingerprint import at_placement
+
+    assert canonical_code(at_placement(ast.parse(code))) == canonical_code(ast.parse(on_cpu))
+
+
+def test_a_gpu_run_reads_its_placement():
+    """On a GPU the placement is code that computes there: it counts, and a branch on the device
+    is read the other way."""
+    from sims._fingerprint import at_placement
+
+    tree = ast.parse(PLACED)
+    assert canonical_code(at_placement(tree, "cuda")) == canonical_code(
+        ast.parse(
+            PLACED.replace(
+                '    if device != "cpu":\n        x = x.pin_memory()\n', "    x = x.pin_memory()\n"
+            )
+            .replace('    backend: str = params.pop("backend", "numpy")\n', "")
+            .replace(' if backend == "numpy" else to_numpy(y)', "")
+        )
+    )
+    assert canonical_code(at_placement(tree, "cpu", "cupy")) != canonical_code(at_placement(tree))
+
+
+def test_the_code_that_carries_a_run_to_a_gpu_leaves_a_cpu_fingerprint_as_it_was(task_package):
+    """A task given a device path (the names of sims._fingerprint.at_placement) keeps the
+    fingerprint of its CPU runs, and gets another one on a GPU."""
+    plain = """
+    import numpy as np
+    def first(params, rng):
+        x = np.asarray(params["x"])
+        return {"y": (x * 2).tolist()}
+    """
+    placed = """
+    import numpy as np
+    def first(params, rng):
+        device = params.pop("device", "cpu")
+        x = np.asarray(params["x"])
+        if device != "cpu":
+            x = move(x, device=device)
+        return {"y": (x * 2).tolist()}
+    """
+
+    def fingerprint(text: str, device: str = "cpu") -> str:
+        task_package("checks", textwrap.dedent(text))
+        return code_fingerprint(_named("first"), sliced=True, device=device)
+
+    assert fingerprint(placed) == fingerprint(plain)
+    assert fingerprint(placed, "cuda") != fingerprint(plain, "cuda")
+
+
 def test_no_handler_of_the_computing_code_turns_a_value_error_into_a_value():
     """What makes a guard neutral (sims._fingerprint.without_guards): a handler that catches
     ValueError (or Exception) and does not re-raise could turn a new refusal into another
