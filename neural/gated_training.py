@@ -233,7 +233,7 @@ def evaluate(model, tokens: np.ndarray) -> dict[str, Any]:
 
     model.eval()
     with torch.no_grad():
-        batch = torch.from_numpy(tokens)
+        batch = torch.from_numpy(tokens).to(model.rope_cos.device)
         logits, traces = model(batch, trace=True)  # (B, T, V)
         loss = F.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]), batch[:, 1:].ravel())
         result = {"val_loss": float(loss)} | measure(traces, tokens.shape[1])
@@ -241,7 +241,9 @@ def evaluate(model, tokens: np.ndarray) -> dict[str, Any]:
     return result
 
 
-def train_run(settings: RunSettings, seeds: tuple[int, int, int]) -> dict[str, Any]:
+def train_run(
+    settings: RunSettings, seeds: tuple[int, int, int], device: str = "cpu"
+) -> dict[str, Any]:
     """Train one model and return its losses, its measurements at the end and its trajectory
     (val loss, F-Attn, M-Act and mean gate at initialisation and every ``eval_every`` steps).
 
@@ -255,6 +257,10 @@ def train_run(settings: RunSettings, seeds: tuple[int, int, int]) -> dict[str, A
     seeds : tuple of int
         (initialisation, data order, evaluation batch) seeds; the backcopy source is drawn from
         the data-order seed + 1.
+    device : str, optional
+        The torch device the model trains on (default ``"cpu"``): it is initialised on the CPU
+        and moved there, and every batch is drawn as on the CPU and moved, so one seed gives
+        the same run on any device up to float rounding.
 
     Returns
     -------
@@ -287,6 +293,8 @@ def train_run(settings: RunSettings, seeds: tuple[int, int, int]) -> dict[str, A
     init_seed, data_seed, eval_seed = seeds
     data = _Batches(settings, data_seed, eval_seed)
     model, n_params = build_model(settings, data.vocab, init_seed)
+    if device != "cpu":
+        model.to(device)
     matrices = [p for p in model.parameters() if p.dim() >= 2]
     vectors = [p for p in model.parameters() if p.dim() < 2]
     optimiser = torch.optim.AdamW(
@@ -304,7 +312,7 @@ def train_run(settings: RunSettings, seeds: tuple[int, int, int]) -> dict[str, A
     for step in range(settings.steps):
         for group in optimiser.param_groups:
             group["lr"] = lr_at(step, settings)
-        loss = _loss(model, torch.from_numpy(data.next()))
+        loss = _loss(model, torch.from_numpy(data.next()).to(device))
         value = loss.item()
         train_loss.append(value)
         past_warmup = step >= max(1, settings.steps // 20)
@@ -349,7 +357,8 @@ def gated_lm_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str,
     Parameters
     ----------
     params : dict
-        Keyword arguments of :class:`RunSettings`.
+        Keyword arguments of :class:`RunSettings`, and optionally ``device`` (the torch device
+        of :func:`train_run`, default ``"cpu"``).
     rng : numpy.random.Generator
         The source of the three seeds of :func:`train_run`.
 
@@ -370,5 +379,6 @@ def gated_lm_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str,
     >>> a["train_loss"] == b["train_loss"], a["settings"]["steps"]  # the rng fixes the run
     (True, 2)
     """
+    device = params.pop("device", "cpu")
     seeds = tuple(int(s) for s in rng.integers(0, 2**31 - 1, size=3))
-    return train_run(RunSettings(**params), seeds)
+    return train_run(RunSettings(**params), seeds, device=device)

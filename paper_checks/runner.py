@@ -88,7 +88,9 @@ def provenance(
 ) -> dict[str, Any]:
     """Where a result came from: seed (and replicate), scale, backend and device, versions, git
     sha, wall and CPU time, and the fingerprint of the code the claim's check can run
-    (:func:`claim_fingerprint`), by which a stored result is known to be stale."""
+    (:func:`claim_fingerprint`), by which a stored result is known to be stale. Where
+    ``device`` names the array backend's (a GPU), ``torch_device`` names the torch device."""
+    torch_device = {} if ctx.computes_on == ctx.device else {"torch_device": ctx.device}
     return {
         "seed": ctx.seed,
         "replicate": ctx.replicate,
@@ -100,7 +102,7 @@ def provenance(
         "wall_time_s": round(wall_time_s, 3),
         "cpu_time_s": None if cpu_time_s is None else round(cpu_time_s, 3),
         "code": code,
-    }
+    } | torch_device
 
 
 #: Modules that record, present or register results but compute none of their numbers: a claim's
@@ -207,7 +209,8 @@ def made_by_todays_code(claim: Claim, provenance: Mapping[str, Any]) -> bool:
     scale = provenance.get("scale")
     if scale not in SCALES:
         return False
-    device = "cpu" if provenance.get("device", "cpu") == "cpu" else "cuda"
+    device = provenance.get("torch_device", provenance.get("device", "cpu"))
+    device = "cpu" if device == "cpu" else "cuda"
     backend = provenance.get("backend", "numpy")
     return provenance.get("code") == claim_fingerprint(claim, scale, device, backend)
 

@@ -325,6 +325,7 @@ GATE_KEYS = ("gate_mean", "gate_below_0.1")
 @claim(
     "gated_attention.gate_sparse",
     paper="gated_attention",
+    devices=("cpu", "cuda"),  # every run is a gated_lm_task, which trains on the run's device
     statement="The G1 sigmoid gate is sparse at the paper's level: its mean ends at most 0.25 and "
     "at least 20% of its values sit below 0.1 (Table 4: mean gate 0.116).",
     source="Qiu et al. 2025 (arXiv 2505.06708), Table 4 (gate score), §4.2 and appendix A.3 "
@@ -441,6 +442,7 @@ M_ACT_RULE = Rule(
 @claim(
     "gated_attention.massive_activations_drop",
     paper="gated_attention",
+    devices=("cpu", "cuda"),  # every run is a gated_lm_task, which trains on the run's device
     statement="With the G1 gate the residual stream carries no massive activations: its maximum "
     "|value| (M-Act) is below the baseline's (Table 4: 1053 → 94).",
     source="Qiu et al. 2025 (arXiv 2505.06708), Table 4 (M-Act), Fig. 2 and appendix A.4",
@@ -536,6 +538,7 @@ SINK_RULE = Rule(
 @claim(
     "gated_attention.sink_removed",
     paper="gated_attention",
+    devices=("cpu", "cuda"),  # every run is a gated_lm_task, which trains on the run's device
     statement="Where the baseline forms a first-token attention sink, the G1 gate removes it "
     "(Table 4: F-Attn 0.467 → 0.048).",
     source="Qiu et al. 2025 (arXiv 2505.06708), Table 4 (F-Attn), Fig. 2 and §4.3",
@@ -694,6 +697,7 @@ LOSS_RULE = Rule(
 @claim(
     "gated_attention.loss_not_worse",
     paper="gated_attention",
+    devices=("cpu", "cuda"),  # every run is a gated_lm_task, which trains on the run's device
     statement="At matched parameters the G1-gated model reaches a lower loss than the baseline "
     "(the paper reports 1–4% lower perplexity; soft check at tiny scale).",
     source="Qiu et al. 2025 (arXiv 2505.06708), Table 1 (PPL 6.026 → 5.761) and the dense 1.7B "
@@ -795,6 +799,7 @@ LR_RULE = Rule(
 @claim(
     "gated_attention.lr_tolerance",
     paper="gated_attention",
+    devices=("cpu", "cuda"),  # every run is a gated_lm_task, which trains on the run's device
     statement="The gated model tolerates larger learning rates: at the highest LR the baseline "
     "degrades (its loss rises above its best LR's) or diverges more than the G1-gated model.",
     source="Qiu et al. 2025 (arXiv 2505.06708), §4.1 and Table 6 (48 layers at LR 8e-3: "
@@ -979,6 +984,7 @@ def relation_counts(relations: dict[str, Any]) -> dict[str, Any]:
 @claim(
     "gated_attention.sink_ordering",
     paper="gated_attention",
+    devices=("cpu", "cuda"),  # every run is a gated_lm_task, which trains on the run's device
     statement="Sink removal ranks the gates: G1 elementwise ≥ G1 headwise > G1 head-shared > "
     "G2 (after V), NS-sigmoid and input-independent σ(bias) (Table 4 F-Attn: 0.048, 0.073, "
     "0.301 vs 0.297, 0.451, 0.364; baseline 0.467).",

@@ -4,16 +4,14 @@ measurements and divergence (a diverging seed stops alone), on CPU and on CUDA w
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from typing import Any
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
 from neural.gated_batched import train_run_batched
 from neural.gated_training import RunSettings, train_run
+from tests.neural.records import assert_records_close
 
 #: A tiny run: one layer, width 16, 12 steps of 4 sequences of 16 tokens, evaluated every 5.
 TINY = RunSettings(
@@ -26,27 +24,6 @@ TINY = RunSettings(
 RTOL = 1e-5
 
 
-def _numbers(record: Any, path: str = "") -> Iterator[tuple[str, Any]]:
-    if isinstance(record, dict):
-        for key, value in record.items():
-            yield from _numbers(value, f"{path}.{key}")
-    elif isinstance(record, list):
-        for i, value in enumerate(record):
-            yield from _numbers(value, f"{path}[{i}]")
-    else:
-        yield path, record
-
-
-def _assert_records_close(got: dict, want: dict, rtol: float = RTOL) -> None:
-    got_numbers, want_numbers = dict(_numbers(got)), dict(_numbers(want))
-    assert got_numbers.keys() == want_numbers.keys()
-    for path, value in want_numbers.items():
-        if isinstance(value, float | np.ndarray) and not isinstance(value, bool):
-            np.testing.assert_allclose(got_numbers[path], value, rtol=rtol, atol=1e-6, err_msg=path)
-        else:
-            assert got_numbers[path] == value, path
-
-
 @pytest.mark.parametrize(
     ("task", "gate"), [("backcopy", "elementwise"), ("text", "none"), ("backcopy", "headwise")]
 )
@@ -55,7 +32,7 @@ def test_batched_seeds_equal_the_one_seed_runs(task, gate):
     seeds = [(1, 2, 3), (4, 5, 6)]
     batched = train_run_batched(settings, seeds, device="cpu")
     for record, seed in zip(batched, seeds, strict=True):
-        _assert_records_close(record, train_run(settings, seed))
+        assert_records_close(record, train_run(settings, seed), RTOL)
     assert batched[0]["train_loss"] != batched[1]["train_loss"]  # two seeds, two runs
 
 
@@ -70,7 +47,7 @@ def test_a_diverging_seed_stops_alone_at_its_one_seed_step():
     # from its one-seed run), so the isolation is checked against each seed batched on its
     # own: the same kernels (measured: equal for the survivor, 2e-7 for a diverged seed).
     for record, seed in zip(batched, seeds, strict=True):
-        _assert_records_close(record, train_run_batched(settings, [seed])[0])
+        assert_records_close(record, train_run_batched(settings, [seed])[0], RTOL)
 
 
 def test_no_seeds_is_rejected():
@@ -84,4 +61,4 @@ def test_batched_seeds_on_cuda_match_the_one_seed_runs():
     seeds = [(1, 2, 3), (4, 5, 6)]
     batched = train_run_batched(TINY, seeds, device="cuda")
     for record, seed in zip(batched, seeds, strict=True):  # other kernels: the CPU bound ×10
-        _assert_records_close(record, train_run(TINY, seed), rtol=10 * RTOL)
+        assert_records_close(record, train_run(TINY, seed), rtol=10 * RTOL)

@@ -537,6 +537,40 @@ def test_a_record_names_the_torch_device_that_trained_it(tmp_path):
     )
 
 
+def _placement_task(params, rng):
+    """A sweep task that says what placement its point carried."""
+    return {"device": params.pop("device", "cpu"), "backend": params.pop("backend", "numpy")}
+
+
+def test_a_gpu_run_gives_every_task_its_placement_and_keys_the_record_by_it(tmp_path):
+    # the tasks of a claim with a GPU path get the run's device and backend in their points
+    # (the sweep records and cache keys keep them); on the CPU the points are as given; the
+    # record's code is the claim's fingerprint read on the placement that computed it
+    from dataclasses import replace
+
+    from paper_checks.runner import claim_fingerprint, made_by_todays_code
+    from sims._backend import Backend
+
+    def check(ctx):
+        records = ctx.sweep(_placement_task, [{"x": 1}], name="placed")
+        (record,) = records
+        return CheckResult(Verdict.PASS, "ran", {"seen": record["result"]}, {}, "")
+
+    both = replace(_make(check), devices=("cpu", "cuda"), backends=("numpy", "cupy"))
+    gpu = Backend("cupy", np, "cuda:0")
+    on_gpu = run_claim(both, Context(out_dir=tmp_path / "gpu", device="cuda", backend=gpu))
+    assert on_gpu.measured["seen"] == {"device": "cuda", "backend": "cupy"}
+    assert on_gpu.provenance["code"] == claim_fingerprint(both, "quick", "cuda", "cupy")
+    on_cpu = run_claim(both, Context(out_dir=tmp_path / "cpu"))
+    assert on_cpu.measured["seen"] == {"device": "cpu", "backend": "numpy"}
+    assert on_cpu.provenance["code"] == claim_fingerprint(both, "quick")
+    for record in (on_gpu, on_cpu):
+        assert made_by_todays_code(both, record.provenance)
+    cupy_on_cpu = run_claim(both, Context(out_dir=tmp_path / "mixed", backend=gpu))
+    assert cupy_on_cpu.provenance["torch_device"] == "cpu"  # "device" names cupy's
+    assert made_by_todays_code(both, cupy_on_cpu.provenance)
+
+
 @pytest.mark.parametrize("devices", [("cuda",), ("cpu", "tpu")])
 def test_devices_must_include_the_cpu_and_name_known_devices(devices):
     with pytest.raises(ValueError, match="devices must include 'cpu'"):
