@@ -591,6 +591,12 @@ def _initial_weights(config: TrainConfig, host: np.random.Generator) -> tuple[np
     return W, host.normal(size=(config.n_models, config.n))
 
 
+def _moved(batch: SparseBatch, xp: Any) -> SparseBatch:
+    """``batch`` (drawn on the host) as arrays of the backend ``xp``."""
+    rows, cols, values = (xp.asarray(a) for a in (batch.rows, batch.cols, batch.values))
+    return SparseBatch(rows, cols, values, batch.shape)
+
+
 def _segment_rng(backend: Any, base: int, segment: int) -> Any:
     """The backend's data generator for segment ``segment`` of the run seeded by ``base``."""
     state = np.random.SeedSequence(base, spawn_key=(segment,)).generate_state(1, np.uint64)[0]
@@ -662,7 +668,8 @@ def train_models(
     """Train the K models of ``config`` from W ~ N(0, 1/m), b ~ N(0, 1) and evaluate them.
 
     ``rng`` seeds everything: the initialisation and a base seed from which segment k of the
-    data stream (steps [kS, (k+1)S), S = :data:`DATA_SEGMENT`) gets its own backend generator;
+    data stream (steps [kS, (k+1)S), S = :data:`DATA_SEGMENT`) gets its own generator, a numpy
+    one on the host whatever the backend (a GPU backend trains on the same draws, moved);
     the final loss is the mean over ``eval_batches`` fresh batches of the trained models, from
     the segment after the last.
 
@@ -717,12 +724,14 @@ def train_models(
         done, state = saved
     p_host = config.frequencies()
     p = xp.asarray(p_host, dtype=dtype)
+    if backend != "numpy":  # the data are drawn on the host, as on numpy, and moved
+        host_bk, p_drawn = get_backend(), to_numpy(p)
     gammas = xp.asarray(np.asarray(config.model_gammas()), dtype=dtype)
     peak_W, peak_b = config.peak_lrs()
     warmup = round(config.warmup_fraction * config.steps)
     segments = -(-config.steps // DATA_SEGMENT)
     for segment in range(-(-done // DATA_SEGMENT), segments):  # done: 0, kS or T
-        data_rng = _segment_rng(bk, base, segment)
+        data_rng = _segment_rng(bk if backend == "numpy" else host_bk, base, segment)
         last = min(config.steps, (segment + 1) * DATA_SEGMENT)
         for step in range(segment * DATA_SEGMENT, last):
             factor = lr_schedule(step, config.steps, 1.0, warmup)
@@ -730,16 +739,28 @@ def train_models(
                 "W": xp.asarray(factor * peak_W, dtype=dtype)[:, None, None],
                 "b": xp.asarray(factor * peak_b, dtype=dtype)[:, None],
             }
-            batch = sample_batch(p, config.batch, data_rng)
+            batch = (
+                sample_batch(p, config.batch, data_rng)
+                if backend == "numpy"
+                else _moved(sample_batch(p_drawn, config.batch, data_rng), xp)
+            )
             _, grad_W, grad_b = loss_and_grad(state["W"], state["b"], batch, with_loss=False)
             _adamw_step(state, {"W": grad_W, "b": grad_b}, step, lrs, gammas)
         if path is not None:
             _save_checkpoint(path, key, last, state)
     W, b = state["W"], state["b"]
-    eval_rng = _segment_rng(bk, base, segments)
+    eval_rng = _segment_rng(bk if backend == "numpy" else host_bk, base, segments)
     losses = np.stack(
         [
-            to_numpy(loss_and_grad(W, b, sample_batch(p, config.batch, eval_rng))[0])
+            to_numpy(
+                loss_and_grad(
+                    W,
+                    b,
+                    sample_batch(p, config.batch, eval_rng)
+                    if backend == "numpy"
+                    else _moved(sample_batch(p_drawn, config.batch, eval_rng), xp),
+                )[0]
+            )
             for _ in range(config.eval_batches)
         ]
     ).astype(np.float64)  # (eval_batches, K)

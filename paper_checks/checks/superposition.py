@@ -429,6 +429,7 @@ def _strong_measured(
 
 @claim(
     "superposition.strong_inverse_m",
+    backends=("numpy", "cupy"),  # its runs are sims.superposition.train_task
     paper=PAPER,
     statement="Under strong superposition (γ = −1) every feature is represented and the loss "
     "falls as 1/m, with the strongly represented rows overlapping like random vectors, (Ŵ_i·Ŵ_j)² ≈ 1/m.",
@@ -571,6 +572,7 @@ def _weak_measured(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 @claim(
     "superposition.weak_tracks_unlearned",
+    backends=("numpy", "cupy"),  # its runs are sims.superposition.train_task
     paper=PAPER,
     statement="Under weak superposition (γ > 0) the loss is the summed variance of the features "
     "the model does not represent, and at α = 1.5 it is well above the strong-superposition loss.",
@@ -684,6 +686,7 @@ KNOB_RULE = Rule(
 
 @claim(
     "superposition.regime_knob",
+    backends=("numpy", "cupy"),  # its runs are sims.superposition.train_task
     paper=PAPER,
     statement="Weight decay is the knob between regimes: the fraction of represented features "
     "φ_1/2 falls monotonically as γ goes from growth (−1) to decay (+0.5).",
@@ -779,6 +782,7 @@ ROBUST_RULE = Rule(
 
 @claim(
     "superposition.strong_robust_to_alpha",
+    backends=("numpy", "cupy"),  # its runs are sims.superposition.train_task
     paper=PAPER,
     statement="Under strong superposition the width exponent stays near 1 whatever the "
     "frequency exponent α: ≈ 0.8 for α ≤ 0.5, 1 at α = 1, ≈ 1.2 for α = 1.5–2 (at m²/2 ≳ n).",
@@ -874,6 +878,7 @@ REFERENCE_RULE = Rule(
 
 @claim(
     "superposition.reference_sweep",
+    backends=("numpy", "cupy"),  # its runs are sims.superposition.train_task
     paper=PAPER,
     statement="At the paper's small-sweep sizes (n = 1000, m = 10..100, α = 1, γ = −1) the loss "
     "falls as 1/m and the strongly represented fraction φ_1 rises with m.",
@@ -990,6 +995,7 @@ WEAK_LAW_RULE = Rule(
 
 @claim(
     "superposition.weak_law",
+    backends=("numpy", "cupy"),  # its runs are sims.superposition.train_task
     paper=PAPER,
     statement="Under weak superposition the loss follows the unlearned-frequency sum, so its width "
     "exponent is that of the finite-n ideal Σ_{i>m}(4/3 p_i − p_i²) (→ α − 1 as n → ∞).",
@@ -1116,6 +1122,7 @@ DENSITY_RULE = Rule(
 
 @claim(
     "superposition.density_scaling",
+    backends=("numpy", "cupy"),  # its runs are sims.superposition.train_task
     paper=PAPER,
     statement="Under strong superposition the loss grows about linearly with the activation density "
     "E = Σ p_i while the width exponent barely moves.",

@@ -203,14 +203,37 @@ def test_train_config_rejects_bad_input(kwargs, match):
         sp.TrainConfig(**kwargs)
 
 
+def test_a_gpu_backend_trains_on_the_host_draws(monkeypatch):
+    """The GPU path's law on the CPU: a stand-in backend named cupy whose arrays are numpy's
+    takes the GPU branch (data drawn on the host by numpy's generator, then moved) and must give
+    the numpy run bit for bit."""
+    import array_api_compat.numpy as xp_numpy
+
+    from sims._backend import Backend, get_backend
+
+    def stand_in(name: str = "numpy") -> Backend:
+        return Backend("cupy", xp_numpy, "cpu") if name == "cupy" else get_backend(name)
+
+    config = sp.TrainConfig(n=30, widths=(4, 6), gammas=(-1.0, 0.0), steps=300, batch=64)
+    cpu = sp.train_models(config, 5)
+    monkeypatch.setattr(sp, "get_backend", stand_in)
+    gpu_branch = sp.train_models(config, 5, backend="cupy")
+    np.testing.assert_array_equal(gpu_branch.loss, cpu.loss)
+    for w_gpu, w_cpu in zip(gpu_branch.W, cpu.W, strict=True):
+        np.testing.assert_array_equal(w_gpu, w_cpu)
+
+
 @pytest.mark.gpu
-def test_cupy_trainer_agrees_statistically_with_numpy():
+def test_cupy_trains_the_numpy_run_up_to_float_rounding():
+    """Same seed, same draws (made on the host and moved): float32 sums in another order only.
+    Not yet run on a GPU: the tolerance is a bound set before any GPU run, not a measurement."""
     pytest.importorskip("cupy")
     config = sp.TrainConfig(n=100, widths=(10,), gammas=(-1.0,) * 4, steps=500, batch=256)
     cpu = sp.train_models(config, 0)
     gpu = sp.train_models(config, 0, backend="cupy")
-    assert np.mean(gpu.loss) == pytest.approx(np.mean(cpu.loss), rel=0.15)
-    assert np.all(gpu.phi_half == 1.0)
+    np.testing.assert_allclose(gpu.loss, cpu.loss, rtol=1e-3)
+    for w_gpu, w_cpu in zip(gpu.W, cpu.W, strict=True):
+        np.testing.assert_allclose(w_gpu, w_cpu, rtol=1e-3, atol=1e-3)
 
 
 def test_single_threaded_blas_pins_and_restores():
