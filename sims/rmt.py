@@ -129,6 +129,7 @@ def sample_ge(
     spectrum: DataSpectrum | None = None,
     activation: Activation = np.tanh,
     xp: Any = None,
+    backend: str = "numpy",
 ) -> GESample:
     """Draw W, X, Ω at p = ψ_p d, n = ψ_n d and return the GE sample on ``xp`` (default numpy).
 
@@ -151,6 +152,10 @@ def sample_ge(
         The activation σ (default tanh), for the constants.
     xp : array namespace, optional
         Where the arrays live (default numpy).
+    backend : str, optional
+        The array backend (``sims._backend.get_backend``) whose namespace is ``xp`` when ``xp``
+        is not given: ``"numpy"`` (default) or ``"cupy"``. The draw is made on the host either
+        way, so every backend gets the same matrices.
 
     Returns
     -------
@@ -172,6 +177,10 @@ def sample_ge(
     W = rng.standard_normal((p, d))
     X = np.sqrt(sigma_diag)[:, None] * rng.standard_normal((d, n))
     Omega = rng.standard_normal((p, n))
+    if backend != "numpy":
+        from sims._backend import get_backend
+
+        xp = get_backend(backend).xp
     if xp is None:
         import array_api_compat.numpy as xp
     return GESample(consts, xp.asarray(W), xp.asarray(X), xp.asarray(Omega), xp.asarray(sigma_diag))
@@ -644,10 +653,18 @@ def nonlinear_u_monte_carlo(
 
 
 # ------------------------------------------------------------------------------ sweep tasks
-def _sample_from_params(params: dict[str, Any], rng: np.random.Generator) -> GESample:
+def _sample_from_params(
+    params: dict[str, Any], rng: np.random.Generator, backend: str = "numpy"
+) -> GESample:
     spectrum = DataSpectrum.of(params.get("sigma_atoms", [1.0]), params.get("weights"))
     return sample_ge(
-        int(params["d"]), params["psi_p"], params["psi_n"], params["t"], rng=rng, spectrum=spectrum
+        int(params["d"]),
+        params["psi_p"],
+        params["psi_n"],
+        params["t"],
+        rng=rng,
+        spectrum=spectrum,
+        backend=backend,
     )
 
 
@@ -661,7 +678,8 @@ def ge_spectrum_task(params: dict[str, Any], rng: np.random.Generator) -> dict[s
     ----------
     params : dict
         ``d``, ``psi_p``, ``psi_n``, ``t``, ``sigma_atoms`` (and optionally ``weights``,
-        ``row_block``).
+        ``row_block``, and ``backend``: numpy by default, or cupy for the Gram trick; the
+        streamed path computes on numpy only).
     rng : numpy.random.Generator
         Source of the draw.
 
@@ -680,7 +698,10 @@ def ge_spectrum_task(params: dict[str, Any], rng: np.random.Generator) -> dict[s
     >>> len(result["eigenvalues"]), result["floor_count"], result["p"]
     (30, 10, 40)
     """
+    backend = params.pop("backend", "numpy")
     if params.get("row_block"):
+        if backend != "numpy":
+            raise ValueError("backend: the streamed GE spectrum (row_block) computes on numpy only")
         spectrum = DataSpectrum.of(params.get("sigma_atoms", [1.0]), params.get("weights"))
         values, at_floor, p, s2 = ge_eigenvalues_streamed(
             int(params["d"]),
@@ -692,7 +713,7 @@ def ge_spectrum_task(params: dict[str, Any], rng: np.random.Generator) -> dict[s
             row_block=int(params["row_block"]),
         )
         return {"eigenvalues": values, "floor_count": at_floor, "p": p, "s2": s2}
-    sample = _sample_from_params(params, rng)
+    sample = _sample_from_params(params, rng, backend=backend)
     values, at_floor = ge_eigenvalues(sample)
     return {"eigenvalues": values, "floor_count": at_floor, "p": sample.p, "s2": sample.consts.s2}
 
@@ -705,7 +726,7 @@ def nonlinear_spectrum_task(params: dict[str, Any], rng: np.random.Generator) ->
     ----------
     params : dict
         ``d``, ``psi_p``, ``psi_n``, ``t``, ``sigma_atoms`` (and optionally ``weights``,
-        ``order``, ``noise_draws``).
+        ``order``, ``noise_draws``, and ``backend``: numpy by default, or cupy).
     rng : numpy.random.Generator
         Source of the draw.
 
@@ -723,9 +744,14 @@ def nonlinear_spectrum_task(params: dict[str, Any], rng: np.random.Generator) ->
     >>> len(result["eigenvalues"]), result["p"]
     (40, 40)
     """
-    sample = _sample_from_params(params, rng)
+    backend = params.pop("backend", "numpy")
+    sample = _sample_from_params(params, rng, backend=backend)
     if params.get("noise_draws"):
         U = nonlinear_u_monte_carlo(sample, noise_draws=int(params["noise_draws"]), rng=rng)
     else:
         U = nonlinear_u_mehler(sample, order=int(params.get("order", 3)))
+    if backend != "numpy":
+        from sims._backend import to_numpy
+
+        U = to_numpy(U)
     return {"eigenvalues": np.linalg.eigvalsh(U), "p": sample.p, "s2": sample.consts.s2}

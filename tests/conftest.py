@@ -34,3 +34,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             if "gpu" in item.keywords:
                 item.add_marker(skip)
+
+
+@pytest.fixture
+def cupy_stand_in(monkeypatch: pytest.MonkeyPatch):
+    """The CPU standing in for cupy: ``install(xp, *modules)`` makes the backend name "cupy"
+    resolve to a :class:`sims._backend.Backend` named cupy whose namespace is ``xp`` (numpy's,
+    or array-api-strict's), in :mod:`sims._backend` and in each module given that imported
+    ``get_backend`` by name, so that a GPU branch of the code runs here."""
+    import sims._backend
+
+    real = sims._backend.get_backend
+
+    def install(xp, *modules) -> None:
+        def get_backend(name: str = "numpy") -> sims._backend.Backend:
+            return sims._backend.Backend("cupy", xp, "cpu") if name == "cupy" else real(name)
+
+        for module in (sims._backend, *modules):
+            monkeypatch.setattr(module, "get_backend", get_backend)
+
+    return install

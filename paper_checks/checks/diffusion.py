@@ -260,6 +260,8 @@ CUT_ABOVE_FLOOR = 1e-3  # eigenvalues above s_t² + 1e-3 enter the KS (the delta
 
 @claim(
     "diffusion.spectrum_matches_theory",
+    # its draws are sims.rmt.ge_spectrum_task; streamed at paper scale, they compute on numpy only
+    backends=("numpy", "cupy"),
     paper="diffusion",
     statement="The eigenvalues of a sampled Gaussian-equivalent U follow the deterministic "
     "equivalent (Fig. 4): small KS distance, and the four eigenvalue groups (delta at s_t², "
@@ -330,6 +332,7 @@ def _ks_over_tolerance(ks_values: list[float], d: int) -> dict[str, Any]:
 
 @claim(
     "diffusion.nonlinear_matches_theory",
+    backends=("numpy", "cupy"),  # its draws are sims.rmt.nonlinear_spectrum_task
     paper="diffusion",
     statement="The spectrum of the true nonlinear random-feature U (E_ξ exact, by Mehler's "
     "expansion) matches the Gaussian-equivalent deterministic equivalent up to the "

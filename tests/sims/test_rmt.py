@@ -220,3 +220,45 @@ def test_bad_inputs_name_the_argument():
         nonlinear_u_mehler(sample, order=-1)
     with pytest.raises(ValueError, match="noise_draws"):
         nonlinear_u_monte_carlo(sample, noise_draws=0, rng=rng)
+
+
+GPU_POINT = {"d": 20, "psi_p": 2.0, "psi_n": 0.5, "t": 0.5, "sigma_atoms": [1.0, 3.0]}
+
+
+def test_the_gram_spectrum_on_a_gpu_backend_is_the_numpy_one(cupy_stand_in):
+    """array-api-strict stands in for cupy: the draw is made on the host and moved, the Gram
+    trick runs in the backend's namespace, and the spectrum is the numpy one."""
+    import array_api_strict
+
+    cpu = ge_spectrum_task(dict(GPU_POINT), np.random.default_rng(4))
+    cupy_stand_in(array_api_strict)
+    strict = ge_spectrum_task(GPU_POINT | {"backend": "cupy"}, np.random.default_rng(4))
+    np.testing.assert_allclose(strict["eigenvalues"], cpu["eigenvalues"], rtol=1e-12)
+    assert (strict["floor_count"], strict["p"]) == (cpu["floor_count"], cpu["p"])
+    with pytest.raises(ValueError, match="backend"):
+        ge_spectrum_task(GPU_POINT | {"backend": "cupy", "row_block": 8}, np.random.default_rng(4))
+
+
+@pytest.mark.parametrize("noise_draws", [None, 3])
+def test_the_nonlinear_spectrum_on_a_gpu_backend_is_the_numpy_one(cupy_stand_in, noise_draws):
+    """The GPU branch (draws on the host, U read back) with numpy's namespace standing in for
+    cupy's (the activation is a numpy ufunc, which cupy arrays take and array-api-strict's do
+    not): the same spectrum."""
+    import array_api_compat.numpy as xp_numpy
+
+    point = GPU_POINT | ({} if noise_draws is None else {"noise_draws": noise_draws})
+    cpu = nonlinear_spectrum_task(dict(point), np.random.default_rng(4))
+    cupy_stand_in(xp_numpy)
+    gpu = nonlinear_spectrum_task(point | {"backend": "cupy"}, np.random.default_rng(4))
+    np.testing.assert_array_equal(gpu["eigenvalues"], cpu["eigenvalues"])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("task", ["ge", "nonlinear"])
+def test_the_spectra_on_cupy_are_the_numpy_ones_up_to_rounding(task):
+    """Same draws (made on the host), float64 sums in another order. Not yet run on a GPU."""
+    pytest.importorskip("cupy")
+    fn = ge_spectrum_task if task == "ge" else nonlinear_spectrum_task
+    cpu = fn(dict(GPU_POINT), np.random.default_rng(4))
+    gpu = fn(GPU_POINT | {"backend": "cupy"}, np.random.default_rng(4))
+    np.testing.assert_allclose(gpu["eigenvalues"], cpu["eigenvalues"], rtol=1e-8, atol=1e-10)

@@ -203,20 +203,15 @@ def test_train_config_rejects_bad_input(kwargs, match):
         sp.TrainConfig(**kwargs)
 
 
-def test_a_gpu_backend_trains_on_the_host_draws(monkeypatch):
+def test_a_gpu_backend_trains_on_the_host_draws(cupy_stand_in):
     """The GPU path's law on the CPU: a stand-in backend named cupy whose arrays are numpy's
     takes the GPU branch (data drawn on the host by numpy's generator, then moved) and must give
     the numpy run bit for bit."""
     import array_api_compat.numpy as xp_numpy
 
-    from sims._backend import Backend, get_backend
-
-    def stand_in(name: str = "numpy") -> Backend:
-        return Backend("cupy", xp_numpy, "cpu") if name == "cupy" else get_backend(name)
-
     config = sp.TrainConfig(n=30, widths=(4, 6), gammas=(-1.0, 0.0), steps=300, batch=64)
     cpu = sp.train_models(config, 5)
-    monkeypatch.setattr(sp, "get_backend", stand_in)
+    cupy_stand_in(xp_numpy, sp)
     gpu_branch = sp.train_models(config, 5, backend="cupy")
     np.testing.assert_array_equal(gpu_branch.loss, cpu.loss)
     for w_gpu, w_cpu in zip(gpu_branch.W, cpu.W, strict=True):
