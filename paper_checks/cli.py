@@ -172,7 +172,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ValueError("name paper keys or claim ids to run, or pass --all")
     claims = all_claims() if args.all else select_claims(args.targets)
     if args.dry_run:
-        return _print_plan(claims, args.scale, args.replicates)
+        return _print_plan(claims, args.scale, args.replicates, (args.device, args.backend))
     _check_cpu_budget(claims, args)
     if args.scale == "paper":
         from paper_checks.paper_scale import Refused, plan_for
@@ -420,20 +420,46 @@ def _plan(claims: Sequence[Claim], scale: str, replicates: int) -> list[PlannedC
     return planned
 
 
-def _print_plan(claims: Sequence[Claim], scale: str, replicates: int) -> int:
+def gpu_paths(claim: Claim) -> list[str]:
+    """The GPU paths ``claim`` declares: ``cuda`` (its torch experiments take ``--device``) and
+    ``cupy`` (its array-API sweeps take ``--backend``)."""
+    return [p for p in ("cuda", "cupy") if p in (*claim.devices, *claim.backends)]
+
+
+def _print_plan(
+    claims: Sequence[Claim], scale: str, replicates: int, asked: tuple[str, str] = ("cpu", "numpy")
+) -> int:
     """``run --dry-run``: per claim, whether it runs, under how many root seeds, the estimated
-    CPU time on one core (:func:`_plan`) and a note: its sizes, or why ``--scale paper`` refuses
-    it. Nothing is run or written."""
+    CPU time on one core (:func:`_plan`), its GPU paths (:func:`gpu_paths`) and a note: its
+    sizes, or why ``--scale paper`` refuses it; then which claims compute on the GPU that the
+    run asks for (``asked``: its ``--device`` and ``--backend``). No GPU time is estimated: none
+    has been measured. Nothing is run or written."""
     planned = _plan(claims, scale, replicates)
     rows, notes = [], {}
-    for p in planned:
+    for c, p in zip(claims, planned, strict=True):
         note = notes.setdefault(p.note, f"[{len(notes) + 1}]")
         cost = "-" if p.hours is None else _hours(p.hours)
         tasks = "-" if p.tasks is None else p.tasks
         plan = "refused" if p.refused else "runs"
-        rows.append((p.claim_id, plan, "-" if p.refused else p.root_seeds, tasks, cost, note))
-    _print_table(rows, ("claim", "plan", "root seeds", "tasks", "CPU (1 core)", "note"))
+        gpu = ", ".join(gpu_paths(c)) or "-"
+        rows.append((p.claim_id, plan, "-" if p.refused else p.root_seeds, tasks, cost, gpu, note))
+    headers = ("claim", "plan", "root seeds", "tasks", "CPU (1 core)", "GPU path", "note")
+    _print_table(rows, headers)
     _print_notes(notes)
+    runnable = [c for c, p in zip(claims, planned, strict=True) if not p.refused]
+    device, backend = asked
+    on_gpu = [
+        c
+        for c in runnable
+        if (device != "cpu" and device in c.devices)
+        or (backend != "numpy" and backend in c.backends)
+    ]
+    if asked != ("cpu", "numpy"):
+        print(
+            f"--device {device} --backend {backend}: {len(on_gpu)} of the {len(runnable)} claims "
+            "that run compute on the GPU, the others on the CPU and numpy (each record says "
+            "which); no GPU time is estimated: none has been measured yet"
+        )
     running = [p for p in planned if not p.refused]
     unknown = sum(p.hours is None for p in running)
     total = sum(p.hours or 0.0 for p in running)

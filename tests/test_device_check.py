@@ -38,7 +38,7 @@ def test_without_cupy_it_names_what_is_missing_and_runs_nothing(tmp_path):
     report = json.loads((tmp_path / "device-check.json").read_text(encoding="utf-8"))
     assert report["missing"] == [line.removeprefix("device_check: missing: ") for line in lines]
     assert "steps" not in report
-    assert not (tmp_path / "bench-gpu.json").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["device-check.json"]  # the rest in --work
 
 
 def test_the_gpu_claims_are_those_that_declare_a_gpu_path():
@@ -47,5 +47,15 @@ def test_the_gpu_claims_are_those_that_declare_a_gpu_path():
     chosen = _module().gpu_claims()
     declared = [c for c in all_claims() if "cuda" in c.devices or "cupy" in c.backends]
     assert set(chosen) <= {c.id for c in declared}
-    assert {c.paper for c in declared} == {c.id.split(".")[0] for c in chosen}
+    assert {c.paper for c in declared} == {c.split(".")[0] for c in chosen}
     assert len(chosen) == len({c.split(".")[0] for c in chosen})  # one per paper
+    preferred = set(_module().PREFERRED)
+    assert {c.id for c in declared} & preferred <= set(chosen)  # the cheap ones where declared
+
+
+def test_a_gpu_run_is_compared_number_by_number_with_the_cpu_reference():
+    compare = _module().largest_relative_difference
+    reference = {"ks": 0.02, "counts": [10, 20], "ok": True, "note": "x", "nan": float("nan")}
+    run = {"ks": 0.0201, "counts": [10, 20], "ok": False, "extra": 3.0, "nan": 1.0}
+    assert compare(run, reference) == {"compared": 3, "largest": pytest.approx(0.005), "at": ".ks"}
+    assert compare({"a": "b"}, reference) == {"compared": 0}

@@ -95,8 +95,8 @@ from theory.gated_attention import (
 #: What ``--scale paper`` does with every claim of this paper
 #: (:mod:`paper_checks.paper_scale`).
 PAPER_PLAN = Refused(
-    "the paper trains 1.7B dense and 15B MoE models on 400B-3.5T tokens: out of reach on CPU; "
-    "`--scale full` is our largest testbed"
+    "the paper trains 1.7B dense and 15B MoE models on 400B-3.5T tokens: out of reach here, on "
+    "CPU or on one GPU (thousands of GPU-days); `--scale full` is our largest testbed"
 )
 
 

@@ -677,7 +677,7 @@ def test_dry_run_prints_the_plan_and_runs_nothing(tmp_path, monkeypatch, capsys)
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0].split() == [
-        "claim", "plan", "root", "seeds", "tasks", "CPU", "(1", "core)", "note"
+        "claim", "plan", "root", "seeds", "tasks", "CPU", "(1", "core)", "GPU", "path", "note"
     ]  # fmt: skip
     assert any(
         line.startswith("gated_attention.gate_sparse ") and " refused " in line for line in lines
@@ -685,6 +685,22 @@ def test_dry_run_prints_the_plan_and_runs_nothing(tmp_path, monkeypatch, capsys)
     assert any(line.startswith("faster_rcnn.anchor_count ") and " runs " in line for line in lines)
     assert "15B MoE" in out  # the reason is printed in full, once
     assert lines[-1].endswith("of CPU") or "without an estimate" in lines[-1]
+    assert not (tmp_path / "results").exists()
+
+
+def test_dry_run_says_which_claims_compute_on_the_gpu_asked_for(tmp_path, monkeypatch, capsys):
+    # no GPU here: a dry run touches no device; it names each claim's GPU paths and counts the
+    # claims that would compute on the one asked for, and estimates no GPU time
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "gated_attention", "rlvr", "--dry-run", "--backend", "cupy"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    gated = next(line for line in lines if line.startswith("gated_attention.sink_removed "))
+    assert gated.split()[-2] == "cuda"
+    toy = next(line for line in lines if line.startswith("rlvr.toy_crossing "))
+    assert toy.split()[-2] == "-"
+    summary = next(line for line in lines if line.startswith("--device cpu --backend cupy:"))
+    assert "0 of the" in summary  # neither paper has a cupy path: all on the CPU and numpy
+    assert "no GPU time is estimated" in summary
     assert not (tmp_path / "results").exists()
 
 
