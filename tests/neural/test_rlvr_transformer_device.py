@@ -1,16 +1,15 @@
 """Arm B on a torch device: the task given the CPU returns the record it returns without a
-device, and on CUDA, at a tiny size, the numbers agree with the CPU's where the test shows that
-no rounding can move a draw.
+device, and on CUDA, at a tiny size, its numbers agree with the CPU's.
 
 Every draw of Arm B is numpy's, on the CPU (the split, the corpus, the minibatches, GRPO's
 prompts and rollouts, the evaluation samples); a model on CUDA gives the draws probabilities
 read back to the CPU. Those probabilities differ from the CPU's in their last bits (float32
 sums reduced in another order), and a sampled node changes only when a uniform falls within that
 difference of a boundary of its inversion, but once one does, the stream and all that follows
-part. So the CUDA tests compare exactly what no sample decides (the split, the chance baseline,
-the base's loss curve and its exact success probabilities, GRPO's loss and gradients on one
-fixed sample) at a stated tolerance, and the samples themselves only from an untrained model
-on a few prompts, where the bound below makes a change negligible.
+part. So the CUDA tests compare what no sample decides at a stated tolerance (the base's loss
+curve and its exact success probabilities, GRPO's loss and gradients on one fixed sample; the
+split and the chance baseline exactly), and the samples themselves exactly only from an
+untrained model on a few prompts, where a measured bound makes a change negligible.
 """
 
 from __future__ import annotations
@@ -146,10 +145,12 @@ def test_a_model_on_cuda_draws_the_cpu_samples_from_the_same_stream():
         atol=PASS_ATOL,
     )
     # Compared exactly where a change is shown negligible. numpy draws a Multinomial(c, p) as
-    # binomials by inversion of one uniform each; a count moves only where the uniform falls
-    # within the probabilities' difference of a boundary, chance ≲ c · N · δ per prefix drawn
-    # from, δ = max over prefixes of Σ_j |p_cuda − p_cpu|. The two calls below draw from at
-    # most 2 · P · (1 + 2c) prefixes (c copies reach ≤ c prefixes at each later step).
+    # binomials by inversion of one uniform each (c ≤ 8: never its rejection sampler); a count
+    # moves only where the uniform falls within the probabilities' difference of a boundary,
+    # chance ≲ c · N · δ per prefix drawn from, δ = max over prefixes of Σ_j |p_cuda − p_cpu|,
+    # measured here on every prefix in one batch (sample_paths' smaller batches round alike, to
+    # the same order). The two calls below draw from at most 2 · P · (1 + 2c) prefixes (one at
+    # the first of the max_len = 3 steps, c copies reach ≤ c at each later one).
     delta = (
         np.abs(
             _next_node_probs(cuda_model, prompts, "cuda")
