@@ -360,8 +360,8 @@ class PathTransformer(nn.Module):
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """tokens (B, T) -> next-node logits (B, T, N)."""
         t = tokens.shape[1]
-        h = self.embed(tokens) + self.position(torch.arange(t))  # (B, T, D)
-        mask = nn.Transformer.generate_square_subsequent_mask(t)
+        h = self.embed(tokens) + self.position(torch.arange(t, device=tokens.device))  # (B, T, D)
+        mask = nn.Transformer.generate_square_subsequent_mask(t, device=tokens.device)
         return self.head(self.blocks(h, mask=mask, is_causal=True))  # (B, T, N)
 
 
@@ -371,7 +371,7 @@ def _tokens(
     """[s, g, SEP, v1, ..., v_{L−1}] with padding (−1) mapped to SEP: (B, 2 + L). With
     ``emitted = t``, only the 3 + t tokens up to v_t: the model is causal, so the logits at
     position 2 + t (which predict v_{t+1}) depend on no later token."""
-    sep = torch.full((len(prompts), 1), model.sep)
+    sep = torch.full((len(prompts), 1), model.sep, device=prompts.device)
     body = paths[:, :-1] if emitted is None else paths[:, :emitted]
     body = torch.where(body >= 0, body, model.sep)
     return torch.cat([prompts, sep, body], dim=1)
@@ -438,6 +438,8 @@ def supervised_train(
     steps: int,
     cfg: ArmBConfig,
     rng: np.random.Generator,
+    *,
+    device: str = "cpu",
 ) -> list[float]:
     """Adam on the mean next-node cross-entropy of minibatches drawn from (prompts, paths);
     returns the loss per step.
@@ -456,6 +458,9 @@ def supervised_train(
         Reads ``batch`` and ``lr``.
     rng : numpy.random.Generator
         The source of the minibatch indices (drawn with replacement).
+    device : str, optional
+        The torch device ``model`` lives on (default ``"cpu"``); the minibatches are drawn on
+        the CPU and moved there.
 
     Returns
     -------
@@ -484,7 +489,7 @@ def supervised_train(
     losses = []
     for _ in range(steps):
         idx = rng.integers(len(prompts), size=cfg.batch)
-        p, y = torch.as_tensor(prompts[idx]), torch.as_tensor(paths[idx])
+        p, y = torch.as_tensor(prompts[idx]).to(device), torch.as_tensor(paths[idx]).to(device)
         loss = -_path_log_probs(model, p, y).sum() / (y >= 0).sum()
         opt.zero_grad()
         loss.backward()
@@ -502,6 +507,7 @@ def sample_paths(
     rng: np.random.Generator,
     *,
     adjacency: np.ndarray | None = None,
+    device: str = "cpu",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Draw ``copies`` independent paths per prompt row at temperature 1 (no top-p): nodes until
     the goal is emitted or ``max_len`` nodes. Returned grouped: the distinct (row, path) pairs
@@ -528,6 +534,9 @@ def sample_paths(
         The source of the multinomial draws.
     adjacency : numpy.ndarray of bool, (N, N), optional
         Drop the copies that step off these edges (default None: keep every copy).
+    device : str, optional
+        The torch device ``model`` lives on (default ``"cpu"``). The next-node probabilities are
+        read back to the CPU and the draws are ``rng``'s on any device.
 
     Returns
     -------
@@ -562,8 +571,11 @@ def sample_paths(
     for t in range(cfg.max_len):
         if rows.size == 0:
             break
-        tokens = _tokens(model, torch.as_tensor(prompts[rows]), torch.as_tensor(prefix), t)
-        probs = torch.softmax(model(tokens)[:, 2 + t].double(), dim=-1).numpy()  # (B, N)
+        tokens = _tokens(
+            model, torch.as_tensor(prompts[rows]).to(device), torch.as_tensor(prefix).to(device), t
+        )
+        # (B, N), read back to the CPU: the draws are numpy's, from the same stream on any device
+        probs = torch.softmax(model(tokens)[:, 2 + t].double(), dim=-1).cpu().numpy()
         draws = rng.multinomial(mult, probs)  # (B, N) copies sent to each next node
         src, nodes = np.nonzero(draws)
         if adjacency is not None:
@@ -588,6 +600,7 @@ def grpo_loss(
     *,
     reference: PathTransformer | None = None,
     kl: float = 0.0,
+    device: str = "cpu",
 ) -> tuple[torch.Tensor, float]:
     """GRPO's loss on ``sample`` = ``sample_paths(model, prompts, G, ...)`` (G copies per prompt,
     grouped), and the mean reward: verifier reward r, advantage A = (r − mean)/std within each
@@ -613,6 +626,8 @@ def grpo_loss(
         The frozen model of the KL penalty (default None: no penalty).
     kl : float, optional
         The KL coefficient (default 0.0).
+    device : str, optional
+        The torch device ``model`` and ``reference`` live on (default ``"cpu"``).
 
     Returns
     -------
@@ -644,10 +659,10 @@ def grpo_loss(
     r = np.repeat(ok[by_group], mult[by_group]).reshape(len(prompts), group)  # (P, G) rewards
     adv = np.empty(len(rows))
     adv[by_group] = group_advantages(r).ravel()[np.cumsum(mult[by_group]) - mult[by_group]]
-    weight = torch.as_tensor(mult / mult.sum())
-    p, y = torch.as_tensor(prompts[rows]), torch.as_tensor(paths)
+    weight = torch.as_tensor(mult / mult.sum()).to(device)
+    p, y = torch.as_tensor(prompts[rows]).to(device), torch.as_tensor(paths).to(device)
     token_logp = _token_log_probs(model, p, y)  # (M, L)
-    loss = -(weight * torch.as_tensor(adv) * token_logp.sum(dim=1)).sum()
+    loss = -(weight * torch.as_tensor(adv).to(device) * token_logp.sum(dim=1)).sum()
     if reference is not None:
         with torch.no_grad():
             ref_logp = _token_log_probs(reference, p, y)
@@ -663,6 +678,7 @@ def grpo_train(
     rng: np.random.Generator,
     *,
     kl: float = 0.0,
+    device: str = "cpu",
 ) -> list[float]:
     """GRPO (``grpo_loss``): per step ``rl_prompts`` prompts drawn from ``prompts`` × ``group``
     samples each, one Adam step; ``kl`` > 0 adds the penalty against the starting model, frozen
@@ -682,6 +698,9 @@ def grpo_train(
         The source of the prompts and the samples.
     kl : float, optional
         The KL coefficient against the starting model (default 0.0).
+    device : str, optional
+        The torch device ``model`` lives on (default ``"cpu"``); the prompts and the samples are
+        drawn by ``rng`` on the CPU (:func:`sample_paths`).
 
     Returns
     -------
@@ -709,8 +728,10 @@ def grpo_train(
     rewards_log = []
     for _ in range(cfg.rl_steps):
         chosen = prompts[rng.choice(len(prompts), cfg.rl_prompts)]
-        sample = sample_paths(model, chosen, cfg.group, cfg, rng)
-        loss, reward = grpo_loss(model, graph, chosen, sample, reference=reference, kl=kl)
+        sample = sample_paths(model, chosen, cfg.group, cfg, rng, device=device)
+        loss, reward = grpo_loss(
+            model, graph, chosen, sample, reference=reference, kl=kl, device=device
+        )
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -720,7 +741,12 @@ def grpo_train(
 
 @torch.no_grad()
 def exact_success_probs(
-    model: PathTransformer, graph: PathGraph, prompts: np.ndarray, cfg: ArmBConfig
+    model: PathTransformer,
+    graph: PathGraph,
+    prompts: np.ndarray,
+    cfg: ArmBConfig,
+    *,
+    device: str = "cpu",
 ) -> np.ndarray:
     """Exact pass@1 of ``sample_paths`` per prompt (exact, by enumeration, because the output
     space is small): the verifier accepts only paths along
@@ -742,6 +768,9 @@ def exact_success_probs(
         (start, goal) per row.
     cfg : ArmBConfig
         Reads ``max_len``.
+    device : str, optional
+        The torch device ``model`` lives on (default ``"cpu"``); the probabilities are read
+        back to the CPU.
 
     Returns
     -------
@@ -779,9 +808,11 @@ def exact_success_probs(
         if owner.size == 0:
             break
         pr = prompts[owner]
-        tokens = _tokens(model, torch.as_tensor(pr), torch.as_tensor(prefix), emitted=t)
+        tokens = _tokens(
+            model, torch.as_tensor(pr).to(device), torch.as_tensor(prefix).to(device), emitted=t
+        )
         logits = model(tokens)[:, 2 + t]
-        probs = torch.softmax(logits, dim=-1).double().numpy()  # (B, N)
+        probs = torch.softmax(logits, dim=-1).double().cpu().numpy()  # (B, N)
         last = pr[:, 0] if t == 0 else prefix[:, t - 1]
         rows, nodes = np.nonzero(adj[last])  # every edge step out of each prefix
         step = mass[rows] * probs[rows, nodes]
@@ -800,9 +831,13 @@ def _eval_counts(
     prompts: np.ndarray,
     cfg: ArmBConfig,
     rng: np.random.Generator,
+    *,
+    device: str = "cpu",
 ) -> np.ndarray:
-    """Verified samples out of ``n_eval`` per prompt, (P,)."""
-    rows, paths, mult = sample_paths(model, prompts, cfg.n_eval, cfg, rng, adjacency=graph.full)
+    """Verified samples out of ``n_eval`` per prompt, (P,), the model on ``device``."""
+    rows, paths, mult = sample_paths(
+        model, prompts, cfg.n_eval, cfg, rng, adjacency=graph.full, device=device
+    )
     ok = verify(graph, prompts[rows], paths)
     return np.bincount(rows[ok], weights=mult[ok], minlength=len(prompts)).astype(np.int64)
 
@@ -823,7 +858,12 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     Parameters
     ----------
     params : dict
-        :class:`ArmBConfig` fields and ``gate_margin``; other keys are ignored.
+        :class:`ArmBConfig` fields, ``gate_margin`` and ``device``, the torch device that trains
+        and evaluates the models (popped; default ``"cpu"``): the models are initialised on the
+        CPU and moved there, and every draw (split, corpus, minibatches, GRPO's rollouts,
+        evaluation samples) comes from ``rng``'s streams on the CPU, so a run on another device
+        differs from the CPU's only through its floating-point roundings (and a sampled node
+        that a rounding of its probabilities flips). Other keys are ignored.
     rng : numpy.random.Generator
         The run's randomness (torch's seed, the split, the corpus, training and evaluation).
 
@@ -851,6 +891,7 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     True
     """
     torch.set_num_threads(1)
+    device = params.pop("device", "cpu")
     cfg = ArmBConfig(**{k: v for k, v in params.items() if k in ArmBConfig.__dataclass_fields__})
     torch.manual_seed(int(rng.integers(2**31)))
     eval_rng = np.random.default_rng(int(rng.integers(2**63)))  # n_eval leaves training alone
@@ -870,11 +911,11 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     }
 
     corpus = walk_corpus(graph, cfg, cfg.base_steps * cfg.batch // 4, rng)
-    base = PathTransformer(cfg)
-    losses = supervised_train(base, *corpus, cfg.base_steps, cfg, rng)
+    base = PathTransformer(cfg).to(device)  # initialised on the CPU, from torch's seed
+    losses = supervised_train(base, *corpus, cfg.base_steps, cfg, rng, device=device)
     base_state = {k: v.clone() for k, v in base.state_dict().items()}
-    counts = {"base": _eval_counts(base, graph, test, cfg, eval_rng)}
-    exact = {"base": exact_success_probs(base, graph, test, cfg)}
+    counts = {"base": _eval_counts(base, graph, test, cfg, eval_rng, device=device)}
+    exact = {"base": exact_success_probs(base, graph, test, cfg, device=device)}
     out |= {"counts": counts, "p": exact, "base_loss": losses[:: max(1, len(losses) // 50)]}
     margin = params.get("gate_margin", 0.10)
     base_pass1 = float(counts["base"].mean() / cfg.n_eval)
@@ -882,11 +923,11 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     if not out["rl_run"]:
         return out
 
-    rl = PathTransformer(cfg)
+    rl = PathTransformer(cfg).to(device)
     rl.load_state_dict(base_state)
-    rewards = grpo_train(rl, graph, train, cfg, rng)
-    counts["rl"] = _eval_counts(rl, graph, test, cfg, eval_rng)
-    exact["rl"] = exact_success_probs(rl, graph, test, cfg)
+    rewards = grpo_train(rl, graph, train, cfg, rng, device=device)
+    counts["rl"] = _eval_counts(rl, graph, test, cfg, eval_rng, device=device)
+    exact["rl"] = exact_success_probs(rl, graph, test, cfg, device=device)
     out["rl_reward"] = rewards[:: max(1, len(rewards) // 50)]
 
     teacher = shortest_paths(graph)
@@ -899,15 +940,15 @@ def arm_b_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     t_paths = np.full((len(reachable), cfg.max_len), -1, np.int64)
     for row, (_, path) in enumerate(reachable):
         t_paths[row, : len(path)] = path
-    student = PathTransformer(cfg)
+    student = PathTransformer(cfg).to(device)
     student.load_state_dict(base_state)
-    supervised_train(student, t_prompts, t_paths, cfg.distill_steps, cfg, rng)
-    counts["distill"] = _eval_counts(student, graph, test, cfg, eval_rng)
-    exact["distill"] = exact_success_probs(student, graph, test, cfg)
+    supervised_train(student, t_prompts, t_paths, cfg.distill_steps, cfg, rng, device=device)
+    counts["distill"] = _eval_counts(student, graph, test, cfg, eval_rng, device=device)
+    exact["distill"] = exact_success_probs(student, graph, test, cfg, device=device)
 
-    rl_kl = PathTransformer(cfg)
+    rl_kl = PathTransformer(cfg).to(device)
     rl_kl.load_state_dict(base_state)
-    grpo_train(rl_kl, graph, train, cfg, rng, kl=cfg.kl_ablation)
-    counts["rl_kl"] = _eval_counts(rl_kl, graph, test, cfg, eval_rng)
-    exact["rl_kl"] = exact_success_probs(rl_kl, graph, test, cfg)
+    grpo_train(rl_kl, graph, train, cfg, rng, kl=cfg.kl_ablation, device=device)
+    counts["rl_kl"] = _eval_counts(rl_kl, graph, test, cfg, eval_rng, device=device)
+    exact["rl_kl"] = exact_success_probs(rl_kl, graph, test, cfg, device=device)
     return out

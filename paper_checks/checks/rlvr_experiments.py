@@ -893,6 +893,7 @@ def _arm_b_gated_out(trained: Sequence[Mapping[str, Any]], margin: float) -> Che
     "(none learned: no units).",
     stochastic=True,
     decision=ARM_B_RULE,
+    devices=("cpu", "cuda"),  # arm_b_task, its one sweep task, takes params["device"]
     paper_effects=(
         registry.PaperEffect(
             "large_k_loss",
