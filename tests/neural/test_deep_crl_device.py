@@ -1,0 +1,123 @@
+"""The deep-CRL sweep tasks on a torch device (the GPU path, docs of
+:func:`sims._fingerprint.at_placement`): each task reads ``params["device"]`` (what
+``Context.sweep`` adds to every point of a claim run on a GPU), a CPU run given the key returns
+exactly the record it returns without it, and on CUDA (when present) each task gives its CPU
+record up to float rounding, the same seed drawing the same networks, data and batches."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from neural.crl import train_online_crl
+from neural.deep_crl import signal_task, train_maze_critic
+from sims.mazes import U_SMALL
+from tests.neural.test_batched import RHO_ATOL
+
+#: Signal probes at init: two tiny critics, one with and one without LN and residuals.
+SIGNAL_POINTS = [
+    {"variant": "paper", "depth": 8, "width": 16},
+    {"variant": "no_res_no_ln", "depth": 4, "width": 16},
+]
+#: A tiny fixed-data critic: 20 Adam steps of batch 32 on 500 pairs of the serpentine maze.
+CRITIC = {"variant": "paper", "depth": 4, "width": 8, "steps": 20, "batch": 32, "n_pairs": 500,
+          "return_f": True}  # fmt: skip
+#: A tiny online run: 2 epochs of 4 episodes of 8 steps, 4 SGD steps each, on the small U-maze.
+#: 8 steps of at most 0.3 cells (2.4, start jitter ≤ 0.2 per axis) cannot reach a far goal
+#: (behind the wall, ≥ 4 moves away, radius 0.35): success and time at goal are 0 on any device.
+ONLINE = {"depth": 4, "width": 16, "epochs": 2, "n_envs": 4, "horizon": 8, "grad_steps": 4,
+          "batch": 32, "eval_every": 1, "eval_episodes": 1, "layout": U_SMALL}  # fmt: skip
+#: CUDA against the CPU at these sizes: float32 reductions (matmul, LayerNorm, logsumexp) summed
+#: in another order by other kernels (TF32 is off by default for torch matmuls), ~1e-7 relative
+#: per operation, grown over at most 20 Adam steps; 1e-4 relative (1e-5 absolute for values
+#: near 0) leaves a wide margin and still fails on a change of law: another seed moves every
+#: float output of these runs by 30 to 18,000 times this tolerance (measured on the CPU).
+RTOL, ATOL = 1e-4, 1e-5
+
+
+def _assert_identical(got: dict, want: dict) -> None:
+    assert got.keys() == want.keys()
+    for key, value in want.items():
+        np.testing.assert_array_equal(got[key], value, err_msg=key)
+
+
+@pytest.mark.parametrize("point", SIGNAL_POINTS)
+def test_signal_task_on_the_cpu_device_is_the_plain_run(point):
+    assert signal_task(point | {"device": "cpu"}, np.random.default_rng(3)) == signal_task(
+        dict(point), np.random.default_rng(3)
+    )
+
+
+def test_maze_critic_on_the_cpu_device_is_the_plain_run():
+    _assert_identical(
+        train_maze_critic(CRITIC | {"device": "cpu"}, np.random.default_rng(4)),
+        train_maze_critic(dict(CRITIC), np.random.default_rng(4)),
+    )
+
+
+def test_online_crl_on_the_cpu_device_is_the_plain_run():
+    _assert_identical(
+        train_online_crl(ONLINE | {"device": "cpu"}, np.random.default_rng(5)),
+        train_online_crl(dict(ONLINE), np.random.default_rng(5)),
+    )
+
+
+def test_the_tasks_take_the_device_out_of_their_parameters():
+    """The device is where a run computes, not what it computes: the tasks pop it, so what they
+    key on their parameters (a checkpoint's run key) is the same on every device."""
+    tasks = [
+        (signal_task, SIGNAL_POINTS[0]),
+        (train_maze_critic, CRITIC),
+        (train_online_crl, ONLINE),
+    ]
+    for task, params in tasks:
+        given = params | {"device": "cpu"}
+        task(given, np.random.default_rng(0))
+        assert given == params
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device for torch")
+@pytest.mark.parametrize("point", SIGNAL_POINTS)
+def test_signal_task_on_cuda_matches_the_cpu(point):
+    on_cuda = signal_task(point | {"device": "cuda"}, np.random.default_rng(3))
+    on_cpu = signal_task(dict(point), np.random.default_rng(3))
+    assert on_cuda.keys() == on_cpu.keys()
+    for key, value in on_cpu.items():
+        np.testing.assert_allclose(on_cuda[key], value, rtol=RTOL, atol=ATOL, err_msg=key)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device for torch")
+def test_maze_critic_on_cuda_matches_the_cpu():
+    on_cuda = train_maze_critic(CRITIC | {"device": "cuda"}, np.random.default_rng(4))
+    on_cpu = train_maze_critic(dict(CRITIC), np.random.default_rng(4))
+    assert on_cuda.keys() == on_cpu.keys()
+    for key, value in on_cpu.items():
+        if key.startswith("rho_"):  # ranks: a rounding error can swap two nearly tied goals
+            assert on_cuda[key] == pytest.approx(value, abs=RHO_ATOL), key
+        else:
+            np.testing.assert_allclose(on_cuda[key], value, rtol=RTOL, atol=ATOL, err_msg=key)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device for torch")
+def test_online_crl_on_cuda_matches_the_cpu():
+    """Rollouts feed actions back into the environment, whose wall test is a threshold: a
+    rounding error flips a step only when a move ends within ~1e-7 of a wall, improbable in
+    the ~100 moves of this size. The far-goal scores are 0 by geometry here (see ONLINE), so
+    they compare exactly."""
+    on_cuda = train_online_crl(ONLINE | {"device": "cuda"}, np.random.default_rng(5))
+    on_cpu = train_online_crl(dict(ONLINE), np.random.default_rng(5))
+    assert on_cuda.keys() == on_cpu.keys()
+    for key in ("final_success", "final_time_at_goal", "success", "time_at_goal"):
+        np.testing.assert_array_equal(on_cuda[key], 0.0, err_msg=key)
+        np.testing.assert_array_equal(on_cpu[key], 0.0, err_msg=key)
+    for key in ("env_steps", "grad_steps_total"):
+        np.testing.assert_array_equal(on_cuda[key], on_cpu[key], err_msg=key)
+    for key in ("train_actor_loss", "train_alpha", "train_critic_infonce", "train_entropy"):
+        np.testing.assert_allclose(on_cuda[key], on_cpu[key], rtol=RTOL, atol=ATOL, err_msg=key)
+    # NaN inside walls on both (assert_allclose requires the NaNs at the same places)
+    np.testing.assert_allclose(on_cuda["q_map"], on_cpu["q_map"], rtol=RTOL, atol=ATOL)
