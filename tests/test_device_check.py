@@ -47,5 +47,5 @@ def test_the_gpu_claims_are_those_that_declare_a_gpu_path():
     chosen = _module().gpu_claims()
     declared = [c for c in all_claims() if "cuda" in c.devices or "cupy" in c.backends]
     assert set(chosen) <= {c.id for c in declared}
-    assert {c.paper for c in declared} == {c.id.split(".")[0] for c in chosen}
+    assert {c.paper for c in declared} == {c.split(".")[0] for c in chosen}
     assert len(chosen) == len({c.split(".")[0] for c in chosen})  # one per paper
