@@ -11,9 +11,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from neural.crl import train_online_crl
+from neural.crl import Agent, EpisodeBuffer, q_map, train_online_crl
 from neural.deep_crl import signal_task, train_maze_critic
-from sims.mazes import U_SMALL
+from sims.mazes import U_SMALL, GridMaze, PointMassMaze
 from tests.neural.test_batched import RHO_ATOL
 
 #: Signal probes at init: two tiny critics, one with and one without LN and residuals.
@@ -78,6 +78,41 @@ def test_the_tasks_take_the_device_out_of_their_parameters():
         given = params | {"device": "cpu"}
         task(given, np.random.default_rng(0))
         assert given == params
+
+
+def _online_update_on(device: str) -> None:
+    agent = Agent.build(ONLINE, device=device)
+    buffer = EpisodeBuffer(capacity=4, horizon=5)
+    buffer.add(np.random.default_rng(0).random((2, 6, 2)), np.zeros((2, 5, 2)))
+    batch = buffer.sample(8, gamma=0.9, rng=np.random.default_rng(1))
+    agent.update(batch, torch.Generator().manual_seed(0))
+
+
+def _q_map_on(device: str) -> None:
+    env = PointMassMaze(GridMaze.from_layout(U_SMALL), step=0.3, radius=0.35)
+    q_map(Agent.build(ONLINE, device=device), env, resolution=1)
+
+
+@pytest.mark.parametrize(
+    "run_on",
+    [
+        lambda device: signal_task(SIGNAL_POINTS[0] | {"device": device}, np.random.default_rng(0)),
+        lambda device: train_maze_critic(CRITIC | {"device": device}, np.random.default_rng(0)),
+        lambda device: train_online_crl(ONLINE | {"device": device}, np.random.default_rng(0)),
+        _online_update_on,
+        _q_map_on,
+    ],
+    ids=["signal_task", "train_maze_critic", "train_online_crl", "Agent.update", "q_map"],
+)
+def test_every_tensor_follows_the_device_up_to_the_first_read_back(run_on):
+    """Without a GPU here, the "meta" device (shapes, no data) stands in for one: a run there
+    computes every torch operation up to its first read-back of a number (the signal probes:
+    forward, backward and the Jacobian-vector product; the critic and the agent: one whole Adam
+    step), where meta has no data to give. A tensor left on the CPU would fail before, with a
+    device mismatch."""
+    with pytest.raises((RuntimeError, NotImplementedError), match="meta tensor") as failed:
+        run_on("meta")
+    assert "device" not in str(failed.value)
 
 
 @pytest.mark.gpu
