@@ -1,8 +1,9 @@
 """The deep-CRL sweep tasks on a torch device (the GPU path, docs of
 :func:`sims._fingerprint.at_placement`): each task reads ``params["device"]`` (what
 ``Context.sweep`` adds to every point of a claim run on a GPU), a CPU run given the key returns
-exactly the record it returns without it, and on CUDA (when present) each task gives its CPU
-record up to float rounding, the same seed drawing the same networks, data and batches."""
+exactly the record it returns without it, on the meta device every tensor follows the device,
+and on CUDA (when present) each task gives its CPU record up to float rounding, the same seed
+drawing the same networks, data and batches."""
 
 from __future__ import annotations
 
