@@ -214,7 +214,7 @@ class Actor(nn.Module):
         """A reparameterised action and its log-density log π(a) = log N(u; μ, σ) −
         Σ log(1 − tanh(u)²), with log(1 − tanh²u) = 2(log 2 − u − softplus(−2u))."""
         mean, log_std = self.distribution(obs)
-        noise = torch.randn(mean.shape, generator=generator)
+        noise = torch.randn(mean.shape, generator=generator).to(mean.device)  # a CPU draw
         u = mean + log_std.exp() * noise
         log_normal = (-0.5 * noise.pow(2) - log_std - 0.5 * math.log(2 * math.pi)).sum(-1)
         log_jac = (2 * (math.log(2) - u - nn.functional.softplus(-2 * u))).sum(-1)
@@ -227,7 +227,7 @@ class Actor(nn.Module):
 def _inputs(*parts: torch.Tensor, constant_feature: bool = True) -> torch.Tensor:
     """Concatenate the parts and, with ``constant_feature``, a constant 1 (the blind spot of
     zero-bias Dense → LN at init)."""
-    ones = [torch.ones(len(parts[0]), 1)] if constant_feature else []
+    ones = [torch.ones(len(parts[0]), 1, device=parts[0].device)] if constant_feature else []
     return torch.cat([*parts, *ones], dim=-1)
 
 
@@ -254,7 +254,7 @@ class Agent:
     config: Config
 
     @classmethod
-    def build(cls, params: dict[str, Any]) -> Agent:
+    def build(cls, params: dict[str, Any], device: str | torch.device = "cpu") -> Agent:
         """``params``: depth, and optional width 64, lr 3e-4, config "cpu" (or "reference", see
         :data:`neural.deep_crl.CONFIGS`); alpha0 and alpha_lr override the config's.
 
@@ -262,6 +262,9 @@ class Agent:
         ----------
         params : dict
             The run's parameters (``depth`` a multiple of 4).
+        device : str or torch.device, optional
+            Where the networks and log α live (default ``"cpu"``); the networks are initialised
+            on the CPU and then moved, so a seed gives the same agent on every device.
 
         Returns
         -------
@@ -280,10 +283,10 @@ class Agent:
         config = get_config(params.get("config", "cpu"))
         one = int(config.constant_feature)
         variant = configured(VARIANTS["paper"], config)
-        actor = Actor(2 + 2 + one, depth, width, variant)
-        critic = Critic(2 + ACTION_DIM + one, 2 + one, depth, width, variant)
+        actor = Actor(2 + 2 + one, depth, width, variant).to(device)  # initialised on the CPU
+        critic = Critic(2 + ACTION_DIM + one, 2 + one, depth, width, variant).to(device)
         alpha0 = params.get("alpha0", config.alpha0)
-        log_alpha = torch.tensor(math.log(alpha0), requires_grad=True)
+        log_alpha = torch.tensor(math.log(alpha0), requires_grad=True, device=device)
         return cls(
             actor,
             critic,
@@ -328,7 +331,8 @@ class Agent:
         """One SGD step, in the authors' order: actor and α on the relabeled goals, then the
         critic."""
         s, a, g = (
-            torch.as_tensor(batch[k], dtype=torch.float32) for k in ("state", "action", "goal")
+            torch.as_tensor(batch[k], dtype=torch.float32, device=self.log_alpha.device)
+            for k in ("state", "action", "goal")
         )
         alpha = self.log_alpha.exp().detach()
         a_pi, log_pi = self.actor.sample(self.inputs(s, g), generator)
@@ -413,6 +417,7 @@ def rollout(
     rng: np.random.Generator,
     start_jitter: float,
     constant_feature: bool = True,
+    device: str | torch.device = "cpu",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Run one episode per goal (E, 2) from the start cell (centre + U(±start_jitter)²):
     ``policy(obs)`` maps the network input (E, 5) = (ŝ, ĝ, 1) (or (E, 4) = (ŝ, ĝ) without
@@ -436,6 +441,9 @@ def rollout(
         The half-width of the uniform start offset around the start cell's centre.
     constant_feature : bool, optional
         Append the constant input 1 (default True, the CPU config).
+    device : str or torch.device, optional
+        The torch device of the network input (the policy's device; default ``"cpu"``); the
+        actions come back to the CPU.
 
     Returns
     -------
@@ -459,16 +467,16 @@ def rollout(
     """
     n = len(goals_xy)
     xy = env.start_position() + rng.uniform(-start_jitter, start_jitter, (n, 2))
-    goal_in = torch.as_tensor(env.normalize(goals_xy), dtype=torch.float32)
+    goal_in = torch.as_tensor(env.normalize(goals_xy), dtype=torch.float32, device=device)
     positions, actions = [xy], []
     for _ in range(horizon):
         obs = _inputs(
-            torch.as_tensor(env.normalize(xy), dtype=torch.float32),
+            torch.as_tensor(env.normalize(xy), dtype=torch.float32, device=device),
             goal_in,
             constant_feature=constant_feature,
         )
         with torch.no_grad():
-            a = policy(obs).numpy().astype(float)
+            a = policy(obs).cpu().numpy().astype(float)
         xy = env.step_positions(xy, a)
         positions.append(xy)
         actions.append(a)
@@ -517,6 +525,7 @@ def evaluate(agent: Agent, env: PointMassMaze, far: np.ndarray, params, rng) -> 
     _, _, hit = rollout(
         env, agent.actor.act_deterministic, goals, params.get("horizon", 100), rng,
         params.get("start_jitter", 0.2), agent.config.constant_feature,
+        device=agent.log_alpha.device,
     )  # fmt: skip
     return {"success": float(hit.any(axis=1).mean()), "time_at_goal": float(hit.mean())}
 
@@ -555,11 +564,11 @@ def q_map(agent: Agent, env: PointMassMaze, resolution: int = 4) -> np.ndarray:
     gx, gy = np.meshgrid(xs, ys)
     goals = np.stack([gx.ravel(), gy.ravel()], axis=1)
     s = torch.as_tensor(env.normalize(env.start_position()[None].repeat(len(goals), 0)),
-                        dtype=torch.float32)  # fmt: skip
-    g = torch.as_tensor(env.normalize(goals), dtype=torch.float32)
+                        dtype=torch.float32, device=agent.log_alpha.device)  # fmt: skip
+    g = torch.as_tensor(env.normalize(goals), dtype=torch.float32, device=agent.log_alpha.device)
     with torch.no_grad():
         a = agent.actor.act_deterministic(agent.inputs(s, g))
-        f = agent.critic.paired(agent.inputs(s, a), agent.inputs(g)).numpy().astype(float)
+        f = agent.critic.paired(agent.inputs(s, a), agent.inputs(g)).cpu().numpy().astype(float)
     f[env.in_wall(goals)] = np.nan
     return f.reshape(gx.shape)
 
@@ -573,11 +582,14 @@ def train_online_crl(params: dict[str, Any], rng: np.random.Generator) -> dict[s
     buffer_episodes 1600, lr 3e-4, config "cpu" (α₀ 0.05, α lr 3e-3, log-α loss, LN ε 1e-5, constant
     input; "reference": scaling-crl's α₀ 1, α lr 3e-4, α-loss with the factor α, LN ε 1e-6, raw
     inputs; see :data:`neural.deep_crl.CONFIGS`), far_moves 4, eval_every 5 epochs,
-    eval_episodes 8 per far goal, start_jitter 0.2, step 0.3, radius 0.35, checkpoint_every
-    (epochs; inside a cached sweep, the whole state after every that many epochs, i.e. agent,
-    Adam states, replay buffer, the numpy and torch random streams and the curves so far, goes to
-    ``online.pt`` in :func:`sims.sweep.task_checkpoint_dir`, and a killed run resumes from it
-    bit-identically; episodes start afresh every epoch, so no environment state is carried).
+    eval_episodes 8 per far goal, start_jitter 0.2, step 0.3, radius 0.35, device (the torch
+    device of the networks, default "cpu": they are initialised and every random draw is made
+    on the CPU, then moved, so a seed gives the same run on every device up to float rounding),
+    checkpoint_every (epochs; inside a cached sweep, the whole state after every that many
+    epochs, i.e. agent, Adam states, replay buffer, the numpy and torch random streams and the
+    curves so far, goes to ``online.pt`` in :func:`sims.sweep.task_checkpoint_dir`, and a killed
+    run resumes from it bit-identically; episodes start afresh every epoch, so no environment
+    state is carried).
     Commanded training goals are uniform over the layout's goal cells (for acting only); the
     actor and critic learn from relabeled future states. Returns the evaluation curves (env
     steps, far-goal success, far-goal time at goal), their mean over the last 3 evaluations,
@@ -618,6 +630,7 @@ def train_online_crl(params: dict[str, Any], rng: np.random.Generator) -> dict[s
     >>> result["q_map"].shape
     (20, 20)
     """
+    device = params.pop("device", "cpu")
     torch.set_num_threads(1)
     torch.manual_seed(int(rng.integers(2**63 - 1)))
     gen = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))
@@ -628,7 +641,7 @@ def train_online_crl(params: dict[str, Any], rng: np.random.Generator) -> dict[s
     far = far_goals(maze, params.get("far_moves", 4))
     if len(far) == 0:
         raise ValueError("no goal cell is far_moves or more from the start")
-    agent = Agent.build(params)
+    agent = Agent.build(params, device=device)  # initialised on the CPU, then moved
     buffer = EpisodeBuffer(params.get("buffer_episodes", 1600), horizon)
     eval_rng = np.random.default_rng(rng.integers(2**63 - 1))
 
@@ -650,7 +663,7 @@ def train_online_crl(params: dict[str, Any], rng: np.random.Generator) -> dict[s
         goals = cell_centres(maze.goals[rng.integers(0, len(maze.goals), n_envs)])
         pos, actions, _ = rollout(
             env, explore, goals, horizon, rng, params.get("start_jitter", 0.2),
-            agent.config.constant_feature,
+            agent.config.constant_feature, device=device,
         )  # fmt: skip
         buffer.add(env.normalize(pos), actions)
         stats = [agent.update(buffer.sample(batch, gamma, rng), gen)

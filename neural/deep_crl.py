@@ -376,7 +376,13 @@ def _seed_torch(rng: np.random.Generator) -> None:
 
 # ------------------------------------------------------------------------- signal propagation
 def signal_at_init(
-    variant: Variant, depth: int, width: int, rng: np.random.Generator, batch: int = 256
+    variant: Variant,
+    depth: int,
+    width: int,
+    rng: np.random.Generator,
+    batch: int = 256,
+    *,
+    device: str = "cpu",
 ) -> dict[str, float]:
     """Signal-propagation probes of a freshly initialised critic on Gaussian inputs (ours; the
     paper reports only trained ablations):
@@ -399,6 +405,10 @@ def signal_at_init(
         Seeds torch's initialisation and the inputs' generator.
     batch : int, optional
         The Gaussian inputs (default 256).
+    device : str, optional
+        The torch device the probes compute on (default ``"cpu"``). The critic is initialised
+        and the inputs are drawn on the CPU, then moved: the same seed gives the same critic
+        and inputs on every device.
 
     Returns
     -------
@@ -417,10 +427,10 @@ def signal_at_init(
     """
     _seed_torch(rng)
     sa_dim, g_dim = 4, 2
-    critic = Critic(sa_dim, g_dim, depth, width, variant)
+    critic = Critic(sa_dim, g_dim, depth, width, variant).to(device)  # initialised on the CPU
     gen = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))
-    sa = torch.randn(batch, sa_dim, generator=gen)
-    g = torch.randn(batch, g_dim, generator=gen)
+    sa = torch.randn(batch, sa_dim, generator=gen).to(device)  # drawn on the CPU, then moved
+    g = torch.randn(batch, g_dim, generator=gen).to(device)
     critic_loss(critic(sa, g)).backward()
     first = critic.phi.input_layer.dense.weight.grad.norm()
     last = critic.phi.blocks[-1][-1].dense.weight.grad.norm()
@@ -428,7 +438,7 @@ def signal_at_init(
         h_in, h_out = critic.phi.trunk(sa)
         trunk_gain = (h_out.norm(dim=1) / h_in.norm(dim=1)).mean()
         z = critic.phi(sa)
-    v = torch.randn(batch, sa_dim, generator=gen)
+    v = torch.randn(batch, sa_dim, generator=gen).to(device)
     v = v / v.norm(dim=1, keepdim=True)
     _, jv = torch.autograd.functional.jvp(critic.phi, sa, v)  # J_φ v by double backward
     return {
@@ -446,7 +456,8 @@ def signal_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, f
     Parameters
     ----------
     params : dict
-        ``variant`` (a key of :data:`VARIANTS`), ``depth`` and ``width``.
+        ``variant`` (a key of :data:`VARIANTS`), ``depth`` and ``width``; optional ``device``
+        (the torch device, default ``"cpu"``; see :func:`signal_at_init`).
     rng : numpy.random.Generator
         The run's randomness.
 
@@ -465,7 +476,10 @@ def signal_task(params: dict[str, Any], rng: np.random.Generator) -> dict[str, f
     >>> a == b
     True
     """
-    return signal_at_init(VARIANTS[params["variant"]], params["depth"], params["width"], rng)
+    device = params.pop("device", "cpu")
+    return signal_at_init(
+        VARIANTS[params["variant"]], params["depth"], params["width"], rng, device=device
+    )
 
 
 # ------------------------------------------------------------------------------ checkpoints
@@ -783,7 +797,10 @@ def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[
     batch, lr, horizon, return_f, config (:data:`CONFIGS`, default "cpu": LayerNorm ε and whether
     the coordinates carry the constant feature), checkpoint_every (inside a cached sweep, save the
     training state every that many steps to ``critic.pt`` in
-    :func:`sims.sweep.task_checkpoint_dir` and resume from it: see :class:`CriticRun`). Returns the final training and held-out InfoNCE, ρ(f, −geodesic) and
+    :func:`sims.sweep.task_checkpoint_dir` and resume from it: see :class:`CriticRun`), device
+    (the torch device, default "cpu": the critic is initialised and the data and batches are drawn
+    on the CPU, then moved, so a seed gives the same run on every device up to float rounding).
+    Returns the final training and held-out InfoNCE, ρ(f, −geodesic) and
     ρ(f, −Euclidean) over pairs within ``horizon`` moves, ρ(f, log M), the loss curve and the
     Q-map row of the start cell (and the whole matrix f(s_i, g_j) with ``return_f``).
 
@@ -818,6 +835,7 @@ def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[
     >>> -1.0 <= result["rho_geo"] <= 1.0
     True
     """
+    device = params.pop("device", "cpu")
     _seed_torch(rng)
     layout = params.get("layout") or serpentine_layout(
         params.get("corridors", 7), params.get("length", 13)
@@ -829,13 +847,14 @@ def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[
     config = get_config(params.get("config", "cpu"))
     coords = maze.coordinates()
     coords = with_constant_feature(coords) if config.constant_feature else coords
-    xy = torch.tensor(coords, dtype=torch.float32)  # (n, 3) or (n, 2)
+    xy = torch.tensor(coords, dtype=torch.float32, device=device)  # (n, 3) or (n, 2)
     s_idx, g_idx = (
-        torch.from_numpy(a) for a in sample_future_pairs(m, params.get("n_pairs", 20_000), rng)
+        torch.from_numpy(a).to(device)  # drawn with numpy, then moved
+        for a in sample_future_pairs(m, params.get("n_pairs", 20_000), rng)
     )
-    hs, hg = (torch.from_numpy(a) for a in sample_future_pairs(m, 4096, rng))
+    hs, hg = (torch.from_numpy(a).to(device) for a in sample_future_pairs(m, 4096, rng))
     variant = configured(VARIANTS[params["variant"]], config)
-    critic = Critic(xy.shape[1], xy.shape[1], params["depth"], params["width"], variant)
+    critic = Critic(xy.shape[1], xy.shape[1], params["depth"], params["width"], variant).to(device)
     opt = torch.optim.Adam(critic.parameters(), lr=params.get("lr", 3e-4), foreach=True)
     gen = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))
     every, path = params.get("checkpoint_every"), checkpoint_path(params, "critic.pt")
@@ -843,7 +862,7 @@ def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[
     if path is not None:
         run.resume(path)
     while run.step < steps:
-        pick = torch.randint(len(s_idx), (batch,), generator=gen)
+        pick = torch.randint(len(s_idx), (batch,), generator=gen).to(device)  # a CPU draw
         logits = critic(xy[s_idx[pick]], xy[g_idx[pick]])  # (B, B)
         loss = critic_loss(logits)
         opt.zero_grad()
@@ -859,7 +878,7 @@ def train_maze_critic(params: dict[str, Any], rng: np.random.Generator) -> dict[
             float(infonce_terms(critic(xy[hs[k : k + batch]], xy[hg[k : k + batch]]))[0])
             for k in range(0, len(hs), batch)
         ]
-        f = critic(xy, xy).numpy().astype(float)  # (n, n): f(s_i, g_j)
+        f = critic(xy, xy).cpu().numpy().astype(float)  # (n, n): f(s_i, g_j)
     geo, euc = maze.geodesic_distances(), maze.euclidean_distances()
     horizon = params.get("horizon", round(1 / (1 - gamma)))
     mask = (geo > 0) & (geo <= horizon)

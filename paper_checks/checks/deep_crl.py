@@ -255,6 +255,7 @@ def _signal_expected(stats: SignalStats) -> dict[str, Any]:
     "five shape bounds, each on per-seed values. At --scale paper (width 256) the paper "
     "grad-ratio band also covers the paper block at D = 1024.",
     stochastic=True,
+    devices=("cpu", "cuda"),  # every sweep task takes params["device"]
     statistic="worst_check_over_limit",
     decision=signal_rule(),
     paper_effects=(
@@ -464,6 +465,7 @@ def _trainability_measured(
     "than depth 4 (by more than 0.02 nats).",
     rule="Final training InfoNCE (mean over the last 10% of steps) on fixed maze data.",
     stochastic=True,
+    devices=("cpu", "cuda"),  # every sweep task takes params["device"]
     decision=trainability_rule(),
     paper_effects=(
         registry.PaperEffect(
@@ -643,6 +645,7 @@ def _geodesic_arrays(
     "distance through the wall, depth 64 the corridor)",
     rule="Per-state Spearman ρ over goals within 20 moves, averaged over states.",
     stochastic=True,
+    devices=("cpu", "cuda"),  # every sweep task takes params["device"]
     statistic="rho_gain_d4_minus_d0",
     decision=geodesic_rule(),
     history=[
@@ -883,6 +886,7 @@ def _online_expected() -> dict[str, Any]:
     rule="Far-goal success rate (3 goals behind the wall) under the deterministic policy, mean "
     "of the last 3 evaluations.",
     stochastic=True,
+    devices=("cpu", "cuda"),  # every sweep task takes params["device"]
     not_run_at={
         "quick": "2 depths × 3 seeds of online CRL training do not fit quick; run it with --scale full"
     },

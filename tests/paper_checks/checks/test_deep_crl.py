@@ -435,3 +435,42 @@ def test_a_killed_paper_scale_check_resumes_to_the_same_result(tmp_path, monkeyp
     for key, value in whole.arrays.items():
         np.testing.assert_array_equal(resumed.arrays[key], value)
     assert not list((tmp_path / "killed").rglob("critic.pt"))
+
+
+# ----------------------------------------------------------------------------------- --device
+@pytest.mark.parametrize(
+    ("check", "scale"),
+    [
+        (deep_crl.signal_propagation, "quick"),
+        (deep_crl.trainability, "quick"),
+        (deep_crl.critic_learns_geodesic, "quick"),
+        (deep_crl.online_maze, "full"),  # quick trains nothing
+    ],
+)
+def test_a_cuda_run_hands_every_point_the_device_and_a_task_that_takes_it(
+    tmp_path, monkeypatch, check, scale
+):
+    """The four claims declare ``devices=("cpu", "cuda")``: under ``--device cuda`` their first
+    sweep's every point carries the device, for one of the tasks whose device path
+    tests/neural/test_deep_crl_device.py checks (their later sweeps run the same task)."""
+    import paper_checks.context as context
+    from neural.crl import train_online_crl
+    from neural.deep_crl import signal_task, train_maze_critic
+    from paper_checks.claims import all_claims
+
+    seen = []
+
+    def run_sweep(fn, params, **_):
+        seen.append((fn, list(params)))
+        raise _Captured
+
+    monkeypatch.setattr(context, "run_sweep", run_sweep)
+    claim_id = f"deep_crl.{check.__name__}"
+    with pytest.raises(_Captured):
+        check(Context(scale=scale, seed=0, out_dir=tmp_path, device="cuda", claim_id=claim_id))
+    ((fn, params),) = seen
+    assert fn in (signal_task, train_maze_critic, train_online_crl)
+    assert params
+    assert all(p["device"] == "cuda" for p in params)
+    (declared,) = [c for c in all_claims() if c.id == claim_id]
+    assert declared.devices == ("cpu", "cuda")
