@@ -364,6 +364,7 @@ def _minilm_missing() -> CheckResult:
 
 @claim(
     "hivemind.minilm_paraphrase",
+    devices=("cpu", "cuda"),  # the MiniLM embedder runs on the run's torch device
     paper="hivemind",
     statement="With the offline MiniLM embedder, paraphrases score above unrelated pairs (on MiniLM's "
     "own scale, which differs from the paper's text-embedding-3-small).",
@@ -384,7 +385,7 @@ def minilm_paraphrase(ctx: Context, *, embedder: object | None = None) -> CheckR
     if embedder is None:
         if not minilm_available():
             return _minilm_missing()
-        embedder = MiniLMEmbedder()
+        embedder = MiniLMEmbedder(device=ctx.device)
     texts = [t for pair in PARAPHRASES for t in pair]
     unit = np.asarray(embedder.embed(texts))  # (12, d)
     topic = np.repeat(np.arange(len(PARAPHRASES)), 2)

