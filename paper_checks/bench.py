@@ -586,6 +586,40 @@ def _bench_deep_crl_batched_critic(quick: bool) -> Comparison:
     )
 
 
+@benchmark(
+    "deep_crl_batched_online",
+    description=f"K = {_BATCHED_SEEDS} online CRL actor–critics (online_maze's deep arm: depth "
+    "16, width 64, 32 episodes of 100 steps and 64 SGD steps of batch 256 per epoch, evaluated "
+    "at the end) trained as one batched model (units per CPU-second ratio)",
+    baseline="neural.crl.train_online_crl, one seed at a time (one thread)",
+    clock="cpu",
+)
+def _bench_deep_crl_batched_online(quick: bool) -> Comparison:
+    import torch
+
+    from neural.crl import train_online_crl
+    from neural.crl_batched import train_online_crl_batched
+
+    torch.set_num_threads(1)
+    params = {"depth": 16, "epochs": 1 if quick else 2, "grad_steps": 16 if quick else 64}
+
+    def rngs() -> list[np.random.Generator]:
+        return [np.random.default_rng([0, k]) for k in range(_BATCHED_SEEDS)]
+
+    def finite(records: list[dict]) -> list[dict]:
+        """The records with the Q-maps' wall cells (NaN in both, by the maze) left out."""
+        return [r | {"q_map": r["q_map"][np.isfinite(r["q_map"])]} for r in records]
+
+    return Comparison(
+        ours=lambda: finite(train_online_crl_batched(params, rngs())),
+        baseline=lambda: finite([train_online_crl(dict(params), rng) for rng in rngs()]),
+        agree=lambda a, b: _records_agree(a, b, rtol=1e-4),
+        size=f"K = {_BATCHED_SEEDS}, {params['epochs']} epoch(s) of {params['grad_steps']} "
+        "SGD steps",
+        detail=_records_max_difference,
+    )
+
+
 def _gated_lm_comparison(settings: dict[str, Any], quick: bool) -> Comparison:
     """K = 8 gated-LM runs of ``settings`` (G1 elementwise gate): batched vs one at a time."""
     import torch
