@@ -21,7 +21,8 @@ from tests.neural.test_deep_crl_device import RTOL as CUDA_RTOL
 #: success curves below are not all 0 (seed 1 of the "cpu" config, seeds 0 and 2 of
 #: "reference").
 TINY = {"depth": 4, "width": 16, "epochs": 4, "n_envs": 4, "horizon": 20, "grad_steps": 4,
-        "batch": 32, "eval_every": 1, "eval_episodes": 2, "far_moves": 1, "radius": 0.7}  # fmt: skip
+        "batch": 32, "eval_every": 1, "eval_episodes": 2, "far_moves": 1,
+        "radius": 0.7}  # fmt: skip
 #: Batched vs alone: float32 sums in another order (batched matrix products, reductions over a
 #: seed axis). Measured over every number of the records below: the largest difference is
 #: 1.4e-6 (Q-map values ~ −5), at most 3.2e-7 relative wherever |value| > 1; α and the scores
