@@ -586,6 +586,46 @@ def _bench_deep_crl_batched_critic(quick: bool) -> Comparison:
     )
 
 
+@benchmark(
+    "deep_crl_batched_online",
+    description=f"K = {_BATCHED_SEEDS} online CRL actor–critics (online_maze's deep arm per step: "
+    "depth 16, width 64, 32 episodes of 100 steps, batch 256) for one epoch of 16 (quick) or 32 "
+    "SGD steps and the final evaluation, trained as one batched model (units per CPU-second "
+    "ratio)",
+    baseline="neural.crl.train_online_crl, one seed at a time (one thread)",
+    clock="cpu",
+)
+def _bench_deep_crl_batched_online(quick: bool) -> Comparison:
+    """One epoch only: the rollouts feed the actions back into the maze, so once the networks
+    have trained, float32 rounding (another summation order) grows into other trajectories and
+    the records of longer runs are no longer comparable number by number (measured: 2 epochs
+    of 64 SGD steps at these sizes, 1.7x, end 0.047 apart; the epoch-1 rollouts are identical,
+    those of epoch 2 separate by up to 0.1 cells; 1 epoch of 64 steps already 1.6e-3 apart on
+    a Q-map)."""
+    import torch
+
+    from neural.crl import train_online_crl
+    from neural.crl_batched import train_online_crl_batched
+
+    torch.set_num_threads(1)
+    params = {"depth": 16, "epochs": 1, "grad_steps": 16 if quick else 32}
+
+    def rngs() -> list[np.random.Generator]:
+        return [np.random.default_rng([0, k]) for k in range(_BATCHED_SEEDS)]
+
+    def finite(records: list[dict]) -> list[dict]:
+        """The records with the Q-maps' wall cells (NaN in both, by the maze) left out."""
+        return [r | {"q_map": r["q_map"][np.isfinite(r["q_map"])]} for r in records]
+
+    return Comparison(
+        ours=lambda: finite(train_online_crl_batched(params, rngs())),
+        baseline=lambda: finite([train_online_crl(dict(params), rng) for rng in rngs()]),
+        agree=lambda a, b: _records_agree(a, b, rtol=1e-4),
+        size=f"K = {_BATCHED_SEEDS}, 1 epoch of {params['grad_steps']} SGD steps",
+        detail=_records_max_difference,
+    )
+
+
 def _gated_lm_comparison(settings: dict[str, Any], quick: bool) -> Comparison:
     """K = 8 gated-LM runs of ``settings`` (G1 elementwise gate): batched vs one at a time."""
     import torch

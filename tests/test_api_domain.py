@@ -1452,6 +1452,7 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "neural.batched.seed_norms",
         "neural.deep_crl_batched.maze_data",
         "neural.deep_crl_batched.train_maze_critic_batched",
+        "neural.crl_batched.train_online_crl_batched",
         "neural.gated_batched.train_run_batched",
         "neural.crl.cell_centres",
         "neural.crl.evaluate",

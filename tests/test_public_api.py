@@ -181,6 +181,7 @@ FULLY_DOCUMENTED = (
     "neural.gated_batched",
     "neural.hivemind",
     "neural.crl",
+    "neural.crl_batched",
     "neural.deep_crl",
     "neural.deep_crl_batched",
     "neural.rlvr_transformer",
