@@ -115,6 +115,9 @@ def test_gpu_benchmarks_run_only_with_gpu(monkeypatch):
         "gpu_ge_gram",
         "gpu_superposition_trainer",
         "gpu_deep_crl_batched_critic",
+        "gpu_nonlinear_u",
+        "gpu_gated_lm",
+        "gpu_rlvr_arm_b",
     ]
 
 
