@@ -47,16 +47,23 @@ class _Logits:
         return self.logits
 
 
+#: Tokens of all seeds that one batched call of the model takes at most: larger batches (the
+#: evaluations' thousands of prefixes) run in chunks of rows, whose intermediates stay small
+#: (unchunked, each is a fresh page-faulted allocation, and the system time outgrows the
+#: arithmetic). Each row's logits depend on its own tokens only: the chunks change no number.
+_CHUNK_TOKENS = 2**15
+
+
 def _forward(stack: SeedStack, tokens: Sequence[torch.Tensor], sep: int) -> torch.Tensor:
     """Seed k's logits on ``tokens[k]`` (B_k, T) for every k, padded with SEP rows to the
-    longest: (K, max_k B_k, T, N). The attention runs on the math kernel (the fused CPU kernel
-    has no vmap rule and loops over the seeds)."""
-    rows = max(len(t) for t in tokens)
-    padded = torch.stack(
-        [torch.cat([t, t.new_full((rows - len(t), t.shape[1]), sep)]) for t in tokens]
-    )
+    longest: (K, max_k B_k, T, N), in chunks of rows (``_CHUNK_TOKENS``). The attention runs
+    on the math kernel (the fused CPU kernel has no vmap rule and loops over the seeds)."""
+    rows, width = max(len(t) for t in tokens), tokens[0].shape[1]
+    padded = torch.stack([torch.cat([t, t.new_full((rows - len(t), width), sep)]) for t in tokens])
+    chunk = max(1, _CHUNK_TOKENS // (len(tokens) * width))
     with sdpa_kernel(SDPBackend.MATH):
-        return stack(padded)
+        parts = [stack(padded[:, i : i + chunk]) for i in range(0, max(rows, 1), chunk)]
+    return parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
 
 
 def _next_logits(
