@@ -216,8 +216,7 @@ def test_batched_seeds_on_cuda_compute_what_no_sample_decides_as_alone_on_the_cp
         assert list(record) == list(alone)
         for key in ("n", "test", "chance_pass1", "needs_hidden", "rl_run"):  # no torch: exact
             np.testing.assert_array_equal(record[key], alone[key], err_msg=key)
-        for key in ("base_loss",):
-            np.testing.assert_allclose(record[key], alone[key], rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(record["base_loss"], alone["base_loss"], rtol=1e-4, atol=1e-5)
         np.testing.assert_allclose(record["p"]["base"], alone["p"]["base"], rtol=1e-4, atol=1e-5)
         assert list(record["counts"]) == list(alone["counts"]) == list(record["p"])
         for arm, counts in record["counts"].items():
