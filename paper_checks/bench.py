@@ -683,6 +683,61 @@ def _bench_gated_sink_batched(quick: bool) -> Comparison:
     return _gated_lm_comparison(sink | {"eval_batch": 64}, quick)
 
 
+@benchmark(
+    "rlvr_batched_arm_b",
+    description=f"K = {_BATCHED_SEEDS} seeds of the RLVR paper's Arm B (quick-scale transformer: "
+    "24 nodes, d 32, 2 layers; SFT, GRPO, distillation, GRPO with KL, each evaluated by "
+    "samples and exactly) trained as one batched model (units per CPU-second ratio)",
+    baseline="neural.rlvr_transformer.arm_b_task, one seed at a time (one thread)",
+    clock="cpu",
+)
+def _bench_rlvr_batched_arm_b(quick: bool) -> Comparison:
+    from neural.rlvr_batched import arm_b_batched
+    from neural.rlvr_transformer import ArmBConfig, arm_b_task
+
+    cfg = ArmBConfig()
+    scale = 10 if quick else 1  # quick: a tenth of every stage's steps
+    params = {
+        "base_steps": cfg.base_steps // scale,
+        "distill_steps": cfg.distill_steps // scale,
+        "rl_steps": cfg.rl_steps // scale,
+        "gate_margin": None,  # every stage runs
+    }
+
+    def rngs() -> list[np.random.Generator]:
+        return [np.random.default_rng([0, k]) for k in range(_BATCHED_SEEDS)]
+
+    def unsampled(records: list[dict]) -> list[dict]:
+        """What no sample decides: the split, the chance baseline, the base's loss curve and
+        its exact success probabilities (the arms trained after GRPO's rollouts part from the
+        one-seed runs' at the first sampled node that a rounding flips)."""
+        keep = ("test", "chance_pass1", "base_loss")
+        return [{k: r[k] for k in keep} | {"p_base": r["p"]["base"]} for r in records]
+
+    def agree(a: list[dict], b: list[dict]) -> bool:
+        """The splits and chance baselines equal; per seed, the base's loss curve and its mean
+        exact pass@1 over the test prompts within 1e-3. Not every number at float tolerance:
+        the SFT of some seeds amplifies roundings (seed [0, 7]: a 1e-7 relative change of one
+        weight moves its one-seed loss by 5e-6 within 56 steps, and growing), so after 60 steps
+        a batched seed can sit 2e-4 from its one-seed loss and 2e-3 from one prompt's p."""
+        return all(
+            np.array_equal(x["test"], y["test"])
+            and np.array_equal(x["chance_pass1"], y["chance_pass1"])
+            and np.allclose(x["base_loss"], y["base_loss"], rtol=0.0, atol=1e-3)
+            and abs(x["p_base"].mean() - y["p_base"].mean()) < 1e-3
+            for x, y in zip(a, b, strict=True)
+        )
+
+    return Comparison(
+        ours=lambda: unsampled(arm_b_batched(dict(params), rngs())),
+        baseline=lambda: unsampled([arm_b_task(dict(params), rng) for rng in rngs()]),
+        agree=agree,
+        size=f"K = {_BATCHED_SEEDS}, {params['base_steps']} SFT, {params['rl_steps']} GRPO "
+        f"(twice) and {params['distill_steps']} distillation steps",
+        detail=_records_max_difference,
+    )
+
+
 # ----------------------------------------------------------------------------- rlvr, Arm B
 def _arm_b_counts_per_row(model, graph, prompts: np.ndarray, n: int, cfg) -> np.ndarray:
     """The obvious sampler: every one of the n samples of every prompt is its own row, and each

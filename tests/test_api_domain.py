@@ -1454,6 +1454,7 @@ NOT_FUZZED: dict[str, tuple[str, ...]] = {
         "neural.deep_crl_batched.train_maze_critic_batched",
         "neural.crl_batched.train_online_crl_batched",
         "neural.gated_batched.train_run_batched",
+        "neural.rlvr_batched.arm_b_batched",
         "neural.crl.cell_centres",
         "neural.crl.evaluate",
         "neural.crl.far_goals",

@@ -185,6 +185,7 @@ FULLY_DOCUMENTED = (
     "neural.deep_crl",
     "neural.deep_crl_batched",
     "neural.rlvr_transformer",
+    "neural.rlvr_batched",
     "sims.bootstrap",
     "sims.rmt",
     "sims.boxes",
