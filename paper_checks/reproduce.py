@@ -143,7 +143,8 @@ def compare(
     ref_seed = reference.provenance.get("seed", ref_run.get("seed"))  # a study's own root seed
     if result.provenance.get("seed") != ref_seed:
         return {"status": NOT_COMPARED, "reason": f"the reference is at seed {ref_seed}"}
-    if result.provenance.get("code") != reference.provenance.get("code"):
+    code = result.provenance.get("code_on_cpu", result.provenance.get("code"))  # a GPU run's
+    if code != reference.provenance.get("code"):  # code read on the CPU, as the reference's
         return {"status": NOT_COMPARED, "reason": "the claim's code changed since the reference"}
     replicates = max(replicates, (result.replication or {}).get("n", 1))
     expected = reference.verdict.value

@@ -564,7 +564,7 @@ def _path_being_written(err: BaseException) -> str | None:
 def _check_once(
     claim: Claim,
     ctx: Context,
-    code: str,
+    code: tuple[str, str],
     run_dir: Path,
     stopping: threading.Event | None = None,
 ) -> CheckResult:
@@ -574,7 +574,9 @@ def _check_once(
     sweep tasks it ran in worker processes. A claim without a path on the run's backend
     (:attr:`Claim.backends`) computes on numpy, and one without a path on the run's torch device
     (:attr:`Claim.devices`) trains on the CPU: its provenance names what computed, and
-    ``backend_asked`` or ``device_asked`` what the run asked for.
+    ``backend_asked`` or ``device_asked`` what the run asked for. ``code`` is the claim's
+    fingerprint on its placement and on the CPU and numpy: a record made elsewhere keeps the
+    latter as ``code_on_cpu``, by which it is compared with a CPU reference.
 
     A crash is the claim's ERROR record, except a full disk (:func:`disk_full`), which ends the
     run, and a failure once the run is ``stopping`` (its executor closed under it), which
@@ -613,7 +615,8 @@ def _check_once(
         rule=claim.rule,
         stochastic=claim.stochastic,
         history=[entry.to_json() for entry in claim.history],
-        provenance=provenance(ctx, time.perf_counter() - start, cpu_s, code)
+        provenance=provenance(ctx, time.perf_counter() - start, cpu_s, code[0])
+        | ({} if code[1] == code[0] else {"code_on_cpu": code[1]})
         | ({} if asked == ctx.backend.name else {"backend_asked": asked})
         | ({} if asked_device == ctx.device else {"device_asked": asked_device}),
     )
@@ -681,7 +684,12 @@ def run_claims(
         )
     )
     # fingerprints first, in this thread: ast.parse is not safe in concurrent threads (3.11)
-    codes = [claim_fingerprint(claim, scale, *placement(claim, ctx)) for claim in claims]
+    # each claim's fingerprint on its placement, and on the CPU and numpy, which a GPU record
+    # also keeps (``code_on_cpu``) so that it can be compared with a CPU reference
+    codes = [
+        (claim_fingerprint(claim, scale, *placement(claim, ctx)), claim_fingerprint(claim, scale))
+        for claim in claims
+    ]
     git_sha()  # the commit of the code that runs now, not of a commit made while it runs
     for note in set_aside_unreadable(ctx.out_dir):
         logger.warning("%s: it is computed again", note)

@@ -253,13 +253,13 @@ def main(argv: list[str] | None = None) -> int:
             "gpu tests",
             [*py, "-m", "pytest", "-p", "no:cacheprovider", "-m", "gpu", "-q", *gpu_tests],
             env,
-            0.2 * budget,
+            0.35 * budget,
         ),
         run_step(
             "bench --gpu",
             [*py, "-m", "paper_checks", "bench", "--gpu", "--out", str(out / "bench-gpu.json")],
             env,
-            0.3 * budget,
+            0.25 * budget,
         ),
     ]
     claims = gpu_claims()
@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
                     *("--fail-on", "never", "--out", str(work / "runs" / claim_id)),
                 ],
                 env,
-                0.5 * budget / len(claims),
+                0.4 * budget / len(claims),
             )
         )
         results = work / "runs" / claim_id / "results.json"

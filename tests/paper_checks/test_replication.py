@@ -548,6 +548,7 @@ def test_a_gpu_run_gives_every_task_its_placement_and_keys_the_record_by_it(tmp_
     # record's code is the claim's fingerprint read on the placement that computed it
     from dataclasses import replace
 
+    from paper_checks.reproduce import NOT_COMPARED, compare
     from paper_checks.runner import claim_fingerprint, made_by_todays_code
     from sims._backend import Backend
 
@@ -564,6 +565,11 @@ def test_a_gpu_run_gives_every_task_its_placement_and_keys_the_record_by_it(tmp_
     on_cpu = run_claim(both, Context(out_dir=tmp_path / "cpu"))
     assert on_cpu.measured["seen"] == {"device": "cpu", "backend": "numpy"}
     assert on_cpu.provenance["code"] == claim_fingerprint(both, "quick")
+    # the GPU record keeps its code read on the CPU: it compares with a CPU reference record
+    assert on_gpu.provenance["code_on_cpu"] == on_cpu.provenance["code"]
+    assert "code_on_cpu" not in on_cpu.provenance
+    verdict = compare(on_gpu, on_cpu, {"seed": 0}, 1)
+    assert verdict["status"] != NOT_COMPARED, verdict
     for record in (on_gpu, on_cpu):
         assert made_by_todays_code(both, record.provenance)
     cupy_on_cpu = run_claim(both, Context(out_dir=tmp_path / "mixed", backend=gpu))
