@@ -25,24 +25,11 @@ from neural import rlvr_batched as rb
 from neural import rlvr_transformer as nb
 from neural.batched import SeedStack
 from tests.neural.records import assert_records_close
+from tests.neural.test_rlvr_transformer_device import TINY as DEVICE_TINY
 
 #: A tiny Arm B that trains every arm (no gate): tests/neural/test_rlvr_transformer_device.py's,
 #: with fewer samples (n_eval 4, 3 GRPO steps) so that no sample flips (see ``RUN_PREFIXES``).
-TINY = {
-    "n_nodes": 8,
-    "max_len": 3,
-    "d_model": 16,
-    "n_layers": 1,
-    "n_heads": 2,
-    "base_steps": 20,
-    "distill_steps": 5,
-    "rl_steps": 3,
-    "batch": 16,
-    "rl_prompts": 4,
-    "group": 4,
-    "n_eval": 4,
-    "gate_margin": None,
-}
+TINY = DEVICE_TINY | {"rl_steps": 3, "n_eval": 4}
 TINY_CFG = nb.ArmBConfig(**{k: v for k, v in TINY.items() if k != "gate_margin"})
 #: Batched vs alone, relative (1e-6 absolute, assert_records_close's): float32 sums in another
 #: order. Measured over every float of the records below: the largest difference uses 6% of the
