@@ -136,8 +136,9 @@ PRESENTATION_MODULES = frozenset(
 #: check's ``ctx.pick``), its ``reproduces_to`` (a test's tolerance), every argument of a dated
 #: :class:`~paper_checks.claims.HistoryEntry` or of a :class:`~paper_checks.claims.PaperEffect`
 #: (what the paper reports), a rule's ``note``, and the
-#: ``summary`` and ``tolerance`` of a :class:`~paper_checks.results.CheckResult` (with whatever
-#: only they read), so that a claim's words can be corrected without staling its records.
+#: ``summary``, ``tolerance`` and ``figures`` of a :class:`~paper_checks.results.CheckResult`
+#: (with whatever only they read), so that a claim's words and figures can be corrected without
+#: staling its records.
 DESCRIPTIVE_KEYWORDS = (
     *(
         ("claim", keyword)
@@ -163,6 +164,9 @@ DESCRIPTIVE_KEYWORDS = (
     # a result's words: its summary and tolerance text describe numbers the record holds
     ("CheckResult", "summary"),
     ("CheckResult", "tolerance"),
+    # and its figures, drawn from what it measured (with what only draws them in the check's
+    # body: sims._fingerprint.without_drawing)
+    ("CheckResult", "figures"),
 )
 
 

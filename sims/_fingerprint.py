@@ -28,6 +28,7 @@ __all__ = [
     "canonical_code",
     "code_fingerprint",
     "module_slice",
+    "without_drawing",
     "without_guards",
 ]
 
@@ -180,6 +181,99 @@ def without_guards(tree: ast.Module) -> ast.Module:
 
     tree = copy.deepcopy(tree)
     strip(tree)
+    return tree
+
+
+def _presentation_names(tree: ast.Module, package: str, skip: Collection[str]) -> set[str]:
+    """The names ``tree``'s imports (lazy ones included) bind to a module in ``skip`` or to
+    something imported from one: what a call through them runs computes no number."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.asname for a in node.names if a.asname and a.name in skip}
+        elif isinstance(node, ast.ImportFrom):
+            parts = package.split(".") if package else []
+            base = ".".join(parts[: len(parts) - node.level + 1]) if node.level else ""
+            source = ".".join(p for p in (base, node.module or "") if p)
+            names |= {
+                a.asname or a.name
+                for a in node.names
+                if source in skip or f"{source}.{a.name}" in skip
+            }
+    return names
+
+
+def without_drawing(
+    tree: ast.Module,
+    package: str,
+    skip: Collection[str],
+    ignore: Collection[tuple[str, str]] = (),
+) -> ast.Module:
+    """``tree`` less what only draws: in each function, an assignment ``name = f(...)`` whose
+    call runs a presentation module's code (``f`` imported from a module in ``skip``, or an
+    attribute of one) with arguments that make only :data:`PURE_TEST_CALLS` or other such
+    calls, and whose ``name`` nothing else in the function reads outside the keyword arguments
+    ``ignore`` leaves out (a result's figures), repeated until none is left. So a figure drawn
+    in a check's body, and the arguments it is drawn from, can change without changing the
+    fingerprint of the code that computes the check's numbers. An assignment whose arguments
+    make any other call is kept: such a call may draw from a generator the numbers use. The
+    tree given is not modified."""
+    drawing = _presentation_names(tree, package, skip)
+    if not drawing:
+        return tree
+    drop = {(callee, keyword) for callee, keyword in ignore}
+
+    def draws(call: ast.Call) -> bool:
+        base = call.func
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        return isinstance(base, ast.Name) and base.id in drawing
+
+    def only_draws(node: ast.stmt) -> str | None:
+        """The name ``node`` binds when it is a drawing assignment, else None."""
+        if not (isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Call)):
+            return None
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if len(targets) != 1 or not isinstance(targets[0], ast.Name) or not draws(node.value):
+            return None
+        calls = [n for n in ast.walk(node.value) if isinstance(n, ast.Call)]
+        if all(draws(c) or _callee(c.func) in PURE_TEST_CALLS for c in calls):
+            return targets[0].id
+        return None
+
+    def strip(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        while True:
+            statements = [
+                (parent, field, stmt)
+                for parent in ast.walk(function)
+                for field, value in ast.iter_fields(parent)
+                if isinstance(value, list)
+                for stmt in value
+                if isinstance(stmt, ast.stmt)
+            ]
+            dead = None
+            for parent, field, stmt in statements:
+                name = only_draws(stmt)
+                if name is None:
+                    continue
+                others = (
+                    n for _, _, s in statements if s is not stmt for n in _kept_nodes(s, drop)
+                )
+                if not any(
+                    isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id == name
+                    for n in others
+                ):
+                    dead = (parent, field, stmt)
+                    break
+            if dead is None:
+                return
+            parent, field, stmt = dead
+            setattr(parent, field, [s for s in getattr(parent, field) if s is not stmt])
+
+    tree = copy.deepcopy(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            strip(node)
     return tree
 
 
@@ -579,14 +673,16 @@ def _sliced(
     roots: frozenset[str] | None,
     scale: str | None,
     placement: tuple[str, str],
+    skip: frozenset[str] = frozenset(),
 ) -> tuple[bool, str, frozenset[tuple[str, str | None]]]:
     """(whether the whole module counts, the sha256 of the canonical code of its part at
     ``roots`` (None: the whole module) as a run at ``scale`` reads it (:func:`at_scale`; None:
     as written) and on ``placement`` (torch device, array backend: :func:`at_placement`), what
     that part uses of other modules), cached by (module, sha256 of source, ``ignore``,
-    ``roots``, ``scale``, ``placement``). The whole module counts when a root is not a name its
-    top level binds."""
-    key = (name, hashlib.sha256(source).hexdigest(), ignore, roots, scale, placement)
+    ``roots``, ``scale``, ``placement``, ``skip``). The whole module counts when a root is not a
+    name its top level binds. What only draws, by the presentation modules ``skip``, is left
+    out of the part (:func:`without_drawing`)."""
+    key = (name, hashlib.sha256(source).hexdigest(), ignore, roots, scale, placement, skip)
     with _AST_LOCK:
         if key not in _SLICES:
             tree = ast.parse(source)
@@ -598,9 +694,12 @@ def _sliced(
             names = set().union(*(_bound_names(node) for node in tree.body))
             whole = roots is None or not roots - {""} <= names
             part = tree if whole else module_slice(tree, roots - {""}, ignore)
+            is_package = path.name == "__init__.py"
+            package = name if is_package else name.rpartition(".")[0]
+            part = without_drawing(part, package, skip, ignore)
             code = hashlib.sha256(canonical_code(part, ignore).encode()).hexdigest()
             drop = {(callee, keyword) for callee, keyword in ignore}
-            uses = _used_items(part, name, path.name == "__init__.py", drop)
+            uses = _used_items(part, name, is_package, drop)
             _SLICES[key] = (whole, code, frozenset(uses))
         return _SLICES[key]
 
@@ -636,7 +735,9 @@ def _closure_codes(
         if path is None:
             codes[name] = (key, "")
             continue
-        whole, code, uses = _sliced(name, path, path.read_bytes(), ignore, key, scale, placement)
+        whole, code, uses = _sliced(
+            name, path, path.read_bytes(), ignore, key, scale, placement, frozenset(skip)
+        )
         if whole:
             key = wanted[name] = None
         codes[name] = (key, code)

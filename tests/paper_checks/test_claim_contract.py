@@ -238,8 +238,9 @@ def test_each_headline_claim_is_decided_or_says_what_the_toy_scale_excludes(clai
 
 def test_editing_a_claims_words_or_another_scales_sizes_stales_no_record(tmp_path, monkeypatch):
     """A record's fingerprint covers what computes its numbers: the summary and tolerance text of
-    a check's result (and a helper only they call), and the sizes of another scale, can change
-    without staling it; a number cannot."""
+    a check's result (and a helper only they call), its figure (drawn in the check's body by a
+    presentation module, from what it measured), and the sizes of another scale, can change
+    without staling it; a number cannot, nor a figure's argument that draws from a generator."""
     import sys
     import textwrap
 
@@ -257,9 +258,11 @@ def test_editing_a_claims_words_or_another_scales_sizes_stales_no_record(tmp_pat
         full: str = "100",
         scale: str = "quick",
         early: str = "",
+        figure: str = "new_figure(ncols=2, nrows=int(x > 0))",
     ) -> str:
         (package / "check.py").write_text(
             textwrap.dedent(f"""
+                from paper_checks.plotting import new_figure
                 from paper_checks.results import CheckResult, Verdict
 
 
@@ -270,12 +273,14 @@ def test_editing_a_claims_words_or_another_scales_sizes_stales_no_record(tmp_pat
                 def check(ctx):
                     {early}
                     x = float(ctx.rng("x").random(ctx.pick(quick={quick}, full={full})).mean())
+                    fig = {figure}
                     return CheckResult(
                         verdict=Verdict.of(x < {threshold}),
                         summary=_words(x),
                         measured={{"x": x}},
                         expected={{}},
                         tolerance="x < {threshold}, " + {words!r},
+                        figures=ctx.save_figure(fig),
                     )
             """)
         )
@@ -290,6 +295,13 @@ def test_editing_a_claims_words_or_another_scales_sizes_stales_no_record(tmp_pat
     first = fingerprint("x = {:.3f}")
     assert fingerprint("drew x = {:.4g}, below the threshold") == first
     assert fingerprint("x = {:.3f}", threshold="0.6") != first
+    assert fingerprint("x = {:.3f}", figure="new_figure(ncols=3, nrows=int(x > 0.5))") == first
+    # a figure argument drawn from a generator counts: the draw may move the numbers' streams
+    drawn = 'new_figure(ncols=int(ctx.rng("x").integers(2, 4)))'
+    assert fingerprint("x = {:.3f}", figure=drawn) != first
+    assert fingerprint("x = {:.3f}", figure=drawn.replace("2, 4", "2, 5")) != fingerprint(
+        "x = {:.3f}", figure=drawn
+    )
     # a record at one scale is made by its own sizes: the other scale's can change
     full = fingerprint("x = {:.3f}", scale="full")
     assert fingerprint("x = {:.3f}", full="200") == first

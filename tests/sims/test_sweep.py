@@ -523,6 +523,37 @@ def test_a_slice_keeps_other_top_level_statements_and_refuses_an_unknown_root():
         module_slice(tree, "g")
 
 
+def test_only_what_draws_and_nothing_else_reads_is_left_out():
+    """:func:`sims._fingerprint.without_drawing`: a drawing assignment read only by an ignored
+    keyword goes, with any drawing that only it read; one whose value a number reads, or whose
+    arguments make another call, stays."""
+    import ast
+
+    from sims._fingerprint import without_drawing
+
+    source = (
+        "from figs import draw\n"
+        "import figs as f\n"
+        "def check(rng, x):\n"
+        "    panel = f.panel(len(x))\n"
+        "    fig = draw(panel, x)\n"
+        "    kept = draw(x)\n"
+        "    drawn = draw(rng.random())\n"
+        "    if x:\n"
+        "        inner = draw(x)\n"
+        "    return Result(value=kept.y, figures=save(fig, inner), other=drawn)\n"
+    )
+    tree = without_drawing(ast.parse(source), "", {"figs"}, [("Result", "figures")])
+    body = tree.body[2].body
+    assert [type(s).__name__ for s in body] == ["Assign", "Assign", "If", "Return"]
+    assert [t.id for s in body[:2] for t in s.targets] == ["kept", "drawn"]
+    assert body[2].body == []
+    unchanged = ast.parse(source)
+    assert ast.dump(without_drawing(unchanged, "", set(), [("Result", "figures")])) == ast.dump(
+        unchanged
+    )
+
+
 def test_cache_is_not_reused_after_the_task_code_changes(tmp_path, task_package, caplog):
     from codepkg.tasks import task
 
