@@ -41,6 +41,15 @@ _check_core_packages()
 
 from paper_checks.claims import Claim, all_claims, claim, select_claims
 from paper_checks.context import Context
-from paper_checks.results import CheckResult, Verdict
+from paper_checks.results import CheckResult, UnitsResult, Verdict
 
-__all__ = ["CheckResult", "Claim", "Context", "Verdict", "all_claims", "claim", "select_claims"]
+__all__ = [
+    "CheckResult",
+    "Claim",
+    "Context",
+    "UnitsResult",
+    "Verdict",
+    "all_claims",
+    "claim",
+    "select_claims",
+]

@@ -14,15 +14,20 @@ import fcntl
 import os
 import stat
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
 from paper_checks import _files, _schema
 from sims._jsonio import to_jsonable
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from paper_checks.decision import Decision
 
 SCHEMA_VERSION = 2
 
@@ -53,6 +58,28 @@ class Verdict(enum.StrEnum):
 
 
 @dataclass
+class UnitsResult:
+    """What the check of a claim decided over units returns: each unit's values, never a verdict.
+
+    The runner applies the claim's rule to ``units`` (statistic -> one value per unit; other keys
+    are ignored) at the level its planned looks leave at the run's scale
+    (:func:`paper_checks.runner.decide_units`), draws the figure by calling ``draw`` with that
+    decision, and stores the :class:`CheckResult` (:func:`paper_checks.runner.decided`): the
+    verdict is the framework's, made once, the same way in a run, a test and ``report
+    --redecide``. ``summary`` is what the check reports beside its rule (the runner writes the
+    decision's words); ``measured``, ``expected`` and ``arrays`` are those of the record.
+    """
+
+    units: Mapping[str, Any]
+    summary: str
+    measured: dict[str, Any]
+    expected: dict[str, Any]
+    arrays: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    #: Draws the claim's figure from the decision (None: no figure); run after the decision.
+    draw: Callable[[Decision], Figure] | None = field(default=None, repr=False)
+
+
+@dataclass
 class CheckResult:
     """What a claim check returns, and what the run stores for it.
 
@@ -66,9 +93,11 @@ class CheckResult:
     (:func:`paper_checks.runner.headline_summary`), so no code edits a summary.
     The runner fills the claim's metadata (statement, source, the registered ``rule``,
     ``stochastic`` and ``history``), ``replication`` (with ``--replicates``) and ``provenance``.
-    A claim decided over units (:mod:`paper_checks.decision`) fills ``decision`` with
-    :meth:`Decision.to_json`: its per-unit values, bounds, margins and units needed; with
-    ``--replicates`` the runner replaces it, the verdict and the summary by the pooled decision.
+    A claim decided over units (:mod:`paper_checks.decision`) returns a :class:`UnitsResult`,
+    from which the runner makes this result, its ``decision`` being :meth:`Decision.to_json`:
+    the per-unit values, bounds, margins and units needed (a check that still decides itself
+    fills it); with ``--replicates`` the runner replaces it, the verdict and the summary by the
+    pooled decision.
     ``reproduction`` says whether the run reproduces the committed reference record of its
     scale (:func:`paper_checks.reproduce.compare`), filled by ``paper-checks run``.
     """

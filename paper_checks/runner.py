@@ -28,7 +28,7 @@ from paper_checks import _files
 from paper_checks._caches import set_aside_unreadable
 from paper_checks.claims import PAPERS, Claim, PaperEffect
 from paper_checks.context import SCALES, Context
-from paper_checks.results import RUN_FOLDERS, CheckResult, Verdict, write_claim
+from paper_checks.results import RUN_FOLDERS, CheckResult, UnitsResult, Verdict, write_claim
 from sims._backend import get_backend
 
 logger = logging.getLogger(__name__)
@@ -133,7 +133,9 @@ PRESENTATION_MODULES = frozenset(
 #: confirmatory ``studies`` (which root seeds it draws from: the record's provenance says), its
 #: ``exact_over_instances`` (how the runner pools root seeds, not what one computes), its
 #: ``paper_plan`` (what ``--scale paper --dry-run`` prints: the paper's sizes themselves are the
-#: check's ``ctx.pick``), its ``reproduces_to`` (a test's tolerance), every argument of a dated
+#: check's ``ctx.pick``), its ``reproduces_to`` (a test's tolerance), its ``decision`` rule (a
+#: check that returns a :class:`~paper_checks.results.UnitsResult` never reads it: the runner
+#: decides the stored units by today's rule), every argument of a dated
 #: :class:`~paper_checks.claims.HistoryEntry` or of a :class:`~paper_checks.claims.PaperEffect`
 #: (what the paper reports), a rule's ``note``, and the
 #: ``summary``, ``tolerance`` and ``figures`` of a :class:`~paper_checks.results.CheckResult`
@@ -156,6 +158,9 @@ DESCRIPTIVE_KEYWORDS = (
             "exact_over_instances",
             "paper_plan",
             "reproduces_to",
+            # the rule: the runner applies it to the stored units (so does `report
+            # --redecide`), and the tests recompute every reference verdict from them
+            "decision",
         )
     ),
     ("HistoryEntry", "*"),
@@ -167,6 +172,9 @@ DESCRIPTIVE_KEYWORDS = (
     # and its figures, drawn from what it measured (with what only draws them in the check's
     # body: sims._fingerprint.without_drawing)
     ("CheckResult", "figures"),
+    # what a claim decided over units returns: its words and how its figure is drawn
+    ("UnitsResult", "summary"),
+    ("UnitsResult", "draw"),
 )
 
 
@@ -315,6 +323,27 @@ def decide_units(claim: Claim, units: Mapping[str, list[float]], scale: str | No
     rule = claim.decision
     return rule.decide(
         {s: units.get(s, []) for s in rule.statistics}, looks=claim.look_count(scale)
+    )
+
+
+def decided(claim: Claim, ctx: Context, result: UnitsResult) -> CheckResult:
+    """The record of one root seed of a claim decided over units, from what its check returned:
+    the claim's rule applied once to the check's units at the level its planned looks leave at
+    ``ctx``'s scale (:func:`decide_units`), its figure drawn from that decision, and the check's
+    words kept as its summary (a headline's summary is then written from the decision:
+    :func:`pooled_verdict`). A check that returns units for a claim without a rule is a
+    programming error (TypeError)."""
+    if claim.decision is None:
+        raise TypeError(f"claim {claim.id!r} returned units but registers no decision rule")
+    decision = decide_units(claim, result.units, ctx.scale)
+    return CheckResult(
+        verdict=decision.verdict,
+        summary=result.summary,
+        measured=result.measured,
+        expected=result.expected,
+        figures=[] if result.draw is None else ctx.save_figure(result.draw(decision)),
+        arrays=result.arrays,
+        decision=decision.to_json(),
     )
 
 
@@ -595,6 +624,8 @@ def _check_once(
     with CpuMeter() as meter:
         try:
             result = _not_run(claim, ctx.scale) or claim.check(ctx)
+            if isinstance(result, UnitsResult):
+                result = decided(claim, ctx, result)
         except Exception as err:
             if (full := disk_full(err, ctx.out_dir)) is not None:
                 raise full from err

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 import paper_checks.claims as registry
+from paper_checks import results
 from paper_checks.claims import HistoryEntry, claim
 from paper_checks.context import Context
 from paper_checks.decision import Decision, Part, Rule, within
@@ -470,12 +471,15 @@ DYNAMICS_T = 0.01  # diffusion time of the paper's Fig. 5
 # -------------------------------------------------------------- tau_gen_constant_tau_mem_linear
 TAU_GEN_TOL = 0.1  # |exponent of τ_gen − theory| (a pilot measured 0.04)
 TAU_MEM_TOL = 0.2  # exponent of τ_mem within theory ± 0.2, i.e. [0.8, 1.2] (pilots: 0.85, 0.99)
+THEORY_TAU_GEN, THEORY_TAU_MEM = 0.0, 1.0  # §3: τ_gen = O(1/Δ_t) flat in ψ_n, τ_mem ∝ ψ_n
 #: Units (independent seeds of the whole ψ_n sweep) per root seed: quick 4 × ~1.6 CPU-s,
 #: full 5 × ~9 CPU-s.
 TAU_UNITS = {"quick": 4, "full": 5}
 
 
-def tau_rule(tau_gen_exponent: float = 0.0, tau_mem_exponent: float = 1.0) -> Rule:
+def tau_rule(
+    tau_gen_exponent: float = THEORY_TAU_GEN, tau_mem_exponent: float = THEORY_TAU_MEM
+) -> Rule:
     """The three-way rule of the claim over units, for the given theory exponents: τ_gen's
     exponent within ±:data:`TAU_GEN_TOL` of its theory, τ_mem's within ±:data:`TAU_MEM_TOL`
     (both TOST, no indifference zone: the bands fixed before the first run are the claim's
@@ -512,9 +516,15 @@ def tau_rule(tau_gen_exponent: float = 0.0, tau_mem_exponent: float = 1.0) -> Ru
 TAU_RULE = tau_rule()
 
 
-def _part_verdicts(decision: Decision) -> dict[str, str]:
-    """{"<statistic> <direction>": verdict} for each part of ``decision``."""
-    return {f"{p.part.statistic} {p.part.direction}": p.verdict.value for p in decision.parts}
+def _band(decision: Decision, statistic: str) -> tuple[float, float]:
+    """The pass margins (low, high) of ``statistic``'s equivalence pair in the rule ``decision``
+    was made by: the theory's band."""
+    margins = {
+        p.part.direction: p.part.pass_margin
+        for p in decision.parts
+        if p.part.statistic == statistic
+    }
+    return margins["greater"], margins["less"]
 
 
 def _tau_summary(gen: float, mem: float, doubled: np.ndarray) -> str:
@@ -606,40 +616,42 @@ def _tau_summary(gen: float, mem: float, doubled: np.ndarray) -> str:
     reproduces_to=0.0,
 )
 def tau_gen_constant_tau_mem_linear(
-    ctx: Context,
-    *,
-    tau_gen_exponent: float = 0.0,
-    tau_mem_exponent: float = 1.0,
-    task: Callable = score_dynamics_task,
-) -> CheckResult:
+    ctx: Context, *, task: Callable = score_dynamics_task
+) -> results.UnitsResult:
     """GE closed-form flow (:func:`sims.diffusion_rf.ge_flow`) at t = 0.01, Σ = I. τ_gen: the
     score error is halfway from E(0) to its minimum; τ_mem: first τ after the minimum with E = 2
     E_min. Per unit (one seed of the whole ψ_n sweep) the exponents of τ ≈ C·ψ_n^s
-    (:func:`unit_exponents`), decided by :func:`tau_rule` with the given theory exponents."""
+    (:func:`unit_exponents`), decided by :func:`tau_rule` with the theory exponents (0 and 1;
+    another theory's exponents are another rule over the same units)."""
     d, psi_p, psi_ns = ctx.pick(quick=(10, 256, (4, 8, 16, 32)), full=(20, 512, (4, 8, 16, 32, 64)))
     n_seeds = ctx.pick(quick=TAU_UNITS["quick"], full=TAU_UNITS["full"])
     params = [{"d": d, "psi_p": psi_p, "psi_n": x, "t": DYNAMICS_T} for x in psi_ns]
     records = ctx.sweep(task, params, name="dynamics", n_seeds=n_seeds)
     sweep = TimescaleSweep.of(records)
     units = unit_exponents(sweep.psi, sweep.unit, sweep.tau_gen, sweep.tau_mem, sweep.score_min)
-    decision = tau_rule(tau_gen_exponent, tau_mem_exponent).decide(units)
     fits = sweep.pooled_fits()  # pooled over all points: drawn in the figure, not decisive
-    lo, hi = tau_mem_exponent - TAU_MEM_TOL, tau_mem_exponent + TAU_MEM_TOL
-    slopes = (tau_gen_exponent, tau_mem_exponent)
-    fig = timescales_figure(sweep, fits, units, slopes, (lo, hi), (d, psi_p, DYNAMICS_T))
-    return CheckResult(
-        verdict=decision.verdict,
-        summary=_tau_summary(tau_gen_exponent, tau_mem_exponent, sweep.doubled),
-        measured={**sweep.measured(units, fits), "part_verdicts": _part_verdicts(decision)},
+    return results.UnitsResult(
+        units=units,
+        summary=_tau_summary(THEORY_TAU_GEN, THEORY_TAU_MEM, sweep.doubled),
+        measured=sweep.measured(units, fits),
         expected={
-            "exponent_tau_gen": tau_gen_exponent,
-            "exponent_tau_mem": tau_mem_exponent,
+            "exponent_tau_gen": THEORY_TAU_GEN,
+            "exponent_tau_mem": THEORY_TAU_MEM,
             "exponent_score_min": "< 0 (our pilot −0.6 quick, −0.69 full)",
         },
-        figures=ctx.save_figure(fig),
         arrays=sweep.arrays,
-        decision=decision.to_json(),
+        draw=lambda decision: _timescales_figure(decision, sweep, fits, units, (d, psi_p)),
     )
+
+
+def _timescales_figure(
+    decision: Decision, sweep: TimescaleSweep, fits: Any, units: Any, sizes: tuple[int, int]
+) -> Any:
+    """The claim's figure, with the theory exponents and τ_mem's band of the rule ``decision``
+    was made by."""
+    gen, mem = (sum(_band(decision, s)) / 2 for s in ("tau_gen_exponent", "tau_mem_exponent"))
+    band = _band(decision, "tau_mem_exponent")
+    return timescales_figure(sweep, fits, units, (gen, mem), band, (*sizes, DYNAMICS_T))
 
 
 # ------------------------------------------------------------------------ memorization_threshold
@@ -650,12 +662,15 @@ def tau_gen_constant_tau_mem_linear(
 SPEC_GAPS = {2: 26.8, 4: 15.3, 8: 5.8, 12: 2.1, 16: 0.72, 24: 0.16, 32: 0.068, 64: 0.016}
 THRESHOLD_PSI_N = (2, 4, 8, 12, 16, 24, 32, 48, 64)  # the pilot's grid plus 48 for the tail fit
 DECAY_TOL = 0.8  # the tail must fall at least 0.8× as steeply (in log-log) as the decay exponent
+THEORY_DECAY_EXPONENT = -1.0  # §3: beyond the threshold the gap decays like 1/ψ_n
 
 
 THRESHOLD_UNITS = {"quick": 3, "full": 3, "paper": 3}  # draws of the whole ψ_n sweep per root seed
 
 
-def threshold_rule(threshold_ratio: float = 2.0, decay_exponent: float = -1.0) -> Rule:
+def threshold_rule(
+    threshold_ratio: float = 2.0, decay_exponent: float = THEORY_DECAY_EXPONENT
+) -> Rule:
     """The claim's rule over units (one draw of the whole ψ_n sweep), three one-sided parts with
     the statement's thresholds as both margins (the claim states no tolerance band)."""
     return Rule(
@@ -725,14 +740,14 @@ def _threshold_summary(curve: GapCurve, psi_p: float) -> str:
     paper_plan=GAP_PAPER_PLAN,
     reproduces_to=0.0,
 )
-def memorization_threshold(
-    ctx: Context, *, threshold_ratio: float = 2.0, decay_exponent: float = -1.0
-) -> CheckResult:
+def memorization_threshold(ctx: Context, *, threshold_ratio: float = 2.0) -> results.UnitsResult:
     """Gap L_test(∞) − L_train(∞) of the ridgeless minimiser B(∞) = −VᵀU⁻¹/√Δ (GE closed form, ψ_p =
     16, t = 0.01), per unit = one draw of the whole ψ_n sweep. Margins fixed from the statement
     before measuring, in the loss's units (:func:`threshold_rule`): (a) the gap falls at each step
     of ψ_n; (b) it is below Δ_t at every ψ_n ≥ threshold_ratio·ψ_p; (c) its log-log slope over ψ_n ∈
-    [2ψ_p, 4ψ_p] is ≤ 0.8·decay_exponent (at least as steep as ψ_n^{decay_exponent}, within 20%). At
+    [2ψ_p, 4ψ_p] is ≤ 0.8·decay_exponent (at least as steep as ψ_n^{decay_exponent}, within 20%):
+    the registered rule's theory tail is ψ_n^−1, and another theory's tail is another rule
+    (``threshold_rule(threshold_ratio, decay_exponent)``) over the same units. At
     ``--scale paper``: d = 2000 (:data:`PAPER_D`, p = 32,000, n up to 128,000), 3 draws as at full,
     each flow streamed in blocks of :data:`PAPER_ROW_BLOCK`
     (:func:`sims.diffusion_rf.ge_flow_streamed`).
@@ -747,23 +762,29 @@ def memorization_threshold(
     records = ctx.sweep(infinite_time_gap_task, rows, name="gap", n_seeds=n_seeds)
     gaps, delta = gap_table(records, THRESHOLD_PSI_N, n_seeds)
     units = threshold_units(psi, gaps, delta, psi_p, threshold_ratio)
-    decision = threshold_rule(threshold_ratio, decay_exponent).decide(units)
     curve = gap_curve(psi, gaps, delta, psi_p, threshold_ratio, SPEC_GAPS)
-    fig = threshold_figure(gaps, curve, (psi_p, d, DYNAMICS_T), threshold_ratio, decay_exponent)
-    return CheckResult(
-        verdict=decision.verdict,
+    return results.UnitsResult(
+        units=units,
         summary=_threshold_summary(curve, psi_p),
         measured=curve.measured(units),
         expected={
             "delta_t": delta,
             "spec_gap": curve.pilot_gap,
             "threshold_psi_n": threshold_ratio * psi_p,
-            "tail_slope_at_most": DECAY_TOL * decay_exponent,
+            "tail_slope_at_most": DECAY_TOL * THEORY_DECAY_EXPONENT,
         },
-        figures=ctx.save_figure(fig),
         arrays={"psi_n": psi, "gaps": gaps},
-        decision=decision.to_json(),
+        draw=lambda decision: threshold_figure(
+            gaps, curve, (psi_p, d, DYNAMICS_T), threshold_ratio, _decay_exponent(decision)
+        ),
     )
+
+
+def _decay_exponent(decision: Decision) -> float:
+    """The theory tail exponent of the rule ``decision`` was made by (its tail part's margin is
+    :data:`DECAY_TOL` times it)."""
+    tail = next(p.part for p in decision.parts if p.part.statistic == "tail_slope")
+    return tail.pass_margin / DECAY_TOL
 
 
 # ---------------------------------------------------------------------------- gd_matches_flow
@@ -877,7 +898,7 @@ def _gd_summary(plateaus: GDPlateaus, psi_ns: tuple[float, ...]) -> str:
 )
 def gd_matches_flow(
     ctx: Context, *, tau_per_step: Callable[[float, int, int], float] = paper_tau_per_step
-) -> CheckResult:
+) -> results.UnitsResult:
     """d = 10, ψ_p = 32, t = 0.01. The closed form uses the true (ξ-exact, Mehler) U, V of the
     draw and its population Ũ, Ṽ; GD iterates are scored with the same exact losses. Two runs per
     ψ_n: GD with lr_ref = 1e-5·d/Δ_t up to 3× the flow's test-loss minimum, and GD with the
@@ -895,12 +916,9 @@ def gd_matches_flow(
     ]
     records = ctx.sweep(gd_task, params, name="gd", n_seeds=n_seeds, paired_seeds=True)
     plateaus = gd_plateaus(records, tau_per_step, window_lr=GD_WINDOW_LR, plateaus=GD_PLATEAUS)
-    decision = GD_RULE.decide({"max_relative_error": plateaus.worst_per_unit})
-    fig = gd_flow_figure(psi_ns, plateaus.traces)
-    return CheckResult(
-        verdict=decision.verdict,
+    return results.UnitsResult(
+        units={"max_relative_error": plateaus.worst_per_unit},
         summary=_gd_summary(plateaus, psi_ns),
-        decision=decision.to_json(),
         measured={
             "plateau_relative_error": plateaus.rows,
             "max_relative_error": float(np.mean(plateaus.worst_per_unit)),
@@ -908,5 +926,5 @@ def gd_matches_flow(
             "reference_lr_window_test_lift_over_delta": plateaus.reference_lift,
         },
         expected={"plateau_relative_error_at_most": GD_REL_TOL},
-        figures=ctx.save_figure(fig),
+        draw=lambda _: gd_flow_figure(psi_ns, plateaus.traces),
     )

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 import paper_checks.claims as registry
+from paper_checks import results
 from paper_checks.claims import HistoryEntry, claim
 from paper_checks.context import Context
 from paper_checks.decision import Part, Rule
@@ -37,7 +38,7 @@ from paper_checks.figures.rlvr import (
     transformer_crossing_figure,
 )
 from paper_checks.paper_scale import Refused
-from paper_checks.results import CheckResult, Verdict, summary_line
+from paper_checks.results import summary_line
 from sims.rlvr_toy import GRPO_CHECKPOINTS
 from sims.rlvr_units import (
     TRAININGS,
@@ -232,28 +233,25 @@ PASS1_RULE = Rule(
 )
 def toy_pass1_gain(
     ctx: Context, *, rl_arm: str = RL_ARM, task: Callable | None = None
-) -> CheckResult:
+) -> results.UnitsResult:
     """SNR = 0; per problem set (unit): the exact pass@1(RL) − pass@1(base) on its test
     problems (mean over its RL seeds), and the n = 256 estimator's max |z| against the exact
     curves of base and RL at k ≤ 256 (``PASS1_RULE``). ``task`` replaces ``toy_arms_task``
     (same record format), e.g. to hand the claim an arm with a known gain."""
     groups = _unit_runs(ctx, trainings=trainings_for(rl_arm), task=task)
     units = pass1_gain_units(groups, rl_arm, ks=KS, n=N_SAMPLES, rng=ctx.rng("samples"))
-    d = PASS1_RULE.decide(units)
     gains, z_max = units["pass1_gain"], units["estimator_max_abs_z"]
     test0 = next(iter(groups.values()))[0]["test"]
     exact = {arm: exact_curve(test0[arm], KS) for arm in ARM_ORDER if arm in test0}
     ks_est = KS[KS <= N_SAMPLES]
     sampled = estimator_curves(test0, N_SAMPLES, ks_est, {a: ctx.rng("figure", a) for a in exact})
-    fig = toy_pass1_gain_figure(KS, exact, sampled, ks_est, gains, d, rl_arm)
-    return CheckResult(
-        verdict=d.verdict,
+    return results.UnitsResult(
+        units=units,
         summary=summary_line(
             None,
             {f"pass@1 base / {rl_arm} (unit 0)": [exact["base"][0], exact[rl_arm][0]]},
             over=f"{len(gains)} problem sets (SNR 0)",
         ),
-        decision=d.to_json(),
         measured={
             "pass1_gain_per_unit": gains,
             "pass1_gain_mean": float(np.mean(gains)),
@@ -265,8 +263,8 @@ def toy_pass1_gain(
             "rl_seeds_per_unit": ARM_A_RL_SEEDS,
         },
         expected={"pass1_gain": f"> {PASS1_GAIN}", "estimator_max_abs_z": f"< {Z_MAX}"},
-        figures=ctx.save_figure(fig),
         arrays={"k": KS, **{f"exact_{a}": v for a, v in exact.items()}, "gains": np.array(gains)},
+        draw=lambda d: toy_pass1_gain_figure(KS, exact, sampled, ks_est, gains, d, rl_arm),
     )
 
 
@@ -371,7 +369,7 @@ def toy_crossing(
     snrs: Sequence[float] | None = None,
     rl_arm: str = RL_ARM,
     task: Callable | None = None,
-) -> CheckResult:
+) -> results.UnitsResult:
     """Per problem set and SNR ≤ 1: Δ(k) = pass@k(RL) − pass@k(base) on k = 1..1024 (8 points per
     octave, RL seeds averaged), its first crossing k* and sign changes, and the pass@256 loss;
     the unit's statistics are the worst over the asserted SNRs (``CROSSING_RULE``). SNRs above
@@ -383,25 +381,24 @@ def toy_crossing(
     groups = _unit_runs(ctx, "crossing", ("grpo",), snrs, task=task)
     kl = kl_sweep(ctx, rl_arm, task)
     rows = crossings(groups, rl_arm, ks=KS_FINE, k_large=256)
-    d = CROSSING_RULE.decide(crossing_units(rows, max_snr=1.0))
+    units = crossing_units(rows, max_snr=1.0)
     table = crossing_table(rows)
-    return CheckResult(
-        verdict=d.verdict,
+    return results.UnitsResult(
+        units=units,
         summary=summary_line(
             None,
             {f"geometric mean k* {s}": v["k_star_geometric_mean"] for s, v in table.items()},
             reported={f"GRPO + KL {c:g} (SNR 0)": v for c, v in kl.items()},
         ),
-        decision=d.to_json(),
         measured={
             **table,
-            "k_star_min": float(2 ** min(d.units["log2_k_star_min"])),
+            "k_star_min": float(2 ** min(units["log2_k_star_min"])),
             "kl_sweep_snr_0": {f"{c:g}": v for c, v in kl.items()},
-            "units": len(d.units["pass256_loss"]),
+            "units": len(units["pass256_loss"]),
         },
         expected=dict(CROSSING_EXPECTED),
-        figures=ctx.save_figure(toy_crossing_figure(KS_FINE, rows, kl, d, rl_arm, KL_UNITS)),
         arrays={"k": KS_FINE, **{f"delta_snr{s:g}": np.asarray(r["d"]) for s, r in rows.items()}},
+        draw=lambda d: toy_crossing_figure(KS_FINE, rows, kl, d, rl_arm, KL_UNITS),
     )
 
 
@@ -472,7 +469,7 @@ COVERAGE_EXPECTED = {
 )
 def toy_coverage_shrinks(
     ctx: Context, *, rl_arms: Sequence[str] | None = None, task: Callable | None = None
-) -> CheckResult:
+) -> results.UnitsResult:
     """SNR = 0, per problem set: the largest rise of exact pass@256 from one checkpoint to the
     next (base, GRPO 150, 400, 800; RL seeds averaged) and, with n = 256 sampled counts per
     problem, the largest share of problems solved (c > 0) by RL but not by base
@@ -483,13 +480,10 @@ def toy_coverage_shrinks(
     groups = _unit_runs(ctx, trainings=trainings_for(*rl_arms), task=task)
     prefix = ctx.out_dir / "samples" / ctx.claim_id
     cov = coverage_units(groups, rl_arms, n=N_SAMPLES, rng=ctx.rng("samples"), prefix=prefix)
-    d = COVERAGE_RULE.decide(cov)
     mean256 = cov["pass256"].mean(axis=0)
-    fig = toy_coverage_figure(cov, rl_arms, d, n=N_SAMPLES, paper_pass256=PAPER_PASS256)
-    return CheckResult(
-        verdict=d.verdict,
+    return results.UnitsResult(
+        units=cov,
         summary=summary_line(None, {f"mean pass@256 base / {' / '.join(rl_arms)}": mean256}),
-        decision=d.to_json(),
         measured={
             "pass256_mean": mean256,
             "pass256_per_unit": cov["pass256"],
@@ -503,8 +497,10 @@ def toy_coverage_shrinks(
             "units": len(cov["max_rise"]),
         },
         expected=dict(COVERAGE_EXPECTED),
-        figures=ctx.save_figure(fig),
         arrays={"pass256": cov["pass256"], **{f"hist_{a}": h for a, h in cov["hist"].items()}},
+        draw=lambda d: toy_coverage_figure(
+            cov, rl_arms, d, n=N_SAMPLES, paper_pass256=PAPER_PASS256
+        ),
     )
 
 
@@ -560,14 +556,13 @@ DISTILL_RULE = Rule(
 )
 def toy_distillation_expands(
     ctx: Context, *, student_arm: str = "distill", task: Callable | None = None
-) -> CheckResult:
+) -> results.UnitsResult:
     """SNR = 0, per problem set: the smallest gain pass@k(distilled) − pass@k(base) over
     k = 1..1024 and over k ≥ 64 (RL seeds averaged; ``DISTILL_RULE``). ``task`` replaces
     ``toy_arms_task`` (same record format), e.g. to hand the claim a student with a known gain."""
     shown = ("base", RL_ARM, "distill", "distill_grpo", student_arm)
     groups = _unit_runs(ctx, trainings=trainings_for(*shown), task=task)
     units = distillation_units(groups, student_arm, ks=KS, large_k=64)
-    d = DISTILL_RULE.decide(units)
     delta, first = units["delta"], next(iter(groups.values()))[0]
     curves = {
         arm: exact_curve(first["test"][arm], KS)
@@ -576,12 +571,11 @@ def toy_distillation_expands(
     }
     need = np.where(KS >= 64, DISTILL_GAIN_LARGE_K, 0.0)
     mean = delta.mean(axis=0)
-    return CheckResult(
-        verdict=d.verdict,
+    return results.UnitsResult(
+        units=units,
         summary=summary_line(
             None, {f"mean {student_arm} − base at k = 1 / 256 / 1024": mean[[0, 8, 10]]}
         ),
-        decision=d.to_json(),
         measured={
             "delta_mean": mean,
             "delta_per_unit": delta,
@@ -591,8 +585,8 @@ def toy_distillation_expands(
             "units": len(delta),
         },
         expected={"distill_min_gain": "> 0", "distill_large_k_gain": f"> {DISTILL_GAIN_LARGE_K}"},
-        figures=ctx.save_figure(toy_distillation_figure(KS, curves, delta, need, d, student_arm)),
         arrays={"k": KS, "delta": delta},
+        draw=lambda d: toy_distillation_figure(KS, curves, delta, need, d, student_arm),
     )
 
 
@@ -665,22 +659,19 @@ def toy_controls_do_not_cross(
     *,
     control_arm: str = "tabular",
     tilt: Callable = passk.tilt,
-) -> CheckResult:
+) -> results.UnitsResult:
     """SNR = 0, per problem set, on the training problems: the worst deficit min_k Δ(k) of
     pass@k(control) − pass@k(base) over k = 1..1024 and the controls (tabular GRPO, RL seeds
     averaged; the tilt of the base p at each β of ``CONTROL_BETAS``), and the largest relative
     loss of p of tabular GRPO (``CONTROLS_RULE``). Reported: the crossings of each control."""
     groups = _unit_runs(ctx, trainings=trainings_for(control_arm))
     ctl = control_units(groups, control_arm, tilt, CONTROL_BETAS, ks=KS_FINE)
-    d = CONTROLS_RULE.decide(ctl)
     train0 = next(iter(groups.values()))[0]["train"]
-    fig = toy_controls_figure(KS_FINE, ctl["delta"], train0, tilt, d, control_arm)
-    return CheckResult(
-        verdict=d.verdict,
+    return results.UnitsResult(
+        units=ctl,
         summary=summary_line(
             None, {"crossings": ctl["crossed"], "train pass@1 base / control": ctl["pass1"]}
         ),
-        decision=d.to_json(),
         measured={
             "control_crossings": list(ctl["control_crossings"]),
             "tilt_crossings": ctl["crossed"]["tilt"],
@@ -691,8 +682,8 @@ def toy_controls_do_not_cross(
             "units": len(ctl["controls_min_delta"]),
         },
         expected=dict(CONTROLS_EXPECTED),
-        figures=ctx.save_figure(fig),
         arrays={"k": KS_FINE, "delta": ctl["delta"]},
+        draw=lambda d: toy_controls_figure(KS_FINE, ctl["delta"], train0, tilt, d, control_arm),
     )
 
 
@@ -748,7 +739,7 @@ SLOPE_RULE = Rule(
 )
 def toy_slope_prediction(
     ctx: Context, *, rl_arm: str = RL_ARM, task: Callable | None = None
-) -> CheckResult:
+) -> results.UnitsResult:
     """SNR = 0, problems the base solves at a feasible budget (p ≥ 1e-4): fit Beta(a, b) by
     maximum likelihood and (α, β) by least squares of logit q on logit p; the model's
     failure-rate curves (``beta_pass_at_k``, ``beta_logit_affine_pass_at_k``) give predicted
@@ -763,22 +754,19 @@ def toy_slope_prediction(
     groups = _unit_runs(ctx, trainings=trainings_for(rl_arm), task=task)
     rows = slope_fits(groups, rl_arm, ks=KS, window=SLOPE_WINDOW, min_p=FEASIBLE_P, tail_p=TAIL_P)
     measured, expected = slope_table(rows)
-    d = SLOPE_RULE.decide({s: measured[f"{s}_per_unit"] for s in SLOPE_RULE.statistics})
     mean = slope_means(rows)
     test0 = next(iter(groups.values()))[0]["test"]
-    fig = toy_slope_figure(
-        KS, rows[0], test0, rl_arm, window=SLOPE_WINDOW, min_p=FEASIBLE_P, tail_p=TAIL_P
-    )
-    return CheckResult(
-        verdict=d.verdict,
-        decision=d.to_json(),
+    return results.UnitsResult(
+        units={s: measured[f"{s}_per_unit"] for s in SLOPE_RULE.statistics},
         summary=summary_line(
             None, {"mean slopes": mean["slopes"]}, reported={"mean fits": mean["fits"]}
         ),
         measured=measured,
         expected=expected,
-        figures=ctx.save_figure(fig),
         arrays={"k": KS, **{f"seed0_{k}": v for k, v in rows[0]["curves"].items()}},
+        draw=lambda _: toy_slope_figure(
+            KS, rows[0], test0, rl_arm, window=SLOPE_WINDOW, min_p=FEASIBLE_P, tail_p=TAIL_P
+        ),
     )
 
 
@@ -850,32 +838,28 @@ def _arm_b_headline(pool: ArmBPool, m: Mapping[str, Any]) -> dict[str, dict[str,
     return {"numbers": numbers, "reported": reported}
 
 
-def _arm_b_not_run(summary: str, tolerance: str, **fields: Any) -> CheckResult:
-    """Arm B's INCONCLUSIVE result when no trained model gives a unit (its rule over no units)."""
-    empty = ARM_B_RULE.decide({name: [] for name in ARM_B_RULE.statistics})
-    return CheckResult(
-        verdict=Verdict.INCONCLUSIVE,
+def _arm_b_without_units(summary: str, **fields: Any) -> results.UnitsResult:
+    """Arm B when no trained model gives a unit: no units, which its rule leaves INCONCLUSIVE."""
+    return results.UnitsResult(
+        units={},
         summary=summary,
-        decision=empty.to_json(),
         measured=fields.get("measured", {}),
         expected=fields.get("expected", {}),
-        tolerance=tolerance,
     )
 
 
-def _arm_b_gated_out(trained: Sequence[Mapping[str, Any]], margin: float) -> CheckResult:
+def _arm_b_gated_out(trained: Sequence[Mapping[str, Any]], margin: float) -> results.UnitsResult:
     """Arm B when no model's base passed the gate: RL not run or not interpreted, no units."""
     base_pass1, chance_pass1 = (
         float(np.mean(v)) for v in zip(*map(arm_b_pass1, trained), strict=True)
     )
     gate = f"base pass@1 ≥ max(chance + {margin:g}, 3 × chance)"
-    return _arm_b_not_run(
+    return _arm_b_without_units(
         summary_line(
             None,
             {"base never learned: pass@1": base_pass1, "chance": chance_pass1},
             over=f"{len(trained)} models (gate: {gate}; RL not run or not judged): no units",
         ),
-        "RL is run and judged only above the gate",
         measured={"base_pass1": base_pass1, "chance_pass1": chance_pass1, "units": 0},
         expected={"gate": gate},
     )
@@ -947,7 +931,7 @@ def transformer_crossing(
     rl_arm: str = "rl",
     params: dict | None = None,
     task: Callable | None = None,
-) -> CheckResult:
+) -> results.UnitsResult:
     """Arm B (``neural.rlvr_transformer``): base, GRPO and distilled transformers, per test
     prompt the exact success probability p (edge paths enumerated) and 256 samples. Units: the
     models whose base passed the gate (:func:`arm_b_gate`); each gives its mean pass@1 gain and
@@ -956,8 +940,7 @@ def transformer_crossing(
     over the pooled prompts, the crossing k*, Venn counts of the solved sets, the KL ablation
     and RL's logit map. ``task`` replaces ``arm_b_task`` (same record format)."""
     if task is None and importlib.util.find_spec("torch") is None:
-        why = "torch is not installed (pip install -e '.[neural]'); Arm B not run"
-        return _arm_b_not_run(why, "needs torch")
+        return _arm_b_without_units("torch is not installed (pip install -e '.[neural]'): no units")
     if task is None:
         from neural.rlvr_transformer import arm_b_task as task
     run_params = {**(params or {}), "gate_margin": BASE_ABOVE_CHANCE}
@@ -968,21 +951,18 @@ def transformer_crossing(
         return _arm_b_gated_out(trained, run_params["gate_margin"])
     pool = pool_arm_b(models, rl_arm, ks=KS, k_large=ARM_B_LARGE_K, min_p=FEASIBLE_P, tail_p=TAIL_P)
     m = arm_b_measured(pool, *arm_b_cis(pool, ctx.rng("bootstrap"), N_BOOT), seeds=len(trained))
-    d = ARM_B_RULE.decide(m["units"])
     files = write_arm_b_samples(pool, ctx.out_dir / "samples" / ctx.claim_id)
-    fig = transformer_crossing_figure(pool, m, min_p=FEASIBLE_P, tail_p=TAIL_P)
-    return CheckResult(
-        verdict=d.verdict,
-        decision=d.to_json(),
+    return results.UnitsResult(
+        units=m["units"],
         summary=summary_line(
             None, **_arm_b_headline(pool, m), over=f"{len(models)} trained models"
         ),
         measured=m | {"sample_files": [str(f.relative_to(ctx.out_dir)) for f in files]},
         expected=dict(ARM_B_EXPECTED),
-        figures=ctx.save_figure(fig),
         arrays={
             "k": pool.ks,
             **{f"counts_{a}": c for a, c in pool.counts.items()},
             "chance": pool.chance,
         },
+        draw=lambda _: transformer_crossing_figure(pool, m, min_p=FEASIBLE_P, tail_p=TAIL_P),
     )

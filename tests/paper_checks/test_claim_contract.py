@@ -38,6 +38,46 @@ def claims_with_fail_tests() -> set[str]:
 FAIL_TESTED = claims_with_fail_tests()
 
 
+#: The decided claims whose check still applies its rule itself (a ``.decide(`` call in what its
+#: check runs of its module) instead of returning a :class:`~paper_checks.results.UnitsResult`:
+#: each moves to the units shape when its records are next made (the move changes its check's
+#: code, so its fingerprint), and none is added.
+DECIDES_ITSELF = frozenset(
+    {
+        *("superposition.density_scaling", "superposition.reference_sweep"),
+        *("superposition.regime_knob", "superposition.strong_inverse_m"),
+        *("superposition.strong_robust_to_alpha", "superposition.weak_law"),
+        "superposition.weak_tracks_unlearned",
+        *("gated_attention.gate_sparse", "gated_attention.loss_not_worse"),
+        *("gated_attention.lr_tolerance", "gated_attention.massive_activations_drop"),
+        *("gated_attention.sink_ordering", "gated_attention.sink_removed"),
+        *("deep_crl.critic_learns_geodesic", "deep_crl.online_maze"),
+        *("deep_crl.signal_propagation", "deep_crl.trainability"),
+    }
+)
+
+
+def _calls_decide(claim) -> bool:
+    """Whether what ``claim``'s check runs of its module calls a rule's ``decide``."""
+    import inspect
+    import sys
+
+    from sims._fingerprint import module_slice
+
+    tree = ast.parse(inspect.getsource(sys.modules[claim.check.__module__]))
+    part = module_slice(tree, claim.check.__name__)
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "decide"
+        for n in ast.walk(part)
+    )
+
+
+def test_only_the_listed_checks_apply_their_rule_themselves():
+    deciding = {c.id for c in CLAIMS if _calls_decide(c)}
+    assert deciding == DECIDES_ITSELF
+    assert all(c.decision is not None for c in CLAIMS if c.id in deciding)
+
+
 @pytest.mark.parametrize("claim", CLAIMS, ids=IDS)
 def test_every_claim_has_a_rule_and_a_fail_test(claim):
     assert "PASS" in claim.rule

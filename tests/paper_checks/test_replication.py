@@ -13,8 +13,9 @@ from paper_checks.cli import main
 from paper_checks.context import Context
 from paper_checks.decision import Decision, Part, Rule
 from paper_checks.paper_scale import Refused
+from paper_checks.plotting import new_figure
 from paper_checks.report import render_markdown
-from paper_checks.results import CheckResult, Verdict, load_results
+from paper_checks.results import CheckResult, UnitsResult, Verdict, load_results
 from paper_checks.runner import excluded_statement, run_claim, run_claims
 from sims._jsonio import read_json
 
@@ -285,6 +286,54 @@ def test_one_root_seed_without_planned_looks_keeps_the_checks_decision(tmp_path)
     assert result.summary == f"{own.summary}; {decision.summary()}{statement}"
     assert result.detail == own.summary
     assert result.decision == own.decision
+
+
+def _gain_units(mean: float, units: int, drawn: list | None = None):
+    """The check of ``_gain`` in the shape of a claim decided over units: its units, never a
+    verdict; the figure it draws records the decision it was given in ``drawn``."""
+
+    def check(ctx: Context) -> UnitsResult:
+        x = mean + ctx.rng("x").normal(size=units)
+
+        def draw(decision):
+            drawn.append(decision)
+            fig, ax = new_figure()
+            ax.axhline(decision.parts[0].lower)
+            return fig
+
+        return UnitsResult(
+            units={"x": x, "unused": [1.0]},
+            summary=f"{units} draws",
+            measured={"x_mean": float(x.mean())},
+            expected={},
+            draw=None if drawn is None else draw,
+        )
+
+    return check
+
+
+def test_a_check_that_returns_units_is_decided_once_by_the_runner(tmp_path):
+    # the same draws as the check that decides itself: the same record, decided by the runner
+    # at its planned looks (α/2), with the figure drawn from that decision
+    drawn: list[Decision] = []
+    looks = {"quick": (1, 4)}
+    units = run_claim(
+        _decided(_gain_units(2.0, 12, drawn), looks), Context(out_dir=tmp_path / "u"), 1
+    )
+    itself = run_claim(_decided(_gain(2.0, 12), looks), Context(out_dir=tmp_path / "d"), 1)
+    assert units.verdict is itself.verdict is Verdict.PASS
+    assert units.decision == itself.decision
+    assert units.summary == itself.summary
+    assert units.decision["parts"][0]["level"] == pytest.approx(0.025 / 2)
+    assert [d.to_json() for d in drawn] == [Decision.from_json(units.decision).to_json()]
+    assert units.figures
+    assert (tmp_path / "u" / units.figures[0]).is_file()
+
+
+def test_a_check_that_returns_units_for_a_claim_without_a_rule_is_an_error(tmp_path):
+    result = run_claim(_make(_gain_units(1.0, 3)), Context(out_dir=tmp_path))
+    assert result.verdict is Verdict.ERROR
+    assert "registers no decision rule" in result.summary
 
 
 def test_root_seeds_at_a_true_margin_rarely_contradict(tmp_path):

@@ -10,7 +10,7 @@ import pytest
 
 from paper_checks.checks import diffusion
 from paper_checks.context import Context
-from paper_checks.results import Verdict
+from paper_checks.results import UnitsResult, Verdict
 from tests.paper_checks.checks import as_run
 
 
@@ -25,7 +25,8 @@ def _ctx(out_dir, name: str) -> Context:
 
 # ------------------------------------------------------------------ timescales
 def _parts(result) -> dict[str, str]:
-    return result.measured["part_verdicts"]
+    """{"<statistic> <direction>": verdict} of each part of ``result``'s decision."""
+    return {f"{p['statistic']} {p['direction']}": p["verdict"] for p in result.decision["parts"]}
 
 
 def _pooled(check, rule, out_dir, name: str, root_seeds: int, **theory):
@@ -41,7 +42,8 @@ def _pooled(check, rule, out_dir, name: str, root_seeds: int, **theory):
         check(replace(base, replicate=r, out_dir=out_dir / f"r{r}") if r else base, **theory)
         for r in range(root_seeds)
     ]
-    return results, rule.decide(pool_units(r.decision["units"] for r in results))
+    units = (r.units if isinstance(r, UnitsResult) else r.decision["units"] for r in results)
+    return results, rule.decide(pool_units(units))
 
 
 def test_tau_gen_constant_tau_mem_linear_is_decided_over_units(out_dir):
@@ -70,16 +72,16 @@ def test_tau_gen_claim_fails_for_a_slowly_growing_tau_gen(out_dir):
     One quick root seed's 4 units leave it open (the rule asks for about 5, and over two root
     seeds for about 10); three root seeds' 12 units, pooled as --replicates pools them, FAIL on
     the lower side of the TOST."""
+    slow = diffusion.tau_rule(tau_gen_exponent=0.15)
     (one, *_), pooled = _pooled(
         diffusion.tau_gen_constant_tau_mem_linear,
-        diffusion.tau_rule(tau_gen_exponent=0.15),
+        slow,
         out_dir,
         "tau_gen_constant_tau_mem_linear",
         3,
-        tau_gen_exponent=0.15,
     )
-    assert one.verdict is not Verdict.PASS
-    assert max(one.decision["units"]["tau_gen_exponent"]) < 0.05
+    assert slow.decide(one.units).verdict is not Verdict.PASS
+    assert max(one.units["tau_gen_exponent"]) < 0.05
     assert pooled.verdict is Verdict.FAIL, pooled.summary()
     parts = {(p.part.statistic, p.part.direction): p.verdict for p in pooled.parts}
     assert parts["tau_gen_exponent", "greater"] is Verdict.FAIL
@@ -172,16 +174,12 @@ def test_memorization_threshold_fails_with_the_threshold_at_three_p(out_dir):
 def test_memorization_threshold_fails_for_a_too_steep_predicted_tail(out_dir):
     """A predicted tail ψ_n^−3 needs a slope ≤ −2.4; the draws' slopes are ≈ −2.11. One quick
     root seed's 3 draws leave the tail part open; two root seeds' 6 draws, pooled, FAIL it."""
+    steep = diffusion.threshold_rule(threshold_ratio=4.0, decay_exponent=-3.0)
     (one, _), pooled = _pooled(
-        diffusion.memorization_threshold,
-        diffusion.threshold_rule(threshold_ratio=4.0, decay_exponent=-3.0),
-        out_dir,
-        "memorization_threshold",
-        2,
+        diffusion.memorization_threshold, steep, out_dir, "memorization_threshold", 2,
         threshold_ratio=4.0,
-        decay_exponent=-3.0,
-    )
-    assert one.verdict is not Verdict.PASS
+    )  # fmt: skip
+    assert steep.decide(one.units).verdict is not Verdict.PASS
     assert max(one.measured["units"]["tail_slope"]) > -2.4
     parts = {p.part.statistic: p.verdict for p in pooled.parts}
     assert parts["tail_slope"] is Verdict.FAIL
@@ -191,10 +189,11 @@ def test_memorization_threshold_fails_for_a_too_steep_predicted_tail(out_dir):
 def test_memorization_threshold_passes_for_a_tail_within_reach(out_dir):
     """ψ_n^−2.25 needs a slope ≤ −1.8: the draws' upper bound (≈ −1.95) clears it."""
     ctx = _ctx(out_dir, "memorization_threshold")
-    result = as_run(
-        diffusion.memorization_threshold, ctx, threshold_ratio=4.0, decay_exponent=-2.25
-    )
+    within_reach = diffusion.threshold_rule(threshold_ratio=4.0, decay_exponent=-2.25)
+    result = as_run(diffusion.memorization_threshold, ctx, within_reach, threshold_ratio=4.0)
     assert result.verdict is Verdict.PASS, result.summary
+    tail = next(p for p in result.decision["parts"] if p["statistic"] == "tail_slope")
+    assert tail["pass_margin"] == pytest.approx(-1.8)
 
 
 # ------------------------------------------------------------------ GD vs flow

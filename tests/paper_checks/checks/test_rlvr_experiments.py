@@ -123,7 +123,7 @@ def gain_just_above_margin(params, rng):
 @pytest.mark.claim_fails("rlvr.toy_pass1_gain")
 def test_pass1_gain_fails_for_rl_that_loses_a_little_pass_at_1(quiet):
     """Mean gain −.012 (just past the fail margin 0), set-to-set SD .010, 10 problem sets."""
-    result = exp.toy_pass1_gain(quiet, task=gain_just_below_zero)
+    result = as_run(exp.toy_pass1_gain, quiet, task=gain_just_below_zero)
     assert result.verdict is Verdict.FAIL, result.summary
     part, z = result.decision["parts"]
     assert part["upper"] < 0 < part["mean"] + 0.02
@@ -132,14 +132,14 @@ def test_pass1_gain_fails_for_rl_that_loses_a_little_pass_at_1(quiet):
 
 def test_pass1_gain_is_inconclusive_for_a_gain_in_the_indifference_zone(quiet):
     """Mean gain .035: a gain (the paper's claim) but under the toy's 0.04 margin."""
-    result = exp.toy_pass1_gain(quiet, task=gain_just_below_margin)
+    result = as_run(exp.toy_pass1_gain, quiet, task=gain_just_below_margin)
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
     assert 0 < result.decision["parts"][0]["lower"] < exp.PASS1_GAIN
 
 
 def test_pass1_gain_passes_for_a_gain_just_above_the_margin(quiet):
     """Mean gain .050, same SD: the lower bound clears .04."""
-    result = exp.toy_pass1_gain(quiet, task=gain_just_above_margin)
+    result = as_run(exp.toy_pass1_gain, quiet, task=gain_just_above_margin)
     assert result.verdict is Verdict.PASS, result.summary
     assert exp.PASS1_GAIN < result.decision["parts"][0]["lower"] < 0.05
 
@@ -247,13 +247,13 @@ def test_coverage_shrinks_passes_and_writes_replayable_samples(ctx, capsys):
 
 
 def test_coverage_shrinks_fails_when_checkpoints_run_backwards(quiet):
-    result = exp.toy_coverage_shrinks(quiet, rl_arms=("grpo800", "grpo400", "grpo150"))
+    result = as_run(exp.toy_coverage_shrinks, quiet, rl_arms=("grpo800", "grpo400", "grpo150"))
     assert result.verdict is Verdict.FAIL
     assert result.measured["max_rise"] > exp.CHECKPOINT_TOL
 
 
 def test_coverage_shrinks_fails_for_distillation_which_adds_problems(quiet):
-    result = exp.toy_coverage_shrinks(quiet, rl_arms=("distill",))
+    result = as_run(exp.toy_coverage_shrinks, quiet, rl_arms=("distill",))
     assert result.verdict is Verdict.FAIL
     assert result.measured["rl_only_fraction_max"] > exp.RL_ONLY_MAX
 
@@ -287,7 +287,7 @@ def coverage_recovers_by_0_75_percent(params, rng):
 @pytest.mark.claim_fails("rlvr.toy_coverage_shrinks")
 def test_coverage_shrinks_fails_when_coverage_recovers_just_over_the_tolerance(quiet):
     """pass@256 rises by ≈ .015 from GRPO 150 to 400 (tolerance .01), no RL-only problem."""
-    result = exp.toy_coverage_shrinks(quiet, task=coverage_recovers_by_1_5_percent)
+    result = as_run(exp.toy_coverage_shrinks, quiet, task=coverage_recovers_by_1_5_percent)
     assert result.verdict is Verdict.FAIL, result.summary
     m = result.measured
     assert exp.CHECKPOINT_TOL < m["max_rise"] < 0.016
@@ -295,7 +295,7 @@ def test_coverage_shrinks_fails_when_coverage_recovers_just_over_the_tolerance(q
 
 
 def test_coverage_shrinks_passes_when_coverage_recovers_under_the_tolerance(quiet):
-    result = exp.toy_coverage_shrinks(quiet, task=coverage_recovers_by_0_75_percent)
+    result = as_run(exp.toy_coverage_shrinks, quiet, task=coverage_recovers_by_0_75_percent)
     assert result.verdict is Verdict.PASS, result.summary
     assert 0.005 < result.measured["max_rise"] <= exp.CHECKPOINT_TOL
 
@@ -335,7 +335,7 @@ def student_only_sharpens(params, rng):
 
 @pytest.mark.claim_fails("rlvr.toy_distillation_expands")
 def test_distillation_expands_fails_for_a_student_that_only_sharpens(quiet):
-    result = exp.toy_distillation_expands(quiet, task=student_only_sharpens)
+    result = as_run(exp.toy_distillation_expands, quiet, task=student_only_sharpens)
     assert result.verdict is Verdict.FAIL, result.summary
     m = result.measured
     assert m["delta_mean"][0] > 0
@@ -344,39 +344,43 @@ def test_distillation_expands_fails_for_a_student_that_only_sharpens(quiet):
 
 def test_distillation_expands_is_inconclusive_just_under_the_large_k_margin(quiet):
     """Large-k gain ≈ .04–.045: above 0 at every k (the paper's claim) but under 0.05."""
-    result = exp.toy_distillation_expands(quiet, task=teacher_covers_a_fifth_of_the_hard_problems)
+    result = as_run(
+        exp.toy_distillation_expands, quiet, task=teacher_covers_a_fifth_of_the_hard_problems
+    )
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
     m = result.measured
     assert 0.03 < m["delta_mean"][exp.KS == 256][0] < exp.DISTILL_GAIN_LARGE_K
 
 
 def test_distillation_expands_passes_for_a_student_above_the_margin(quiet):
-    result = exp.toy_distillation_expands(
-        quiet, task=teacher_covers_two_fifths_of_the_hard_problems
+    result = as_run(
+        exp.toy_distillation_expands, quiet, task=teacher_covers_two_fifths_of_the_hard_problems
     )
     assert result.verdict is Verdict.PASS, result.summary
 
 
 def test_distillation_expands_passes(quiet):
-    result = exp.toy_distillation_expands(quiet)
+    result = as_run(exp.toy_distillation_expands, quiet)
     assert result.verdict is Verdict.PASS, result.summary
     parts = {p["statistic"]: p for p in result.decision["parts"]}
     assert parts["distill_large_k_gain"]["lower"] > exp.DISTILL_GAIN_LARGE_K
 
 
 def test_distillation_expands_fails_for_grpo(quiet):
-    assert exp.toy_distillation_expands(quiet, student_arm="grpo400").verdict is Verdict.FAIL
+    assert (
+        as_run(exp.toy_distillation_expands, quiet, student_arm="grpo400").verdict is Verdict.FAIL
+    )
 
 
 def test_controls_do_not_cross_passes(quiet):
-    result = exp.toy_controls_do_not_cross(quiet)
+    result = as_run(exp.toy_controls_do_not_cross, quiet)
     assert result.verdict is Verdict.PASS, result.summary
     assert result.measured["tilt_crossings"] == 0
     assert result.measured["max_relative_loss_of_p"] < 0.1
 
 
 def test_controls_fail_for_the_shared_policy(quiet):
-    result = exp.toy_controls_do_not_cross(quiet, control_arm="grpo")
+    result = as_run(exp.toy_controls_do_not_cross, quiet, control_arm="grpo")
     assert result.verdict is Verdict.FAIL
     assert any(k is not None for k in result.measured["control_crossings"])
 
@@ -385,8 +389,10 @@ def test_controls_fail_for_the_shared_policy(quiet):
 def test_controls_fail_when_the_tilt_sharpens_by_thirty_percent(quiet):
     """logit q = 1.3·logit p + 1/β: 30% off the exact tilt's slope 1; problems below the fixed
     point σ(−1/(0.3β)) lose p, so the base overtakes at large k by more than 0.03 (β = 10)."""
-    result = exp.toy_controls_do_not_cross(
-        quiet, tilt=lambda p, beta: passk.logit_affine(p, 1.3, 1.0 / beta)
+    result = as_run(
+        exp.toy_controls_do_not_cross,
+        quiet,
+        tilt=lambda p, beta: passk.logit_affine(p, 1.3, 1.0 / beta),
     )
     assert result.verdict is Verdict.FAIL, result.summary
     assert result.measured["tilt_crossings"] > 0
@@ -394,16 +400,20 @@ def test_controls_fail_when_the_tilt_sharpens_by_thirty_percent(quiet):
 
 def test_controls_are_inconclusive_when_the_tilt_sharpens_by_twenty_percent(quiet):
     """α = 1.2: the base overtakes by ≈ .026 at large k, between the margins −0.01 and −0.03."""
-    result = exp.toy_controls_do_not_cross(
-        quiet, tilt=lambda p, beta: passk.logit_affine(p, 1.2, 1.0 / beta)
+    result = as_run(
+        exp.toy_controls_do_not_cross,
+        quiet,
+        tilt=lambda p, beta: passk.logit_affine(p, 1.2, 1.0 / beta),
     )
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
     assert result.measured["tilt_crossings"] > 0
 
 
 def test_controls_fail_when_the_tilt_sharpens(quiet):
-    result = exp.toy_controls_do_not_cross(
-        quiet, tilt=lambda p, beta: passk.logit_affine(p, 2.0, 1.0 / beta)
+    result = as_run(
+        exp.toy_controls_do_not_cross,
+        quiet,
+        tilt=lambda p, beta: passk.logit_affine(p, 2.0, 1.0 / beta),
     )
     assert result.verdict is Verdict.FAIL
     assert result.measured["tilt_crossings"] > 0
@@ -414,7 +424,7 @@ def test_slope_prediction_fails_on_the_toy(quiet):
     fall twice as steeply as it does, so the claim is an honest FAIL; the RL slope is still
     shallower than the base's. The reported tail fit shows why: on the rare problems RL
     multiplies the odds by a constant (tail α ≈ 1, β < 0) while it sharpens the bulk."""
-    result = exp.toy_slope_prediction(quiet)
+    result = as_run(exp.toy_slope_prediction, quiet)
     assert result.verdict is Verdict.FAIL
     m, e = result.measured, result.expected
     assert all(r > b for r, b in zip(m["slope_rl"], m["slope_base"], strict=True))
@@ -433,7 +443,7 @@ def beta_world(params, rng):
 
 
 def test_slope_prediction_passes_on_a_world_that_follows_the_model(quiet):
-    result = exp.toy_slope_prediction(quiet, task=beta_world)
+    result = as_run(exp.toy_slope_prediction, quiet, task=beta_world)
     assert result.verdict is Verdict.PASS, result.summary
     m = result.measured
     assert np.allclose(m["fit_alpha"], 2.0)
@@ -463,7 +473,7 @@ def rare_cluster_of_5_percent(params, rng):
 def test_slope_prediction_fails_when_one_beta_misses_a_rare_cluster(quiet):
     """15% of the problems form a rare-skill cluster (the toy's pattern): the one fitted Beta
     mispredicts the base slope by just over 20% (measured ≈ 0.21)."""
-    result = exp.toy_slope_prediction(quiet, task=rare_cluster_of_15_percent)
+    result = as_run(exp.toy_slope_prediction, quiet, task=rare_cluster_of_15_percent)
     assert result.verdict is Verdict.FAIL, result.summary
     assert exp.SLOPE_RTOL < result.measured["max_slope_rel_error"] < 0.25
     assert np.allclose(result.measured["fit_alpha"], 2.0)
@@ -471,7 +481,7 @@ def test_slope_prediction_fails_when_one_beta_misses_a_rare_cluster(quiet):
 
 def test_slope_prediction_passes_when_the_rare_cluster_is_small(quiet):
     """5% rare-skill problems: error ≈ 0.17, inside the 20% tolerance."""
-    result = exp.toy_slope_prediction(quiet, task=rare_cluster_of_5_percent)
+    result = as_run(exp.toy_slope_prediction, quiet, task=rare_cluster_of_5_percent)
     assert result.verdict is Verdict.PASS, result.summary
     assert 0.1 < result.measured["max_slope_rel_error"] <= exp.SLOPE_RTOL
 
@@ -554,8 +564,12 @@ def test_transformer_crossing_uses_the_estimator_for_records_without_exact_p(qui
 
 def test_transformer_crossing_does_not_pass_without_rl(quiet):
     """RL = base: every difference is exactly 0, on the margin: never PASS."""
-    result = exp.transformer_crossing(
-        quiet, task=synthetic_arm_b, params={"chance": 0.01}, rl_arm="base"
+    result = as_run(
+        exp.transformer_crossing,
+        quiet,
+        task=synthetic_arm_b,
+        params={"chance": 0.01},
+        rl_arm="base",
     )
     assert result.verdict is Verdict.INCONCLUSIVE
     assert result.measured["units"]["pass1_gain"] == [0.0, 0.0, 0.0]
@@ -593,7 +607,7 @@ def test_transformer_crossing_passes_when_rl_overtakes_before_k_256(quiet_full):
 
 
 def test_transformer_crossing_is_inconclusive_when_the_base_is_at_chance(quiet):
-    result = exp.transformer_crossing(quiet, task=synthetic_arm_b, params={"chance": 0.2})
+    result = as_run(exp.transformer_crossing, quiet, task=synthetic_arm_b, params={"chance": 0.2})
     assert result.verdict is Verdict.INCONCLUSIVE
     assert "base never learned" in result.summary
     assert result.decision["units"] == {"pass1_gain": [], "large_k_loss": [], "distill_gain": []}
