@@ -356,6 +356,59 @@ def test_editing_a_claims_words_or_another_scales_sizes_stales_no_record(tmp_pat
     assert fingerprint("x = {:.3f}", full="200", scale="paper") != full
 
 
+def test_editing_a_registered_rule_stales_no_record_of_a_check_that_returns_units(
+    tmp_path, monkeypatch
+):
+    """A check that returns its units never reads its rule: the registration's ``decision``
+    (the runner's, applied to the stored units) can change without staling its records; how
+    the units are computed cannot."""
+    import sys
+    import textwrap
+
+    from paper_checks.runner import DESCRIPTIVE_KEYWORDS, PRESENTATION_MODULES
+    from sims._fingerprint import code_fingerprint
+
+    package = tmp_path / "unitspkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def fingerprint(margin: str, draws: str = "10") -> str:
+        (package / "check.py").write_text(
+            textwrap.dedent(f"""
+                from paper_checks.decision import Part, Rule
+                from paper_checks.results import UnitsResult
+
+                RULE = Rule("a draw", (Part("x", "a draw", "greater", {margin}, 0.0),))
+
+
+                def claim(*args, **kwargs):  # the registry's decorator, as a fingerprint reads it
+                    return lambda check: check
+
+
+                @claim("rlvr.units", paper="rlvr", statement="s", source="t", decision=RULE)
+                def check(ctx):
+                    x = ctx.rng("x").random({draws})
+                    return UnitsResult(units={{"x": x}}, summary="", measured={{}}, expected={{}})
+            """)
+        )
+        for name in [m for m in sys.modules if m.startswith("unitspkg")]:
+            monkeypatch.delitem(sys.modules, name)
+        from unitspkg.check import check
+
+        return code_fingerprint(
+            check,
+            skip=PRESENTATION_MODULES,
+            ignore=DESCRIPTIVE_KEYWORDS,
+            sliced=True,
+            scale="quick",
+        )
+
+    first = fingerprint("0.5")
+    assert fingerprint("0.6") == first
+    assert fingerprint("0.5", draws="20") != first
+
+
 STUDIED = [(c, scale) for c in CLAIMS for scale in c.studies]
 
 
