@@ -649,9 +649,9 @@ def _timescales_figure(
 ) -> Any:
     """The claim's figure, with the theory exponents and τ_mem's band of the rule ``decision``
     was made by."""
-    gen, mem = (sum(_band(decision, s)) / 2 for s in ("tau_gen_exponent", "tau_mem_exponent"))
     band = _band(decision, "tau_mem_exponent")
-    return timescales_figure(sweep, fits, units, (gen, mem), band, (*sizes, DYNAMICS_T))
+    theory = (sum(_band(decision, "tau_gen_exponent")) / 2, sum(band) / 2)
+    return timescales_figure(sweep, fits, units, theory, band, (*sizes, DYNAMICS_T))
 
 
 # ------------------------------------------------------------------------ memorization_threshold
