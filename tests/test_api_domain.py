@@ -161,10 +161,14 @@ class Counts:
 
 @dataclasses.dataclass(frozen=True)
 class Choice:
-    """One of a few names."""
+    """One of a few names, each a lowercase ASCII word: outside it, anything but such a word
+    (a short one could be a name, "cut" is)."""
 
     def outside(self, valid: Any) -> st.SearchStrategy:
-        return st.one_of(_NOT_NUMBERS, st.text(max_size=3), st.just(str(valid).upper() + "?"))
+        text = st.text(max_size=3).filter(
+            lambda s: not (s.isascii() and s.isalpha() and s.islower())
+        )
+        return st.one_of(_NOT_NUMBERS, text, st.just(str(valid).upper() + "?"))
 
 
 @dataclasses.dataclass(frozen=True)
