@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import paper_checks.claims as registry
+from paper_checks import results
 from paper_checks.claims import HistoryEntry, claim
 from paper_checks.context import Context
-from paper_checks.decision import Decision, Part, Rule, within
+from paper_checks.decision import Part, Rule, within
 from paper_checks.figures.deep_crl import (
     geodesic_figure,
     online_figure,
@@ -29,7 +30,6 @@ from paper_checks.figures.deep_crl import (
     trainability_figure,
 )
 from paper_checks.paper_scale import PaperSizes
-from paper_checks.results import CheckResult, Verdict
 from sims.deep_crl_units import (
     SignalStats,
     by_point,
@@ -320,7 +320,7 @@ def _signal_expected(stats: SignalStats) -> dict[str, Any]:
 )
 def signal_propagation(
     ctx: Context, *, table: Mapping[str, Mapping[str, Mapping[int, float]]] = SPEC_SIGNAL_TABLE
-) -> CheckResult:
+) -> results.UnitsResult:
     """Fresh critics (width 128, batch 256 Gaussian inputs, InfoNCE + λ·LSE² loss), 3 seeds per
     (variant, depth), decided over seed indices by :func:`signal_rule` (geometric means shown).
     Each tabled entry must agree within its factor (2.5; 10 for no-res at
@@ -337,17 +337,13 @@ def signal_propagation(
     params = signal_points(table, width, extra)
     records = ctx.sweep(signal_task, params, name="init", n_seeds=n_seeds)
     stats = signal_statistics(records, table, extra, factor=_factor_rule)  # geometric means
-    limits = _signal_limits(stats)
-    decision = signal_rule(table).decide(signal_units(records, table, extra))
-    fig = signal_figure(stats, width, n_seeds)
-    return CheckResult(
-        verdict=decision.verdict,
-        decision=decision.to_json(),
+    return results.UnitsResult(
+        units=signal_units(records, table, extra),
         summary=_signal_summary(stats, width, extra),
-        measured=_signal_measured(stats, limits, width, extra),
+        measured=_signal_measured(stats, _signal_limits(stats), width, extra),
         expected=_signal_expected(stats),
-        figures=ctx.save_figure(fig),
         arrays=signal_arrays(stats),
+        draw=lambda _: signal_figure(stats, width, n_seeds),
     )
 
 
@@ -446,13 +442,14 @@ def _trainability_measured(
     loss: Mapping[tuple, np.ndarray],
     beats: Mapping[str, bool],
     deeper: Mapping[int, tuple[float, float]],
-    decision: Decision,
+    units: Mapping[str, Sequence[float]],
 ) -> dict[str, Any]:
+    """The losses, the per-seed comparisons and each statistic's mean over the units."""
     return {
         "loss": {f"{v}@{d}": loss[(v, d)] for v, d in loss},
         "beats_every_seed": beats,
         "deeper_minus_d4": {str(d): {"mean": m, "se": se} for d, (m, se) in deeper.items()},
-    } | {name: float(np.mean(v)) for name, v in decision.units.items()}
+    } | {name: float(np.mean(v)) for name, v in units.items()}
 
 
 @claim(
@@ -519,7 +516,7 @@ def trainability(
     reference: str = "paper",
     contenders: Sequence[str] = ("no_ln", "no_res"),
     task: Callable[..., dict[str, Any]] | None = None,
-) -> CheckResult:
+) -> results.UnitsResult:
     """Critics f(s, g) = −‖φ(s) − ψ(g)‖ trained on one fixed set of 20,000 (state, future) pairs
     from the 7-corridor serpentine maze's successor measure (γ 0.95, batch 256, Adam 3e-4); the
     same data and initial seed streams for every variant (paired seeds). Loss = training InfoNCE
@@ -537,18 +534,15 @@ def trainability(
     deeper = {
         d: mean_se(loss[(reference, d)] - loss[(reference, 4)]) for d in size["depths"] if d > 4
     }
-    rule = trainability_rule(reference, contenders)
-    decision = rule.decide(trainability_units(loss, reference, contenders, size["depths"]))
+    units = trainability_units(loss, reference, contenders, size["depths"])
     curves = by_point(records, "loss_curve")
-    fig = trainability_figure(loss, curves, variants, size["depths"], size["batch"])
-    return CheckResult(
-        verdict=decision.verdict,
+    return results.UnitsResult(
+        units=units,
         summary=_trainability_summary(size, loss, variants, beats, deeper),
-        decision=decision.to_json(),
-        measured=_trainability_measured(loss, beats, deeper, decision),
-        expected=_rule_expected(rule),
-        figures=ctx.save_figure(fig),
+        measured=_trainability_measured(loss, beats, deeper, units),
+        expected=_rule_expected(trainability_rule(reference, contenders)),
         arrays={f"loss.{v}.{d}": loss[(v, d)] for v, d in loss},
+        draw=lambda _: trainability_figure(loss, curves, variants, size["depths"], size["batch"]),
     )
 
 
@@ -603,23 +597,22 @@ def _geodesic_summary(size: Mapping[str, Any], ranks: RankAgreement) -> str:
 
 
 def _geodesic_measured(
-    ranks: RankAgreement, decision: Decision, u4_records: Sequence[Mapping[str, Any]]
+    ranks: RankAgreement, u4_records: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any]:
     rho, shortcut, rho_opt = ranks
     return {
         "rho_geo": {str(d): rho[d] for d in rho},
         "shortcut_index": {str(d): shortcut[d] for d in rho},
         "rho_gain_d4_minus_d0": float((rho[4] - rho[0]).mean()),
-        "rho_gain_bounds": [decision.parts[0].lower, decision.parts[0].upper],
         "shortcut_change_d4_minus_d0": float(np.mean(shortcut[4] - shortcut[0])),
         "rho_geo_optimum": rho_opt,
         "u4_rho_geo_seed0": {str(r["params"]["depth"]): r["result"]["rho_geo"] for r in u4_records},
     }
 
 
-def _geodesic_expected(min_gain: float) -> dict[str, str]:
+def _geodesic_expected() -> dict[str, str]:
     return {
-        "rho_gain_d4_minus_d0": f"lower bound > {min_gain}",
+        "rho_gain_d4_minus_d0": f"lower bound > {MIN_RHO_GAIN}",
         "shortcut_change_d4_minus_d0": "upper bound < 0",
     }
 
@@ -680,8 +673,7 @@ def critic_learns_geodesic(
     ctx: Context,
     *,
     distance: Callable[[GridMaze], np.ndarray] = GridMaze.geodesic_distances,
-    min_gain: float = MIN_RHO_GAIN,
-) -> CheckResult:
+) -> results.UnitsResult:
     """Paper-block critics (width 64) at D ∈ {0 (one hidden layer), 4, 8, 16}, trained as in
     ``trainability`` on the same data per seed. Per state s, Spearman ρ over goals g within the
     horizon 1/(1−γ) = 20 moves between f(s, g) and −distance(s, g), averaged over s. Theory: the
@@ -689,7 +681,7 @@ def critic_learns_geodesic(
     reference line. The figure adds the Q-map of the U4 maze (the paper's Fig. 9 layout) from
     critics trained the same way on U4 random-walk data at the shallowest and deepest depth (one
     seed; shown, not scored). Decided by :func:`geodesic_rule` over paired seeds: the gain
-    ρ(D4) − ρ(D0) above ``min_gain`` and the shortcut index ρ_euc − ρ_geo falling."""
+    ρ(D4) − ρ(D0) above 0.03 and the shortcut index ρ_euc − ρ_geo falling."""
     from neural.deep_crl import rank_agreement, train_maze_critic
 
     size = _sizes(ctx, GEODESIC_SIZES)
@@ -702,17 +694,13 @@ def critic_learns_geodesic(
     maze = GridMaze.from_layout(serpentine_layout(*SERPENTINE))
     ranks = rank_agreement(records, maze, distance)  # per depth and seed: ρ_geo, shortcut index
     gain, change = ranks.rho[4] - ranks.rho[0], ranks.shortcut[4] - ranks.shortcut[0]
-    rule = geodesic_rule(min_gain)
-    decision = rule.decide({"rho_gain": gain.tolist(), "shortcut_change": change.tolist()})
-    fig = geodesic_figure(ranks, maze, records, u4_records)
-    return CheckResult(
-        verdict=decision.verdict,
-        decision=decision.to_json(),
+    return results.UnitsResult(
+        units={"rho_gain": gain.tolist(), "shortcut_change": change.tolist()},
         summary=_geodesic_summary(size, ranks),
-        measured=_geodesic_measured(ranks, decision, u4_records),
-        expected=_geodesic_expected(min_gain),
-        figures=ctx.save_figure(fig),
+        measured=_geodesic_measured(ranks, u4_records),
+        expected=_geodesic_expected(),
         arrays=_geodesic_arrays(ranks, u4_records),
+        draw=lambda _: geodesic_figure(ranks, maze, records, u4_records),
     )
 
 
@@ -747,15 +735,13 @@ PAPER_ANT_U4_TIME_AT_GOAL = {4: 11.4, 64: 286.0}
 ONLINE_CEILING = 0.9
 
 
-def _online_caveat(verdict: Verdict, shallow: float, deep: float) -> str:
-    """Why an undecided comparison is undecided: both depths at the ceiling or the floor."""
-    if verdict is not Verdict.INCONCLUSIVE:
-        return ""
+def _online_caveat(shallow: float, deep: float) -> str:
+    """Where the maze cannot separate the depths: both at the ceiling or both at the floor."""
     if min(shallow, deep) >= ONLINE_CEILING:
         return "; both depths at the ceiling: the small U-maze does not separate them at this scale"
     if max(shallow, deep) <= 1 - ONLINE_CEILING:
         return "; both depths at the floor: neither reaches the far goals at this scale"
-    return "; the difference is within the seed noise"
+    return ""
 
 
 def _reported_text(
@@ -784,18 +770,17 @@ ONLINE_RULE = Rule(
 )  # fmt: skip
 
 
-def online_decision(deep: Sequence[float], shallow: Sequence[float]) -> Decision:
-    """:data:`ONLINE_RULE` on per-seed scores of the deep and the shallow agent, paired by seed."""
-    gain = np.asarray(deep, float) - np.asarray(shallow, float)
-    return ONLINE_RULE.decide({"success_gain": gain.tolist()})
+def online_units(deep: Sequence[float], shallow: Sequence[float]) -> dict[str, list[float]]:
+    """The units of :data:`ONLINE_RULE`: per-seed scores of the deep agent minus the shallow
+    one's, paired by seed."""
+    return {"success_gain": (np.asarray(deep, float) - np.asarray(shallow, float)).tolist()}
 
 
-def _online_quick() -> CheckResult:
-    """Quick scale trains no online agent: INCONCLUSIVE by declaration."""
-    return CheckResult(
-        verdict=Verdict.INCONCLUSIVE,
+def _online_quick() -> results.UnitsResult:
+    """Quick scale trains no online agent (the runner shows NOT_RUN there): no units."""
+    return results.UnitsResult(
+        units=online_units([], []),
         summary=f"{FULL_ONLY}: 2 depths × 3 seeds of online CRL training",
-        decision=ONLINE_RULE.decide({"success_gain": []}).to_json(),
         measured={"success_diff": None},
         expected={},
     )
@@ -826,7 +811,6 @@ def _online_summary(
     success: Mapping[int, np.ndarray],
     at_goal: Mapping[int, np.ndarray],
     reported: Mapping[str, Mapping[int, np.ndarray]],
-    decision: Decision,
 ) -> str:
     shallow, deep = size["depths"][0], size["depths"][-1]
     per_seed = {d: ", ".join(f"{v:.2f}" for v in success[d]) for d in runs}
@@ -842,7 +826,7 @@ def _online_summary(
         + "; time at goal "
         + ", ".join(f"D{d} {at_goal[d].mean():.3f}" for d in runs)
         + f" (Δ {tag_diff:+.3f})"
-        + _online_caveat(decision.verdict, success[shallow].mean(), success[deep].mean())
+        + _online_caveat(success[shallow].mean(), success[deep].mean())
         + _reported_text(reported, shallow, deep)
     )
 
@@ -851,7 +835,6 @@ def _online_measured(
     success: Mapping[int, np.ndarray],
     at_goal: Mapping[int, np.ndarray],
     reported: Mapping[str, Mapping[int, np.ndarray]],
-    decision: Decision,
     shallow: int,
     deep: int,
 ) -> dict[str, Any]:
@@ -863,7 +846,6 @@ def _online_measured(
         },
         "time_at_goal": {str(d): at_goal[d] for d in success},
         "success_diff": float(success[deep].mean() - success[shallow].mean()),
-        "success_gain_bounds": [decision.parts[0].lower, decision.parts[0].upper],
         "time_at_goal_diff": mean_se(at_goal[deep])[0] - mean_se(at_goal[shallow])[0],
     }
 
@@ -954,18 +936,15 @@ def _online_expected() -> dict[str, Any]:
     paper_plan=ONLINE_PAPER_PLAN,
 )
 def online_maze(
-    ctx: Context,
-    *,
-    decide: Callable[..., Decision] = online_decision,
-    task: Callable[..., dict[str, Any]] | None = None,
-) -> CheckResult:
+    ctx: Context, *, task: Callable[..., dict[str, Any]] | None = None
+) -> results.UnitsResult:
     """Online CRL (:func:`neural.crl.train_online_crl`) on ``#####/#RGG#/###G#/#GGG#/#####``
     with actor and critic at D ∈ {4, 16}, width 64, 3 seeds (``--scale paper``: D ∈ {4, 64},
     width 256, checkpointed every 10 epochs). Training goals: all G cells
     (commanded for acting only; learning uses in-episode relabeled future states). Score: the
     success rate on the three far goals (bottom row, ≥ 4 moves from the start, behind the wall)
     under the deterministic policy, mean over the last 3 evaluations; time at goal is reported
-    beside it. Verdict from :func:`online_decision` on the paired per-seed success rates. ``task``
+    beside it. Decided by :data:`ONLINE_RULE` on the paired per-seed success gains. ``task``
     replaces the training run (default :func:`neural.crl.train_online_crl`)."""
     if ctx.scale == "quick":
         return _online_quick()
@@ -978,16 +957,14 @@ def online_maze(
     runs = {d: [r["result"] for r in records if r["params"]["depth"] == d] for d in size["depths"]}
     success, at_goal = success_by_depth(records), success_by_depth(records, "final_time_at_goal")
     shallow, deep = size["depths"][0], size["depths"][-1]
-    decision = decide(success[deep], success[shallow])
     reported = _reported_success(ctx, task, params, size["n_seeds"])
     maze = GridMaze.from_layout(size["task"].get("layout", U_SMALL))
-    return CheckResult(
-        verdict=decision.verdict,
-        decision=decision.to_json(),
-        summary=_online_summary(size, runs, success, at_goal, reported, decision),
-        measured=_online_measured(success, at_goal, reported, decision, shallow, deep),
+    return results.UnitsResult(
+        units=online_units(success[deep], success[shallow]),
+        summary=_online_summary(size, runs, success, at_goal, reported),
+        measured=_online_measured(success, at_goal, reported, shallow, deep),
         expected=_online_expected(),
-        figures=ctx.save_figure(online_figure(runs, reported, maze, PAPER_ANT_U4_TIME_AT_GOAL)),
         arrays={f"success.{d}": success[d] for d in runs}
         | {f"time_at_goal.{d}": at_goal[d] for d in runs},
+        draw=lambda _: online_figure(runs, reported, maze, PAPER_ANT_U4_TIME_AT_GOAL),
     )

@@ -45,14 +45,9 @@ FAIL_TESTED = claims_with_fail_tests()
 DECIDES_ITSELF = frozenset(
     {
         *("superposition.density_scaling", "superposition.reference_sweep"),
-        *("superposition.regime_knob", "superposition.strong_inverse_m"),
         *("superposition.strong_robust_to_alpha", "superposition.weak_law"),
-        "superposition.weak_tracks_unlearned",
-        *("gated_attention.gate_sparse", "gated_attention.loss_not_worse"),
         *("gated_attention.lr_tolerance", "gated_attention.massive_activations_drop"),
-        *("gated_attention.sink_ordering", "gated_attention.sink_removed"),
-        *("deep_crl.critic_learns_geodesic", "deep_crl.online_maze"),
-        *("deep_crl.signal_propagation", "deep_crl.trainability"),
+        "gated_attention.sink_ordering",
     }
 )
 

@@ -52,7 +52,8 @@ def test_signal_propagation_on_real_runs(out_dir, tiny):
 def test_signal_propagation_fails_when_the_table_says_ln_does_not_matter(out_dir, tiny):
     wrong = dict(deep_crl.SPEC_SIGNAL_TABLE)
     wrong["no_ln"] = deep_crl.SPEC_SIGNAL_TABLE["paper"]  # no-LN behaving like the paper block
-    result = as_run(deep_crl.signal_propagation, _ctx(out_dir, "signal_propagation"), table=wrong)
+    ctx, rule = _ctx(out_dir, "signal_propagation"), deep_crl.signal_rule(wrong)
+    result = as_run(deep_crl.signal_propagation, ctx, rule, table=wrong)
     assert result.verdict is Verdict.FAIL
     assert "no_ln" in result.summary
 
@@ -101,7 +102,8 @@ def test_signal_propagation_fails_for_a_no_res_deep_entry_off_by_twelve(tmp_path
     that the chaotic no-residual entries at D ≥ 64 are allowed."""
     ours = synthetic_signal[("no_res", 256, "jacobian_gain")]
     table = _table_with_no_res_deep_gain(ours / 12)
-    result = as_run(deep_crl.signal_propagation, _ctx(tmp_path, "signal_propagation"), table=table)
+    ctx, rule = _ctx(tmp_path, "signal_propagation"), deep_crl.signal_rule(table)
+    result = as_run(deep_crl.signal_propagation, ctx, rule, table=table)
     assert result.verdict is Verdict.FAIL, result.summary
     assert "no_res.jacobian_gain.D256" in result.summary
 
@@ -109,7 +111,8 @@ def test_signal_propagation_fails_for_a_no_res_deep_entry_off_by_twelve(tmp_path
 def test_signal_propagation_passes_for_a_no_res_deep_entry_off_by_eight(tmp_path, synthetic_signal):
     ours = synthetic_signal[("no_res", 256, "jacobian_gain")]
     table = _table_with_no_res_deep_gain(ours / 8)
-    result = as_run(deep_crl.signal_propagation, _ctx(tmp_path, "signal_propagation"), table=table)
+    ctx, rule = _ctx(tmp_path, "signal_propagation"), deep_crl.signal_rule(table)
+    result = as_run(deep_crl.signal_propagation, ctx, rule, table=table)
     assert result.measured["check_over_limit"]["table"] >= 0.8
     assert result.verdict is Verdict.PASS, result.summary
 
@@ -125,11 +128,11 @@ def test_trainability_on_tiny_real_runs(out_dir, tiny):
 
 
 def test_trainability_fails_when_no_ln_is_claimed_best(out_dir, tiny):
-    # the reference and contenders are the rule's own parts: the registered rule the runner
-    # applies cannot carry another, so this reads the check's decision
-    result = deep_crl.trainability(
-        _ctx(out_dir, "trainability"), reference="no_ln", contenders=("paper", "no_res")
-    )
+    # the reference and contenders name the rule's parts: the wrong theory's rule decides
+    reference, contenders = "no_ln", ("paper", "no_res")
+    rule = deep_crl.trainability_rule(reference, contenders)
+    ctx = _ctx(out_dir, "trainability")
+    result = as_run(deep_crl.trainability, ctx, rule, reference=reference, contenders=contenders)
     assert result.verdict is Verdict.FAIL
     assert result.measured["beats_every_seed"]["paper"] is False
 
@@ -174,10 +177,16 @@ def test_trainability_passes_when_no_res_is_clearly_worse(tmp_path, tiny):
     assert len(result.decision["units"]["deeper_minus_d4"]) == 3
 
 
+def _gain_bounds(result) -> tuple[float, float]:
+    """The bounds of the mean gain in ρ_geo in a critic_learns_geodesic decision."""
+    (gain,) = [p for p in result.decision["parts"] if p["statistic"] == "rho_gain"]
+    return gain["lower"], gain["upper"]
+
+
 def test_critic_learns_geodesic_passes(out_dir, tiny):
     result = as_run(deep_crl.critic_learns_geodesic, _ctx(out_dir, "critic_learns_geodesic"))
     assert result.verdict is Verdict.PASS, result.summary
-    assert result.measured["rho_gain_bounds"][0] > deep_crl.MIN_RHO_GAIN
+    assert _gain_bounds(result)[0] > deep_crl.MIN_RHO_GAIN
     assert result.measured["rho_geo_optimum"] > 0.99
 
 
@@ -196,17 +205,15 @@ def test_critic_learns_geodesic_fails_for_a_gain_above_the_measured_one(out_dir,
     """A theory that depth raises ρ_geo by more than our critics do, beyond the upper bound of
     the measured gain: FAIL on the gain."""
     ctx = _ctx(out_dir, "critic_learns_geodesic")
-    # min_gain is the rule's threshold: the registered rule the runner applies cannot carry
-    # another, so these read the check's own decision
-    upper = deep_crl.critic_learns_geodesic(ctx).measured["rho_gain_bounds"][1]
-    result = deep_crl.critic_learns_geodesic(ctx, min_gain=upper + 0.005)
+    upper = _gain_bounds(as_run(deep_crl.critic_learns_geodesic, ctx))[1]
+    result = as_run(deep_crl.critic_learns_geodesic, ctx, deep_crl.geodesic_rule(upper + 0.005))
     assert result.verdict is Verdict.FAIL, result.summary
 
 
 def test_critic_learns_geodesic_passes_for_a_gain_below_the_measured_one(out_dir, tiny):
     ctx = _ctx(out_dir, "critic_learns_geodesic")
-    lower = deep_crl.critic_learns_geodesic(ctx).measured["rho_gain_bounds"][0]
-    result = deep_crl.critic_learns_geodesic(ctx, min_gain=lower - 0.005)
+    lower = _gain_bounds(as_run(deep_crl.critic_learns_geodesic, ctx))[0]
+    result = as_run(deep_crl.critic_learns_geodesic, ctx, deep_crl.geodesic_rule(lower - 0.005))
     assert result.verdict is Verdict.PASS, result.summary
 
 
@@ -223,23 +230,25 @@ def test_critic_learns_geodesic_passes_for_a_gain_below_the_measured_one(out_dir
         ([1.00, 0.88, 0.33], [0.92, 1.00, 0.67], Verdict.INCONCLUSIVE),
     ],
 )
-def test_online_decision_on_injected_per_seed_scores(deep, shallow, verdict):
-    got = deep_crl.online_decision(deep, shallow)
+def test_online_rule_on_injected_per_seed_scores(deep, shallow, verdict):
+    got = deep_crl.ONLINE_RULE.decide(deep_crl.online_units(deep, shallow))
     assert got.verdict is verdict
     assert got.parts[0].mean == pytest.approx(np.mean(deep) - np.mean(shallow))
 
 
 @pytest.mark.claim_fails("deep_crl.online_maze")
-def test_online_decision_fails_for_a_depth_benefit_below_the_margin():
+def test_online_rule_fails_for_a_depth_benefit_below_the_margin():
     """Depth 16 gains 0.02 over depth 4 in every paired seed (±0.005): the upper bound of the
     mean gain lies below the +0.05 benefit the claim asserts."""
-    got = deep_crl.online_decision([0.815, 0.82, 0.825, 0.82], [0.80, 0.80, 0.80, 0.80])
+    units = deep_crl.online_units([0.815, 0.82, 0.825, 0.82], [0.80, 0.80, 0.80, 0.80])
+    got = deep_crl.ONLINE_RULE.decide(units)
     assert got.parts[0].upper < deep_crl.ONLINE_MIN_GAIN
     assert got.verdict is Verdict.FAIL
 
 
-def test_online_decision_passes_for_a_depth_benefit_above_the_margin():
-    got = deep_crl.online_decision([0.88, 0.89, 0.90, 0.89], [0.80, 0.80, 0.80, 0.80])
+def test_online_rule_passes_for_a_depth_benefit_above_the_margin():
+    units = deep_crl.online_units([0.88, 0.89, 0.90, 0.89], [0.80, 0.80, 0.80, 0.80])
+    got = deep_crl.ONLINE_RULE.decide(units)
     assert got.parts[0].lower > deep_crl.ONLINE_MIN_GAIN
     assert got.verdict is Verdict.PASS
 
@@ -268,7 +277,7 @@ def test_online_maze_fails_when_depth_helps_less_than_the_margin(tmp_path, tiny_
     """The check itself, fed runs where depth 8 beats depth 4 by only 0.02 in far-goal success."""
     ctx = Context(scale="full", seed=0, out_dir=tmp_path, claim_id="deep_crl.online_maze")
     result = as_run(deep_crl.online_maze, ctx, task=synthetic_online({4: 0.80, 8: 0.82}))
-    assert result.measured["success_gain_bounds"][1] < deep_crl.ONLINE_MIN_GAIN
+    assert result.decision["parts"][0]["upper"] < deep_crl.ONLINE_MIN_GAIN
     assert result.verdict is Verdict.FAIL, result.summary
 
 
@@ -328,19 +337,19 @@ def test_online_maze_reports_every_seed_and_draws_the_curves(tmp_path, tiny_onli
     assert "D4" in result.summary
     assert "D8" in result.summary
     assert (tmp_path / result.figures[0]).is_file()
-    # the claim's decision is online_decision on the paired per-seed success rates
-    wrong = deep_crl.online_decision([0.0, 0.0, 0.0], [1.0, 1.0, 0.9])
-    forced = as_run(deep_crl.online_maze, ctx, decide=lambda deep, shallow: wrong)
-    assert forced.verdict is Verdict.FAIL
+    # the claim's units are the paired per-seed success gains, deep minus shallow
+    success = {d: np.asarray(v) for d, v in result.measured["success"].items()}
+    gains = result.decision["units"]["success_gain"]
+    np.testing.assert_allclose(gains, success["8"] - success["4"])
 
 
 @pytest.mark.parametrize(
-    ("shallow", "deep", "words"),
-    [(0.95, 0.97, "ceiling"), (0.0, 0.04, "floor"), (0.5, 0.6, "seed noise")],
+    ("shallow", "deep", "words"), [(0.95, 0.97, "ceiling"), (0.0, 0.04, "floor"), (0.5, 0.6, "")]
 )
-def test_an_inconclusive_online_verdict_says_why(shallow, deep, words):
-    assert words in deep_crl._online_caveat(Verdict.INCONCLUSIVE, shallow, deep)
-    assert deep_crl._online_caveat(Verdict.PASS, shallow, deep) == ""
+def test_the_online_summary_says_where_the_maze_cannot_separate_the_depths(shallow, deep, words):
+    caveat = deep_crl._online_caveat(shallow, deep)
+    assert words in caveat
+    assert bool(caveat) is bool(words)
 
 
 # ------------------------------------------------------------------------------- --scale paper

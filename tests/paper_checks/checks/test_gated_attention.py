@@ -173,13 +173,19 @@ def _loss_records(deltas: list[float]) -> list[dict]:
     return records + [_record("elementwise", s, val_loss=2.0 + d) for s, d in enumerate(deltas)]
 
 
+def _delta_bounds(result) -> tuple[float, float]:
+    """The bounds of the mean paired Δ in a loss_not_worse decision."""
+    (delta,) = result.decision["parts"]
+    return delta["lower"], delta["upper"]
+
+
 def test_loss_not_worse_passes_when_gated_is_better_near_zero(ctx):
     # mean −0.006 nats, upper bound about −0.002: below 0
     result = as_run(
         ga.loss_not_worse, ctx, runs=_runs(_loss_records([-0.004, -0.008, -0.003, -0.009, -0.006]))
     )
     assert result.verdict is Verdict.PASS, result.summary
-    assert result.measured["delta_bounds"][1] < 0
+    assert _delta_bounds(result)[1] < 0
 
 
 @pytest.mark.claim_fails("gated_attention.loss_not_worse")
@@ -189,7 +195,7 @@ def test_loss_not_worse_fails_when_gated_is_slightly_worse(ctx):
         ga.loss_not_worse, ctx, runs=_runs(_loss_records([0.004, 0.008, 0.003, 0.009, 0.006]))
     )
     assert result.verdict is Verdict.FAIL, result.summary
-    assert 0 < result.measured["delta_bounds"][0] < 0.01
+    assert 0 < _delta_bounds(result)[0] < 0.01
 
 
 def test_loss_not_worse_is_inconclusive_when_the_bounds_straddle_zero(ctx):
@@ -197,7 +203,7 @@ def test_loss_not_worse_is_inconclusive_when_the_bounds_straddle_zero(ctx):
         ga.loss_not_worse, ctx, runs=_runs(_loss_records([-0.02, 0.01, -0.015, 0.012, -0.01]))
     )
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
-    low, high = result.measured["delta_bounds"]
+    low, high = _delta_bounds(result)
     assert low < 0 < high
     assert result.decision["units_needed"] is not None
     one_seed = as_run(ga.loss_not_worse, ctx, runs=_runs(_loss_records([-0.05])))
@@ -543,7 +549,7 @@ def test_a_diverged_run_in_either_arm_is_read_not_crashed_on(ctx, name, gate, se
     # gate_sparse also reads the sink testbed's gate (reported, not decisive): left out here, or
     # the test would train that testbed for real
     extra = {"sink": None} if name == "gate_sparse" else {}
-    result = getattr(ga, name)(ctx, runs=_runs(records), **extra)
+    result = as_run(getattr(ga, name), ctx, runs=_runs(records), **extra)
     assert result.verdict in (Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE), result.summary
     arm = "_baseline" if gate == "none" else "_gated"
     for key, stack in result.arrays.items():

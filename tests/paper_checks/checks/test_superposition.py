@@ -114,7 +114,8 @@ def test_strong_inverse_m_at_its_first_full_look_needs_more_than_the_quick_expon
     full, monkeypatch, five_units
 ):
     monkeypatch.setattr(Context, "sweep", _strong_records())
-    assert checks.strong_inverse_m(full).verdict is Verdict.PASS  # the check's own α
+    units = checks.strong_inverse_m(full).units
+    assert checks.STRONG_RULE.decide(units).verdict is Verdict.PASS  # at one look, α
     result = as_run(checks.strong_inverse_m, full)  # the runner's α/2
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
 
