@@ -441,8 +441,8 @@ class Rule:
 
     def text(self, looks: Mapping[str, Sequence[int]] | None = None) -> str:
         """The rule in words, generated from its parts and margins, and from the planned looks
-        (scale -> root-seed counts, :attr:`paper_checks.claims.Claim.looks`) when there are
-        several."""
+        (scale -> root-seed counts, :attr:`paper_checks.claims.Claim.looks`): α spent over
+        several, or the one look's root seeds."""
         m = len(self.parts)
         level = f"one-sided level {self.alpha:g}" + (f"/{m} (Bonferroni)" if m > 1 else "")
         planned = [
@@ -455,6 +455,11 @@ class Rule:
         if planned:
             level += "; " + "; ".join(planned)
             level += "; a run adds the next look's root seeds only while the claim is undecided"
+        level += "".join(
+            f"; at {scale} one look, at {counts[0]} root seeds or as many as --replicates asks"
+            for scale, counts in sorted((looks or {}).items())
+            if len(counts) == 1
+        )
         body = "; ".join(p.describe() for p in self.parts)
         text = (
             f"Units: {self.unit}. Bounds on the mean over units, m ± c·s/√n, {level}; c is "

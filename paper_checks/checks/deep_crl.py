@@ -464,6 +464,9 @@ def _trainability_measured(
     stochastic=True,
     devices=("cpu", "cuda"),  # every sweep task takes params["device"]
     decision=trainability_rule(),
+    # declared 2026-12-05 from the quick reference's 5 root seeds (3 units each): at their mean
+    # and sd 6 units decide it, so `make run` (one root seed) looks once, at 2 root seeds
+    looks={"quick": (2,)},
     paper_effects=(
         registry.PaperEffect(
             "no_res_minus_paper",

@@ -172,7 +172,8 @@ def test_planned_looks_split_the_level():
     assert twice.parts[0].lower < once.parts[0].lower  # a smaller level widens the bounds
     text = rule.text(looks={"full": (1, 25), "quick": (5,)})
     assert "at full α is spent over 2 planned looks, at 1 and 25 root seeds" in text
-    assert "quick" not in text  # one look is no split
+    assert "quick α" not in text  # one look is no split: its root seeds are said
+    assert "at quick one look, at 5 root seeds or as many as --replicates asks" in text
     with pytest.raises(ValueError, match="looks"):
         rule.level_at(0)
 

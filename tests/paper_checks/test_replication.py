@@ -224,6 +224,20 @@ def test_an_undecided_claim_gets_the_root_seeds_of_its_next_look(tmp_path, worke
     assert again.replication["looks"] == result.replication["looks"]
 
 
+def test_one_planned_look_raises_a_run_to_its_root_seeds_and_spends_alpha_once(tmp_path):
+    # one unit per root seed: one root seed alone cannot decide, the look at 3 can
+    claim = _decided(_gain(8.0, 1), {"quick": (3,)})
+    result = run_claim(claim, Context(out_dir=tmp_path), replicates=1)
+    assert result.replication["n"] == 3
+    assert "looks" not in result.replication  # one look: nothing to record between looks
+    assert result.decision["parts"][0]["level"] == pytest.approx(0.025)
+    assert result.verdict is GAIN_RULE.decide({"x": _units_of(8.0, 1, 3)}).verdict
+    assert result.verdict is Verdict.PASS
+    more = run_claim(claim, Context(out_dir=tmp_path / "r5"), replicates=5)
+    assert more.replication["n"] == 5  # --replicates above the look: that many, one look
+    assert more.decision["parts"][0]["level"] == pytest.approx(0.025)
+
+
 def test_a_claim_decided_at_its_first_look_gets_no_more_root_seeds(tmp_path):
     result = run_claim(_decided(_gain(3.0, 4), PLANNED), Context(out_dir=tmp_path), replicates=1)
     assert result.verdict is Verdict.PASS

@@ -337,17 +337,27 @@ def test_sink_ordering_passes_and_fails_with_a_wrong_order(ctx):
     result = as_run(ga.sink_ordering, ctx, runs=_runs(records))
     assert result.verdict is Verdict.PASS, result.summary
     assert result.measured["seeds_with_sink"] == 4
-    relation = result.measured["relations"]["head_shared > ns_sigmoid"]
-    assert relation["n_seeds"] == 4
-    assert relation["log_ratio"] == pytest.approx(np.full(4, np.log(8.0 / 2.0)))
-    assert (ctx.out_dir / result.figures[0]).is_file()
-    # a wrong ordering replaces the rule itself (its relations), which the registered rule
-    # the runner applies cannot carry: these tests read the check's own decision
-    wrong = ga.sink_ordering(
-        ctx, ordering=(("ns_sigmoid", ">", "elementwise"),), runs=_runs(records)
+    relation = _relation(result, "head_shared > ns_sigmoid")
+    assert relation["n"] == 4
+    assert result.decision["units"]["head_shared > ns_sigmoid"] == pytest.approx(
+        np.full(4, np.log(8.0 / 2.0))
     )
+    assert (ctx.out_dir / result.figures[0]).is_file()
+    # a wrong ordering replaces the rule itself (its relations): it comes with its own rule
+    wrong = _ordered(ctx, (("ns_sigmoid", ">", "elementwise"),), records)
     assert wrong.verdict is Verdict.FAIL, wrong.summary
-    assert wrong.measured["relations"]["ns_sigmoid > elementwise"]["verdict"] == "FAIL"
+    assert _relation(wrong, "ns_sigmoid > elementwise")["verdict"] == "FAIL"
+
+
+def _ordered(ctx, ordering, records):
+    """sink_ordering's headline under a wrong ``ordering`` and that ordering's rule."""
+    return as_run(ga.sink_ordering, ctx, ga.ordering_rule(ordering), ordering=ordering,
+                  runs=_runs(records))  # fmt: skip
+
+
+def _relation(result, name: str) -> dict:
+    """The decision's part of one relation of a sink_ordering headline."""
+    return next(p for p in result.decision["parts"] if p["statistic"] == name)
 
 
 def _near(records: list[dict], gate: str, factor: float, of: str) -> list[dict]:
@@ -368,10 +378,11 @@ def test_sink_ordering_fails_when_head_shared_keeps_slightly_more_sink_than_g2(c
     records = _near(_ordering_records(sink_seeds=5), "head_shared", 1.2, of="g2_value")
     result = as_run(ga.sink_ordering, ctx, runs=_runs(records))
     assert result.verdict is Verdict.FAIL, result.summary
-    relation = result.measured["relations"]["head_shared > g2_value"]
+    relation = _relation(result, "head_shared > g2_value")
     assert relation["verdict"] == "FAIL"
     assert -0.3 < relation["mean"] < 0
-    assert result.measured["relations_holding"] == 4.0  # the other four still hold
+    holding = [p["statistic"] for p in result.decision["parts"] if p["verdict"] == "PASS"]
+    assert len(holding) == 4  # the other four still hold
 
 
 @pytest.mark.claim_fails("gated_attention.sink_ordering")
@@ -379,11 +390,9 @@ def test_sink_ordering_fails_a_wrong_theory_that_head_shared_matches_headwise(ct
     # the wrong theory "head-shared removes the sink at least as well as headwise" on data where
     # head-shared keeps 2.5× headwise's weight (beyond the factor 2 that '≥' tolerates): FAIL
     records = _near(_ordering_records(sink_seeds=5), "head_shared", 2.5, of="headwise")
-    wrong = ga.sink_ordering(
-        ctx, ordering=(("head_shared", ">=", "headwise"),), runs=_runs(records)
-    )
+    wrong = _ordered(ctx, (("head_shared", ">=", "headwise"),), records)
     assert wrong.verdict is Verdict.FAIL, wrong.summary
-    right = ga.sink_ordering(ctx, ordering=(("headwise", ">", "head_shared"),), runs=_runs(records))
+    right = _ordered(ctx, (("headwise", ">", "head_shared"),), records)
     assert right.verdict is Verdict.PASS, right.summary
 
 
@@ -412,9 +421,9 @@ def test_sink_ordering_strict_and_weak_relations_on_near_equal_arms(ctx):
     near = [r for r in records if r["params"]["gate"] != "headwise"]
     for seed, f in enumerate([0.9, 0.4, 0.6, 0.45, 0.55, 0.5, 0.65, 0.42]):  # ≈ elementwise's
         near.append(_record("headwise", seed, f_attn=f * UNIFORM))
-    result = ga.sink_ordering(ctx, ordering=(("elementwise", ">", "headwise"),), runs=_runs(near))
+    result = _ordered(ctx, (("elementwise", ">", "headwise"),), near)
     assert result.verdict is Verdict.INCONCLUSIVE, result.summary
-    weak = ga.sink_ordering(ctx, ordering=(("elementwise", ">=", "headwise"),), runs=_runs(near))
+    weak = _ordered(ctx, (("elementwise", ">=", "headwise"),), near)
     assert weak.verdict is Verdict.PASS, weak.summary
 
 

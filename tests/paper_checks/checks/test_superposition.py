@@ -312,7 +312,7 @@ def test_llm_consistency_fails_with_the_wrong_arithmetic(quick):
     ],
 )
 def test_full_claims_are_inconclusive_at_quick_scale(quick, check):
-    result = check(_ctx(quick, "superposition.full_only"))
+    result = as_run(check, _ctx(quick, "superposition.full_only"))
     assert result.verdict is Verdict.INCONCLUSIVE
     assert "full scale only" in result.summary
     assert result.decision is not None
