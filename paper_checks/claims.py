@@ -183,8 +183,9 @@ class Claim:
 
     ``reproduces_to``: the relative tolerance on floats within which the claim's quick check
     under root seed 0 reproduces its committed quick reference record on another machine: 0.0
-    (bit for bit) unless a number goes through a BLAS kernel or a special function whose
-    rounding differs between CPUs and library builds (1e-12); None where that is not pinned
+    (bit for bit) unless a number goes through a BLAS kernel, a special function or a numpy SIMD
+    loop whose rounding differs between CPUs and library builds (1e-12, absolute below magnitude
+    1); None where that is not pinned
     (tests/paper_checks/test_refactor_pins.py).
     """
 

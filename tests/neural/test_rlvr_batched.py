@@ -37,8 +37,10 @@ TINY_CFG = nb.ArmBConfig(**{k: v for k, v in TINY.items() if k != "gate_margin"}
 #: on the base's loss): 16× margin.
 RTOL = 1e-5
 #: The bound on the chance that some sampled node flips between batched and alone (see the
-#: module docstring); the samples are compared exactly below it.
-FLIP_BOUND = 1e-2
+#: module docstring); the samples are compared exactly below it. It was 1e-2 until 2026-12-05,
+#: when an AMD EPYC of another CPU model measured δ = 2.57e-7 (2.3e-7 where it was set) and
+#: put a TINY run's union bound at 1.008e-2; the exact comparisons passed there too.
+FLIP_BOUND = 2e-2
 #: Prefixes a TINY run draws from, at most: 4 arms' evaluations (28 test prompts, one prefix at
 #: the first of the max_len = 3 steps and ≤ c = n_eval at each later one) and 2 GRPO runs
 #: (rl_steps × rl_prompts prompts, c = group).
