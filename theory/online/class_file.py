@@ -171,11 +171,11 @@ def parse_class_json(text: str, where: str) -> tuple[np.ndarray, list[str] | Non
     ):
         raise ValueError(f"{where}: 'points' must be a list of labels (strings or numbers)")
     for i, row in enumerate(data, 1):
-        bad = next((v for v in row if isinstance(v, bool) or not isinstance(v, int | float)), None)
-        if bad is None:
-            bad = next((v for v in row if v not in (0, 1)), None)
-        if bad is not None:
-            raise ValueError(f"{where}: hypothesis {i}: entry {bad!r} is not 0 or 1")
+        # an entry that is not the number 0 or 1 (a bool, a string, null: null is itself None)
+        bad = [v for v in row if isinstance(v, bool) or not isinstance(v, int | float)]
+        bad = bad or [v for v in row if v not in (0, 1)]
+        if bad:
+            raise ValueError(f"{where}: hypothesis {i}: entry {bad[0]!r} is not 0 or 1")
         if len(row) != len(data[0]):
             raise ValueError(
                 f"{where}: hypothesis {i}: has {len(row)} points, the first has {len(data[0])}"

@@ -61,6 +61,8 @@ def test_json_floats_zero_and_one_are_read_like_from_array(tmp_path):
         ("0 1 1\n1 0\n", ".txt", r"line 2: has 2 points, the first row has 3$"),
         ("[[0, 1], [true, 0]]", ".json", r"hypothesis 2: entry True is not 0 or 1$"),
         ("[[0, 1], [1, 0.5]]", ".json", r"hypothesis 2: entry 0\.5 is not 0 or 1$"),
+        ("[[null]]", ".json", r"hypothesis 1: entry None is not 0 or 1$"),  # null is None
+        ('[[0, 1], [1, "1"]]', ".json", r"hypothesis 2: entry '1' is not 0 or 1$"),
         ("[[0, 1], [1, NaN]]", ".json", "not valid JSON"),
         ('{"hypotheses": [[0]], "hypotheses": [[1]]}', ".json", "'hypotheses' is repeated"),
         ('{"hypotheses": [[0]], "points": [true]}', ".json", "'points' must be a list of labels"),
