@@ -13,7 +13,10 @@ at the same root seed and by the same code (the claim fingerprint of
 Otherwise the claim is ``not compared``, with the reason (no reference record, another seed,
 code changed since the reference). A reference replicated over R root seeds records the
 verdict of each root seed: a run with one root seed is compared with the reference's own first
-root seed's verdict, a run with R root seeds with the pooled one.
+root seed's verdict, a run with R root seeds with the pooled one, and a run with fewer root seeds
+than the reference (a claim whose one planned look is a floor of R root seeds) with the
+reference's first R root seeds' units decided again by the claim's rule
+(:func:`first_root_seeds_verdict`): those are the run's own root seeds.
 
 The reference runs reach a run as package data, :data:`PACKAGED_REFERENCE`, the same in a clone
 and in an installed wheel: the records of ``docs/results/<scale>/results.json`` cut to what a
@@ -48,7 +51,8 @@ __all__ = [
 PACKAGED_REFERENCE = files("paper_checks") / "reference.json"
 #: What a packaged record keeps: the fields a :class:`CheckResult` needs and those a comparison
 #: reads, of its provenance the code fingerprint, root seed and times (the order of checks by
-#: cost), of its replication the root seeds and each one's verdict.
+#: cost), of its replication the root seeds and each one's verdict and unit count, and of its
+#: decision the units (what :func:`first_root_seeds_verdict` decides again).
 RECORD_FIELDS = ("claim_id", "paper", "verdict", "summary", "measured", "expected", "tolerance")
 PROVENANCE_FIELDS = ("code", "seed", "cpu_time_s", "wall_time_s")
 RUN_FIELDS = ("created", "replicates", "scale", "seed")
@@ -66,11 +70,16 @@ def packaged_record(record: CheckResult) -> dict[str, Any]:
     cut["replication"] = (
         {
             "n": rep.get("n"),
-            "replicates": [{"verdict": row["verdict"]} for row in rep.get("replicates") or []],
+            "replicates": [
+                {name: row[name] for name in ("verdict", "n_units") if name in row}
+                for row in rep.get("replicates") or []
+            ],
         }
         if rep
         else None
     )
+    units = (record.decision or {}).get("units")
+    cut["decision"] = to_jsonable({"units": units}) if rep and units else None
     return cut
 
 
@@ -153,16 +162,43 @@ def compare(
     if replicates == 1 and rows:
         expected = rows[0]["verdict"]
     elif replicates > 1 and result.stochastic and rep.get("n") != replicates:
-        return {
-            "status": NOT_COMPARED,
-            "reason": f"the reference has {(reference.replication or {}).get('n', 1)} root seeds",
-        }
+        first = first_root_seeds_verdict(reference, replicates, ref_run.get("scale"))
+        if first is None:
+            return {
+                "status": NOT_COMPARED,
+                "reason": f"the reference has {rep.get('n', 1)} root seeds",
+            }
+        expected = first
     if result.verdict.value != expected:
         return {"status": DIFFERS, "verdict": result.verdict.value, "reference": expected}
     where, rel = largest_difference(result.measured, reference.measured)
     if not where:
         return {"status": SAME}
     return {"status": SAME_VERDICT, "largest_difference": {"quantity": where, "relative": rel}}
+
+
+def first_root_seeds_verdict(reference: CheckResult, r: int, scale: str | None) -> str | None:
+    """The verdict of ``reference``'s first ``r`` root seeds together: their units (the pooled
+    units of its decision split back by root seed, :func:`paper_checks.redecide.split_units`)
+    decided again by its claim's rule at ``scale`` (:func:`paper_checks.runner.decide_units`);
+    None where the reference has fewer than ``r`` root seeds, no units, or units it does not
+    say how to split, or its claim is not registered or decides nothing."""
+    from paper_checks.claims import all_claims
+    from paper_checks.decision import pool_units
+    from paper_checks.redecide import split_units
+    from paper_checks.runner import decide_units
+
+    rows = (reference.replication or {}).get("replicates") or []
+    units = (reference.decision or {}).get("units")
+    claim = next((c for c in all_claims() if c.id == reference.claim_id), None)
+    if r > len(rows) or not units or claim is None or claim.decision is None:
+        return None
+    if not all("n_units" in row for row in rows):
+        return None
+    shares, _ = split_units(claim, units, rows)
+    if shares is None:
+        return None
+    return decide_units(claim, pool_units(shares[:r]), scale).verdict.value
 
 
 def compare_run(

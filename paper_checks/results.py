@@ -95,9 +95,8 @@ class CheckResult:
     ``stochastic`` and ``history``), ``replication`` (with ``--replicates``) and ``provenance``.
     A claim decided over units (:mod:`paper_checks.decision`) returns a :class:`UnitsResult`,
     from which the runner makes this result, its ``decision`` being :meth:`Decision.to_json`:
-    the per-unit values, bounds, margins and units needed (a check that still decides itself
-    fills it); with ``--replicates`` the runner replaces it, the verdict and the summary by the
-    pooled decision.
+    the per-unit values, bounds, margins and units needed; with ``--replicates`` the runner
+    replaces it, the verdict and the summary by the pooled decision.
     ``reproduction`` says whether the run reproduces the committed reference record of its
     scale (:func:`paper_checks.reproduce.compare`), filled by ``paper-checks run``.
     """

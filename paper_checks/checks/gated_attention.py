@@ -823,8 +823,10 @@ LR_RULE = Rule(
             "Qiu et al. 2025, §4.1 and Table 6",
         ),
     ),
-    # declared 2026-12-02: 5 paired training seeds per root seed; 11 would decide it
-    looks={"full": (1, 4)},
+    # study 1 declared 2026-12-02 (5 paired training seeds per root seed; 11 would decide it)
+    # looked at (1, 4)
+    looks={"full": (6,)},
+    studies={"full": 2},
     history=[
         _seeds_redrawn(
             "INCONCLUSIVE (quick, one seed: both arms degrade at LR 1e-2, baseline +0.129, "
@@ -863,6 +865,18 @@ LR_RULE = Rule(
             before="FAIL (quick: a 1/1 tie under 4 root seeds, INCONCLUSIVE under 1, "
             "failure_excess 0); full PASS (baseline failed in 4/5 seeds, gated in 3/5, excess "
             "0.235, 0.020, 0.248, 0.160, 0.080 vs 0.195, 0, 0.222, 0.179, 0.035 nats)",
+        ),
+        registry.study_entry(
+            "2026-12-05",
+            "full",
+            2,
+            (6,),
+            power=(0.88, 0.88, 0.00),
+            reason="study 1 (looks at 1 and 4 root seeds, 5 paired seeds each) ended undecided "
+            "at its last look with about 21 units wanted; one look at 6 root seeds (30 units, "
+            "about 2,600 CPU-s) is what one core affords beside the session's other records",
+            before="full, study 1: INCONCLUSIVE over 20 units (excess_gap 0.0566, lower bound "
+            "-0.0016 against 0)",
         ),
     ],
     paper_plan=PAPER_PLAN,

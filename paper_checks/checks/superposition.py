@@ -131,37 +131,6 @@ def _decide(checks: dict[str, bool]) -> tuple[Verdict, str]:
     return Verdict.of(not failed), (f"; failed: {', '.join(failed)}" if failed else "")
 
 
-def _decided(rule: Rule, units: dict[str, list[float]], words: str, **fields: Any) -> CheckResult:
-    """The CheckResult of ``rule`` over ``units``: verdict and decision from the rule, the summary
-    ``words`` followed by the decision's; ``measured`` gets the units and, under each
-    statistic's name, its mean over this root seed's units (None without units)."""
-    d = rule.decide(units)
-    measured = {
-        **fields.pop("measured", {}),
-        **{s: (float(np.mean(v)) if len(v) else None) for s, v in units.items()},
-        "units": units,
-    }
-    return CheckResult(
-        verdict=d.verdict,
-        summary=words,
-        measured=measured,
-        decision=d.to_json(),
-        **fields,
-    )
-
-
-def _inconclusive_full_only(rule: Rule, statement: str) -> CheckResult:
-    """Quick scale of a full-scale claim: INCONCLUSIVE by declaration, with its (empty) units."""
-    d = rule.decide({s: [] for s in rule.statistics})
-    return CheckResult(
-        verdict=Verdict.INCONCLUSIVE,
-        summary=f"{FULL_ONLY}: {statement}",
-        measured={},
-        expected={},
-        decision=d.to_json(),
-    )
-
-
 def _full_only_units(rule: Rule, statement: str) -> results.UnitsResult:
     """Quick scale of a full-scale claim (the runner shows NOT_RUN there): no units."""
     return results.UnitsResult(
@@ -1045,12 +1014,13 @@ WEAK_LAW_RULE = Rule(
     ],
     paper_plan=_exp10_plan(4, 2.1),
 )
-def weak_law(ctx: Context, *, ideal_loss: Callable = theory.weak_ideal_loss) -> CheckResult:
+def weak_law(ctx: Context, *, ideal_loss: Callable = theory.weak_ideal_loss) -> results.UnitsResult:
     """Full scale: n = 1000, B = 512, 6000 steps, γ ∈ {0.33, 0.56}, α ∈ {1.5, 2}, reference widths,
     per unit: the worst over (α, γ) of |α_m (OLS on m = 10..100) − the exponent of ``ideal_loss``
-    on the same widths| below 0.2, and the worst |L/L_unl − 1| below 0.15."""
+    on the same widths| (:data:`WEAK_LAW_RULE`: below 0.2), and the worst |L/L_unl − 1| (below
+    0.15). Quick scale: no units (not run there)."""
     if ctx.scale == "quick":
-        return _inconclusive_full_only(WEAK_LAW_RULE, "four n = 1000 ladders, 6000 steps")
+        return _full_only_units(WEAK_LAW_RULE, "four n = 1000 ladders, 6000 steps")
     params = ladder_tasks_over(
         "alpha", WEAK_ALPHAS, REFERENCE_WIDTHS, F3_GAMMAS, 50, **_at_scale(ctx, FULL_N1000)
     )
@@ -1060,9 +1030,8 @@ def weak_law(ctx: Context, *, ideal_loss: Callable = theory.weak_ideal_loss) -> 
     ideal = {a: weak_ideal_exponent(p[a], widths, ideal_loss, F2_WINDOW) for a in WEAK_ALPHAS}
     exponents = {a: exponent for a, (_, exponent) in ideal.items()}
     law = weak_law_units(by_unit(sweep_models(records)), F3_GAMMAS, p, exponents, F2_WINDOW)
-    fig = weak_law_figure(law, widths, [c for c, _ in ideal.values()], F3_LOSS_TOL, F2_WINDOW)
-    return _decided(
-        WEAK_LAW_RULE,
+    curves = [c for c, _ in ideal.values()]
+    return _unit_result(
         law.units,
         "; ".join(
             f"unit {r['unit']} α={r['alpha']:g} γ={r['gamma']:g}: α_m {r['alpha_m']:.2f} vs ideal "
@@ -1075,10 +1044,8 @@ def weak_law(ctx: Context, *, ideal_loss: Callable = theory.weak_ideal_loss) -> 
             "exponent_deviation_max": F3_BAND,
             "loss_gap_max": F3_LOSS_TOL,
         },
-        tolerance=f"per unit, for every (α, γ): |α_m − ideal| < {F3_BAND:g} (OLS on m = 10..100) "
-        f"and |L/L_unl − 1| < {F3_LOSS_TOL:g} at every m; Student-t over units",
-        figures=ctx.save_figure(fig),
         arrays={"m": widths},
+        draw=lambda _: weak_law_figure(law, widths, curves, F3_LOSS_TOL, F2_WINDOW),
     )
 
 

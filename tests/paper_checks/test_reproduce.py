@@ -86,3 +86,32 @@ def test_a_run_that_added_root_seeds_by_its_looks_meets_the_pooled_reference():
     assert compare(ran, ref, REF_RUN, 1) == {"status": "same numbers"}
     alone = replace(_result(Verdict.INCONCLUSIVE), replication=None)  # no looks: seed 0 alone
     assert compare(alone, ref, REF_RUN, 1) == {"status": "same numbers"}
+
+
+def test_a_run_at_a_looks_floor_meets_the_reference_first_root_seeds_decided_again():
+    # massive_activations_drop looks once at quick, at 4 root seeds: a run of 4 is compared with
+    # the rule applied to the reference's first 4 root seeds' units, not with its 5 pooled
+    from paper_checks.claims import all_claims
+    from paper_checks.runner import decide_units
+
+    claim = next(c for c in all_claims() if c.id == "gated_attention.massive_activations_drop")
+    stat = claim.decision.statistics[0]
+    values = [-0.5, -0.6, -0.55, -0.45, 5.0]
+    first_four = decide_units(claim, {stat: values[:4]}, "quick").verdict
+    pooled = decide_units(claim, {stat: values}, "quick").verdict
+    assert first_four is Verdict.PASS
+    assert pooled is not Verdict.PASS
+    rows = [{"verdict": "INCONCLUSIVE", "n_units": 1} for _ in values]
+    ref = replace(
+        _result(pooled),
+        claim_id=claim.id,
+        replication={"n": 5, "replicates": rows},
+        decision={"units": {stat: values}},
+    )
+    ran = replace(_result(Verdict.PASS), claim_id=claim.id, replication={"n": 4})
+    assert compare(ran, ref, {"seed": 0, "scale": "quick"}, 1) == {"status": "same numbers"}
+    wrong = replace(ran, verdict=Verdict.FAIL)
+    assert compare(wrong, ref, {"seed": 0, "scale": "quick"}, 1)["reference"] == "PASS"
+    # rows that do not say how many units each root seed had: not compared
+    unsplit = replace(ref, replication={"n": 5, "replicates": [{"verdict": "PASS"}] * 5})
+    assert "5 root seeds" in compare(ran, unsplit, {"seed": 0, "scale": "quick"}, 1)["reason"]
