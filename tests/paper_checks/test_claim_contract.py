@@ -55,7 +55,7 @@ def _calls_decide(claim) -> bool:
 
 def test_no_check_applies_its_rule_itself():
     """Every check returns what it measured (its units, or a deterministic verdict): the runner
-    alone applies a rule (issue 36)."""
+    alone applies a rule (docs/adding-a-claim.md)."""
     assert [c.id for c in CLAIMS if _calls_decide(c)] == []
 
 
