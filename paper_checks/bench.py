@@ -14,7 +14,7 @@ import math
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -118,12 +118,14 @@ def run_benchmarks(
         )
     if gpu and (missing := gpu_missing()):
         raise ValueError(f"--gpu: {missing}")
-    rows = []
+    rows: list[dict[str, Any]] = []
     for bench in _BENCHMARKS.values():
         if (only and bench.name not in only) or (quick and bench.full_only and not only):
             continue
         if bench.gpu != gpu:
             continue
+        if out is not None:  # each finished row is kept, also when a later one is stopped
+            _write_rows(out, rows, quick=quick, gpu=gpu, argv=argv)
         comparison = bench.prepare(quick)
         comparison.ours()  # warm-up: JIT compilation and caches are not what we measure
         clock = _CLOCKS[bench.clock]
@@ -145,16 +147,23 @@ def run_benchmarks(
             }
         )
     if out is not None:
-        from paper_checks._files import write_json
-
-        payload = {
-            "quick": quick,
-            "gpu": gpu,
-            "benchmarks": rows,
-            "provenance": provenance(argv or ["bench"]),
-        }
-        write_json(out, payload)
+        _write_rows(out, rows, quick=quick, gpu=gpu, argv=argv)
     return rows
+
+
+def _write_rows(
+    out: Path, rows: list[dict[str, Any]], *, quick: bool, gpu: bool, argv: list[str] | None
+) -> None:
+    """Write the rows finished so far to ``out`` (atomically), with the run's provenance."""
+    from paper_checks._files import write_json
+
+    payload = {
+        "quick": quick,
+        "gpu": gpu,
+        "benchmarks": rows,
+        "provenance": provenance(argv or ["bench"]),
+    }
+    write_json(out, payload)
 
 
 # ------------------------------------------------------------------------------------- entries
@@ -559,7 +568,7 @@ def _records_max_difference(a: list[dict], b: list[dict]) -> str:
     baseline="neural.deep_crl.train_maze_critic, one seed at a time (one thread)",
     clock="cpu",
 )
-def _bench_deep_crl_batched_critic(quick: bool) -> Comparison:
+def _bench_deep_crl_batched_critic(quick: bool, device: str = "cpu") -> Comparison:
     import torch
 
     from neural.deep_crl import train_maze_critic
@@ -568,6 +577,7 @@ def _bench_deep_crl_batched_critic(quick: bool) -> Comparison:
     torch.set_num_threads(1)
     params = {"variant": "paper", "depth": 16, "width": 32, "batch": 256}
     params["steps"] = 50 if quick else 600
+    alone = params | ({} if device == "cpu" else {"device": device})
 
     def rngs() -> list[np.random.Generator]:
         return [np.random.default_rng([0, k]) for k in range(_BATCHED_SEEDS)]
@@ -578,8 +588,8 @@ def _bench_deep_crl_batched_critic(quick: bool) -> Comparison:
         return [{k: v for k, v in r.items() if not k.startswith("rho_")} for r in records]
 
     return Comparison(
-        ours=lambda: continuous(train_maze_critic_batched(params, rngs())),
-        baseline=lambda: continuous([train_maze_critic(params, rng) for rng in rngs()]),
+        ours=lambda: continuous(train_maze_critic_batched(params, rngs(), device=device)),
+        baseline=lambda: continuous([train_maze_critic(dict(alone), rng) for rng in rngs()]),
         agree=lambda a, b: _records_agree(a, b, rtol=1e-4),
         size=f"K = {_BATCHED_SEEDS}, {params['steps']} steps",
         detail=_records_max_difference,
@@ -595,7 +605,7 @@ def _bench_deep_crl_batched_critic(quick: bool) -> Comparison:
     baseline="neural.crl.train_online_crl, one seed at a time (one thread)",
     clock="cpu",
 )
-def _bench_deep_crl_batched_online(quick: bool) -> Comparison:
+def _bench_deep_crl_batched_online(quick: bool, device: str = "cpu") -> Comparison:
     """One epoch only: the rollouts feed the actions back into the maze, so once the networks
     have trained, float32 rounding (another summation order) grows into other trajectories and
     the records of longer runs are no longer comparable number by number (measured: 2 epochs
@@ -609,6 +619,7 @@ def _bench_deep_crl_batched_online(quick: bool) -> Comparison:
 
     torch.set_num_threads(1)
     params = {"depth": 16, "epochs": 1, "grad_steps": 16 if quick else 32}
+    alone = params | ({} if device == "cpu" else {"device": device})
 
     def rngs() -> list[np.random.Generator]:
         return [np.random.default_rng([0, k]) for k in range(_BATCHED_SEEDS)]
@@ -618,16 +629,17 @@ def _bench_deep_crl_batched_online(quick: bool) -> Comparison:
         return [r | {"q_map": r["q_map"][np.isfinite(r["q_map"])]} for r in records]
 
     return Comparison(
-        ours=lambda: finite(train_online_crl_batched(params, rngs())),
-        baseline=lambda: finite([train_online_crl(dict(params), rng) for rng in rngs()]),
+        ours=lambda: finite(train_online_crl_batched(params, rngs(), device=device)),
+        baseline=lambda: finite([train_online_crl(dict(alone), rng) for rng in rngs()]),
         agree=lambda a, b: _records_agree(a, b, rtol=1e-4),
         size=f"K = {_BATCHED_SEEDS}, 1 epoch of {params['grad_steps']} SGD steps",
         detail=_records_max_difference,
     )
 
 
-def _gated_lm_comparison(settings: dict[str, Any], quick: bool) -> Comparison:
-    """K = 8 gated-LM runs of ``settings`` (G1 elementwise gate): batched vs one at a time."""
+def _gated_lm_comparison(settings: dict[str, Any], quick: bool, device: str) -> Comparison:
+    """K = 8 gated-LM runs of ``settings`` (G1 elementwise gate) on ``device``: batched vs one
+    at a time."""
     import torch
 
     from neural.gated_batched import train_run_batched
@@ -648,8 +660,8 @@ def _gated_lm_comparison(settings: dict[str, Any], quick: bool) -> Comparison:
         ]
 
     return Comparison(
-        ours=lambda: losses(train_run_batched(run, seeds)),
-        baseline=lambda: losses([train_run(run, seed) for seed in seeds]),
+        ours=lambda: losses(train_run_batched(run, seeds, device=device)),
+        baseline=lambda: losses([train_run(run, seed, device=device) for seed in seeds]),
         agree=lambda a, b: _records_agree(a, b, rtol=1e-4),
         size=f"K = {_BATCHED_SEEDS}, {steps} steps, evaluated at the start and the end",
         detail=_records_max_difference,
@@ -664,9 +676,10 @@ def _gated_lm_comparison(settings: dict[str, Any], quick: bool) -> Comparison:
     baseline="neural.gated_training.train_run, one seed at a time (one thread)",
     clock="cpu",
 )
-def _bench_gated_lm_batched(quick: bool) -> Comparison:
+def _bench_gated_lm_batched(quick: bool, device: str = "cpu") -> Comparison:
     text = {"task": "text", "batch": 16, "seq_len": 64, "d_model": 64, "n_layers": 2}
-    return _gated_lm_comparison(text | {"n_heads": 4, "d_ffn": 176, "eval_batch": 128}, quick)
+    text |= {"n_heads": 4, "d_ffn": 176, "eval_batch": 128}
+    return _gated_lm_comparison(text, quick, device)
 
 
 @benchmark(
@@ -677,10 +690,10 @@ def _bench_gated_lm_batched(quick: bool) -> Comparison:
     baseline="neural.gated_training.train_run, one seed at a time (one thread)",
     clock="cpu",
 )
-def _bench_gated_sink_batched(quick: bool) -> Comparison:
+def _bench_gated_sink_batched(quick: bool, device: str = "cpu") -> Comparison:
     sink = {"task": "backcopy", "lr": 2e-2, "batch": 32, "seq_len": 64, "d_model": 32}
     sink |= {"n_layers": 1, "n_heads": 1, "d_ffn": 88, "vocab": 64, "n_triggers": 3}
-    return _gated_lm_comparison(sink | {"eval_batch": 64}, quick)
+    return _gated_lm_comparison(sink | {"eval_batch": 64}, quick, device)
 
 
 @benchmark(
@@ -691,7 +704,7 @@ def _bench_gated_sink_batched(quick: bool) -> Comparison:
     baseline="neural.rlvr_transformer.arm_b_task, one seed at a time (one thread)",
     clock="cpu",
 )
-def _bench_rlvr_batched_arm_b(quick: bool) -> Comparison:
+def _bench_rlvr_batched_arm_b(quick: bool, device: str = "cpu") -> Comparison:
     from neural.rlvr_batched import arm_b_batched
     from neural.rlvr_transformer import ArmBConfig, arm_b_task
 
@@ -703,6 +716,7 @@ def _bench_rlvr_batched_arm_b(quick: bool) -> Comparison:
         "rl_steps": cfg.rl_steps // scale,
         "gate_margin": None,  # every stage runs
     }
+    alone = params | ({} if device == "cpu" else {"device": device})
 
     def rngs() -> list[np.random.Generator]:
         return [np.random.default_rng([0, k]) for k in range(_BATCHED_SEEDS)]
@@ -729,8 +743,8 @@ def _bench_rlvr_batched_arm_b(quick: bool) -> Comparison:
         )
 
     return Comparison(
-        ours=lambda: unsampled(arm_b_batched(dict(params), rngs())),
-        baseline=lambda: unsampled([arm_b_task(dict(params), rng) for rng in rngs()]),
+        ours=lambda: unsampled(arm_b_batched(dict(params), rngs(), device=device)),
+        baseline=lambda: unsampled([arm_b_task(dict(alone), rng) for rng in rngs()]),
         agree=agree,
         size=f"K = {_BATCHED_SEEDS}, {params['base_steps']} SFT, {params['rl_steps']} GRPO "
         f"(twice) and {params['distill_steps']} distillation steps",
@@ -1233,6 +1247,39 @@ def _bench_gpu_gated_lm(quick: bool) -> Comparison:
         agree=lambda a, b: bool(np.allclose(a, b, rtol=1e-3)),
         size=f"{steps} steps, evaluated at the start and the end",
     )
+
+
+def _batched_on_gpu(prepare: Callable[..., Comparison]) -> Callable[[bool], Comparison]:
+    """A batched-seed row's comparison on the CUDA device: both the batched model and the
+    one-seed-at-a-time loop there, each followed by a synchronisation."""
+
+    def on_gpu(quick: bool) -> Comparison:
+        comparison = prepare(quick, device="cuda")
+        return replace(
+            comparison,
+            ours=_torch_on_gpu(comparison.ours),
+            baseline=_torch_on_gpu(comparison.baseline),
+        )
+
+    return on_gpu
+
+
+#: The batched-seed rows again on the GPU (units per GPU-second: K seeds as one model against
+#: K one-seed runs on the same device), as (name, the CPU row, what is trained).
+for _name, _cpu_row, _what in (
+    ("gpu_batched_gated_lm", "gated_lm_batched", "gated-attention text LMs"),
+    ("gpu_batched_gated_sink", "gated_sink_batched", "sink-testbed LMs"),
+    ("gpu_batched_deep_crl_critic", "deep_crl_batched_critic", "fixed-data CRL critics"),
+    ("gpu_batched_deep_crl_online", "deep_crl_batched_online", "online CRL actor–critics"),
+    ("gpu_batched_rlvr_arm_b", "rlvr_batched_arm_b", "seeds of the RLVR paper's Arm B"),
+):
+    benchmark(
+        _name,
+        description=f"K = {_BATCHED_SEEDS} {_what} trained as one batched model on the CUDA "
+        f"device, at the sizes of the CPU row {_cpu_row} (units per GPU-second ratio)",
+        baseline="the same seeds trained one at a time on the same CUDA device",
+        gpu=True,
+    )(_batched_on_gpu(_BENCHMARKS[_cpu_row].prepare))
 
 
 @benchmark(

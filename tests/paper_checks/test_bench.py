@@ -117,8 +117,57 @@ def test_gpu_benchmarks_run_only_with_gpu(monkeypatch):
         "gpu_deep_crl_batched_critic",
         "gpu_nonlinear_u",
         "gpu_gated_lm",
+        "gpu_batched_gated_lm",
+        "gpu_batched_gated_sink",
+        "gpu_batched_deep_crl_critic",
+        "gpu_batched_deep_crl_online",
+        "gpu_batched_rlvr_arm_b",
         "gpu_rlvr_arm_b",
     ]
+
+
+def test_the_batched_rows_on_the_gpu_are_the_cpu_rows_on_the_cuda_device(monkeypatch):
+    from paper_checks import bench
+
+    asked = []
+
+    def prepare(quick, device="cpu"):
+        asked.append((quick, device))
+        return bench.Comparison(ours=lambda: 1, baseline=lambda: 2, agree=None, size="s")
+
+    monkeypatch.setattr(bench, "_torch_on_gpu", lambda fn: lambda: ("synchronised", fn()))
+    comparison = bench._batched_on_gpu(prepare)(True)
+    assert asked == [(True, "cuda")]
+    assert (comparison.ours(), comparison.baseline()) == (("synchronised", 1), ("synchronised", 2))
+    for name, row in bench._BENCHMARKS.items():
+        if name.startswith("gpu_batched_"):
+            cpu_row = row.description.split("CPU row ")[1].split(" ")[0]
+            assert not bench._BENCHMARKS[cpu_row].gpu
+            assert bench._BENCHMARKS[cpu_row].clock == "cpu"
+
+
+def test_a_stopped_bench_keeps_the_rows_it_finished(monkeypatch, tmp_path):
+    from paper_checks import bench
+
+    cheap = bench.Comparison(
+        ours=lambda: 1, baseline=lambda: 1, agree=lambda a, b: a == b, size="1"
+    )
+
+    def stopped(quick):
+        raise KeyboardInterrupt  # as if the run were killed while this row ran
+
+    fake = {
+        "first": bench.Benchmark("first", "d", "b", lambda quick: cheap),
+        "second": bench.Benchmark("second", "d", "b", stopped),
+    }
+    monkeypatch.setattr(bench, "_BENCHMARKS", fake)
+    out = tmp_path / "bench.json"
+    with pytest.raises(KeyboardInterrupt):
+        run_benchmarks(quick=True, repeats=1, out=out)
+    kept = read_json(out)
+    assert [r["name"] for r in kept["benchmarks"]] == ["first"]
+    assert kept["quick"] is True
+    assert "provenance" in kept
 
 
 @pytest.mark.skipif(cupy_sees_a_device() and torch_sees_a_device(), reason="a GPU is here")

@@ -24,11 +24,15 @@ RTOL = 1e-3
 SAMPLED = {"rlvr.transformer_crossing"}
 
 
-def _preferred() -> tuple[str, ...]:
+def _device_check():
     spec = importlib.util.spec_from_file_location("device_check", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.PREFERRED
+    return module
+
+
+def _preferred() -> tuple[str, ...]:
+    return _device_check().PREFERRED
 
 
 @pytest.mark.gpu
@@ -37,6 +41,8 @@ def test_a_claim_on_the_gpu_reproduces_the_cpu_reference(tmp_path, claim_id):
     from paper_checks.claims import all_claims
     from sims._backend import get_backend
 
+    if (why := _device_check().unavailable(claim_id)) is not None:
+        pytest.skip(why)
     claim = next(c for c in all_claims() if c.id == claim_id)
     ctx = Context(out_dir=tmp_path, device="cuda", backend=get_backend("cupy"))
     (result,) = run_claims([claim], ctx)
