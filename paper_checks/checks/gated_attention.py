@@ -334,6 +334,9 @@ GATE_KEYS = ("gate_mean", "gate_below_0.1")
     "and the sink testbed are reported beside it and decide nothing.",
     stochastic=True,
     decision=SPARSE_RULE,
+    # quick declared 2026-12-05 (history below): one look at 4 root seeds, where
+    # massive_activations_drop and loss_not_worse look over the same text runs
+    looks={"quick": (4,)},
     history=[
         _seeds_redrawn(
             "PASS (5 paired seeds at the quick sizes: mean gate 0.345–0.380, 3–5% of values "
@@ -372,6 +375,19 @@ GATE_KEYS = ("gate_mean", "gate_below_0.1")
             before="FAIL (quick: one seed, mean gate 0.404, share < 0.1 0.6%, sparsity_margin_min "
             "−0.971; FAIL under 5/5 root seeds, −0.97 to −0.89; full: mean gate 0.390–0.404, "
             "share < 0.1 0.6–2.2%, sparse in 0/5 seeds)",
+        ),
+        HistoryEntry(
+            date="2026-12-05",
+            change="planned looks at quick: one look at 4 root seeds (a floor: a run with fewer "
+            "looks at 4), as massive_activations_drop and loss_not_worse, which read the same "
+            "text runs; the rule and sizes are unchanged",
+            reason="at quick a root seed has one paired seed, so a one-root-seed run (make run) "
+            "cannot decide it; the text runs of 4 root seeds are trained in that run anyway, and "
+            "only the sink testbed's readout (reported, not decisive) costs more (about 55 "
+            "CPU-s a root seed)",
+            before="INCONCLUSIVE in make run (one root seed: one unit, fewer than the rule "
+            "decides with); the quick reference (5 root seeds) FAIL, gate_mean 0.403 [0.389, "
+            "0.417], unchanged; its first 4 root seeds decided again: FAIL",
         ),
     ],
     paper_plan=PAPER_PLAN,
