@@ -291,7 +291,10 @@ def main(argv: list[str] | None = None) -> int:
         for line in problems:
             print(f"device_check: missing: {line}", file=sys.stderr)
         return 2
-    report["machine"] = gpu_facts()
+    try:
+        report["machine"] = gpu_facts()
+    except Exception as err:  # noqa: BLE001 - a broken driver is a finding, written down
+        report["machine"] = {"error": f"{type(err).__name__}: {err}"}
     env = {
         **os.environ,
         **SINGLE_THREADED,

@@ -444,6 +444,71 @@ ADDING = DOCS / "adding-a-claim.md"
 HOUSE_BEFORE = DOCS / "results" / "house-before.json"
 
 
+#: The committed output of scripts/device_check.py on a machine with one NVIDIA GPU (absent
+#: until a GPU machine has run it).
+DEVICE_CHECK = DOCS / "results" / "device-check.json"
+
+
+def _pytest_tally(tail: str) -> str:
+    """The last pytest tally line in an output tail ("20 passed, 6 skipped in 51.2s"), or
+    "no tally" when the output has none (a run stopped before it ended)."""
+    tallies = re.findall(r"=+ ([^=\n]*\b(?:passed|failed|skipped|error)[^=\n]*) =+", tail)
+    return tallies[-1].strip() if tallies else "no tally"
+
+
+def render_device_check(report: Mapping[str, Any] | None) -> str:
+    """docs/benchmarks.md's GPU section from the committed device check (``report``, the JSON
+    :file:`scripts/device_check.py` writes; None when none has run): the machine, each step's
+    exit and wall time (the gpu tests' tally), each full claim run's verdict beside the CPU
+    reference's and the largest relative difference of its numbers, and the GPU benchmarks."""
+    if report is None:
+        return (
+            "No device check has run yet: no GPU machine has started for this project. "
+            "`scripts/device_check.py` ([running.md](running.md#the-device-check)) fills this "
+            "section from `docs/results/device-check.json`."
+        )
+    if missing := report.get("missing"):
+        return f"The device check of {report.get('created')} stopped before running anything: " + (
+            "; ".join(missing)
+        )
+    machine = report.get("machine", {})
+    facts = ", ".join(
+        f"{key} {machine[key]}"
+        for key in ("gpu", "gpu_memory_gib", "cpu_count", "python", "torch", "cupy", "numpy")
+        if key in machine
+    )
+    lines = [
+        (
+            f"From `docs/results/device-check.json` ({report.get('created')}): {_cell(facts)}. "
+            f"{report.get('timing', '')}."
+        ),
+        "",
+        "| step | exit | wall (s) | result |",
+        "|---|---|---|---|",
+    ]
+    for step in report.get("steps", []):
+        if "verdict" in step:
+            diff = step.get("against_reference", {})
+            where = (
+                f", numbers within {diff['largest']:.2g} (largest relative difference, at "
+                f"`{diff['at']}`, of {diff['compared']})"
+                if diff.get("compared")
+                else ""
+            )
+            result = f"{step['verdict']} (CPU reference: {step.get('reference_verdict')}){where}"
+        elif step["step"] == "gpu tests":
+            result = _pytest_tally(step.get("output_tail", ""))
+        else:
+            result = "-"
+        lines.append(f"| {_cell(step['step'])} | {step['exit']} | {step['wall_s']} | {result} |")
+    for claim_id, why in (report.get("not_run_here") or {}).items():
+        lines.append(f"| run {claim_id} | not run | - | {_cell(why)} |")
+    if rows := report.get("bench"):
+        bench = render_bench({"quick": True, "benchmarks": rows, "provenance": {}}, DEVICE_CHECK)
+        lines += ["", *bench.splitlines()[2:]]  # the table, without the bench's own provenance
+    return "\n".join(lines)
+
+
 def render_bench(payload: Mapping[str, Any], path: Path = BENCH_RUN) -> str:
     """A speed table of docs/benchmarks.md from the committed bench JSON at ``path`` (its
     provenance line, then one row per benchmark), and the refutation rates of the false
@@ -642,6 +707,9 @@ def generated_files(
         bench = {
             "bench": render_bench(read_json(BENCH_RUN)),
             "bench_batched": render_bench(read_json(BATCHED_RUN), BATCHED_RUN),
+            "device_check": render_device_check(
+                read_json(DEVICE_CHECK) if DEVICE_CHECK.is_file() else None
+            ),
         }
         out[BENCHMARKS] = render_blocks(
             BENCHMARKS.read_text(encoding="utf-8"), bench, "benchmarks.md"
