@@ -153,28 +153,38 @@ def _commit(records: Records) -> str:
 
 
 def render_provenance(scale: str, run: Mapping[str, Any], records: Records) -> str:
-    """One sentence: which committed run the numbers come from (its command line), and its tally."""
+    """Which committed run the numbers come from and its tally, then the commands that made and
+    updated it, in order, one numbered line each (a command repeated at once counted, not
+    repeated; a run made in another directory marked as merged in)."""
     fragile = sum(bool((r.replication or {}).get("fragile")) for r in records.values())
     old = sum(superseded_by(r, run) is not None for r in records.values())
     old_text = f" {old} of them were made under an old rule, rerun pending." if old else ""
     argv = _shown_argv(run.get("argv", [])) or f"run --all --scale {scale}"
-    updates = "".join(
-        f", then `paper-checks {_shown_argv(update['argv'])}`"
-        + (
-            " (made elsewhere and merged with `paper-checks merge`)"
-            if "merged_from" in update
-            else ""
-        )
+    commands = [(f"`paper-checks {argv}`", False)] + [
+        (f"`paper-checks {_shown_argv(update['argv'])}`", "merged_from" in update)
         for update in run.get("updates", [])
-    )
-    return (
-        f"{scale.capitalize()}: `docs/results/{scale}/results.json` from `paper-checks {argv}`"
-        f"{updates} at root seed {run['seed']}, commit `{_commit(records)}`. {len(records)} "
-        "claims: "
+    ]
+    steps: list[list[Any]] = []  # [command, merged, times in a row]
+    for command, merged in commands:
+        if steps and steps[-1][:2] == [command, merged]:
+            steps[-1][2] += 1
+        else:
+            steps.append([command, merged, 1])
+    commits = _commit(records)
+    lines = [
+        f"**{scale.capitalize()}**: `docs/results/{scale}/results.json`, root seed {run['seed']}, "
+        f"{'commits' if ',' in commits else 'commit'} `{commits}`. {len(records)} claims: "
         + tally(r.verdict for r in records.values())
         + f"; on {fragile} a root seed alone PASSes where another FAILs. Stochastic verdicts "
-        f"are decided over the units of all root seeds together.{old_text}"
-    )
+        f"are decided over the units of all root seeds together.{old_text} Made by "
+        f"{len(commands)} commands, in order:",
+        "",
+    ]
+    for i, (command, merged, times) in enumerate(steps, start=1):
+        notes = ["made elsewhere, copied in by `paper-checks merge`"] if merged else []
+        notes += [f"{times} times in a row"] if times > 1 else []
+        lines.append(f"{i}. {command}" + (f" ({'; '.join(notes)})" if notes else ""))
+    return "\n".join(lines)
 
 
 def render_reference_line(scale: str, run: Mapping[str, Any], records: Records) -> str:

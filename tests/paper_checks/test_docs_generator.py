@@ -130,7 +130,20 @@ def test_a_full_run_of_one_root_seed_and_an_update_made_elsewhere_read_plainly()
     assert (
         "`paper-checks run rlvr --out docs/results/full`" in line
     )  # inside the checkout: relative
-    assert "`paper-checks run rlvr.a --out <elsewhere>/x` (made elsewhere and merged" in line
+    assert "2. `paper-checks run rlvr.a --out <elsewhere>/x` (made elsewhere, copied in" in line
+
+
+def test_the_commands_of_a_reference_are_numbered_and_a_repeat_is_counted():
+    redecide = {"argv": ["report", "--redecide", "docs/results/full"]}
+    run = {**RUN, "argv": ["run", "rlvr"], "updates": [redecide, redecide, {"argv": ["run", "x"]}]}
+    text = render_provenance("full", run, RECORDS)
+    assert "Made by 4 commands, in order:" in text
+    steps = [line for line in text.splitlines() if line[:1].isdigit()]
+    assert steps == [
+        "1. `paper-checks run rlvr`",
+        "2. `paper-checks report --redecide docs/results/full` (2 times in a row)",
+        "3. `paper-checks run x`",
+    ]
 
 
 def test_blocks_are_replaced_between_their_markers_only():
