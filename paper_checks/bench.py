@@ -119,13 +119,14 @@ def run_benchmarks(
     if gpu and (missing := gpu_missing()):
         raise ValueError(f"--gpu: {missing}")
     rows: list[dict[str, Any]] = []
+    started = provenance(argv or ["bench"])  # the machine's load at the start, not at a write
     for bench in _BENCHMARKS.values():
         if (only and bench.name not in only) or (quick and bench.full_only and not only):
             continue
         if bench.gpu != gpu:
             continue
         if out is not None:  # each finished row is kept, also when a later one is stopped
-            _write_rows(out, rows, quick=quick, gpu=gpu, argv=argv)
+            _write_rows(out, rows, quick=quick, gpu=gpu, provenance=started)
         comparison = bench.prepare(quick)
         comparison.ours()  # warm-up: JIT compilation and caches are not what we measure
         clock = _CLOCKS[bench.clock]
@@ -147,23 +148,17 @@ def run_benchmarks(
             }
         )
     if out is not None:
-        _write_rows(out, rows, quick=quick, gpu=gpu, argv=argv)
+        _write_rows(out, rows, quick=quick, gpu=gpu, provenance=started)
     return rows
 
 
 def _write_rows(
-    out: Path, rows: list[dict[str, Any]], *, quick: bool, gpu: bool, argv: list[str] | None
+    out: Path, rows: list[dict[str, Any]], *, quick: bool, gpu: bool, provenance: dict[str, Any]
 ) -> None:
     """Write the rows finished so far to ``out`` (atomically), with the run's provenance."""
     from paper_checks._files import write_json
 
-    payload = {
-        "quick": quick,
-        "gpu": gpu,
-        "benchmarks": rows,
-        "provenance": provenance(argv or ["bench"]),
-    }
-    write_json(out, payload)
+    write_json(out, {"quick": quick, "gpu": gpu, "benchmarks": rows, "provenance": provenance})
 
 
 # ------------------------------------------------------------------------------------- entries

@@ -34,6 +34,7 @@ the benchmarks to ``DIR/bench-gpu.json``; the runs and the wheels' site go to ``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import json
@@ -173,7 +174,8 @@ def run_steps(
             if status is None and wall < timeout_s:
                 continue
             if status is None:  # the whole process group: its sweep workers too
-                os.killpg(child.pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):  # it ended just now
+                    os.killpg(child.pid, signal.SIGKILL)
                 child.wait()
                 status = "timeout"
             print(f"{name}: exit {status} after {wall} s", flush=True)
