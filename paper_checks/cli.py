@@ -763,6 +763,9 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         description="Executable, falsifiable checks of the NeurIPS 2025 award papers' claims.",
     )
+    from paper_checks import __version__
+
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser(

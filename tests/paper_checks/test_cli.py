@@ -536,6 +536,13 @@ def test_help(capsys, argv):
             assert option in out
 
 
+def test_version_is_the_package_version(capsys):
+    from paper_checks import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"paper-checks {__version__}\n"
+
+
 # --------------------------------------------------------------------------- python -m paper_checks
 def test_python_m_list(tmp_path):
     proc = subprocess.run(
