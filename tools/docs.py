@@ -475,7 +475,7 @@ def render_device_check(report: Mapping[str, Any] | None) -> str:
         return (
             "No device check has run yet: no GPU machine has started for this project. "
             "`scripts/device_check.py` ([running.md](running.md#the-device-check)) fills this "
-            "section from `docs/results/device-check.json`."
+            "section from its `device-check.json`, committed in `docs/results`."
         )
     if missing := report.get("missing"):
         return f"The device check of {report.get('created')} stopped before running anything: " + (
@@ -489,7 +489,8 @@ def render_device_check(report: Mapping[str, Any] | None) -> str:
     )
     lines = [
         (
-            f"From `docs/results/device-check.json` ({report.get('created')}): {_cell(facts)}. "
+            f"From `{DEVICE_CHECK.relative_to(ROOT).as_posix()}` ({report.get('created')}): "
+            f"{_cell(facts)}. "
             f"{report.get('timing', '')}."
         ),
         "",
