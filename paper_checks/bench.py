@@ -524,6 +524,12 @@ def _bench_superposition_sampler(quick: bool) -> Comparison:
 _BATCHED_SEEDS = 8
 
 
+def _placed(params: dict[str, Any], device: str) -> dict[str, Any]:
+    """A one-seed task's point on a torch device, as ``Context.sweep`` gives it: the CPU's as
+    given, another device's with its ``device``."""
+    return dict(params) | ({} if device == "cpu" else {"device": device})
+
+
 def _leaves(record: Any) -> list[Any]:
     """The leaves of a nested record (dicts and lists walked in order)."""
     if isinstance(record, dict):
@@ -572,7 +578,7 @@ def _bench_deep_crl_batched_critic(quick: bool, device: str = "cpu") -> Comparis
     torch.set_num_threads(1)
     params = {"variant": "paper", "depth": 16, "width": 32, "batch": 256}
     params["steps"] = 50 if quick else 600
-    alone = params | ({} if device == "cpu" else {"device": device})
+    alone = _placed(params, device)
 
     def rngs() -> list[np.random.Generator]:
         return [np.random.default_rng([0, k]) for k in range(_BATCHED_SEEDS)]
@@ -614,7 +620,7 @@ def _bench_deep_crl_batched_online(quick: bool, device: str = "cpu") -> Comparis
 
     torch.set_num_threads(1)
     params = {"depth": 16, "epochs": 1, "grad_steps": 16 if quick else 32}
-    alone = params | ({} if device == "cpu" else {"device": device})
+    alone = _placed(params, device)
 
     def rngs() -> list[np.random.Generator]:
         return [np.random.default_rng([0, k]) for k in range(_BATCHED_SEEDS)]
@@ -711,7 +717,7 @@ def _bench_rlvr_batched_arm_b(quick: bool, device: str = "cpu") -> Comparison:
         "rl_steps": cfg.rl_steps // scale,
         "gate_margin": None,  # every stage runs
     }
-    alone = params | ({} if device == "cpu" else {"device": device})
+    alone = _placed(params, device)
 
     def rngs() -> list[np.random.Generator]:
         return [np.random.default_rng([0, k]) for k in range(_BATCHED_SEEDS)]
@@ -1208,8 +1214,7 @@ def _one_seed_on_devices(task: Callable, params: dict[str, Any]) -> Callable[[st
     with its ``device`` (as ``Context.sweep`` gives it)."""
 
     def run(device: str) -> dict:
-        point = dict(params) | ({} if device == "cpu" else {"device": device})
-        return task(point, np.random.default_rng(0))
+        return task(_placed(params, device), np.random.default_rng(0))
 
     return run
 
