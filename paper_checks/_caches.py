@@ -20,15 +20,16 @@ from pathlib import Path
 
 from paper_checks import _schema
 
-__all__ = ["set_aside_unreadable"]
+__all__ = ["set_aside_unreadable", "unusable"]
 
 TASK_FILE = re.compile(r"task-(\d+)\.json")
 #: Larger task files are not read (a task's result is a few numbers per point).
 MAX_BYTES = 256 * 1024**2
 
 
-def _problem(path: Path, schema: _schema.Check) -> str | None:
-    """Why ``path`` cannot be used as a record of ``schema`` (None when it can)."""
+def unusable(path: Path, schema: _schema.Check) -> str | None:
+    """Why ``path`` cannot be used as a record of ``schema`` (None when it can): not a regular
+    file, too large, not JSON, too deep, not of the schema, or a task file holding another index."""
     if path.is_symlink() or not path.is_file():
         return "not a regular file"
     if path.stat().st_size > MAX_BYTES:
@@ -70,13 +71,13 @@ def set_aside_unreadable(out_dir: Path) -> list[str]:
                 continue
             manifest = folder / "sweep.json"
             exists = manifest.exists() or manifest.is_symlink()
-            why = _problem(manifest, _schema.SWEEP_MANIFEST) if exists else None
+            why = unusable(manifest, _schema.SWEEP_MANIFEST) if exists else None
             if why is not None:
                 moved = _set_aside(folder)
                 notes.append(f"sweep cache {folder}: sweep.json {why}; set aside as {moved.name}")
                 continue
             for task in sorted(folder.glob("task-*.json")):
-                why = _problem(task, _schema.SWEEP_TASK)
+                why = unusable(task, _schema.SWEEP_TASK)
                 if why is not None:
                     moved = _set_aside(task)
                     notes.append(f"sweep cache task {task}: {why}; set aside as {moved.name}")

@@ -338,3 +338,10 @@ def duplicates(ids: Iterable[str]) -> str | None:
 SWEEP_MANIFEST = obj({"fingerprint": STR, "sweep": STR, "key": STR})
 #: One finished task of a sweep cache, ``task-<index>.json``.
 SWEEP_TASK = obj({"index": INT, "params": map_of(ANY), "seed_index": INT, "result": ANY})
+#: A task kept by a store shared between runs (:mod:`paper_checks.task_store`).
+STORED_TASK = obj(
+    {
+        "task": obj({"fn": STR, "code": STR, "params": map_of(ANY), "seed": map_of(ANY)}),
+        "result": map_of(ANY),
+    }
+)

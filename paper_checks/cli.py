@@ -209,6 +209,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     # refuse before anything is written: an unwritable --out, a symlink or FIFO in its files' way
     check_output_path(out_dir, "--out", directory=True)
+    store = _store(args.store)
     if out_dir.is_dir():
         check_run_dir(out_dir, [c.id for c in claims])
     if (foreign := check_latest(out_dir.resolve().parent)) is not None:
@@ -247,7 +248,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         # an update's checks run in a staging folder: out_dir is untouched until its commit
         check_dir = out_dir / UPDATE_STAGING if args.update else out_dir
         start = time.perf_counter()
-        with run_executor(args.workers, args.scheduler) as executor:
+        with run_executor(args.workers, args.scheduler, store) as executor:
             ctx = Context(args.scale, args.seed, check_dir, executor, backend, args.device)
             from paper_checks.runner import run_claims
 
@@ -258,6 +259,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 on_result=show,
                 costs=_reference_costs(args.scale),
             )
+            served = getattr(executor, "served", 0)  # tasks taken from the store, every check's
         results = [replace(r, reproduction=reproduction(r)) for r in results]
         info = RunInfo(
             run_id=run_id,
@@ -292,9 +294,28 @@ def cmd_run(args: argparse.Namespace) -> int:
     if ref_run:
         _print_line(closing_line({r.claim_id: r.reproduction for r in results}, args.scale))
     print(f"{len(results)} claim{'s' * (len(results) != 1)}: {_tally(results)}{note}")
+    if store is not None:
+        print(
+            f"store {os.fspath(store)!r}: {served} sweep task(s) taken from it; every task computed is kept there"
+        )
     print(f"report: {page}")
     failed = {"fail": counts[Verdict.FAIL] + counts[Verdict.ERROR], "error": counts[Verdict.ERROR]}
     return 1 if failed.get(args.fail_on) else 0
+
+
+def _store(asked: Path | None) -> Path | None:
+    """The run's store of sweep tasks: ``--store``, else ``$PAPER_CHECKS_STORE`` when set and not
+    empty, else none; refused (ValueError naming it) where no folder can be written."""
+    from paper_checks.task_store import STORE_ENV
+
+    option = "--store"
+    if asked is None:
+        text = os.environ.get(STORE_ENV, "")
+        if not text.strip():
+            return None
+        asked, option = Path(text), f"${STORE_ENV}"
+    check_output_path(asked, option, directory=True)
+    return asked
 
 
 @contextlib.contextmanager
@@ -845,6 +866,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print, per claim, whether it runs at --scale, its sizes (or why --scale paper "
         "refuses it) and its estimated CPU time; run nothing",
+    )
+    p.add_argument(
+        "--store",
+        type=_path,
+        metavar="DIR",
+        help="a store of finished sweep tasks shared by runs (default: $PAPER_CHECKS_STORE, if "
+        "set): a task some run computed with the same code, parameters and seed is taken from it "
+        "instead of computed, and every task computed is kept there (records count the tasks "
+        "taken as tasks_from_store; their CPU time is not counted again)",
     )
     p.add_argument(
         "--update",

@@ -31,8 +31,9 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 2
 
-#: Keys whose values legitimately differ between two runs with the same seed.
-TIMING_KEYS = frozenset({"run", "wall_time_s", "cpu_time_s", "cpu_seconds"})
+#: Keys whose values legitimately differ between two runs with the same seed: what a run cost, and
+#: how many of its sweep tasks a store served instead (``paper-checks run --store``).
+TIMING_KEYS = frozenset({"run", "wall_time_s", "cpu_time_s", "cpu_seconds", "tasks_from_store"})
 
 
 class Verdict(enum.StrEnum):

@@ -614,6 +614,7 @@ def _check_once(
     A crash is the claim's ERROR record, except a full disk (:func:`disk_full`), which ends the
     run, and a failure once the run is ``stopping`` (its executor closed under it), which
     records nothing."""
+    from paper_checks.task_store import StoreMeter
     from sims.sweep import CpuMeter
 
     _files.make_dirs(ctx.out_dir, run_dir)
@@ -621,7 +622,7 @@ def _check_once(
     device, backend = placement(claim, ctx)  # without a path on the asked one: CPU, numpy
     ctx = replace(ctx, device=device, backend=ctx.backend if backend == asked else get_backend())
     start, cpu_start = time.perf_counter(), time.thread_time()
-    with CpuMeter() as meter:
+    with CpuMeter() as meter, StoreMeter() as stored:
         try:
             result = _not_run(claim, ctx.scale) or claim.check(ctx)
             if isinstance(result, UnitsResult):
@@ -653,7 +654,8 @@ def _check_once(
         provenance=provenance(ctx, time.perf_counter() - start, cpu_s, code[0])
         | ({} if code[1] == code[0] else {"code_on_cpu": code[1]})
         | ({} if asked == ctx.backend.name else {"backend_asked": asked})
-        | ({} if asked_device == ctx.device else {"device_asked": asked_device}),
+        | ({} if asked_device == ctx.device else {"device_asked": asked_device})
+        | ({"tasks_from_store": stored.served} if stored.served else {}),
     )
     write_claim(ctx.out_dir, result)
     return result
@@ -805,17 +807,24 @@ CLOSE_BOUND_S = 10.0
 
 
 @contextlib.contextmanager
-def run_executor(workers: int, scheduler: str) -> Iterator[Any]:
+def run_executor(
+    workers: int, scheduler: str, store: str | os.PathLike[str] | None = None
+) -> Iterator[Any]:
     """:func:`sims.sweep.make_executor`'s executor, closed when the run ends: in full after a
     run that finished, and within :data:`CLOSE_BOUND_S` after one that ends early, whose
     running tasks are no longer wanted: a process pool's workers are terminated first (its
-    close would wait for their tasks) and Dask's shutdown warnings are silenced."""
+    close would wait for their tasks) and Dask's shutdown warnings are silenced. With
+    ``store`` (a folder), sweep tasks are taken from and kept in that store
+    (:class:`paper_checks.task_store.StoredExecutor`)."""
+    from paper_checks.task_store import StoredExecutor, TaskStore
     from sims.sweep import make_executor
 
     try:
         executor = make_executor(workers, scheduler)
     except ValueError as err:  # dask missing, or a scheduler that cannot be reached
         raise ValueError(f"--scheduler {scheduler}: {err}") from None
+    if store is not None:
+        executor = StoredExecutor(executor, TaskStore(store))
     try:
         yield executor
     except BaseException:

@@ -1,0 +1,195 @@
+"""A store of finished sweep tasks shared by run directories (``paper-checks run --store DIR``).
+
+A sweep task's result is a function of three things only: the code of its task function, its
+parameters and its seed (:func:`sims.sweep.run_sweep`). The store keeps each finished task under
+the sha256 of exactly these,
+
+    key = sha256(dumps({"fn": module.qualname, "code": code_fingerprint(fn),
+                        "params": params, "seed": {entropy, spawn_key, pool_size}})),
+
+as ``DIR/<key[:2]>/<key>.json`` holding that description and the result. A run that asks for a
+task some other run (in another directory, under another ``--replicates`` or claim list, or one
+that was killed) has computed with the same code, parameters and seed takes its result instead of
+computing it again: so a record is extended by the units it lacks, and a second run of the same
+claims costs only their statistics and figures. Editing the task's code (any module its function
+imports) changes the key, so a store never serves a result of other code.
+
+A stored file is used only when it is a regular file (no link, inside no linked folder), valid
+JSON of the stored-task schema and describes the very task asked for; anything else is left
+alone, logged, and the task computed (and its file written anew where it can be). A file that
+cannot be written is logged and skipped: a store never costs a run its records. Concurrent runs
+may share a store: each file is written whole (a temporary file renamed over it), and two runs
+that compute the same task write the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Self
+
+import numpy as np
+
+from paper_checks import _files, _schema
+from paper_checks._caches import unusable
+
+__all__ = ["StoreMeter", "StoredExecutor", "TaskStore"]
+
+logger = logging.getLogger(__name__)
+
+#: The environment variable whose value is ``run``'s default ``--store``.
+STORE_ENV = "PAPER_CHECKS_STORE"
+
+
+class TaskStore:
+    """The finished sweep tasks kept under ``root`` (see the module docstring)."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+        self._codes: dict[Callable[..., Any], str] = {}
+        self._lock = threading.Lock()
+
+    def describe(
+        self, fn: Callable[..., Any], params: Mapping[str, Any], seed: np.random.SeedSequence
+    ) -> dict[str, Any]:
+        """What a task's result depends on: its function, that function's code fingerprint
+        (:func:`sims._fingerprint.code_fingerprint`, taken once per function and store), its
+        parameters and its seed."""
+        from sims._fingerprint import code_fingerprint
+        from sims._jsonio import to_jsonable
+
+        with self._lock:
+            if fn not in self._codes:
+                self._codes[fn] = code_fingerprint(fn)
+            code = self._codes[fn]
+        return {
+            "fn": f"{fn.__module__}.{fn.__qualname__}",
+            "code": code,
+            "params": to_jsonable(dict(params)),
+            "seed": {
+                "entropy": to_jsonable(seed.entropy),
+                "spawn_key": [int(k) for k in seed.spawn_key],
+                "pool_size": int(seed.pool_size),
+            },
+        }
+
+    def path(self, task: Mapping[str, Any]) -> Path:
+        """The file of the task described by ``task`` (:meth:`describe`)."""
+        from sims._jsonio import dumps
+
+        key = hashlib.sha256(dumps(task).encode()).hexdigest()
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, task: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The stored result of ``task``, or None when the store has no usable one."""
+        from sims._jsonio import dumps
+
+        path = self.path(task)
+        if not (path.exists() or path.is_symlink()):
+            return None
+        try:
+            _files.check_target(path, self.root)  # no link on the way, a regular file
+            why = unusable(path, _schema.STORED_TASK)
+        except (OSError, ValueError) as err:
+            why = str(err)
+        if why is None:
+            stored = json.loads(path.read_bytes().decode("utf-8"))
+            if dumps(stored["task"]) == dumps(task):
+                return stored["result"]
+            why = "it describes another task"
+        logger.warning("store: %s not used (%s); the task is computed", path, why)
+        return None
+
+    def put(self, task: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+        """Keep ``result`` as the result of ``task``; a file that cannot be written is logged."""
+        path = self.path(task)
+        try:
+            _files.write_json(path, {"task": dict(task), "result": dict(result)}, self.root)
+        except (OSError, ValueError) as err:
+            logger.warning("store: the task is not kept (%s)", str(err).splitlines()[0])
+
+
+class StoreMeter:
+    """Counts the sweep tasks the store served to this thread while the meter is active (the
+    runner puts the count of each check in its record's provenance)."""
+
+    _active = threading.local()
+
+    def __init__(self) -> None:
+        self.served = 0
+
+    @classmethod
+    def add(cls, n: int = 1) -> None:
+        meter = getattr(cls._active, "meter", None)
+        if meter is not None:
+            meter.served += n
+
+    def __enter__(self) -> Self:
+        self._outer = getattr(self._active, "meter", None)
+        self._active.meter = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._active.meter = self._outer
+        if self._outer is not None:
+            self._outer.served += self.served
+
+
+class StoredExecutor:
+    """An executor (:class:`sims.sweep.Executor`) that serves sweep tasks from ``store`` and
+    keeps those it runs there; everything else is ``inner``'s (its workers, its pool or cluster).
+
+    Only the calls of :func:`sims.sweep.run_sweep` (``_run_task(fn, task, seed, checkpoint)``)
+    are looked up; a stored task is yielded first with 0 CPU seconds, the others run on
+    ``inner`` and are kept as they finish."""
+
+    def __init__(self, inner: Any, store: TaskStore) -> None:
+        self._inner = inner
+        self.store = store
+        self.served = 0
+
+    @property
+    def workers(self) -> int:
+        return self._inner.workers
+
+    @property
+    def remote(self) -> bool:
+        return self._inner.remote
+
+    def __getattr__(self, name: str) -> Any:  # the inner pool or client, for the runner's close
+        if name == "_inner":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+    def imap_unordered(
+        self, fn: Callable[..., Any], calls: Iterable[tuple[Any, tuple[Any, ...]]]
+    ) -> Iterator[tuple[Any, Any]]:
+        from sims.sweep import _run_task
+
+        if fn is not _run_task:
+            yield from self._inner.imap_unordered(fn, calls)
+            return
+        tasks: dict[int, dict[str, Any]] = {}
+        pending = []
+        for key, args in calls:
+            task_fn, sweep_task, seed = args[:3]
+            task = self.store.describe(task_fn, sweep_task.params, seed)
+            result = self.store.get(task)
+            if result is None:
+                tasks[id(key)] = task
+                pending.append((key, args))
+                continue
+            self.served += 1
+            StoreMeter.add()
+            yield key, (result, 0.0)
+        for key, (result, cpu_s) in self._inner.imap_unordered(fn, pending):
+            self.store.put(tasks[id(key)], result)
+            yield key, (result, cpu_s)
+
+    def close(self) -> None:
+        self._inner.close()

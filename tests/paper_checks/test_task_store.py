@@ -1,0 +1,172 @@
+"""A store of finished sweep tasks shared by run directories (paper_checks.task_store): a task
+computed once with the same code, parameters and seed is never computed again, whatever run
+directory, root seeds or workers ask for it, and a store that cannot be trusted or written costs
+a run nothing but time."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+
+import pytest
+
+from paper_checks.cli import main
+from paper_checks.context import Context
+from paper_checks.results import comparable
+from paper_checks.runner import run_claims
+from paper_checks.task_store import StoredExecutor, TaskStore
+from sims.sweep import ProcessExecutor, SerialExecutor
+from tests.paper_checks.test_caches import _claim
+from tests.paper_checks.test_cli import one_line_error
+from tests.paper_checks.test_concurrency import CALLS
+
+
+def _run(tmp_path, out: str, *, seed: int = 3, replicates: int = 1, executor=None):
+    """The test claim (a sweep of 4 tasks, each appending its index to CALLS) run into
+    ``tmp_path/out`` with the store ``tmp_path/store``; (its result, the executor)."""
+    CALLS.clear()
+    stored = StoredExecutor(executor or SerialExecutor(), TaskStore(tmp_path / "store"))
+    ctx = Context(seed=seed, out_dir=tmp_path / out, executor=stored)
+    try:
+        return run_claims([_claim()], ctx, replicates)[0], stored
+    finally:
+        stored.close()
+
+
+def _stored(tmp_path):
+    return sorted((tmp_path / "store").glob("*/*.json"))
+
+
+def test_a_run_in_another_directory_takes_every_task_from_the_store(tmp_path):
+    first, _ = _run(tmp_path, "a")
+    assert sorted(CALLS) == [0, 1, 2, 3]
+    assert len(_stored(tmp_path)) == 4
+    again, stored = _run(tmp_path, "b")
+    assert CALLS == []  # nothing computed
+    assert stored.served == 4
+    assert again.provenance["tasks_from_store"] == 4
+    assert "tasks_from_store" not in first.provenance
+    assert comparable(again.to_json()) == comparable(first.to_json())
+
+
+def test_more_root_seeds_compute_only_the_new_ones(tmp_path):
+    _run(tmp_path, "a", replicates=1)
+    two, stored = _run(tmp_path, "b", replicates=2)
+    assert sorted(CALLS) == [0, 1, 2, 3]  # the second root seed's sweep only
+    assert stored.served == 4
+    alone, _ = _run(tmp_path / "alone", "c", replicates=2)  # no store shared: all computed
+    assert len(CALLS) == 8
+    assert comparable(two.to_json()) == comparable(alone.to_json())
+    assert two.replication["n"] == 2
+
+
+def test_another_seed_or_other_code_is_not_served(tmp_path, monkeypatch):
+    _run(tmp_path, "a", seed=3)
+    _run(tmp_path, "b", seed=4)
+    assert sorted(CALLS) == [0, 1, 2, 3]
+    import sims._fingerprint
+
+    monkeypatch.setattr(sims._fingerprint, "code_fingerprint", lambda fn, **kw: "edited")
+    _run(tmp_path, "c", seed=3)
+    assert sorted(CALLS) == [0, 1, 2, 3]  # the task function's code changed: its key did too
+
+
+def test_process_workers_share_the_store(tmp_path):
+    first, _ = _run(tmp_path, "a", executor=ProcessExecutor(2))
+    again, stored = _run(tmp_path, "b")
+    assert stored.served == 4
+    assert comparable(again.to_json()) == comparable(first.to_json())
+
+
+def _another_task(path):
+    record = json.loads(path.read_text())
+    record["task"]["params"] = {"i": 99}
+    path.write_text(json.dumps(record))
+
+
+CORRUPTIONS = {
+    "truncated": lambda p, other: p.write_text(p.read_text()[:9]),
+    "not json": lambda p, other: p.write_bytes(b"\xff\xfe garbage"),
+    "a list": lambda p, other: p.write_text("[1, 2]"),
+    "no result": lambda p, other: p.write_text(json.dumps({"task": {}})),
+    "another task": lambda p, other: _another_task(p),
+    "another task's file": lambda p, other: p.write_bytes(other.read_bytes()),
+    "deep": lambda p, other: p.write_text("[" * 5000 + "]" * 5000),
+    "a directory": lambda p, other: (p.unlink(), p.mkdir()),
+    "a FIFO": lambda p, other: (p.unlink(), os.mkfifo(p)),
+    "a link": lambda p, other: (p.unlink(), p.symlink_to(other)),
+}
+
+
+@pytest.mark.parametrize("how", CORRUPTIONS)
+def test_a_stored_task_that_cannot_be_trusted_is_computed_again(tmp_path, how, caplog):
+    first, _ = _run(tmp_path, "a")
+    bad, other = _stored(tmp_path)[:2]
+    kept = other.read_bytes()
+    CORRUPTIONS[how](bad, other)
+    with caplog.at_level(logging.WARNING, logger="paper_checks.task_store"):
+        again, stored = _run(tmp_path, "b")
+    assert len(CALLS) == 1  # that task only
+    assert stored.served == 3
+    assert comparable(again.to_json()) == comparable(first.to_json())
+    assert any(str(bad) in r.getMessage() for r in caplog.records)
+    assert other.read_bytes() == kept  # a link is never written through
+    if bad.is_file() and not bad.is_symlink():  # rewritten whole: served to the next run
+        _, third = _run(tmp_path, "c")
+        assert third.served == 4
+
+
+def test_a_linked_folder_in_the_store_is_neither_read_nor_written(tmp_path, caplog):
+    _run(tmp_path, "a")
+    folder = _stored(tmp_path)[0].parent
+    elsewhere = tmp_path / "elsewhere"
+    folder.rename(elsewhere)
+    folder.symlink_to(elsewhere, target_is_directory=True)
+    before = {p.name: p.read_bytes() for p in elsewhere.iterdir()}
+    with caplog.at_level(logging.WARNING, logger="paper_checks.task_store"):
+        _run(tmp_path, "b")
+    assert len(CALLS) == len(before)  # computed, not read through the link
+    assert {p.name: p.read_bytes() for p in elsewhere.iterdir()} == before  # nor written
+    warned = [r.getMessage() for r in caplog.records]
+    assert any(str(folder) in m and "not used" in m for m in warned)
+    assert any(str(folder) in m and "not kept" in m for m in warned)
+
+
+def test_a_store_that_cannot_be_written_costs_the_run_nothing(tmp_path, caplog):
+    (tmp_path / "store").write_text("not a folder")
+    with caplog.at_level(logging.WARNING, logger="paper_checks.task_store"):
+        result, stored = _run(tmp_path, "a")
+    assert sorted(CALLS) == [0, 1, 2, 3]
+    assert result.verdict.value in ("PASS", "FAIL")
+    assert stored.served == 0
+    assert any("not kept" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("where", ["--store", "env"])
+def test_a_store_path_that_is_a_file_is_refused_in_one_line(tmp_path, monkeypatch, capsys, where):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "file").write_text("x")
+    argv = ["run", "rlvr.tilt_never_crosses", "--out", "r"]
+    if where == "env":
+        monkeypatch.setenv("PAPER_CHECKS_STORE", "file")
+    else:
+        argv += ["--store", "file"]
+    assert main(argv) == 2
+    line = one_line_error(capsys.readouterr())
+    assert ("$PAPER_CHECKS_STORE" if where == "env" else "--store") in line
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_command_line_store_serves_a_second_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PAPER_CHECKS_STORE", "tasks")
+    claim_id = "rlvr.estimator_unbiased"  # a quick claim with a sweep
+    assert main(["run", claim_id, "--out", "a", "--fail-on", "never"]) == 0
+    kept = len(list((tmp_path / "tasks").glob("*/*.json")))
+    assert kept > 0
+    capsys.readouterr()
+    assert main(["run", claim_id, "--out", "b", "--fail-on", "never"]) == 0
+    assert f"{kept} sweep task(s) taken from it" in capsys.readouterr().out
+    first, again = (json.loads((tmp_path / d / "results.json").read_text()) for d in "ab")
+    assert [comparable(c) for c in again["claims"]] == [comparable(c) for c in first["claims"]]
