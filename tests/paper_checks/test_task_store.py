@@ -9,13 +9,17 @@ import json
 import logging
 import os
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from paper_checks.cli import main
 from paper_checks.context import Context
 from paper_checks.results import comparable
 from paper_checks.runner import run_claims
 from paper_checks.task_store import StoredExecutor, TaskStore
+from sims._jsonio import to_jsonable
 from sims.sweep import ProcessExecutor, SerialExecutor
 from tests.paper_checks.test_caches import _claim
 from tests.paper_checks.test_cli import one_line_error
@@ -170,3 +174,33 @@ def test_the_command_line_store_serves_a_second_run(tmp_path, monkeypatch, capsy
     assert f"{kept} sweep task(s) taken from it" in capsys.readouterr().out
     first, again = (json.loads((tmp_path / d / "results.json").read_text()) for d in "ab")
     assert [comparable(c) for c in again["claims"]] == [comparable(c) for c in first["claims"]]
+
+
+_values = st.one_of(
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False),
+    st.text(max_size=8),
+    st.booleans(),
+    st.none(),
+)
+_params = st.dictionaries(st.text(max_size=6), st.one_of(_values, st.lists(_values, max_size=4)))
+_seeds = st.builds(
+    lambda entropy, key: np.random.SeedSequence(entropy, spawn_key=key),
+    st.one_of(st.integers(0, 2**128), st.lists(st.integers(0, 2**32), min_size=1, max_size=4)),
+    st.lists(st.integers(0, 2**20), max_size=3).map(tuple),
+)
+
+
+@given(params=_params, seed=_seeds, other=_params, result=_params)
+def test_a_task_kept_is_served_to_that_task_only(tmp_path_factory, params, seed, other, result):
+    from tests.paper_checks.test_concurrency import _task
+
+    store = TaskStore(tmp_path_factory.mktemp("store"))
+    task = store.describe(_task, params, seed)
+    assert store.get(task) is None
+    store.put(task, result)
+    assert store.get(store.describe(_task, params, seed)) == to_jsonable(result)  # as run_sweep's
+    if other != params:
+        assert store.get(store.describe(_task, other, seed)) is None
+    child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 0))
+    assert store.get(store.describe(_task, params, child)) is None
