@@ -259,7 +259,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                 on_result=show,
                 costs=_reference_costs(args.scale),
             )
-            served = getattr(executor, "served", 0)  # tasks taken from the store, every check's
+            # the tasks the store served (every check's) and those it could not keep
+            served, unkept = getattr(executor, "served", 0), getattr(executor, "unkept", 0)
         results = [replace(r, reproduction=reproduction(r)) for r in results]
         info = RunInfo(
             run_id=run_id,
@@ -295,9 +296,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         _print_line(closing_line({r.claim_id: r.reproduction for r in results}, args.scale))
     print(f"{len(results)} claim{'s' * (len(results) != 1)}: {_tally(results)}{note}")
     if store is not None:
-        print(
-            f"store {os.fspath(store)!r}: {served} sweep task(s) taken from it; every task computed is kept there"
-        )
+        kept = f"{unkept} computed could not be kept" if unkept else "every task computed is kept"
+        print(f"store {os.fspath(store)!r}: {served} sweep task(s) taken from it; {kept} there")
     print(f"report: {page}")
     failed = {"fail": counts[Verdict.FAIL] + counts[Verdict.ERROR], "error": counts[Verdict.ERROR]}
     return 1 if failed.get(args.fail_on) else 0

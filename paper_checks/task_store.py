@@ -53,6 +53,8 @@ class TaskStore:
         self.root = Path(root)
         self._codes: dict[Callable[..., Any], str] = {}
         self._lock = threading.Lock()
+        #: Tasks that could not be kept (the first is logged as a warning, the rest at debug).
+        self.unkept = 0
 
     def describe(
         self, fn: Callable[..., Any], params: Mapping[str, Any], seed: np.random.SeedSequence
@@ -106,12 +108,18 @@ class TaskStore:
         return None
 
     def put(self, task: Mapping[str, Any], result: Mapping[str, Any]) -> None:
-        """Keep ``result`` as the result of ``task``; a file that cannot be written is logged."""
+        """Keep ``result`` as the result of ``task``; a file that cannot be written is counted in
+        :attr:`unkept` and logged (as a warning the first time, so that a store that cannot be
+        written at all says so once)."""
         path = self.path(task)
         try:
             _files.write_json(path, {"task": dict(task), "result": dict(result)}, self.root)
         except (OSError, ValueError) as err:
-            logger.warning("store: the task is not kept (%s)", str(err).splitlines()[0])
+            with self._lock:
+                self.unkept += 1
+                first = self.unkept == 1
+            level = logging.WARNING if first else logging.DEBUG
+            logger.log(level, "store: the task is not kept (%s)", str(err).splitlines()[0])
 
 
 class StoreMeter:
@@ -190,6 +198,11 @@ class StoredExecutor:
         for key, (result, cpu_s) in self._inner.imap_unordered(fn, pending):
             self.store.put(tasks[id(key)], result)
             yield key, (result, cpu_s)
+
+    @property
+    def unkept(self) -> int:
+        """Tasks computed that the store could not keep."""
+        return self.store.unkept
 
     def close(self) -> None:
         self._inner.close()
