@@ -258,6 +258,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 args.replicates,
                 on_result=show,
                 costs=_reference_costs(args.scale),
+                stored=_kept_root_seeds(claims, out_dir, ctx) if args.update else None,
             )
             # the tasks the store served (every check's) and those it could not keep
             served, unkept = getattr(executor, "served", 0), getattr(executor, "unkept", 0)
@@ -301,6 +302,27 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"report: {page}")
     failed = {"fail": counts[Verdict.FAIL] + counts[Verdict.ERROR], "error": counts[Verdict.ERROR]}
     return 1 if failed.get(args.fail_on) else 0
+
+
+def _kept_root_seeds(
+    claims: list[Claim], out_dir: Path, ctx: Context
+) -> dict[str, dict[int, CheckResult]]:
+    """The root seeds that the records in ``out_dir`` (a run ``--update`` refreshes) already
+    hold at today's code and this run's seeds, by claim (:func:`paper_checks.runner.
+    stored_root_seeds`): the run takes them instead of computing them, and says so."""
+    from paper_checks.runner import stored_root_seeds
+
+    records = {r.claim_id: r for r in load_results(out_dir, "--out")[1]}
+    kept = {}
+    for claim in claims:
+        if claim.id in records and (seeds := stored_root_seeds(claim, records[claim.id], ctx)):
+            kept[claim.id] = seeds
+            print(
+                f"{PROG}: {claim.id}: root seeds 1-{max(seeds)} taken from its record in --out "
+                "(today's code, the same seeds); root seed 0 and any new ones are computed",
+                file=sys.stderr,
+            )
+    return kept
 
 
 def _store(asked: Path | None) -> Path | None:

@@ -677,6 +677,64 @@ def default_concurrency(ctx: Context) -> int:
     return ctx.executor.workers + 1 if getattr(ctx.executor, "remote", False) else 1
 
 
+def stored_root_seeds(claim: Claim, record: CheckResult, ctx: Context) -> dict[int, CheckResult]:
+    """The root seeds 1, ..., n − 1 of ``claim``'s ``record`` (from the run directory a run
+    updates) that a run in ``ctx`` may take instead of computing them again: each its units
+    (split back from the pooled ones by its row's ``n_units``:
+    :func:`paper_checks.redecide.split_units`), its verdict and its statistic, as
+    :func:`pooled_verdict` and :func:`replicate_claim` read a root seed's result.
+
+    Only a claim decided over units whose record was made by today's code on the run's scale
+    and placement, with every root seed's row at the seeds this run would draw
+    (:meth:`Context.root_entropy` of each replicate) and none crashed; otherwise none (the run
+    computes them all), and none from a record whose replication rows cannot be read (a
+    record edited by hand). Root seed 0 is never taken: its measurements, figures and arrays
+    are the record's own, and the run makes them again."""
+    try:
+        return _stored_root_seeds(claim, record, ctx)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return {}
+
+
+def _stored_root_seeds(claim: Claim, record: CheckResult, ctx: Context) -> dict[int, CheckResult]:
+    from paper_checks.redecide import split_units
+
+    rep = record.replication or {}
+    code = claim_fingerprint(claim, ctx.scale, *placement(claim, ctx))
+    if (
+        claim.decision is None
+        or not claim.stochastic
+        or rep.get("deterministic", True)
+        or record.verdict in (Verdict.ERROR, Verdict.NOT_RUN)
+        or record.provenance.get("scale") != ctx.scale
+        or record.provenance.get("code") != code
+    ):
+        return {}
+    rows = list(rep.get("replicates", []))
+    shares, _ = split_units(claim, (record.decision or {}).get("units", {}), rows)
+    if shares is None:
+        return {}
+    kept = {}
+    for r, (row, share) in enumerate(zip(rows, shares, strict=True)):
+        entropy = _replicate_context(claim, ctx, r).root_entropy()
+        if row.get("replicate") != r or row.get("root_entropy") != entropy:
+            return {}
+        if row["verdict"] == Verdict.ERROR.value:
+            return {}
+        if r == 0:
+            continue
+        statistic = row.get("statistic")
+        kept[r] = CheckResult(
+            verdict=Verdict(row["verdict"]),
+            summary=f"root seed replicate {r}, taken from the record",
+            measured={} if statistic is None else {claim.statistic: statistic},
+            expected={},
+            tolerance="",
+            decision={"units": share},
+        )
+    return kept
+
+
 def run_claims(
     claims: list[Claim],
     ctx: Context,
@@ -684,6 +742,7 @@ def run_claims(
     on_result: Callable[[CheckResult], None] | None = None,
     concurrency: int | None = None,
     costs: Mapping[str, float] | None = None,
+    stored: Mapping[str, Mapping[int, CheckResult]] | None = None,
 ) -> list[CheckResult]:
     """Check ``claims`` and return their results in the order given; ``on_result`` is called
     with each claim's result as soon as it (and its replicates) finish.
@@ -704,9 +763,15 @@ def run_claims(
     (:func:`next_look`) and decides again, until it is decided or its last look is made. The
     looks made are in the record (``replication.looks``). They depend on the units' values
     only, so the same seed gives the same record on any number of workers.
+
+    ``stored`` (claim id -> root seed -> result, :func:`stored_root_seeds`) holds root seeds a
+    record already has: those are taken, not computed, wherever a look asks for them, so that a
+    record is extended by the root seeds it lacks; the record is the one a run computing them
+    all would make.
     """
     concurrency = max(1, default_concurrency(ctx) if concurrency is None else concurrency)
     costs = costs or {}
+    stored = stored or {}
     scale = ctx.scale
     target = {
         i: first_look(claim, scale, replicates)
@@ -714,9 +779,18 @@ def run_claims(
         else 1
         for i, claim in enumerate(claims)
     }
+    runs: dict[int, dict[int, CheckResult]] = {i: {} for i in range(len(claims))}
+
+    def to_compute(i: int, start: int, stop: int) -> list[tuple[int, int]]:
+        """Root seeds [start, stop) of claim ``i``: the stored ones taken into ``runs``, the
+        others returned as units to check, in order."""
+        kept = stored.get(claims[i].id, {})
+        runs[i].update({r: kept[r] for r in range(start, stop) if r in kept})
+        return [(i, r) for r in range(start, stop) if r not in kept]
+
     units = deque(
         sorted(
-            ((i, r) for i in range(len(claims)) for r in range(target[i])),
+            (unit for i in range(len(claims)) for unit in to_compute(i, 0, target[i])),
             key=lambda unit: -costs.get(claims[unit[0]].id, 0.0),
         )
     )
@@ -733,7 +807,6 @@ def run_claims(
     # the checks write under these folders (sweep caches, figures, replicates) by plain paths:
     # a link or a special file anywhere there is refused before any check starts
     _files.check_tree(ctx.out_dir, RUN_FOLDERS)
-    runs: dict[int, dict[int, CheckResult]] = {i: {} for i in range(len(claims))}
     looked: dict[int, list[dict[str, Any]]] = {i: [] for i in range(len(claims))}
     results: dict[int, CheckResult] = {}
     work, stop, done = threading.Condition(), threading.Event(), queue.SimpleQueue()
@@ -778,13 +851,20 @@ def run_claims(
             claim = claims[i]
             if len(runs[i]) < target[i]:
                 continue
-            ordered = [runs[i][k] for k in sorted(runs[i])]
-            more = _next_look(claim, scale, ordered, looked[i])
-            if more is not None:
-                with work:  # the next look's root seeds go first: the claim waits for them
-                    units.extendleft(range_units(i, target[i], more))
-                    work.notify_all()
+            waiting = False
+            while not waiting:  # looks until one needs root seeds computed, or none is left
+                ordered = [runs[i][k] for k in sorted(runs[i])]
+                more = _next_look(claim, scale, ordered, looked[i])
+                if more is None:
+                    break
+                todo = to_compute(i, target[i], more)
                 target[i] = more
+                if todo:
+                    with work:  # the next look's root seeds go first: the claim waits for them
+                        units.extendleft(reversed(todo))
+                        work.notify_all()
+                    waiting = True
+            if waiting:
                 continue
             result = _headline(claim, ctx, ordered, looked[i], replicates > 1)
             logger.info("%s: %s (%s)", claim.id, result.verdict.value, result.summary)
@@ -888,12 +968,6 @@ def _scheduler_worker_count(dask_scheduler: Any) -> int:
 
 class WorkersGone(ValueError):
     """The run's Dask scheduler has had no worker for longer than :attr:`WorkerWatch.BOUND_S`."""
-
-
-def range_units(i: int, start: int, stop: int) -> list[tuple[int, int]]:
-    """The units (claim ``i``, replicate r) for r in [start, stop), in the order
-    ``deque.extendleft`` takes them so that the lowest replicate is taken first."""
-    return [(i, r) for r in reversed(range(start, stop))]
 
 
 def _next_look(

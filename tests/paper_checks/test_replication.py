@@ -747,3 +747,136 @@ def test_the_commit_is_taken_when_the_run_starts(tmp_path, monkeypatch):
     run_claim(_make(check, stochastic=False), Context(out_dir=tmp_path))
     assert calls[0] == "git_sha"
     assert "check" in calls
+
+
+# ------------------------------------------------------------- a record extended, not rerun
+RAN: list[int] = []
+
+
+def _gain_ran(mean: float, units: int):
+    """``_gain_units`` that appends the replicate it runs under to RAN."""
+    check = _gain_units(mean, units)
+
+    def counted(ctx: Context) -> UnitsResult:
+        RAN.append(ctx.replicate)
+        return check(ctx)
+
+    return counted
+
+
+def _comparable(result: CheckResult) -> dict:
+    from paper_checks.results import comparable
+
+    return comparable(result.to_json())
+
+
+@pytest.mark.parametrize("looks", [None, PLANNED])
+def test_a_record_is_extended_by_the_root_seeds_it_lacks(tmp_path, looks):
+    from paper_checks.runner import stored_root_seeds
+
+    mean = _first_undecided_and_then_decided(2)
+    claim = _decided(_gain_ran(mean, 2), looks)
+    record = run_claim(claim, Context(out_dir=tmp_path / "a"), replicates=2)
+    ctx = Context(out_dir=tmp_path / "b")
+    kept = stored_root_seeds(claim, record, ctx)
+    n = record.replication["n"]  # 2, or 4 where the planned looks went on to 4
+    assert sorted(kept) == list(range(1, n))  # root seed 0 is made again: figures, arrays
+    RAN.clear()
+    extended = run_claims([claim], ctx, 5, stored={claim.id: kept})[0]
+    assert sorted(RAN) == [0, *range(n, 5)]
+    RAN.clear()
+    fresh = run_claim(claim, Context(out_dir=tmp_path / "c"), replicates=5)
+    assert sorted(RAN) == [0, 1, 2, 3, 4]
+    assert _comparable(extended) == _comparable(fresh)
+
+
+def test_a_look_answered_by_stored_root_seeds_alone_computes_none_of_them(tmp_path):
+    from paper_checks.runner import stored_root_seeds
+
+    mean = _first_undecided_and_then_decided(2)  # undecided at 2 root seeds, decided at 4
+    claim = _decided(_gain_ran(mean, 2), PLANNED)
+    record = run_claim(claim, Context(out_dir=tmp_path / "a"), replicates=1)
+    assert [look["root_seeds"] for look in record.replication["looks"]] == [2, 4]
+    RAN.clear()
+    ctx = Context(out_dir=tmp_path / "b")
+    kept = {claim.id: stored_root_seeds(claim, record, ctx)}
+    again = run_claims([claim], ctx, 1, stored=kept)[0]
+    assert RAN == [0]  # the second look's root seeds 2 and 3 come from the record
+    assert _comparable(again) == _comparable(record)
+
+
+def test_no_root_seed_is_taken_from_a_record_of_other_code_or_other_seeds(tmp_path):
+    from dataclasses import replace
+
+    from paper_checks.runner import stored_root_seeds
+
+    claim = _decided(_gain_ran(1.0, 2))
+    record = run_claim(claim, Context(out_dir=tmp_path / "a"), replicates=3)
+    ctx = Context(out_dir=tmp_path / "b")
+    assert sorted(stored_root_seeds(claim, record, ctx)) == [1, 2]
+    other_code = replace(record, provenance={**record.provenance, "code": "0" * 64})
+    assert stored_root_seeds(claim, other_code, ctx) == {}
+    assert stored_root_seeds(claim, record, Context(seed=1, out_dir=tmp_path / "c")) == {}
+    assert stored_root_seeds(claim, record, Context(scale="full", out_dir=tmp_path / "d")) == {}
+    lost = replace(record, decision={**record.decision, "units": {"x": [1.0]}})
+    assert stored_root_seeds(claim, lost, ctx) == {}  # the rows' n_units do not add up
+    assert stored_root_seeds(_decided(_gain_ran(1.0, 2)), record, ctx)  # same code: taken
+
+
+@pytest.fixture
+def gain_claim():
+    claim(
+        "rlvr.test_gain",
+        paper="rlvr",
+        statement="A gain <for tests>.",
+        source="tests",
+        rule=GAIN_RULE.text(),
+        stochastic=True,
+        statistic="x_mean",
+        decision=GAIN_RULE,
+        paper_plan=Refused("a test claim has no paper sizes"),
+    )(_gain_ran(0.3, 2))
+    yield "rlvr.test_gain"
+    _REGISTRY.pop("rlvr.test_gain", None)
+
+
+def test_run_update_extends_a_record_from_its_stored_root_seeds(gain_claim, tmp_path, capsys):
+    ref = tmp_path / "ref"
+    assert (
+        main(["run", gain_claim, "--replicates", "3", "--out", str(ref), "--fail-on", "never"]) == 0
+    )
+    RAN.clear()
+    argv = ["run", gain_claim, "--replicates", "5", "--fail-on", "never"]
+    assert main([*argv, "--out", str(ref), "--update"]) == 0
+    assert sorted(RAN) == [0, 3, 4]
+    assert f"{gain_claim}: root seeds 1-2 taken from its record" in capsys.readouterr().err
+    assert main([*argv, "--out", str(tmp_path / "fresh")]) == 0
+    (extended,), (fresh,) = (load_results(d)[1] for d in (ref, tmp_path / "fresh"))
+    assert extended.replication["n"] == 5
+    assert _comparable(extended) == _comparable(fresh)
+
+
+ROW_EDITS = {
+    "no rows": lambda rep: rep.update(replicates=[]),
+    "a row not an object": lambda rep: rep["replicates"].__setitem__(1, 7),
+    "n_units a string": lambda rep: rep["replicates"][1].update(n_units="2"),
+    "n_units negative": lambda rep: rep["replicates"][1].update(n_units=-2),
+    "an unknown verdict": lambda rep: rep["replicates"][1].update(verdict="MAYBE"),
+    "a crashed root seed": lambda rep: rep["replicates"][1].update(verdict="ERROR"),
+    "rows out of order": lambda rep: rep["replicates"].reverse(),
+}
+
+
+@pytest.mark.parametrize("edit", ROW_EDITS)
+def test_a_record_whose_rows_cannot_be_read_gives_no_root_seed(tmp_path, edit):
+    import copy
+    from dataclasses import replace
+
+    from paper_checks.runner import stored_root_seeds
+
+    claim = _decided(_gain_ran(1.0, 2))
+    record = run_claim(claim, Context(out_dir=tmp_path / "a"), replicates=3)
+    rep = copy.deepcopy(record.replication)
+    ROW_EDITS[edit](rep)
+    edited = replace(record, replication=rep)
+    assert stored_root_seeds(claim, edited, Context(out_dir=tmp_path / "b")) == {}
