@@ -605,6 +605,27 @@ def cmd_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_store(args: argparse.Namespace) -> int:
+    from paper_checks.task_store import prune, survey
+
+    if not args.store_dir.is_dir():
+        raise ValueError(f"STORE: {os.fspath(args.store_dir)!r} is not a directory")
+    if args.prune:
+        removed, freed = prune(args.store_dir)
+        print(f"removed {removed} file(s), {freed / 1e6:.1f} MB")
+    table = survey(args.store_dir)
+    rows = [
+        (fn, row["tasks"], f"{row['bytes'] / 1e6:.1f}", row["today"], row["stale"], row["other"])
+        for fn, row in sorted(table.items())
+    ]
+    header = ("task function", "files", "MB", "today's code", "stale", "other")
+    if rows:
+        _print_table(rows, header)
+    else:
+        print(f"{os.fspath(args.store_dir)!r} holds no task")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from paper_checks.bench import run_benchmarks
 
@@ -937,6 +958,21 @@ def build_parser() -> argparse.ArgumentParser:
         "dst_dir", type=_path, metavar="DST_RUN", help="the run to update (e.g. docs/results/full)"
     )
     p.set_defaults(func=cmd_merge)
+
+    p = sub.add_parser(
+        "store",
+        parents=[common],
+        help="what a store of sweep tasks (run --store) holds, by task function; --prune",
+    )
+    p.add_argument("store_dir", type=_path, metavar="STORE", help="the store's folder")
+    p.add_argument(
+        "--prune",
+        action="store_true",
+        help="first remove the tasks made by other code than today's (or by a function that no "
+        "longer exists), task files that cannot be read, and writers' temporary files older "
+        "than a day",
+    )
+    p.set_defaults(func=cmd_store)
 
     p = sub.add_parser("bench", parents=[common], help="speed of each core solver vs its baseline")
     p.add_argument("--quick", action="store_true", help="small sizes")

@@ -20,15 +20,22 @@ alone, logged, and the task computed (and its file written anew where it can be)
 cannot be written is logged and skipped: a store never costs a run its records. Concurrent runs
 may share a store: each file is written whole (a temporary file renamed over it), and two runs
 that compute the same task write the same bytes.
+
+A run deletes nothing there. :func:`survey` (``paper-checks store DIR``) counts the files by task
+function and by the code that made them; :func:`prune` (``--prune``) removes those no run of
+today's code can use.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import logging
 import os
+import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Self
@@ -38,12 +45,20 @@ import numpy as np
 from paper_checks import _files, _schema
 from paper_checks._caches import unusable
 
-__all__ = ["StoreMeter", "StoredExecutor", "TaskStore"]
+__all__ = ["StoreMeter", "StoredExecutor", "TaskStore", "prune", "survey"]
 
 logger = logging.getLogger(__name__)
 
 #: The environment variable whose value is ``run``'s default ``--store``.
 STORE_ENV = "PAPER_CHECKS_STORE"
+#: A stored task's file, ``<key[:2]>/<key>.json``, and a temporary file of one being written.
+TASK_FILE = re.compile(r"([0-9a-f]{64})\.json")
+TEMP_FILE = re.compile(r"\.[0-9a-f]{64}\.tmp-.+\.json")
+#: Packages whose task functions :func:`survey` may import to fingerprint (a stored file names its
+#: function; nothing else named there is imported).
+PROJECT = ("theory", "sims", "neural", "paper_checks")
+#: Temporary files older than this (seconds) are a killed writer's: :func:`prune` removes them.
+TEMP_AGE_S = 24 * 3600.0
 
 
 class TaskStore:
@@ -206,3 +221,104 @@ class StoredExecutor:
 
     def close(self) -> None:
         self._inner.close()
+
+
+def _files_of(root: Path) -> Iterator[Path]:
+    """The regular files directly inside ``root``'s two-hex-digit folders (links and anything
+    else skipped, never followed)."""
+    with os.scandir(root) as folders:
+        hex_folders = [
+            f.path
+            for f in folders
+            if re.fullmatch(r"[0-9a-f]{2}", f.name) and f.is_dir(follow_symlinks=False)
+        ]
+    for folder in sorted(hex_folders):
+        try:
+            with os.scandir(folder) as entries:
+                files = [e.path for e in entries if e.is_file(follow_symlinks=False)]
+        except OSError:  # removed meanwhile, or not readable: nothing of it is counted
+            continue
+        yield from map(Path, sorted(files))
+
+
+def _todays_code(fn: str, codes: dict[str, str | None]) -> str | None:
+    """The code fingerprint today of the task function named ``fn`` (``module.qualname``) of this
+    project; "" when it no longer exists; None for a function of another package (not imported)."""
+    if fn not in codes:
+        module, _, name = fn.rpartition(".")
+        if module.partition(".")[0] not in PROJECT or "<" in name or module.endswith("__main__"):
+            codes[fn] = None
+        else:
+            from sims._fingerprint import code_fingerprint
+
+            try:
+                codes[fn] = code_fingerprint(getattr(importlib.import_module(module), name))
+            except (ImportError, AttributeError):
+                codes[fn] = ""
+    return codes[fn]
+
+
+def _classify(path: Path, codes: dict[str, str | None]) -> tuple[str, str]:
+    """(task function, state) of one file of a store: ``today`` (made by today's code of a
+    function of this project), ``stale`` (made by other code, by a function that no longer
+    exists, or a task's file that cannot be read as one), ``other`` (a function of another
+    package, not judged, or a file not named as a task's) or ``temporary`` (a writer's
+    temporary file)."""
+    if TEMP_FILE.fullmatch(path.name):
+        return "(being written)", "temporary"
+    if not TASK_FILE.fullmatch(path.name):
+        return "(not a task's file)", "other"
+    if unusable(path, _schema.STORED_TASK):
+        return "(unreadable)", "stale"
+    task = json.loads(path.read_bytes().decode("utf-8"))["task"]
+    code = _todays_code(task["fn"], codes)
+    return task["fn"], "other" if code is None else "today" if code == task["code"] else "stale"
+
+
+def _checked(root: str | os.PathLike[str]) -> Path:
+    root = Path(root)
+    if not root.is_dir():
+        raise ValueError(f"{os.fspath(root)!r} is not a directory")
+    return root
+
+
+def survey(root: str | os.PathLike[str]) -> dict[str, dict[str, int]]:
+    """What the store at ``root`` holds, by task function (:func:`_classify`): its ``tasks`` and
+    ``bytes``, and how many are ``today``, ``stale``, ``other`` or ``temporary``."""
+    codes: dict[str, str | None] = {}
+    table: dict[str, dict[str, int]] = {}
+    for path in _files_of(_checked(root)):
+        try:
+            size = path.stat().st_size
+            fn, state = _classify(path, codes)
+        except OSError:  # removed or renamed by a run writing the store meanwhile
+            continue
+        row = table.setdefault(fn, dict.fromkeys(("tasks", "bytes", *STATES), 0))
+        row["tasks"] += 1
+        row["bytes"] += size
+        row[state] += 1
+    return table
+
+
+#: The states of a store's files (:func:`_classify`).
+STATES = ("today", "stale", "other", "temporary")
+
+
+def prune(root: str | os.PathLike[str], now: float | None = None) -> tuple[int, int]:
+    """Remove from the store at ``root`` every ``stale`` file (:func:`_classify`) and every
+    temporary file older than :data:`TEMP_AGE_S` (a killed writer's); return (files removed,
+    bytes). Files of today's code, of other packages' functions, links and folders are left
+    alone."""
+    now = time.time() if now is None else now
+    codes: dict[str, str | None] = {}
+    removed = freed = 0
+    for path in _files_of(_checked(root)):
+        try:
+            info = path.stat()
+            _, state = _classify(path, codes)
+        except OSError:  # removed or renamed by a run writing the store meanwhile
+            continue
+        if state == "stale" or (state == "temporary" and now - info.st_mtime > TEMP_AGE_S):
+            path.unlink(missing_ok=True)
+            removed, freed = removed + 1, freed + info.st_size
+    return removed, freed

@@ -206,3 +206,74 @@ def test_a_task_kept_is_served_to_that_task_only(tmp_path_factory, params, seed,
         assert store.get(store.describe(_task, other, seed)) is None
     child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 0))
     assert store.get(store.describe(_task, params, child)) is None
+
+
+# ------------------------------------------------------------------- what a store holds, pruned
+def _kept_histograms(root) -> list:
+    """Two tasks of a function of this project (sims.passk_sampling), kept in the store ``root``;
+    their files."""
+    from sims.passk_sampling import count_histogram_task
+    from sims.sweep import param_grid, run_sweep
+
+    stored = StoredExecutor(SerialExecutor(), TaskStore(root))
+    run_sweep(
+        count_histogram_task, param_grid(p=[[0.5]], n=[2], reps=[10]), n_seeds=2, executor=stored
+    )
+    return sorted(root.glob("*/*.json"))
+
+
+def test_a_survey_counts_each_functions_tasks_by_the_code_that_made_them(tmp_path):
+    from paper_checks.task_store import survey
+
+    today, other_code = _kept_histograms(tmp_path)
+    record = json.loads(other_code.read_text())
+    record["task"]["code"] = "0" * 64
+    other_code.write_text(json.dumps(record))
+    _run(tmp_path, "run")  # the tests' own task function: another package's, not judged
+    (today.parent / "notes.txt").write_text("mine")
+    table = survey(tmp_path / "store") | survey(tmp_path)
+    row = table["sims.passk_sampling.count_histogram_task"]
+    assert (row["tasks"], row["today"], row["stale"]) == (2, 1, 1)
+    assert table["tests.paper_checks.test_concurrency._task"]["other"] == 4
+    assert table["(not a task's file)"]["other"] == 1
+
+
+def test_prune_removes_what_no_run_can_use_and_nothing_else(tmp_path):
+    from paper_checks.task_store import TEMP_AGE_S, prune
+
+    today, other_code = _kept_histograms(tmp_path)
+    record = json.loads(other_code.read_text())
+    record["task"]["code"] = "0" * 64
+    other_code.write_text(json.dumps(record))
+    folder = today.parent
+    unreadable = folder / ("a" * 64 + ".json")
+    unreadable.write_text("{")
+    notes = folder / "notes.txt"
+    notes.write_text("mine")
+    old_temp, new_temp = (folder / f".{'b' * 64}.tmp-1-{k}.json" for k in (1, 2))
+    for temp in (old_temp, new_temp):
+        temp.write_text("{")
+    os.utime(old_temp, (0, 0))
+    link = folder / ("c" * 64 + ".json")
+    link.symlink_to(notes)
+    removed, freed = prune(tmp_path, now=TEMP_AGE_S + 10)
+    assert removed == 3
+    assert freed > 0
+    for gone in (other_code, unreadable, old_temp):
+        assert not gone.exists()
+    for kept in (today, notes, new_temp):
+        assert kept.is_file()
+    assert link.is_symlink()
+    assert prune(tmp_path, now=TEMP_AGE_S + 10) == (0, 0)
+
+
+def test_the_store_command_surveys_prunes_and_refuses_what_is_not_a_folder(tmp_path, capsys):
+    _kept_histograms(tmp_path)
+    assert main(["store", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "sims.passk_sampling.count_histogram_task" in out
+    assert main(["store", str(tmp_path), "--prune"]) == 0
+    assert capsys.readouterr().out.startswith("removed 0 file(s)")
+    for bad in (tmp_path / "missing", _kept_histograms(tmp_path / "again")[0]):
+        assert main(["store", str(bad)]) == 2
+        assert "STORE" in one_line_error(capsys.readouterr())
