@@ -614,7 +614,6 @@ def _check_once(
     A crash is the claim's ERROR record, except a full disk (:func:`disk_full`), which ends the
     run, and a failure once the run is ``stopping`` (its executor closed under it), which
     records nothing."""
-    from paper_checks.task_store import StoreMeter
     from sims.sweep import CpuMeter
 
     _files.make_dirs(ctx.out_dir, run_dir)
@@ -622,7 +621,9 @@ def _check_once(
     device, backend = placement(claim, ctx)  # without a path on the asked one: CPU, numpy
     ctx = replace(ctx, device=device, backend=ctx.backend if backend == asked else get_backend())
     start, cpu_start = time.perf_counter(), time.thread_time()
-    with CpuMeter() as meter, StoreMeter() as stored:
+    served_here = getattr(ctx.executor, "served_here", lambda: 0)  # a task store's count
+    served_before = served_here()
+    with CpuMeter() as meter:
         try:
             result = _not_run(claim, ctx.scale) or claim.check(ctx)
             if isinstance(result, UnitsResult):
@@ -642,6 +643,7 @@ def _check_once(
                 error=traceback.format_exc(),
             )
     cpu_s = time.thread_time() - cpu_start + meter.remote_s
+    served = served_here() - served_before
     result = replace(
         result,
         claim_id=claim.id,
@@ -655,7 +657,7 @@ def _check_once(
         | ({} if code[1] == code[0] else {"code_on_cpu": code[1]})
         | ({} if asked == ctx.backend.name else {"backend_asked": asked})
         | ({} if asked_device == ctx.device else {"device_asked": asked_device})
-        | ({"tasks_from_store": stored.served} if stored.served else {}),
+        | ({"tasks_from_store": served} if served else {}),
     )
     write_claim(ctx.out_dir, result)
     return result

@@ -38,14 +38,14 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import numpy as np
 
 from paper_checks import _files, _schema
 from paper_checks._caches import unusable
 
-__all__ = ["StoreMeter", "StoredExecutor", "TaskStore", "prune", "survey"]
+__all__ = ["StoredExecutor", "TaskStore", "prune", "survey"]
 
 logger = logging.getLogger(__name__)
 
@@ -137,32 +137,6 @@ class TaskStore:
             logger.log(level, "store: the task is not kept (%s)", str(err).splitlines()[0])
 
 
-class StoreMeter:
-    """Counts the sweep tasks the store served to this thread while the meter is active (the
-    runner puts the count of each check in its record's provenance)."""
-
-    _active = threading.local()
-
-    def __init__(self) -> None:
-        self.served = 0
-
-    @classmethod
-    def add(cls, n: int = 1) -> None:
-        meter = getattr(cls._active, "meter", None)
-        if meter is not None:
-            meter.served += n
-
-    def __enter__(self) -> Self:
-        self._outer = getattr(self._active, "meter", None)
-        self._active.meter = self
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._active.meter = self._outer
-        if self._outer is not None:
-            self._outer.served += self.served
-
-
 class StoredExecutor:
     """An executor (:class:`sims.sweep.Executor`) that serves sweep tasks from ``store`` and
     keeps those it runs there; everything else is ``inner``'s (its workers, its pool or cluster).
@@ -175,6 +149,12 @@ class StoredExecutor:
         self._inner = inner
         self.store = store
         self.served = 0
+        self._here = threading.local()
+
+    def served_here(self) -> int:
+        """Tasks served to this thread so far (a check runs in one thread: the runner counts
+        each check's as the difference)."""
+        return getattr(self._here, "served", 0)
 
     @property
     def workers(self) -> int:
@@ -208,7 +188,7 @@ class StoredExecutor:
                 pending.append((key, args))
                 continue
             self.served += 1
-            StoreMeter.add()
+            self._here.served = self.served_here() + 1
             yield key, (result, 0.0)
         for key, (result, cpu_s) in self._inner.imap_unordered(fn, pending):
             self.store.put(tasks[id(key)], result)
