@@ -725,14 +725,14 @@ def _stored_root_seeds(claim: Claim, record: CheckResult, ctx: Context) -> dict[
             return {}
         if r == 0:
             continue
-        statistic = row.get("statistic")
+        statistic = row.get("statistic")  # None where the root seed had no unit of it
         kept[r] = CheckResult(
             verdict=Verdict(row["verdict"]),
             summary=f"root seed replicate {r}, taken from the record",
             measured={} if statistic is None else {claim.statistic: statistic},
             expected={},
             tolerance="",
-            decision={"units": share},
+            decision={"units": share, "parts": []},
         )
     return kept
 

@@ -790,6 +790,36 @@ def test_a_record_is_extended_by_the_root_seeds_it_lacks(tmp_path, looks):
     assert _comparable(extended) == _comparable(fresh)
 
 
+def _some_without_units(ctx: Context) -> UnitsResult:
+    """``_gain_ran(1.0, 2)`` under even root seeds; no unit at all under odd ones (as a sink
+    claim's root seed where no sink formed)."""
+    RAN.append(ctx.replicate)
+    x = [] if ctx.replicate % 2 else list(1.0 + ctx.rng("x").normal(size=2))
+    measured = {"x_mean": float(np.mean(x))} if x else {}
+    return UnitsResult(units={"x": x}, summary=f"{len(x)} draws", measured=measured, expected={})
+
+
+def test_root_seeds_without_units_are_taken_from_the_record_too(tmp_path):
+    from paper_checks.runner import stored_root_seeds
+
+    claim = _decided(_some_without_units)
+    record = run_claim(claim, Context(out_dir=tmp_path / "a"), replicates=4)
+    assert [row["statistic"] is None for row in record.replication["replicates"]] == [
+        False,
+        True,
+        False,
+        True,
+    ]
+    ctx = Context(out_dir=tmp_path / "b")
+    kept = {claim.id: stored_root_seeds(claim, record, ctx)}
+    assert sorted(kept[claim.id]) == [1, 2, 3]
+    RAN.clear()
+    extended = run_claims([claim], ctx, 6, stored=kept)[0]
+    assert sorted(RAN) == [0, 4, 5]
+    fresh = run_claim(claim, Context(out_dir=tmp_path / "c"), replicates=6)
+    assert _comparable(extended) == _comparable(fresh)
+
+
 def test_a_look_answered_by_stored_root_seeds_alone_computes_none_of_them(tmp_path):
     from paper_checks.runner import stored_root_seeds
 
