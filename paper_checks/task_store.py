@@ -12,7 +12,8 @@ task some other run (in another directory, under another ``--replicates`` or cla
 that was killed) has computed with the same code, parameters and seed takes its result instead of
 computing it again: so a record is extended by the units it lacks, and a second run of the same
 claims costs only their statistics and figures. Editing the task's code (any module its function
-imports) changes the key, so a store never serves a result of other code.
+imports) changes the key, so a store never serves a result of other code; a function whose source
+cannot be read (one defined in a notebook) is neither kept nor served.
 
 A stored file is used only when it is a regular file (no link, inside no linked folder), valid
 JSON of the stored-task schema and describes the very task asked for; anything else is left
@@ -66,24 +67,28 @@ class TaskStore:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
-        self._codes: dict[Callable[..., Any], str] = {}
+        self._codes: dict[Callable[..., Any], str | None] = {}
         self._lock = threading.Lock()
         #: Tasks that could not be kept (the first is logged as a warning, the rest at debug).
         self.unkept = 0
 
     def describe(
         self, fn: Callable[..., Any], params: Mapping[str, Any], seed: np.random.SeedSequence
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | None:
         """What a task's result depends on: its function, that function's code fingerprint
         (:func:`sims._fingerprint.code_fingerprint`, taken once per function and store), its
-        parameters and its seed."""
-        from sims._fingerprint import code_fingerprint
+        parameters and its seed; None for a function whose source the fingerprint cannot read
+        (defined in a notebook or an interactive session), which is neither kept nor served."""
+        from sims._fingerprint import _module_file, code_fingerprint
         from sims._jsonio import to_jsonable
 
         with self._lock:
             if fn not in self._codes:
-                self._codes[fn] = code_fingerprint(fn)
+                readable = _module_file(fn.__module__) is not None
+                self._codes[fn] = code_fingerprint(fn) if readable else None
             code = self._codes[fn]
+        if code is None:
+            return None
         return {
             "fn": f"{fn.__module__}.{fn.__qualname__}",
             "code": code,
@@ -182,7 +187,7 @@ class StoredExecutor:
         for key, args in calls:
             task_fn, sweep_task, seed = args[:3]
             task = self.store.describe(task_fn, sweep_task.params, seed)
-            result = self.store.get(task)
+            result = None if task is None else self.store.get(task)
             if result is None:
                 tasks[id(key)] = task
                 pending.append((key, args))
@@ -191,7 +196,8 @@ class StoredExecutor:
             self._here.served = self.served_here() + 1
             yield key, (result, 0.0)
         for key, (result, cpu_s) in self._inner.imap_unordered(fn, pending):
-            self.store.put(tasks[id(key)], result)
+            if (task := tasks[id(key)]) is not None:
+                self.store.put(task, result)
             yield key, (result, cpu_s)
 
     @property

@@ -76,6 +76,24 @@ def test_another_seed_or_other_code_is_not_served(tmp_path, monkeypatch):
     assert sorted(CALLS) == [0, 1, 2, 3]  # the task function's code changed: its key did too
 
 
+def test_a_function_whose_source_cannot_be_read_is_neither_kept_nor_served(tmp_path):
+    from sims.sweep import run_sweep
+
+    calls = []
+
+    def typed_in_a_notebook(params, rng):
+        calls.append(params["i"])
+        return {"value": float(rng.random())}
+
+    typed_in_a_notebook.__module__ = "not_a_module_on_disk"  # as one defined interactively
+    stored = StoredExecutor(SerialExecutor(), TaskStore(tmp_path / "store"))
+    for _ in range(2):
+        run_sweep(typed_in_a_notebook, [{"i": 0}, {"i": 1}], executor=stored)
+    assert calls == [0, 1, 0, 1]  # its edits could not be seen: computed every time
+    assert stored.served == 0
+    assert _stored(tmp_path) == []
+
+
 def test_process_workers_share_the_store(tmp_path):
     first, _ = _run(tmp_path, "a", executor=ProcessExecutor(2))
     again, stored = _run(tmp_path, "b")
