@@ -686,12 +686,13 @@ def stored_root_seeds(claim: Claim, record: CheckResult, ctx: Context) -> dict[i
     :func:`paper_checks.redecide.split_units`), its verdict and its statistic, as
     :func:`pooled_verdict` and :func:`replicate_claim` read a root seed's result.
 
-    Only a claim decided over units whose record was made by today's code on the run's scale
-    and placement, with every root seed's row at the seeds this run would draw
-    (:meth:`Context.root_entropy` of each replicate) and none crashed; otherwise none (the run
-    computes them all), and none from a record whose replication rows cannot be read (a
-    record edited by hand). Root seed 0 is never taken: its measurements, figures and arrays
-    are the record's own, and the run makes them again."""
+    Only a claim decided over units, or an exact check over random instances none of whose
+    root seeds FAILed (a counterexample's own words are not in the record), whose record was
+    made by today's code on the run's scale and placement, with every root seed's row at the
+    seeds this run would draw (:meth:`Context.root_entropy` of each replicate) and none
+    crashed; otherwise none (the run computes them all), and none from a record whose
+    replication rows cannot be read (a record edited by hand). Root seed 0 is never taken: its
+    measurements, figures and arrays are the record's own, and the run makes them again."""
     try:
         return _stored_root_seeds(claim, record, ctx)
     except (AttributeError, KeyError, TypeError, ValueError):
@@ -704,7 +705,7 @@ def _stored_root_seeds(claim: Claim, record: CheckResult, ctx: Context) -> dict[
     rep = record.replication or {}
     code = claim_fingerprint(claim, ctx.scale, *placement(claim, ctx))
     if (
-        claim.decision is None
+        not (claim.decision is not None or claim.exact)
         or not claim.stochastic
         or rep.get("deterministic", True)
         or record.verdict in (Verdict.ERROR, Verdict.NOT_RUN)
@@ -713,8 +714,14 @@ def _stored_root_seeds(claim: Claim, record: CheckResult, ctx: Context) -> dict[
     ):
         return {}
     rows = list(rep.get("replicates", []))
-    shares, _ = split_units(claim, (record.decision or {}).get("units", {}), rows)
-    if shares is None:
+    if claim.decision is None:  # exact: a root seed is its verdict; a stored counterexample's
+        # own words are not in the record, so a record with one is rerun
+        shares = [{} for _ in rows]
+        if any(row["verdict"] == Verdict.FAIL.value for row in rows):
+            return {}
+    else:
+        shares, _ = split_units(claim, (record.decision or {}).get("units", {}), rows)
+    if not rows or shares is None:
         return {}
     kept = {}
     for r, (row, share) in enumerate(zip(rows, shares, strict=True)):
@@ -732,7 +739,7 @@ def _stored_root_seeds(claim: Claim, record: CheckResult, ctx: Context) -> dict[
             measured={} if statistic is None else {claim.statistic: statistic},
             expected={},
             tolerance="",
-            decision={"units": share, "parts": []},
+            decision={"units": share, "parts": []} if claim.decision is not None else None,
         )
     return kept
 

@@ -910,3 +910,35 @@ def test_a_record_whose_rows_cannot_be_read_gives_no_root_seed(tmp_path, edit):
     ROW_EDITS[edit](rep)
     edited = replace(record, replication=rep)
     assert stored_root_seeds(claim, edited, Context(out_dir=tmp_path / "b")) == {}
+
+
+def _exact_ran(fail_at: int | None = None):
+    """An exact check over random instances: PASS under every root seed but ``fail_at``; appends
+    the replicate it runs under to RAN."""
+
+    def check(ctx: Context) -> CheckResult:
+        RAN.append(ctx.replicate)
+        u = float(ctx.rng("coin").random())
+        verdict = Verdict.FAIL if ctx.replicate == fail_at else Verdict.PASS
+        return CheckResult(verdict, f"u = {u:.3f}", {"u": u}, {}, "u < 1")
+
+    return check
+
+
+def test_an_exact_claims_record_is_extended_unless_a_root_seed_failed(tmp_path):
+    from paper_checks.runner import stored_root_seeds
+
+    claim = _make(_exact_ran())
+    record = run_claim(claim, Context(out_dir=tmp_path / "a"), replicates=3)
+    ctx = Context(out_dir=tmp_path / "b")
+    kept = {claim.id: stored_root_seeds(claim, record, ctx)}
+    assert sorted(kept[claim.id]) == [1, 2]
+    RAN.clear()
+    extended = run_claims([claim], ctx, 5, stored=kept)[0]
+    assert sorted(RAN) == [0, 3, 4]
+    fresh = run_claim(claim, Context(out_dir=tmp_path / "c"), replicates=5)
+    assert _comparable(extended) == _comparable(fresh)
+    failed = _make(_exact_ran(fail_at=2))
+    record = run_claim(failed, Context(out_dir=tmp_path / "d"), replicates=3)
+    assert record.verdict is Verdict.FAIL
+    assert stored_root_seeds(failed, record, Context(out_dir=tmp_path / "e")) == {}
