@@ -117,13 +117,13 @@ class TaskStore:
         try:
             _files.check_target(path, self.root)  # no link on the way, a regular file
             why = unusable(path, _schema.STORED_TASK)
+            if why is None:  # read again as checked (a concurrent prune may have removed it)
+                stored = json.loads(path.read_bytes().decode("utf-8"))
+                if dumps(stored["task"]) == dumps(task):
+                    return stored["result"]
+                why = "it describes another task"
         except (OSError, ValueError) as err:
             why = str(err)
-        if why is None:
-            stored = json.loads(path.read_bytes().decode("utf-8"))
-            if dumps(stored["task"]) == dumps(task):
-                return stored["result"]
-            why = "it describes another task"
         logger.warning("store: %s not used (%s); the task is computed", path, why)
         return None
 
@@ -244,6 +244,10 @@ def _todays_code(fn: str, codes: dict[str, str | None]) -> str | None:
     return codes[fn]
 
 
+#: The states of a store's files (:func:`_classify`).
+STATES = ("today", "stale", "other", "temporary")
+
+
 def _classify(path: Path, codes: dict[str, str | None]) -> tuple[str, str]:
     """(task function, state) of one file of a store: ``today`` (made by today's code of a
     function of this project), ``stale`` (made by other code, by a function that no longer
@@ -284,10 +288,6 @@ def survey(root: str | os.PathLike[str]) -> dict[str, dict[str, int]]:
         row["bytes"] += size
         row[state] += 1
     return table
-
-
-#: The states of a store's files (:func:`_classify`).
-STATES = ("today", "stale", "other", "temporary")
 
 
 def prune(root: str | os.PathLike[str], now: float | None = None) -> tuple[int, int]:
