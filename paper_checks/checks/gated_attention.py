@@ -640,8 +640,23 @@ SINK_RULE = Rule(
             before="quick PASS over 3 units (f_attn_log_ratio -2.026 [-3.307, -0.745]; now "
             "-2.096 [-5.17, 0.979], about 5 units would decide it); full unchanged (PASS)",
         ),
+        HistoryEntry(
+            date="2026-12-06",
+            change="planned looks at quick: one look at 4 root seeds (a floor: a run with fewer "
+            "looks at 4), as gate_sparse, whose report trains this testbed at those root seeds; "
+            "the rule and sizes are unchanged",
+            reason="at quick a root seed has one paired seed, so a one-root-seed run (make run) "
+            "has at most one unit, fewer than the rule decides with, while that run trains this "
+            "testbed at 4 root seeds anyway (gate_sparse reports its gate): the look adds no "
+            "training",
+            before="INCONCLUSIVE in make run (one root seed: one unit); the quick reference (5 "
+            "root seeds, units on root seeds 0-2 only) INCONCLUSIVE over 3 units, unchanged; "
+            "its first 4 root seeds hold the same 3 units: INCONCLUSIVE",
+        ),
     ],
-    looks={"full": (2, 4)},
+    # quick declared 2026-12-06 (history above): the sink runs of 4 root seeds that gate_sparse
+    # trains in every quick run
+    looks={"quick": (4,), "full": (2, 4)},
     studies={"full": 2},
     paper_plan=PAPER_PLAN,
 )
