@@ -1380,7 +1380,10 @@ def _main(argv: list[str]) -> int:
     )
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     _quiet_dask_loggers(args, level)
+    from paper_checks.runner import hold_cpu_kernels
     from paper_checks.solve import SolverCheckFailed
+
+    hold_cpu_kernels()  # before any torch operation: a seed's numbers are the same on any x86-64
 
     if args.command == "solve":
         from paper_checks._compile_notice import announce_kernel_compiles

@@ -6,6 +6,7 @@ import contextlib
 import errno
 import functools
 import importlib.metadata
+import importlib.util
 import logging
 import os
 import platform
@@ -57,6 +58,42 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
+#: Where a CPU offers more than AVX2 (AVX-512), torch's own kernels, and MKL's and oneDNN's under
+#: them, would pick longer vector loops that sum in another order: a float32 training run then
+#: ends in other bits, and a chaotic one (the sink testbed, 2000 steps at LR 2e-2) in another
+#: sink. A run holds them to AVX2, which every x86-64 machine of this project has, so that a seed
+#: gives the same numbers on either kind (measured: the quick sink runs of root seed 0 on an
+#: AVX-512 machine equal the reference's, made on an AVX2 one, only so; the speed is the same to
+#: 2%). Each variable is read at its library's first operation, so setting them before any torch
+#: operation of the process holds it, and the worker processes a run starts inherit them.
+CPU_KERNEL_ENV = {
+    "ATEN_CPU_CAPABILITY": "avx2",
+    "MKL_ENABLE_INSTRUCTIONS": "AVX2",
+    "ONEDNN_MAX_CPU_ISA": "AVX2",
+}
+
+
+def hold_cpu_kernels() -> None:
+    """On x86-64, set each variable of :data:`CPU_KERNEL_ENV` that the environment does not set
+    already (``ATEN_CPU_CAPABILITY=default`` lets torch pick again); elsewhere do nothing. Called
+    by the CLI before any check computes, and by the test suite; a notebook that wants the
+    records' numbers calls it before its first torch operation."""
+    if platform.machine().lower() in ("x86_64", "amd64"):
+        for name, value in CPU_KERNEL_ENV.items():
+            os.environ.setdefault(name, value)
+
+
+@functools.cache
+def cpu_kernels() -> dict[str, str]:
+    """The vector instruction set torch's CPU kernels use in this process (``{"torch": "AVX2"}``),
+    or {} without torch: a record's provenance keeps it, since other kernels give other bits."""
+    if importlib.util.find_spec("torch") is None:
+        return {}
+    import torch
+
+    return {"torch": torch.backends.cpu.get_cpu_capability()}
+
+
 @functools.cache
 def git_sha() -> str | None:
     """The commit of the source tree this package was imported from, if it is the root of a git
@@ -86,8 +123,8 @@ def git_sha() -> str | None:
 def provenance(
     ctx: Context, wall_time_s: float, cpu_time_s: float | None = None, code: str | None = None
 ) -> dict[str, Any]:
-    """Where a result came from: seed (and replicate), scale, backend and device, versions, git
-    sha, wall and CPU time, and the fingerprint of the code the claim's check can run
+    """Where a result came from: seed (and replicate), scale, backend and device, versions, the
+    CPU kernels torch used (:func:`cpu_kernels`), git sha, wall and CPU time, and the fingerprint of the code the claim's check can run
     (:func:`claim_fingerprint`), by which a stored result is known to be stale. Where
     ``device`` names the array backend's (a GPU), ``torch_device`` names the torch device."""
     torch_device = {} if ctx.computes_on == ctx.device else {"torch_device": ctx.device}
@@ -98,6 +135,7 @@ def provenance(
         "backend": ctx.backend.name,
         "device": ctx.computes_on,
         "versions": package_versions(),
+        "cpu_kernels": cpu_kernels(),
         "git_sha": git_sha(),
         "wall_time_s": round(wall_time_s, 3),
         "cpu_time_s": None if cpu_time_s is None else round(cpu_time_s, 3),

@@ -8,9 +8,13 @@ import matplotlib as mpl
 import pytest
 from hypothesis import settings
 
+from paper_checks.runner import hold_cpu_kernels
 from tests.devices import cupy_sees_a_device, torch_sees_a_device
 
 mpl.use("Agg")
+# the CPU kernels a run holds torch to (paper_checks.runner.hold_cpu_kernels), so that a check
+# called in-process measures what the committed records hold on any x86-64 machine
+hold_cpu_kernels()
 
 # `make test` gives the same result on every clone and every run: hypothesis draws its examples
 # from a fixed seed ("repro", derandomised, also what hypothesis's own "ci" profile does when CI

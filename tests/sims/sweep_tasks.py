@@ -44,3 +44,11 @@ def checkpoint_folder(params, rng):
         folder.mkdir(parents=True)
         (folder / "state").write_text("x")
     return {"folder": None if folder is None else str(folder)}
+
+
+def torch_kernels(params, rng):
+    """The vector instruction set torch's CPU kernels use in the worker, after one operation."""
+    import torch
+
+    torch.ones(4).softmax(0)
+    return {"torch": torch.backends.cpu.get_cpu_capability()}
