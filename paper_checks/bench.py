@@ -82,12 +82,13 @@ def _median_time(
 
 
 def provenance(argv: list[str]) -> dict[str, Any]:
-    """When, where and by which code a bench run was made (for docs/benchmarks.md)."""
+    """When, where (the machine, and the CPU kernels torch used: :func:`paper_checks.runner.
+    cpu_kernels`) and by which code a bench run was made (for docs/benchmarks.md)."""
     import os
     import platform
     from datetime import UTC, datetime
 
-    from paper_checks.runner import git_sha, package_versions
+    from paper_checks.runner import cpu_kernels, git_sha, package_versions
 
     return {
         "argv": argv,
@@ -96,6 +97,7 @@ def provenance(argv: list[str]) -> dict[str, Any]:
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}, load "
         f"{os.getloadavg()[0]:.1f} at the start",
         "versions": package_versions(),
+        "cpu_kernels": cpu_kernels(),
     }
 
 

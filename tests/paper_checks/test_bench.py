@@ -52,7 +52,14 @@ def test_json_file_holds_the_rows(pass_at_k_run):
     rows, out = pass_at_k_run
     payload = read_json(out)
     assert {k: payload[k] for k in ("quick", "benchmarks")} == {"quick": True, "benchmarks": rows}
-    assert set(payload["provenance"]) == {"argv", "created", "git_sha", "machine", "versions"}
+    assert set(payload["provenance"]) == {
+        "argv",
+        "created",
+        "git_sha",
+        "machine",
+        "versions",
+        "cpu_kernels",
+    }
 
 
 def test_unknown_benchmark_is_named(tmp_path: Path):
