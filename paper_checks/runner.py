@@ -86,11 +86,14 @@ def hold_cpu_kernels() -> None:
 @functools.cache
 def cpu_kernels() -> dict[str, str]:
     """The vector instruction set torch's CPU kernels use in this process (``{"torch": "AVX2"}``),
-    or {} without torch: a record's provenance keeps it, since other kernels give other bits."""
+    or {} without a torch that imports (a claim that needs none still runs): a record's
+    provenance keeps it, since other kernels give other bits."""
     if importlib.util.find_spec("torch") is None:
         return {}
-    import torch
-
+    try:
+        import torch
+    except (ImportError, OSError):  # a broken install: the torch claims say so themselves
+        return {}
     return {"torch": torch.backends.cpu.get_cpu_capability()}
 
 

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _has_avx2() -> bool:
     try:
-        return " avx2 " in f" {Path('/proc/cpuinfo').read_text()} ".replace("\n", " ")
+        return "avx2" in Path("/proc/cpuinfo").read_text().split()
     except OSError:
         return False
 
@@ -88,3 +88,14 @@ def test_a_records_provenance_names_the_kernels_torch_used(tmp_path):
     )  # fmt: skip
     record = json.loads((tmp_path / "faster_rcnn.param_ratio.json").read_text())
     assert record["provenance"]["cpu_kernels"] == {"torch": "AVX2"}
+
+
+def test_a_torch_that_fails_to_import_leaves_the_kernels_unnamed(monkeypatch):
+    runner.cpu_kernels.cache_clear()
+    # torch is found installed, but importing it raises ImportError
+    monkeypatch.setattr(runner.importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setitem(sys.modules, "torch", None)
+    try:
+        assert runner.cpu_kernels() == {}
+    finally:
+        runner.cpu_kernels.cache_clear()
