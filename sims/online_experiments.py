@@ -22,6 +22,7 @@ import numpy as np
 from sims.online import LearnerRun
 from theory.online import ConceptClass, constructions
 from theory.online.census import Census, CensusCounts, census5_values, class_rows, relabel
+from theory.online.certificates import tree_order_floor
 from theory.online.dims import littlestone_dim
 from theory.online.mtr import mtr_by_permutations, transductive_mistake_bound
 
@@ -227,7 +228,8 @@ def elementary_bound_violations(
     rows: Sequence[Mapping[str, Any]],
 ) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     """The rows of :func:`sims.online_sweeps.random_class_task` as arrays and the classes that
-    break each elementary bound: VC ≤ M_tr ≤ min(Ldim, ⌊log2 #H⌋), Ldim ≥ 2 ⇒ M_tr ≥ 2 and
+    break each elementary bound: VC ≤ M_tr ≤ min(Ldim, ⌊log2 #H⌋), M_tr ≥ the tree order's floor
+    (:func:`theory.online.certificates.tree_order_floor`: 2 from Ldim 2, 3 from Ldim 4) and
     DP = brute force (the paper's Fact E.1 and
     docs/online.md#exact-values-the-checks-compare-with).
 
@@ -264,7 +266,7 @@ def elementary_bound_violations(
         "vc > mtr": int(np.sum(vc > m)),
         "mtr > ldim": int(np.sum(m > ld)),
         "mtr > floor log2|H|": int(np.sum(m > log_h)),
-        "ldim >= 2 but mtr < 2": int(np.sum((ld >= 2) & (m < 2))),
+        "mtr < tree-order floor of ldim": int(np.sum(m < [tree_order_floor(d) for d in ld])),
         "dp != brute force": int(np.sum((brute >= 0) & (brute != m))),
     }
     arrays = {"vc": vc, "mtr": m, "ldim": ld, "floor_log2_h": log_h, "brute": brute}
@@ -1072,8 +1074,10 @@ def learner_statistics(rng: np.random.Generator, weight_factor: float) -> Learne
 # ------------------------------------------------------------------------- search below 2/3
 def search_grid(sizes: Sequence[int], restarts: int, steps: int) -> list[dict[str, Any]]:
     """Parameters of :func:`sims.online_search.gap_search_task`: every (points, start kind) the
-    start fits, ``restarts`` times each, and the same on ≥ 8 points with Ldim held at ≥ 4
-    (random and gadget starts).
+    start fits, ``restarts`` times each, and the same on ≥ 8 points with Ldim held at ≥ 5
+    (random and gadget starts): no class has (Ldim, M_tr) = (4, 2)
+    (:func:`theory.online.certificates.tree_order_floor`), so a class below the 2/3 line has
+    Ldim ≥ 5.
 
     Parameters
     ----------
@@ -1094,7 +1098,7 @@ def search_grid(sizes: Sequence[int], restarts: int, steps: int) -> list[dict[st
     >>> from sims.online_experiments import search_grid
     >>> [(p["n_points"], p["start"]) for p in search_grid([4], restarts=1, steps=10)]
     [(4, 'random'), (4, 'gadget')]
-    >>> len(search_grid([4, 8], restarts=1, steps=10))  # 2 + 3 free, 2 held at Ldim ≥ 4
+    >>> len(search_grid([4, 8], restarts=1, steps=10))  # 2 + 3 free, 2 held at Ldim ≥ 5
     7
     """
     from sims.online_search import START_KINDS
@@ -1107,8 +1111,8 @@ def search_grid(sizes: Sequence[int], restarts: int, steps: int) -> list[dict[st
         if n >= minimum[kind]
         for r in range(restarts)
     ]
-    held = [  # Ldim held at ≥ 4 once reached: the search for (4, 2), (5, 3), ...
-        {"n_points": n, "start": kind, "steps": steps, "restart": r, "min_ldim": 4}
+    held = [  # Ldim held at ≥ 5 once reached: the search for (5, 3), (6, 3), (7, 4), ...
+        {"n_points": n, "start": kind, "steps": steps, "restart": r, "min_ldim": 5}
         for n in sizes
         if n >= 8
         for kind in ("random", "gadget")

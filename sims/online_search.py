@@ -1,7 +1,8 @@
 """Seeded search for a class below BKM's 2/3 line: M_tr(H) < (2/3)·Ldim(H) on at most 10 points.
 
 No explicit class with M_tr < (2/3)·Ldim is known at small Ldim (docs/online.md: the gadget
-powers W^k sit exactly on the line, and hill climbing on ≤ 7 points found no (4, 2) class). One
+powers W^k sit exactly on the line, and no class has (Ldim, M_tr) = (4, 2):
+:func:`theory.online.certificates.tree_order_floor`, so a witness needs Ldim ≥ 5). One
 restart of :func:`gap_search_task` is a simulated annealing over hypothesis sets, scored by the
 exact solvers (the suffix-set DP for M_tr, the memoised recursion for Ldim):
 

@@ -50,17 +50,18 @@ def test_elementary_bound_violations_counts_each_kind_once():
         _row(1, 3, 2, 3, 3),  # M_tr > Ldim
         _row(1, 2, 2, 1, 2),  # M_tr > ⌊log2|H|⌋
         _row(1, 2, 3, 2, 3),  # DP ≠ brute force
+        _row(2, 2, 4, 4, None),  # (Ldim, M_tr) = (4, 2): below the tree order's floor 3
     ]
     arrays, violations = ox.elementary_bound_violations(rows)
     assert violations == {
         "vc > mtr": 1,
         "mtr > ldim": 1,
         "mtr > floor log2|H|": 1,
-        "ldim >= 2 but mtr < 2": 1,
+        "mtr < tree-order floor of ldim": 2,
         "dp != brute force": 1,
     }
-    assert arrays["brute"].tolist() == [1, -1, 3, 2, 3]
-    assert arrays["mtr"].tolist() == [1, 1, 3, 2, 2]
+    assert arrays["brute"].tolist() == [1, -1, 3, 2, 3, -1]
+    assert arrays["mtr"].tolist() == [1, 1, 3, 2, 2, 2]
 
 
 def test_random_small_class_respects_its_limits():

@@ -18,7 +18,7 @@ from theory.online.concept_class import ConceptClass
 from theory.online.dims import LittlestoneTree, _concept_class, littlestone_tree
 from theory.online.transductive import _SequenceScorer, transductive_value
 
-__all__ = ["Certificate", "mtr_lower_bound"]
+__all__ = ["Certificate", "mtr_lower_bound", "tree_order_floor"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,51 @@ def _count(value: object, name: str) -> int:
             if n >= 0:
                 return n
     raise ValueError(f"{name} must be a non-negative integer (got {value!r})")
+
+
+def tree_order_floor(ldim: int) -> int:
+    r"""The transductive value that the BFS order of any shattered Littlestone tree of depth
+    ``ldim`` forces, whatever the class around it; hence M_tr(H) ≥ tree_order_floor(Ldim(H)).
+
+    .. math:: f(0) = 0,\quad f(1) = 1,\quad f(2) = f(3) = 2,\quad f(d) = 3 \ (d \ge 4)
+
+    Proved in docs/online.md#exact-values-the-checks-compare-with. Let x be the tree's root and y0,
+    y1 its children, and keep only the 2^d leaf witnesses (v is monotone in the class for a fixed
+    sequence). Query x, y0, y1 first, then every other point. Two witnesses differ at a tree node,
+    so a cell of ≥ 2 witnesses is split by a later point and has value ≥ 1, and a cell whose first
+    split leaves ≥ 2 witnesses on each side has value c(≥ 1, ≥ 1) ≥ 2. For d ≥ 4 the x = 0 half
+    splits 2^{d−2}/2^{d−2} at y0; in the x = 1 half, y0 (off its paths, unless y0 and y1 are
+    one point, which splits it evenly) either splits it with ≥ 2 on each side, or cuts off one
+    witness and then y1 splits the rest ≥ 3/≥ 3, or is constant and y1 splits it evenly. Both
+    halves are worth ≥ 2, so x forces c(≥ 2, ≥ 2) ≥ 3. For d = 2, 3 the two halves at x are worth
+    ≥ 1 each, so x forces 2, and W (Ldim 3, M_tr 2) shows that 2 is all there is at d = 3.
+
+    So no class has (Ldim, M_tr) = (4, 2): a class below BKM97's 2/3 line needs Ldim ≥ 5.
+    :func:`mtr_lower_bound` scores the BFS order first, so its value is never below this floor.
+
+    Parameters
+    ----------
+    ldim : int
+        A Littlestone dimension, ≥ 0.
+
+    Returns
+    -------
+    int
+        The floor f(ldim) ≤ ldim.
+
+    Raises
+    ------
+    ValueError
+        Unless ``ldim`` is a non-negative integer.
+
+    Examples
+    --------
+    >>> from theory.online.certificates import tree_order_floor
+    >>> [tree_order_floor(d) for d in range(7)]
+    [0, 1, 2, 2, 3, 3, 3]
+    """
+    d = _count(ldim, "ldim")
+    return min(d, 2) if d < 4 else 3
 
 
 def _tree_orders(C: ConceptClass, tree: LittlestoneTree) -> list[tuple[str, np.ndarray]]:
@@ -103,8 +148,8 @@ def mtr_lower_bound(
        permutations; each tries ``swaps`` moves (swap two positions, or move one point) and
        keeps a move when it does not lower the value (sideways moves cross plateaus).
 
-    Hence ``value ≥ min(Ldim, 2)``: the tree's root and its two children come first in BFS
-    order. ``value ≥ VC`` is not guaranteed (no VC search here: it can cost
+    Hence ``value ≥`` :func:`tree_order_floor` ``(Ldim)`` (min(Ldim, 2), and 3 from Ldim 4 on):
+    the tree's root and its two children come first in BFS order. ``value ≥ VC`` is not guaranteed (no VC search here: it can cost
     |X|^{O(log |H|)}); put a shattered set first yourself if you need it.
 
     It stops as soon as the value reaches the upper bound min(Ldim, ⌊log2 |H|⌋) (Fact E.1),
