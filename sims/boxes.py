@@ -141,6 +141,10 @@ def best_iou_per_band(
     _domain.reals("bands", bands, ndim=2, minimum=0.0, open_low=True)
     if np.shape(bands)[1] != 2 or (np.asarray(bands)[:, 0] > np.asarray(bands)[:, 1]).any():
         raise ValueError(f"bands must be pairs (lo, hi) with lo ≤ hi (got {bands})")
+    if not all(isinstance(b, tuple) for b in bands) or len(set(bands)) != len(bands):
+        raise ValueError(f"bands must be distinct tuples (lo, hi) (got {bands})")
+    if not hasattr(rng, "keys") or not all(b in rng for b in bands):
+        raise ValueError("rng must map every band (lo, hi) of bands to its own generator")
     return {
         b: best_anchor_iou(random_boxes(n, b, rng=rng[b]), anchors, legacy=False) for b in bands
     }
@@ -171,6 +175,9 @@ def percent_reaching(
     >>> percent_reaching({(32, 64): np.array([0.2, 0.6, 0.8, 0.9])}, [0.7, 0.5])
     array([[50., 75.]])
     """
+    _domain.reals("thresholds", thresholds, ndim=1, minimum=0.0, maximum=1.0)
+    if not hasattr(best, "items") or any(np.size(best[b]) == 0 for b in best):
+        raise ValueError("best must map each band to a non-empty array of best IoUs")
     return np.array([[100.0 * np.mean(best[b] >= t) for t in thresholds] for b in best])
 
 
@@ -312,6 +319,11 @@ def shift_violations(r: ShiftResponse, stride: int = STRIDE) -> tuple[bool, int]
     >>> shift_violations(response)
     (True, 0)
     """
+    _domain.integer("stride", stride, minimum=1)
+    if not (r.shift_px == 16).any():
+        raise ValueError(
+            f"r must hold the shift of 16 px, a whole stride (got shifts {r.shift_px})"
+        )
     on = r.shift_px % stride == 0
     mismatch, grid, best, mb16 = (
         r.label_mismatch,

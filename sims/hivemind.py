@@ -133,6 +133,15 @@ def bootstrap_over_queries(
     >>> 0 < low < high < 1
     True
     """
+    _domain.reals("x", x, ndim=1)
+    _domain.reals("y", y, ndim=1)
+    if np.ndim(queries) != 1 or not np.size(x) == np.size(y) == np.size(queries):
+        raise ValueError(
+            f"queries must be 1-D with one entry per item of x and y (got sizes {np.size(x)}, "
+            f"{np.size(y)}, {np.size(queries)})"
+        )
+    _domain.integer("n_boot", n_boot, minimum=1)
+    _domain.real("level", level, minimum=0.0, maximum=1.0, open_low=True, open_high=True)
     rng = np.random.default_rng(rng)
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     keys, inverse = np.unique(np.asarray(queries), return_inverse=True)

@@ -118,7 +118,7 @@ def histogram_tasks(p: np.ndarray, n: int, reps: int, chunks: int) -> list[dict[
     reps : int
         Evaluations per problem in all, ≥ 1.
     chunks : int
-        Tasks, in [1, reps].
+        Tasks, in [1, reps], a divisor of ``reps`` (every task draws the same number).
 
     Returns
     -------
@@ -128,7 +128,7 @@ def histogram_tasks(p: np.ndarray, n: int, reps: int, chunks: int) -> list[dict[
     Raises
     ------
     ValueError
-        Unless ``n`` is a positive integer and ``chunks`` an integer in [1, reps].
+        Unless ``n`` is a positive integer and ``chunks`` a divisor of ``reps``.
 
     Examples
     --------
@@ -141,6 +141,10 @@ def histogram_tasks(p: np.ndarray, n: int, reps: int, chunks: int) -> list[dict[
     n = _domain.integer("n", n, minimum=1)
     reps = _domain.integer("reps", reps, minimum=1)
     chunks = _domain.integer("chunks", chunks, minimum=1, maximum=reps)
+    if reps % chunks:
+        raise ValueError(
+            f"chunks must divide reps ({reps} evaluations do not split into {chunks} equal tasks)"
+        )
     return [{"p": p, "n": n, "reps": reps // chunks, "chunk": j} for j in range(chunks)]
 
 
@@ -169,6 +173,16 @@ def summed_histograms(records: Sequence[dict[str, Any]]) -> np.ndarray:
     >>> summed_histograms(records).sum(axis=1).tolist()
     [100, 100]
     """
+    if not records:
+        raise ValueError("records must hold at least one task's histogram (got none)")
+    if any(
+        np.shape(r["result"]["hist"]) != np.shape(records[0]["result"]["hist"]) for r in records
+    ):
+        raise ValueError(
+            "records must hold histograms of one shape (P, n + 1): the tasks of one sweep share "
+            "problems and n"
+        )
+    _domain.counts("records' histograms", [r["result"]["hist"] for r in records], ndim=3)
     return sum(np.asarray(r["result"]["hist"], dtype=np.int64) for r in records)
 
 
@@ -210,6 +224,16 @@ def estimator_mean_and_se(
     >>> mean.round(3).tolist(), se.round(3).tolist()  # the truth: 0.55, 0.675
     ([0.554, 0.694], [0.013, 0.017])
     """
+    _domain.integer("n", n, minimum=1)
+    _domain.integers("ks", ks, minimum=1)
+    _domain.counts("hist", hist, ndim=2)
+    if np.shape(hist)[1] != n + 1:
+        raise ValueError(f"hist must have n + 1 = {n + 1} columns (got shape {np.shape(hist)})")
+    if (np.sum(hist, axis=1) != np.sum(hist[0])).any() or np.sum(hist[0]) < 2:
+        raise ValueError(
+            "hist must hold the same number R ≥ 2 of evaluations in every row (got row totals "
+            f"{np.unique(np.sum(hist, axis=1))[:4]})"
+        )
     n_problems = hist.shape[0]
     n_reps = int(hist[0].sum())
     c = np.arange(n + 1)
@@ -263,6 +287,16 @@ def estimator_z(
     [0.28, 1.13]
     """
     mean, se = estimator_mean_and_se(hist, estimator, n, ks)
+    if np.shape(truth) != (len(ks),):
+        raise ValueError(
+            f"truth must have one value per k, shape ({len(ks)},) (got {np.shape(truth)})"
+        )
+    _domain.reals("truth", truth, ndim=1)
+    if (se == 0).any():
+        raise ValueError(
+            "hist gives a standard error of 0 at some k (every evaluation scored the same): "
+            "z is undefined there"
+        )
     return mean, (mean - truth) / se
 
 
@@ -306,6 +340,14 @@ def estimator_exact_bias(
     """
     from theory.passk import estimator_expectation
 
+    _domain.reals("p", p, ndim=1, minimum=0.0, maximum=1.0)
+    _domain.integer("n", n, minimum=1)
+    _domain.integers("ks", ks, minimum=1)
+    if np.shape(truth) != (len(ks),):
+        raise ValueError(
+            f"truth must have one value per k, shape ({len(ks)},) (got {np.shape(truth)})"
+        )
+    _domain.reals("truth", truth, ndim=1)
     exact = np.array([np.mean(estimator_expectation(estimator, p, n, int(k))) for k in ks])
     return exact - truth
 
@@ -412,6 +454,11 @@ def crossing_search_task(params: dict[str, Any], rng: np.random.Generator) -> di
     """
     from theory.passk import sign_changes
 
+    if not hasattr(params, "keys") or not {"grid", "draws", "k_max"} <= set(params):
+        raise ValueError(f"params must hold grid, draws and k_max (got {params!r:.80})")
+    _domain.integer("grid", params["grid"], minimum=1)
+    _domain.integer("draws", params["draws"], minimum=1)
+    _domain.integer("k_max", params["k_max"], minimum=1)
     g, draws, k_max = params["grid"], params["draws"], params["k_max"]
     signs = tuple(params.get("signs", (1, -1, 1)))
     ks = np.arange(1, k_max + 1)
@@ -456,6 +503,8 @@ def crossing_search_draws(records: Sequence[dict[str, Any]]) -> dict[str, np.nda
     >>> draws["n_changes"].shape, draws["n_changes"].dtype.kind
     ((6,), 'i')
     """
+    if not records:
+        raise ValueError("records must hold at least one task's draws (got none)")
     cat = {
         key: np.concatenate([r["result"][key] for r in records])
         for key in ("n_changes", "delta_1", "delta_end", "first_k")

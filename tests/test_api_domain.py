@@ -29,9 +29,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paper_checks._public_api import PACKAGES, public_modules, public_names
+from sims import boxes, passk_sampling
+from sims import hivemind as hivemind_sims
 from sims.superposition import lr_schedule, sample_batch
 from theory import anchors, hivemind, passk, rmt
+from theory.online import ConceptClass, census
 from theory.online.bounds import paper_length_bound
+from theory.online.brackets import perfect_halving_order
+from theory.online.certificates import mtr_lower_bound
+from theory.online.dims import soa_predict
+from theory.online.mtr import mtr_by_permutations, transductive_mistake_bound
+from theory.online.transductive import transductive_value
 from theory.passk import pass_at_k
 from theory.rmt import DataSpectrum
 
@@ -991,6 +999,7 @@ DOMAINS: dict[str, Domain] = {
         {"p": [0.2, 0.5], "n": 4, "reps": 10, "rng": 0},
         {"p": Reals(0.0, 1.0, empty=True), "n": COUNT, "reps": COUNT},
     ),
+    "theory.online.certificates.tree_order_floor": D({"ldim": 4}, {"ldim": SIZE}),
     "sims.passk_sampling.histogram_tasks": D(
         {"p": [0.2, 0.5], "n": 4, "reps": 10, "chunks": 2},
         {"n": COUNT, "reps": COUNT, "chunks": Count(1, 10)},
@@ -1714,20 +1723,82 @@ def test_out_of_domain_arguments_are_refused_by_name(qualname: str, data: st.Dat
 
 
 # ----------------------------------------------------------------------------- reported examples
+_W = ConceptClass.from_strings(["0000", "1000", "0100", "0001", "1101", "0011", "1011", "1111"])
+_HIST = np.array([[2, 3, 5], [1, 1, 1]])  # row totals 10 and 3: not one R
+
+
+def _box_rng(band: tuple[float, float]) -> dict[tuple[float, float], np.random.Generator]:
+    return {band: np.random.default_rng(0)}
+
+
+_HOSTILE_2026_12_06 = [
+    (lambda: passk_sampling.histogram_tasks(np.array([0.5]), 8, reps=10, chunks=3), "chunks"),
+    (lambda: passk_sampling.estimator_mean_and_se(_HIST, pass_at_k, 2, [1]), "hist"),
+    (lambda: passk_sampling.estimator_mean_and_se(_HIST[:1], pass_at_k, 2, [2.7]), "ks"),
+    (lambda: passk_sampling.estimator_mean_and_se(_HIST[:1], pass_at_k, 3, [1]), "hist"),
+    (lambda: passk_sampling.estimator_z(_HIST[:1], pass_at_k, 2, [1, 2], [0.5]), "truth"),
+    (lambda: passk_sampling.estimator_exact_bias(pass_at_k, [], 4, [1], [0.5]), "p"),
+    (lambda: passk_sampling.estimator_exact_bias(pass_at_k, [0.5], 4, [1, 2], [0.5]), "truth"),
+    (lambda: passk_sampling.summed_histograms([]), "records"),
+    (lambda: passk_sampling.crossing_search_task({"grid": 8, "draws": 3, "k_max": 0}, 0), "k_max"),
+    (lambda: passk_sampling.crossing_search_draws([]), "records"),
+    (lambda: hivemind_sims.bootstrap_over_queries([1.0, 2.0], [1.0, 2.0], [0]), "queries"),
+    (lambda: hivemind_sims.bootstrap_over_queries([1.0], [1.0], [0], level=-0.5), "level"),
+    (lambda: hivemind_sims.bootstrap_over_queries([1.0], [1.0], [0], n_boot=0), "n_boot"),
+    (lambda: DataSpectrum.of([1.0, 2.0], [1e308, 1e308]), "weights"),
+    (lambda: DataSpectrum.of([True]), "atoms"),
+    (lambda: DataSpectrum.identity().diagonal(0), "d"),
+    (lambda: rmt.hermite_rule(True), "nodes"),
+    (lambda: rmt.hermite_rule(10**7), "nodes"),
+    (lambda: rmt.find_bulks(lambda x: x, -3.0), "x_max"),
+    (lambda: rmt.find_bulks(lambda x: x, 3.0, points=0), "points"),
+    (lambda: rmt.find_bulks(lambda x: x, 3.0, x_min_rel=2.0), "x_min_rel"),
+    (lambda: rmt.compare_constants({}), "table"),
+    (lambda: ConceptClass.from_array([[0, 1], [1, 0]], points=[]), "points"),
+    (lambda: ConceptClass.from_array([[0, 1], [1, 0]], points=5), "points"),
+    (lambda: ConceptClass.from_strings("0101"), "rows"),
+    (lambda: _W.restrict([-1]), "points"),
+    (lambda: _W.restrict([99]), "points"),
+    (lambda: _W.restrict([True, False]), "points"),
+    (lambda: _W.subclass([99]), "hypotheses"),
+    (lambda: soa_predict(_W, np.zeros(8, bool), 0), "version_space_rows"),
+    (lambda: transductive_value(_W, {2, 0}), "sequence"),
+    (lambda: mtr_lower_bound(_W, candidates=None), "candidates"),
+    (lambda: mtr_lower_bound(_W, candidates=[0, 1]), "candidates"),
+    (lambda: transductive_mistake_bound([[0, 1]]), "H"),
+    (lambda: transductive_mistake_bound(_W, progress=5), "progress"),
+    (lambda: mtr_by_permutations(ConceptClass(np.eye(12, dtype=np.uint8))), "H"),
+    (lambda: perfect_halving_order(_W, max_nodes=math.nan), "max_nodes"),
+    (lambda: census.class_rows(-1, 2), "mask"),
+    (lambda: census.class_rows(1, 40), "n_points"),
+    (lambda: census.relabel(1, 2, [1, 0], -1), "flip"),
+    (lambda: census.relabel(1, 2, [True, False], 0), "perm"),
+    (lambda: census.census5_values([1.5]), "masks"),
+    (lambda: boxes.best_iou_per_band(np.zeros((1, 4)), [(8.0, 16.0)], 5, rng={}), "rng"),
+    (lambda: boxes.best_iou_per_band(np.zeros((1, 4)), [[8.0, 16.0]], 5, rng={}), "bands"),
+    (lambda: boxes.percent_reaching({(1, 2): np.array([])}, [0.5]), "best"),
+    (lambda: boxes.percent_reaching({(1, 2): np.array([0.4])}, [math.nan]), "thresholds"),
+]
+
+
+_REPORTED = [
+    (lambda: hivemind.disjoint_curve(0, 3), "per_model"),
+    (lambda: hivemind.top_fraction_subset([1.0, 2.0, 3.0], fraction=1.5), "fraction"),
+    (lambda: hivemind.entropy_bits([[0, 0, 0, 0, 0]]), "counts"),
+    (lambda: hivemind.normalize_rows([[1.0, np.nan], [1.0, 0.0]]), "vectors"),
+    (lambda: anchors.anchor_count(-600, 1000), "height"),
+    (lambda: anchors.feature_map_size(-1), "image_size"),
+    (lambda: rmt.marchenko_pastur_edges(-1), "ratio"),
+    (lambda: passk.crossing_k([], [], []), "ks"),
+    # found by make fuzz (2026-12-05): a schedule shorter than its step named only `step`
+    (lambda: lr_schedule(3, 1, 1.0, 3), "steps"),
+    # a hostile round of our own (2026-12-06): each returned a wrong value or a raw error
+    *_HOSTILE_2026_12_06,
+]
+
+
 @pytest.mark.parametrize(
-    ("call", "name"),
-    [
-        (lambda: hivemind.disjoint_curve(0, 3), "per_model"),
-        (lambda: hivemind.top_fraction_subset([1.0, 2.0, 3.0], fraction=1.5), "fraction"),
-        (lambda: hivemind.entropy_bits([[0, 0, 0, 0, 0]]), "counts"),
-        (lambda: hivemind.normalize_rows([[1.0, np.nan], [1.0, 0.0]]), "vectors"),
-        (lambda: anchors.anchor_count(-600, 1000), "height"),
-        (lambda: anchors.feature_map_size(-1), "image_size"),
-        (lambda: rmt.marchenko_pastur_edges(-1), "ratio"),
-        (lambda: passk.crossing_k([], [], []), "ks"),
-        # found by make fuzz (2026-12-05): a schedule shorter than its step named only `step`
-        (lambda: lr_schedule(3, 1, 1.0, 3), "steps"),
-    ],
+    ("call", "name"), _REPORTED, ids=[f"{name}-{i}" for i, (_, name) in enumerate(_REPORTED)]
 )
 def test_the_reported_examples_are_refused_by_name(call: Callable[[], Any], name: str) -> None:
     with pytest.raises(ValueError, match=rf"^{name} "):

@@ -70,6 +70,11 @@ QUADRATURE_NODES = 96  # Gauss–Hermite nodes: exact to ~1e-12 for tanh at ever
 
 
 # ------------------------------------------------------------------------------ quadrature
+#: Most nodes :func:`hermite_rule` builds (the project's quadratures use tens; beyond a thousand
+#: the weights of the outer nodes underflow and the eigenproblem only costs time).
+MAX_HERMITE_NODES = 1000
+
+
 @functools.cache
 def hermite_rule(nodes: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Nodes and weights of E f(z), z ~ N(0, 1): probabilists' Gauss–Hermite, weights sum to 1
@@ -93,6 +98,7 @@ def hermite_rule(nodes: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     >>> len(x), round(float(w.sum()), 12), round(float(w @ x**2), 12)  # E 1 and E z²
     (8, 1.0, 1.0)
     """
+    _domain.integer("nodes", nodes, minimum=1, maximum=MAX_HERMITE_NODES)
     x, w = np.polynomial.hermite_e.hermegauss(nodes)
     w = w / math.sqrt(2.0 * math.pi)
     x.flags.writeable = False
@@ -148,6 +154,10 @@ def gaussian_expectation(
 
 
 # ------------------------------------------------------------------------------ data spectrum
+#: Largest weight :class:`DataSpectrum` takes before normalising (so that their sum stays finite).
+MAX_WEIGHT = 1e300
+
+
 @dataclass(frozen=True)
 class DataSpectrum:
     """A discrete population spectrum ρ_Σ = Σ_k w_k δ(λ − λ_k) (the paper uses Σ = I and
@@ -161,12 +171,19 @@ class DataSpectrum:
     def __post_init__(self) -> None:
         atoms = np.asarray(self.atoms, dtype=float)
         weights = np.asarray(self.weights, dtype=float)
+        if any(isinstance(v, bool | np.bool_ | str | bytes) for v in (*self.atoms, *self.weights)):
+            raise ValueError(
+                f"atoms and weights must be real numbers (got {self.atoms!r:.40}, {self.weights!r:.40})"
+            )
         if atoms.ndim != 1 or atoms.size == 0 or atoms.shape != weights.shape:
-            raise ValueError("sigma_atoms and weights must be non-empty lists of the same length")
+            raise ValueError("atoms and weights must be non-empty lists of the same length")
         if not np.all(np.isfinite(atoms) & (atoms > 0)):
-            raise ValueError(f"sigma_atoms must be positive (got {list(self.atoms)})")
-        if not np.all(np.isfinite(weights) & (weights > 0)):
-            raise ValueError(f"weights must be positive (got {list(self.weights)})")
+            raise ValueError(f"atoms must be positive (got {list(self.atoms)})")
+        if not np.all(np.isfinite(weights) & (weights > 0)) or weights.max() > MAX_WEIGHT:
+            raise ValueError(
+                f"weights must be positive and at most {MAX_WEIGHT:g} (they are normalised to "
+                f"sum to 1; got {list(self.weights)})"
+            )
         object.__setattr__(self, "atoms", tuple(float(a) for a in atoms))
         object.__setattr__(self, "weights", tuple(float(w) for w in weights / weights.sum()))
 
@@ -188,6 +205,7 @@ class DataSpectrum:
     def diagonal(self, d: int) -> NDArray[np.float64]:
         """A length-d diagonal of Σ whose atom counts are the weights times d, rounded so that
         they add up to d (largest remainders first)."""
+        _domain.integer("d", d, minimum=1)
         raw = np.asarray(self.weights) * d
         counts = np.floor(raw).astype(int)
         counts[np.argsort(counts - raw)[: d - counts.sum()]] += 1
@@ -922,6 +940,8 @@ class Spectrum:
         """Kolmogorov–Smirnov distance between the empirical CDF of sampled eigenvalues and this
         spectrum. With ``above`` set, only values > above count, against the CDF conditioned on
         λ > above (the delta at s_t² is left out by cutting just above it)."""
+        _domain.reals("values", values, ndim=1)
+        _domain.real("above", 0.0 if above is None else above)
         x = np.sort(np.asarray(values, dtype=float))
         cut = -np.inf if above is None else above
         x = x[x > cut]
@@ -1186,6 +1206,10 @@ def find_bulks(
     >>> [(round(b.mass, 4), round(b.lower, 4), round(b.upper, 4)) for b in bulks]
     [(1.0, 0.25, 2.25)]
     """
+    _domain.real("x_max", x_max, minimum=0.0, open_low=True)
+    _domain.integer("points", points, minimum=2)
+    _domain.real("x_min_rel", x_min_rel, minimum=0.0, maximum=1.0, open_low=True, open_high=True)
+    _domain.integer("mass_levels", mass_levels, minimum=0)
     x = np.geomspace(x_max * x_min_rel, x_max, points)
     rho = density(x)
     intervals = _intervals_on_grid(density, x, rho, bottom=0.0)
@@ -1955,6 +1979,10 @@ def compare_constants(
     >>> comparison.identity_error < 1e-10
     True
     """
+    if not hasattr(table, "items") or not len(table):
+        raise ValueError(f"table must map at least one t to its four constants (got {table!r:.60})")
+    if any(len(table[t]) != 4 for t in table):
+        raise ValueError("table must give four constants (a, b, v², s²) for every t")
     rows, worst, identity_error = [], 0.0, 0.0
     for t, entries in table.items():
         k = constants(t)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theory import _domain
 from theory.online.certificates import mtr_lower_bound
 from theory.online.concept_class import ConceptClass
 from theory.online.dims import littlestone_dim
@@ -96,6 +97,9 @@ def perfect_halving_order(H: ConceptClass, *, max_nodes: int = 200_000) -> Perfe
     >>> result.decided, result.order
     (True, None)
     """
+    if not isinstance(H, ConceptClass):
+        raise ValueError(f"H must be a ConceptClass (got {type(H).__name__})")  # noqa: TRY004
+    _domain.integer("max_nodes", max_nodes, minimum=1)
     matrix = np.unique(H.matrix, axis=0)
     n_h = matrix.shape[0]
     if n_h & (n_h - 1):

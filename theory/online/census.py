@@ -76,6 +76,11 @@ class Census:
         return class_rows(mask, self.n_points)
 
 
+#: Largest domain :func:`class_rows` and :func:`relabel` take: a class is a bitmask over the
+#: 2^n_points functions on its points.
+MAX_MASK_POINTS = 16
+
+
 def class_rows(mask: int, n_points: int) -> list[str]:
     """The hypotheses of the class ``mask`` on ``n_points`` points as 0/1 strings over points
     0..n−1 (function f labels point x with bit x of f).
@@ -98,6 +103,23 @@ def class_rows(mask: int, n_points: int) -> list[str]:
     >>> class_rows(0b0110, 2)  # functions 1 and 2
     ['10', '01']
     """
+    if (
+        isinstance(n_points, bool)
+        or not isinstance(n_points, int | np.integer)
+        or not (0 <= n_points <= MAX_MASK_POINTS)
+    ):
+        raise ValueError(
+            f"n_points must be an integer in [0, {MAX_MASK_POINTS}] (got {n_points!r})"
+        )
+    if (
+        isinstance(mask, bool)
+        or not isinstance(mask, int | np.integer)
+        or not 0 <= mask < 1 << (1 << int(n_points))
+    ):
+        raise ValueError(
+            f"mask must be an integer in [0, 2^(2^n_points)) = [0, 2^{1 << int(n_points)}) "
+            f"(got {mask!r:.40})"
+        )
     return [
         "".join(str((f >> x) & 1) for x in range(n_points))
         for f in range(1 << n_points)
@@ -273,6 +295,8 @@ def census5_values(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     >>> ldim.tolist(), mtr.tolist()  # one function, two, all 32
     ([0, 1, 5], [0, 1, 5])
     """
+    if not np.issubdtype(np.asarray(masks).dtype, np.integer):
+        raise ValueError(f"masks must be integers (got dtype {np.asarray(masks).dtype})")
     masks = np.asarray(masks, dtype=np.int64)
     if masks.size and (masks.min() < 1 or masks.max() > FIVE_POINT_CLASSES):
         raise ValueError(f"masks must lie in 1..2^32 − 1 (got {masks.min()}..{masks.max()})")
@@ -463,9 +487,32 @@ def relabel(mask: int, n_points: int, perm: Iterable[int], flip: int) -> int:
     >>> class_rows(0b0010, 2), class_rows(relabel(0b0010, 2, [1, 0], 0), 2)  # points swapped
     (['10'], ['01'])
     """
+    if (
+        isinstance(n_points, bool)
+        or not isinstance(n_points, int | np.integer)
+        or not (0 <= n_points <= MAX_MASK_POINTS)
+    ):
+        raise ValueError(
+            f"n_points must be an integer in [0, {MAX_MASK_POINTS}] (got {n_points!r})"
+        )
+    if (
+        isinstance(mask, bool)
+        or not isinstance(mask, int | np.integer)
+        or not 0 <= mask < 1 << (1 << int(n_points))
+    ):
+        raise ValueError(
+            f"mask must be an integer in [0, 2^(2^n_points)) = [0, 2^{1 << int(n_points)}) "
+            f"(got {mask!r:.40})"
+        )
     perm = list(perm)
-    if sorted(perm) != list(range(n_points)):
+    if any(isinstance(p, bool) for p in perm) or sorted(perm) != list(range(n_points)):
         raise ValueError(f"perm must be a permutation of 0..{n_points - 1} (got {perm!r})")
+    if (
+        isinstance(flip, bool)
+        or not isinstance(flip, int | np.integer)
+        or not (0 <= flip < 1 << n_points)
+    ):
+        raise ValueError(f"flip must be an integer in [0, 2^n_points) (got {flip!r})")
     out = 0
     for f in range(1 << n_points):
         if (mask >> f) & 1:

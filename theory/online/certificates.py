@@ -187,6 +187,15 @@ def mtr_lower_bound(
     H = _concept_class(H)
     restarts = _count(restarts, "restarts")
     swaps = _count(swaps, "swaps")
+    if (
+        candidates is None
+        or isinstance(candidates, str | bytes)
+        or not hasattr(candidates, "__iter__")
+        or not all(hasattr(c, "__len__") and not isinstance(c, str | bytes) for c in candidates)
+    ):
+        raise ValueError(
+            f"candidates must be a sequence of sequences of point indices (got {candidates!r:.60})"
+        )
     rng = np.random.default_rng(rng)
     C, keep = H.canonical()
     if C.n_points == 0:

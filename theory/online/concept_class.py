@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from theory import _domain
 from theory.online.class_file import read_class_file
 
 __all__ = ["MAX_FILE_BYTES", "ConceptClass"]
@@ -71,11 +72,23 @@ class ConceptClass:
     @classmethod
     def from_array(cls, array: Any, points: Any = None) -> ConceptClass:
         """From a 2-D array-like of 0/1 (rows = hypotheses)."""
+        if (
+            hasattr(points, "__len__")
+            and len(np.shape(array)) == 2
+            and len(points) != np.shape(array)[1]
+        ):
+            raise ValueError(f"points has {len(points)} labels for {np.shape(array)[1]} points")
         return cls(array, _labels(points))
 
     @classmethod
     def from_strings(cls, rows: list[str], points: Any = None) -> ConceptClass:
         """From 0/1 strings, one per hypothesis (e.g. ``["0000", "1000", ...]``)."""
+        if isinstance(rows, str | bytes) or not all(isinstance(r, str) for r in rows):
+            raise ValueError(
+                f"rows must be a list of 0/1 strings, one per hypothesis (got {rows!r:.60})"
+            )
+        if points is not None and rows and len(points) != len(rows[0]):
+            raise ValueError(f"points has {len(points)} labels for {len(rows[0])} points")
         return cls(_parse_rows([(i + 1, r) for i, r in enumerate(rows)], "row"), _labels(points))
 
     @classmethod
@@ -115,12 +128,23 @@ class ConceptClass:
 
     def restrict(self, points: Any) -> ConceptClass:
         """H restricted to the given point indices (duplicate hypotheses removed)."""
+        _domain.integers("points", points, minimum=0)
+        if max(points) >= self.n_points or len(set(points)) != len(points):
+            raise ValueError(
+                f"points must be distinct point indices in [0, {self.n_points}) (got {points!r:.60})"
+            )
         idx = np.asarray(points, dtype=int)
         sub = np.unique(self.matrix[:, idx], axis=0)
         return ConceptClass(sub, tuple(self.points[i] for i in idx))
 
     def subclass(self, hypotheses: Any) -> ConceptClass:
         """The class of the given hypothesis (row) indices, on the same points."""
+        _domain.integers("hypotheses", hypotheses, minimum=0)
+        if max(hypotheses) >= self.n_hypotheses:
+            raise ValueError(
+                f"hypotheses must be row indices in [0, {self.n_hypotheses}) "
+                f"(got {hypotheses!r:.60})"
+            )
         return ConceptClass(self.matrix[np.asarray(hypotheses, dtype=int)], self.points)
 
     def canonical(self) -> tuple[ConceptClass, np.ndarray]:
@@ -189,6 +213,8 @@ def _validated_matrix(matrix: Any) -> np.ndarray:
 
 
 def _labels(points: Any) -> tuple[str, ...]:
+    if points is not None and not hasattr(points, "__len__"):
+        raise ValueError(f"points must be a sequence of labels, one per point (got {points!r:.60})")
     return tuple(str(p) for p in points) if points is not None else ()
 
 

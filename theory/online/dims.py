@@ -429,6 +429,8 @@ def soa_predict(H: ConceptClass, version_space_rows: object, x: int) -> int:
     """
     H = _concept_class(H)
     mask = _row_mask(H, version_space_rows, "version_space_rows")
+    if not mask.any():
+        raise ValueError("version_space_rows must hold at least one hypothesis (got none)")
     x = _index(x, "x", H.n_points, "point")
     return _soa_choice(_LdimOracle(H), H, mask, x)
 

@@ -36,8 +36,17 @@ import numpy as np
 from theory.online._mtr_numba import collisions, dp_layer
 from theory.online.concept_class import ConceptClass
 
-__all__ = ["MAX_POINTS", "TransductiveBound", "mtr_by_permutations", "transductive_mistake_bound"]
+__all__ = [
+    "MAX_PERMUTATION_POINTS",
+    "MAX_POINTS",
+    "TransductiveBound",
+    "mtr_by_permutations",
+    "transductive_mistake_bound",
+]
 
+#: Largest number of canonical points the permutation brute force accepts (10! orders: seconds;
+#: each point more multiplies the time by the number of points).
+MAX_PERMUTATION_POINTS = 10
 #: Largest number of canonical points the exact DP accepts (its tables take 33·2^n bytes, and
 #: |H| bytes per stored vector: several GiB at 26 points).
 MAX_POINTS = 26
@@ -162,6 +171,10 @@ def transductive_mistake_bound(
     >>> transductive_mistake_bound(gadget_w(), 2).value  # two points already force 2
     2
     """
+    if not isinstance(H, ConceptClass):
+        raise ValueError(f"H must be a ConceptClass (got {type(H).__name__})")  # noqa: TRY004
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be callable or None (got {progress!r})")
     if n is not None and (isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0):
         raise ValueError(f"n must be a non-negative integer or None (got {n!r})")
     canon, keep = H.canonical()
@@ -211,7 +224,14 @@ def mtr_by_permutations(H: ConceptClass) -> TransductiveBound:
 
     from theory.online.transductive import transductive_value
 
+    if not isinstance(H, ConceptClass):
+        raise ValueError(f"H must be a ConceptClass (got {type(H).__name__})")  # noqa: TRY004
     canon, keep = H.canonical()
+    if canon.n_points > MAX_PERMUTATION_POINTS:
+        raise ValueError(
+            f"H has {canon.n_points} canonical points: the brute force tries {canon.n_points}! "
+            f"orders and takes at most {MAX_PERMUTATION_POINTS} (use transductive_mistake_bound)"
+        )
     best_value, best_order = 0, tuple(range(canon.n_points))
     for order in permutations(range(canon.n_points)):
         value = transductive_value(canon, list(order))

@@ -27,6 +27,10 @@ __all__ = ["OptimalTransductiveLearner", "transductive_value"]
 
 def _validated_sequence(H: ConceptClass, sequence: object) -> np.ndarray:
     """The sequence as a contiguous int64 array of column indices, or ValueError naming it."""
+    if isinstance(sequence, set | frozenset | dict | str | bytes):
+        raise ValueError(  # noqa: TRY004
+            f"sequence must be an ordered sequence of point indices (got a {type(sequence).__name__})"
+        )
     try:
         items = list(sequence)  # type: ignore[call-overload]
     except TypeError:
