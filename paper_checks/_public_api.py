@@ -22,6 +22,8 @@ def public_modules(package: str) -> list[ModuleType]:
     ``theory.online.strategies`` imports hypothesis (the ``test`` extra) and ``neural`` imports
     torch (the ``neural`` extra): enumerating them needs those extras.
     """
+    if package not in PACKAGES:
+        raise ValueError(f"package must be one of {', '.join(PACKAGES)} (got {package!r})")
     root = importlib.import_module(package)
     found = [
         importlib.import_module(info.name)
@@ -33,7 +35,11 @@ def public_modules(package: str) -> list[ModuleType]:
 
 def public_names(module: ModuleType) -> list[str]:
     """The module's ``__all__``; a public module without one is an error (ValueError)."""
+    if not isinstance(module, ModuleType):
+        raise ValueError(f"module must be a module object (got {module!r:.60})")  # noqa: TRY004
     names = getattr(module, "__all__", None)
     if names is None:
         raise ValueError(f"module {module.__name__} has no __all__")
+    if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"module {module.__name__}'s __all__ must be a list of names")
     return list(names)

@@ -885,6 +885,12 @@ def code_fingerprint(
     >>> len(fingerprint), fingerprint == code_fingerprint(count_histogram_task)
     (64, True)
     """
+    if isinstance(skip, str) or isinstance(ignore, str):
+        raise ValueError(  # noqa: TRY004
+            "skip and ignore must be collections (of module names, of pairs), not a string"
+        )
+    if not isinstance(device, str) or not isinstance(backend, str):
+        raise ValueError(f"device and backend must be names (got {device!r}, {backend!r})")  # noqa: TRY004
     ignored, placement = tuple(sorted(ignore)), (device, backend)
     if scale is not None and scale not in _PICK_SCALES:
         raise ValueError(f"scale must be one of {', '.join(_PICK_SCALES)} (got {scale!r})")

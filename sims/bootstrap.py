@@ -79,6 +79,7 @@ def bootstrap_means(
     >>> bootstrap_means(np.arange(12.0).reshape(4, 3), rng=0, n_boot=5).shape  # 3 statistics
     (5, 3)
     """
+    _domain.seed("rng", rng)
     rng = np.random.default_rng(rng)
     n_boot = _n_boot(n_boot)
     max_cells = _domain.integer("max_cells", max_cells, minimum=1)

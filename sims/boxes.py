@@ -81,6 +81,7 @@ def random_boxes(
     _domain.integers("image", image, minimum=1)
     if len(image) != 2:
         raise ValueError(f"image must be a pair (height, width) (got {image})")
+    _domain.seed("rng", rng)
     rng = np.random.default_rng(rng)
     height, width = image
     side = np.exp(rng.uniform(*np.log(side_range), size=n))

@@ -75,6 +75,7 @@ def cross_query_similarities(
     [0.0, 0.0, 0.0, 0.0]
     """
     n_pairs = _domain.integer("n_pairs", n_pairs, minimum=0)
+    _domain.seed("rng", rng)
     rng = np.random.default_rng(rng)
     n_queries = len(per_query)
     if n_queries < 2:
@@ -142,6 +143,7 @@ def bootstrap_over_queries(
         )
     _domain.integer("n_boot", n_boot, minimum=1)
     _domain.real("level", level, minimum=0.0, maximum=1.0, open_low=True, open_high=True)
+    _domain.seed("rng", rng)
     rng = np.random.default_rng(rng)
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     keys, inverse = np.unique(np.asarray(queries), return_inverse=True)
@@ -352,6 +354,12 @@ def planted_and_random_means(
     >>> means.s_bar.round(6).tolist(), bool(np.allclose(means.fast, means.brute))
     ([[0.2], [0.8]], True)
     """
+    _domain.reals("cs", cs, ndim=1, minimum=-1.0, maximum=1.0)
+    _domain.integers("ns", ns, minimum=2)
+    _domain.integer("repeats", repeats, minimum=1)
+    _domain.integer("dim", dim, minimum=1)
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy Generator (got {rng!r:.40})")  # noqa: TRY004
     planted = np.array([[mean_similarity(planted_similarity(c, n, rng)) for n in ns] for c in cs])
     pair_error = max(
         float(np.max(np.abs((e @ e.T)[np.triu_indices(len(e), 1)] - c)))

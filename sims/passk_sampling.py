@@ -71,6 +71,7 @@ def count_histograms(p: np.ndarray, n: int, reps: int, rng: Any = None) -> np.nd
     p = _domain.reals("p", p, minimum=0.0, maximum=1.0, nonempty=False)
     n = _domain.integer("n", n, minimum=1)
     reps = _domain.integer("reps", reps, minimum=1)
+    _domain.seed("rng", rng)
     rng = np.random.default_rng(rng)
     counts = rng.binomial(n, p, size=(reps, p.size))  # (reps, P)
     hist = np.zeros((p.size, n + 1), dtype=np.int64)

@@ -37,6 +37,8 @@ from theory.online import ConceptClass, census
 from theory.online.bounds import paper_length_bound
 from theory.online.brackets import perfect_halving_order
 from theory.online.certificates import mtr_lower_bound
+from theory.online.class_file import parse_class_text
+from theory.online.constructions import tree_class
 from theory.online.dims import soa_predict
 from theory.online.mtr import mtr_by_permutations, transductive_mistake_bound
 from theory.online.transductive import transductive_value
@@ -1778,6 +1780,18 @@ _HOSTILE_2026_12_06 = [
     (lambda: boxes.best_iou_per_band(np.zeros((1, 4)), [[8.0, 16.0]], 5, rng={}), "bands"),
     (lambda: boxes.percent_reaching({(1, 2): np.array([])}, [0.5]), "best"),
     (lambda: boxes.percent_reaching({(1, 2): np.array([0.4])}, [math.nan]), "thresholds"),
+    (lambda: tree_class(3, 0.5, rng=-1), "rng"),
+    (lambda: tree_class(3, 0.5, rng=True), "rng"),
+    (lambda: mtr_lower_bound(_W, rng="a"), "rng"),
+    (lambda: boxes.random_boxes(3, (8.0, 16.0), rng=[1, -2]), "rng"),
+    (lambda: parse_class_text(None, "x"), "text"),
+    (
+        lambda: rmt.two_bulks(print, psi_p=4096.0, psi_ns=np.array([]), psi_ps=[1024.0], t=0.01),
+        "psi_ns",
+    ),
+    (lambda: hivemind_sims.planted_and_random_means(np.mean, np.array([]), [5], rng=None), "cs"),
+    (lambda: public_names("theory"), "module"),
+    (lambda: public_modules("math"), "package"),
 ]
 
 

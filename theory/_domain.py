@@ -151,3 +151,23 @@ def choice(name: str, value: Any, options: tuple[Any, ...]) -> Any:
     if not any(type(value) is type(option) and value == option for option in options):
         raise ValueError(f"{name} must be one of {options} (got {value!r})")
     return value
+
+
+def seed(name: str, value: Any) -> None:
+    """Refuse what ``numpy.random.default_rng`` would refuse with numpy's words, or take without
+    meaning: ``value`` must be None, a Generator, BitGenerator or SeedSequence, an integer ≥ 0
+    (not a bool), or a non-empty sequence of such integers."""
+    if value is None or isinstance(
+        value, np.random.Generator | np.random.BitGenerator | np.random.SeedSequence
+    ):
+        return
+    entries = value if isinstance(value, list | tuple | np.ndarray) else [value]
+    ok = len(entries) > 0 and all(
+        not isinstance(v, bool | np.bool_) and isinstance(v, int | np.integer) and v >= 0
+        for v in np.asarray(entries, dtype=object).ravel()
+    )
+    if not ok:
+        raise ValueError(
+            f"{name} must be None, a numpy Generator or SeedSequence, or a seed: an integer ≥ 0 "
+            f"or a sequence of them (got {value!r:.60})"
+        )

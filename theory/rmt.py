@@ -2258,6 +2258,12 @@ def two_bulks(
     ...                   psi_ps=[1024.0, 4096.0], t=0.01)  # doctest: +SKIP
     >>> bulks.rho1_fits[0].exponent  # doctest: +SKIP
     """
+    _domain.real("psi_p", psi_p, minimum=1.0, open_low=True)
+    _domain.reals("psi_ns", psi_ns, ndim=1, minimum=1.0, open_low=True)
+    _domain.reals("psi_ps", psi_ps, ndim=1, minimum=1.0, open_low=True)
+    _domain.real("mp_from_ratio", mp_from_ratio, minimum=0.0, open_low=True)
+    if not isinstance(psi_ns, np.ndarray) or psi_ns.size < 2:
+        raise ValueError(f"psi_ns must be a numpy array of ≥ 2 values (got {psi_ns!r:.60})")
     rows = []
     for psi_n in psi_ns:
         spec = spectrum_fn(psi_p=psi_p, psi_n=psi_n, t=t)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theory import _domain
 from theory.online.concept_class import ConceptClass
 from theory.online.dims import LittlestoneTree, _concept_class, littlestone_tree
 from theory.online.transductive import _SequenceScorer, transductive_value
@@ -196,6 +197,7 @@ def mtr_lower_bound(
         raise ValueError(
             f"candidates must be a sequence of sequences of point indices (got {candidates!r:.60})"
         )
+    _domain.seed("rng", rng)
     rng = np.random.default_rng(rng)
     C, keep = H.canonical()
     if C.n_points == 0:

@@ -68,6 +68,10 @@ def parse_class_text(text: str, where: str) -> np.ndarray:
     >>> parse_class_text("# two hypotheses\\n01\\n1, 0\\n", "h.txt").tolist()
     [[0, 1], [1, 0]]
     """
+    if not isinstance(text, str) or not isinstance(where, str):
+        raise ValueError(  # noqa: TRY004
+            f"text and where must be strings (got {type(text).__name__}, {type(where).__name__})"
+        )
     rows: list[list[int]] = []
     for line_no, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()

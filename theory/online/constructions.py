@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from theory import _domain
 from theory.online.concept_class import ConceptClass
 
 #: Largest ``k`` accepted by :func:`all_functions` (2^16 hypotheses).
@@ -463,6 +464,7 @@ def tree_class(d: int, q: float | str = 0.0, rng: Any = None) -> ConceptClass:
     q = float(q)
     n_hyp, n_pts = 2**d, 2**d - 1
     if q > 0:
+        _domain.seed("rng", rng)
         rng = np.random.default_rng(rng)
         mat = (rng.random((n_hyp, n_pts)) < q).astype(np.uint8)  # (2^d, 2^d − 1) off-path bits
     else:
