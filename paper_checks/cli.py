@@ -146,6 +146,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     unknown = [p for p in args.papers if p not in PAPERS]
     if unknown:
         raise ValueError(f"no paper named {unknown[0]!r} (papers: {', '.join(PAPERS)})")
+    if args.results.exists() and not args.results.is_dir():
+        raise ValueError(f"--results: {str(args.results)!r} is not a directory")
+    if not args.results.exists() and args.results != RESULTS:  # the default may not exist yet
+        raise ValueError(f"--results: {str(args.results)!r} does not exist")
     claims = [c for c in all_claims() if not args.papers or c.paper in args.papers]
     last: dict[str, str] = {}
     # --results names a results root (its `latest` is the last run) or a run directory itself

@@ -397,10 +397,15 @@ def merge_results(src_dir: Path, dst_dir: Path, order: list[str]) -> list[str]:
     run's creation time, command line and replicate count, and ``merged_from`` its run id.
 
     All of SRC is validated first (results.json and every claim record against the schema, every
-    claim id registered in ``order``, every file to copy a regular file inside SRC); DST is then
-    written as one :class:`~paper_checks._files.Transaction`, results.json last: a failure
-    leaves DST as it was. Returns the merged claim ids."""
+    claim id registered in ``order``, every record made at SRC's scale and seed, every file read
+    or copied a regular file inside SRC, no link, arrays real ``.npz`` files of at most
+    :data:`paper_checks._inputs.MAX_INPUT_BYTES`); a DST record newer than SRC's run (DST made
+    or updated it after SRC was created) is not overwritten: the merge is refused, naming it.
+    DST is then written as one :class:`~paper_checks._files.Transaction`, results.json last: a
+    failure leaves DST as it was. Merging the same SRC again adds no second ``updates`` entry.
+    Returns the merged claim ids."""
     src_payload = read_results_payload(src_dir, "SRC_RUN")
+    _src_file(src_dir, "results.json")
     src_run = src_payload["run"]
     check_update(dst_dir, src_run["scale"], src_run["seed"], what="merge")
     dst_payload = read_results_payload(dst_dir, "DST_RUN")
@@ -414,17 +419,17 @@ def merge_results(src_dir: Path, dst_dir: Path, order: list[str]) -> list[str]:
                 "not a registered claim"
             )
         record_file = src_dir / f"{claim_id}.json"
-        record = read_record(record_file, "SRC_RUN", claim_id) if record_file.exists() else listed
+        record = listed
+        if record_file.exists() or record_file.is_symlink():
+            record = read_record(_src_file(src_dir, record_file.name), "SRC_RUN", claim_id)
+        _check_made_at(record, src_run, src_dir)
         names = [f"{claim_id}.npz", *_claim_figures(claim_id, record["figures"], "SRC_RUN")]
         for name in names:
             source = src_dir / name
             if source.exists() or source.is_symlink():
-                if source.is_symlink() or not source.is_file():
-                    raise ValueError(f"SRC_RUN: {str(source)!r} is not a regular file")
-                if not source.resolve().is_relative_to(src_dir.resolve()):
-                    raise ValueError(f"SRC_RUN: {str(source)!r} lies outside SRC_RUN")
-                copies.append((source, dst_dir / name))
+                copies.append((_src_file(src_dir, name), dst_dir / name))
         records.append(record)
+    _refuse_newer(dst_payload, [r["claim_id"] for r in records], src_run, dst_dir)
     update = {
         "created": src_run.get("created"),
         "argv": src_run.get("argv", []),
@@ -439,9 +444,72 @@ def merge_results(src_dir: Path, dst_dir: Path, order: list[str]) -> list[str]:
         for record in records:
             transaction.stage_json(dst_dir / f"{record['claim_id']}.json", record)
         merged = _replaced(dst_payload, records, update, order)
+        if update in dst_payload["run"].get("updates", []):  # the same SRC merged again
+            merged["run"]["updates"] = dst_payload["run"]["updates"]
         transaction.stage_json(dst_dir / "results.json", merged)
         transaction.commit()
     return update["claims"]
+
+
+def _src_file(src_dir: Path, name: str) -> Path:
+    """``src_dir / name`` when it is a regular file inside SRC_RUN, not a link (a ``.npz`` also
+    a zip archive of at most :data:`paper_checks._inputs.MAX_INPUT_BYTES`); else ValueError
+    naming SRC_RUN and the file."""
+    from paper_checks._inputs import MAX_INPUT_BYTES
+
+    source = src_dir / name
+    if source.is_symlink() or not source.is_file():
+        what = "a link" if source.is_symlink() else "not a regular file"
+        raise ValueError(f"SRC_RUN: {str(source)!r} is {what}; merge copies regular files only")
+    if not source.resolve().is_relative_to(src_dir.resolve()):
+        raise ValueError(f"SRC_RUN: {str(source)!r} lies outside SRC_RUN")
+    if name.endswith(".npz"):
+        size = source.stat().st_size
+        with source.open("rb") as handle:
+            magic = handle.read(4)
+        if size > MAX_INPUT_BYTES or magic not in (b"PK\x03\x04", b"PK\x05\x06"):
+            raise ValueError(
+                f"SRC_RUN: {str(source)!r} is not a claim's arrays (an .npz archive of at most "
+                f"{MAX_INPUT_BYTES >> 20} MiB; got {size} bytes)"
+            )
+    return source
+
+
+def _check_made_at(record: dict[str, Any], src_run: dict[str, Any], src_dir: Path) -> None:
+    """Refuse a SRC record whose own provenance names another scale or root seed than its run."""
+    provenance = record.get("provenance") or {}
+    for key in ("scale", "seed"):
+        if key in provenance and provenance[key] != src_run[key]:
+            raise ValueError(
+                f"SRC_RUN: {str(src_dir / (record['claim_id'] + '.json'))!r} was made at {key} "
+                f"{provenance[key]!r}, its run at {src_run[key]!r}"
+            )
+
+
+def _record_times(payload: dict[str, Any]) -> dict[str, str]:
+    """When each claim's record in a results.json was last made: the run's creation, or the
+    latest ``updates`` entry that wrote it (ISO 8601 times, compared as text)."""
+    run = payload["run"]
+    made = {r["claim_id"]: str(run.get("created") or "") for r in payload["claims"]}
+    for entry in run.get("updates", []):
+        for claim_id in entry.get("claims", []):
+            made[claim_id] = max(made.get(claim_id, ""), str(entry.get("created") or ""))
+    return made
+
+
+def _refuse_newer(
+    dst_payload: dict[str, Any], claims: list[str], src_run: dict[str, Any], dst_dir: Path
+) -> None:
+    """Refuse a merge that would overwrite DST records made after SRC's run was created."""
+    created = str(src_run.get("created") or "")
+    made = _record_times(dst_payload)
+    newer = [c for c in claims if created and made.get(c, "") > created]
+    if newer:
+        raise ValueError(
+            f"DST_RUN {str(dst_dir)!r} holds records newer than SRC_RUN's run (created {created}): "
+            f"{', '.join(newer[:5])}{' …' if len(newer) > 5 else ''} (made "
+            f"{made[newer[0]]}); merging would overwrite them with older ones"
+        )
 
 
 def read_record(path: Path, argument: str, claim_id: str | None = None) -> dict[str, Any]:

@@ -1408,7 +1408,12 @@ def solve_rmt(
     _check_rmt_domain(psi_p, psi_n, t, sigma_atoms)
     if sample_d is not None:
         _announce_sample(sample_d, psi_p, psi_n)
-    spectrum = rmt.DataSpectrum.of(list(sigma_atoms), None if weights is None else list(weights))
+    try:
+        spectrum = rmt.DataSpectrum.of(
+            list(sigma_atoms), None if weights is None else list(weights)
+        )
+    except ValueError as err:  # the library names its arguments; the CLI names its options
+        raise ValueError(f"--sigma-atoms/--weights: {err}") from None
     sigma = _activations()[activation]
     with warnings.catch_warnings():  # a failed self-check is reported by _self_check_rmt
         warnings.simplefilter("ignore", rmt.SpectrumSelfCheckWarning)
@@ -1528,6 +1533,10 @@ def _parse_widths(text: str) -> list[int]:
 SUPERPOSITION_MAX_GAMMA = 100.0
 #: p_i ∝ i^−α: beyond this every feature but the first has frequency 0 in float64.
 SUPERPOSITION_MAX_ALPHA = 1000.0
+#: Most optimiser steps and seeds ``solve superposition`` takes: 50 times the paper's 20,000
+#: steps (a day of CPU at n = 1000), and a thousand seeds.
+SUPERPOSITION_MAX_STEPS = 1_000_000
+SUPERPOSITION_MAX_SEEDS = 1000
 
 
 def _check_superposition_memory(n: int, widths: list[int], batch: int) -> None:
@@ -1579,6 +1588,13 @@ def solve_superposition(
         )
     if alpha > SUPERPOSITION_MAX_ALPHA:
         raise ValueError(f"--alpha must be <= {SUPERPOSITION_MAX_ALPHA:g} (got {alpha!r})")
+    if steps > SUPERPOSITION_MAX_STEPS:
+        raise ValueError(
+            f"--steps must be <= {SUPERPOSITION_MAX_STEPS:,} (50 times the paper's 20,000; got "
+            f"{steps:,})"
+        )
+    if seeds > SUPERPOSITION_MAX_SEEDS:
+        raise ValueError(f"--seeds must be <= {SUPERPOSITION_MAX_SEEDS:,} (got {seeds:,})")
     _check_superposition_memory(n, ms, batch)
     params = {
         "n": n,

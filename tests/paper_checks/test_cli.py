@@ -446,6 +446,16 @@ def test_list_filters_by_paper(fake_claims, tmp_path, monkeypatch, capsys):
     assert list(listed(capsys.readouterr().out)) == [other]
 
 
+@pytest.mark.parametrize("kind", ["missing", "file"])
+def test_list_refuses_a_results_path_that_is_no_directory(tmp_path, monkeypatch, capsys, kind):
+    """The hostile round's example: a mistyped --results looked like 'no runs yet'."""
+    monkeypatch.chdir(tmp_path)
+    if kind == "file":
+        Path("afile").write_text("x")
+    assert main(["list", "--results", "afile" if kind == "file" else "nope"]) == 2
+    assert "--results" in one_line_error(capsys.readouterr())
+
+
 def test_list_unknown_paper(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["list", "nosuch"]) == 2

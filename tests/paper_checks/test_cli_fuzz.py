@@ -345,6 +345,19 @@ def test_superposition_absurd_sizes(extra):
     assert_one_line_exit_2(["solve", "superposition", *extra, "--steps", "1"])
 
 
+@pytest.mark.parametrize(
+    ("extra", "name"),
+    [
+        (["--steps", "1000000000000"], "--steps"),
+        (["--steps", "1", "--seeds", "1000000000"], "--seeds"),
+    ],
+)
+def test_superposition_unbounded_work_is_refused_before_training(extra, name):
+    """The hostile round's example: both ran past 120 s without a word."""
+    line = assert_one_line_exit_2(["solve", "superposition", "--n", "4", "--m", "2,3", *extra])
+    assert name in line
+
+
 @pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e999"])
 def test_hivemind_non_finite_embeddings_are_refused(tmp_path, value):
     gens = tmp_path / "g.jsonl"

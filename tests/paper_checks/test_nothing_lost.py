@@ -281,6 +281,81 @@ def test_merge_copies_a_claims_own_figures(tmp_path):
     assert [(dst / name).read_text() for name in names] == names
 
 
+def _set_record(run: Path, change: dict) -> None:
+    """Apply ``change`` (keys of a record, ``provenance`` merged) to the first record of
+    ``run``, in results.json and in its own ``<claim>.json``."""
+    payload = json.loads((run / "results.json").read_text())
+    record = payload["claims"][0]
+    provenance = {**record.get("provenance", {}), **change.pop("provenance", {})}
+    record.update(change, provenance=provenance)
+    (run / "results.json").write_text(json.dumps(payload))
+    (run / f"{record['claim_id']}.json").write_text(json.dumps(record))
+
+
+@pytest.mark.parametrize("what", ["record", "results.json"])
+def test_merge_refuses_a_src_file_that_is_a_link(tmp_path, what):
+    """The hostile round's example: a SRC record linked to a file outside became DST's record."""
+    src, dst = make_run(tmp_path / "src", CHEAP[:1]), make_run(tmp_path / "dst", CHEAP[:2])
+    name = f"{CHEAP[0]}.json" if what == "record" else "results.json"
+    outside = tmp_path / "outside.json"
+    outside.write_bytes((src / name).read_bytes())
+    (src / name).unlink()
+    (src / name).symlink_to(outside)
+    before = snapshot(dst)
+    line = exit_2(["merge", src, dst])
+    assert "SRC_RUN" in line
+    assert "link" in line
+    assert name in line
+    assert snapshot(dst) == before
+
+
+@pytest.mark.parametrize("content", [b"not an archive", None])
+def test_merge_refuses_arrays_that_are_no_npz_or_too_large(tmp_path, content):
+    src, dst = make_run(tmp_path / "src", CHEAP[:1]), make_run(tmp_path / "dst", CHEAP[:2])
+    arrays = src / f"{CHEAP[0]}.npz"
+    if content is None:  # a sparse file over the input limit, with an archive's first bytes
+        arrays.write_bytes(b"PK\x03\x04")
+        os.truncate(arrays, 300 * 2**20)
+    else:
+        arrays.write_bytes(content)
+    before = snapshot(dst)
+    line = exit_2(["merge", src, dst])
+    assert "SRC_RUN" in line
+    assert ".npz" in line
+    assert snapshot(dst) == before
+
+
+@pytest.mark.parametrize(("key", "value"), [("scale", "full"), ("seed", 5)])
+def test_merge_refuses_a_src_record_made_at_another_scale_or_seed(tmp_path, key, value):
+    src, dst = make_run(tmp_path / "src", CHEAP[:1]), make_run(tmp_path / "dst", CHEAP[:2])
+    _set_record(src, {"provenance": {key: value}})
+    before = snapshot(dst)
+    line = exit_2(["merge", src, dst])
+    assert key in line
+    assert CHEAP[0] in line
+    assert snapshot(dst) == before
+
+
+def test_merge_refuses_to_overwrite_newer_records_and_adds_one_update_per_src(tmp_path):
+    """The hostile round's example: an older SRC silently replaced DST's newer record."""
+    src = make_run(tmp_path / "src", CHEAP[:1], created="2026-01-01T00:00:00+00:00")
+    dst = make_run(tmp_path / "dst", CHEAP[:2], created="2027-06-01T00:00:00+00:00")
+    before = snapshot(dst)
+    line = exit_2(["merge", src, dst])
+    assert "newer" in line
+    assert CHEAP[0] in line
+    assert "2027-06-01" in line
+    assert snapshot(dst) == before
+    again = make_run(tmp_path / "again", CHEAP[:1], created="2027-07-01T00:00:00+00:00")
+    for _ in range(2):
+        code, _, err = call(["merge", again, dst])
+        assert code == 0, err
+    updates = assert_readable(dst)["run"]["updates"]
+    assert [u["merged_from"] for u in updates] == ["again"]
+    line = exit_2(["merge", src, dst])  # DST's record of CHEAP[0] is now July's
+    assert "2027-07-01" in line
+
+
 UNKNOWN = "online.a_claim_of_another_version"
 
 
