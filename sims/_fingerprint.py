@@ -127,6 +127,11 @@ PURE_TEST_CALLS = frozenset(
 GUARDS_COUNTED = frozenset({"theory.passk", "theory._domain"})
 
 
+#: The names ``theory._domain`` (the argument checks) is imported under: ``_checks`` where a
+#: module has a ``_domain`` of its own (theory/online/census.py).
+DOMAIN_NAMES = ("_domain", "_checks")
+
+
 def _is_guard(node: ast.stmt) -> bool:
     """Whether a statement only refuses arguments: ``if <test>: raise ValueError(...)`` (an
     ``elif`` chain of such included) whose test makes only :data:`PURE_TEST_CALLS`, or a call
@@ -138,7 +143,7 @@ def _is_guard(node: ast.stmt) -> bool:
         return (
             isinstance(func, ast.Attribute)
             and isinstance(func.value, ast.Name)
-            and func.value.id == "_domain"
+            and func.value.id in DOMAIN_NAMES
             and _reads_only(arguments)
         )
     if not isinstance(node, ast.If) or len(node.body) != 1:

@@ -171,3 +171,11 @@ def seed(name: str, value: Any) -> None:
             f"{name} must be None, a numpy Generator or SeedSequence, or a seed: an integer ≥ 0 "
             f"or a sequence of them (got {value!r:.60})"
         )
+
+
+def class_mask(mask: Any, n_points: Any, max_points: int) -> None:
+    """Refuse a class bitmask over the 2^n_points functions on n_points points (bit f set: the
+    function labelling point x with bit x of f is in the class) that is not an integer in
+    [0, 2^(2^n_points)), or an ``n_points`` outside [0, max_points]."""
+    integer("n_points", n_points, minimum=0, maximum=max_points)
+    integer("mask", mask, minimum=0, maximum=(1 << (1 << int(n_points))) - 1)

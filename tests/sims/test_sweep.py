@@ -359,6 +359,7 @@ def first(ctx, n, xs):
         ("n < 0", "n < 1", False),
         ("minimum=0)", "minimum=0, maximum=9)", False),
         ("    return n", "    if n > 9:\n        raise ValueError('n')\n    return n", False),
+        ("    return n", "    _checks.integer('n', n, maximum=9)\n    return n", False),  # alias
         # the computation, or a statement that is no guard
         ("n * 2", "n * 3", True),
         ('raise ValueError("bad x")', 'raise TypeError("bad x")', True),

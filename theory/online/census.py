@@ -103,23 +103,7 @@ def class_rows(mask: int, n_points: int) -> list[str]:
     >>> class_rows(0b0110, 2)  # functions 1 and 2
     ['10', '01']
     """
-    if (
-        isinstance(n_points, bool)
-        or not isinstance(n_points, int | np.integer)
-        or not (0 <= n_points <= MAX_MASK_POINTS)
-    ):
-        raise ValueError(
-            f"n_points must be an integer in [0, {MAX_MASK_POINTS}] (got {n_points!r})"
-        )
-    if (
-        isinstance(mask, bool)
-        or not isinstance(mask, int | np.integer)
-        or not 0 <= mask < 1 << (1 << int(n_points))
-    ):
-        raise ValueError(
-            f"mask must be an integer in [0, 2^(2^n_points)) = [0, 2^{1 << int(n_points)}) "
-            f"(got {mask!r:.40})"
-        )
+    _checks.class_mask(mask, n_points, MAX_MASK_POINTS)
     return [
         "".join(str((f >> x) & 1) for x in range(n_points))
         for f in range(1 << n_points)
@@ -487,23 +471,7 @@ def relabel(mask: int, n_points: int, perm: Iterable[int], flip: int) -> int:
     >>> class_rows(0b0010, 2), class_rows(relabel(0b0010, 2, [1, 0], 0), 2)  # points swapped
     (['10'], ['01'])
     """
-    if (
-        isinstance(n_points, bool)
-        or not isinstance(n_points, int | np.integer)
-        or not (0 <= n_points <= MAX_MASK_POINTS)
-    ):
-        raise ValueError(
-            f"n_points must be an integer in [0, {MAX_MASK_POINTS}] (got {n_points!r})"
-        )
-    if (
-        isinstance(mask, bool)
-        or not isinstance(mask, int | np.integer)
-        or not 0 <= mask < 1 << (1 << int(n_points))
-    ):
-        raise ValueError(
-            f"mask must be an integer in [0, 2^(2^n_points)) = [0, 2^{1 << int(n_points)}) "
-            f"(got {mask!r:.40})"
-        )
+    _checks.class_mask(mask, n_points, MAX_MASK_POINTS)
     perm = list(perm)
     if any(isinstance(p, bool) for p in perm) or sorted(perm) != list(range(n_points)):
         raise ValueError(f"perm must be a permutation of 0..{n_points - 1} (got {perm!r})")
