@@ -1767,6 +1767,11 @@ _HOSTILE_2026_12_06 = [
     (lambda: transductive_value(_W, {2, 0}), "sequence"),
     (lambda: mtr_lower_bound(_W, candidates=None), "candidates"),
     (lambda: mtr_lower_bound(_W, candidates=[0, 1]), "candidates"),
+    (lambda: mtr_lower_bound(_W, candidates=[[0, 9]]), "candidates"),
+    (
+        lambda: mtr_lower_bound(ConceptClass(np.ones((2, 3), np.uint8)), candidates=[[7]]),
+        "candidates",
+    ),
     (lambda: transductive_mistake_bound([[0, 1]]), "H"),
     (lambda: transductive_mistake_bound(_W, progress=5), "progress"),
     (lambda: mtr_by_permutations(ConceptClass(np.eye(12, dtype=np.uint8))), "H"),

@@ -197,6 +197,14 @@ def mtr_lower_bound(
         raise ValueError(
             f"candidates must be a sequence of sequences of point indices (got {candidates!r:.60})"
         )
+    if any(
+        not all(
+            isinstance(x, int | np.integer) and not isinstance(x, bool) and 0 <= x < H.n_points
+            for x in candidate
+        )
+        for candidate in candidates
+    ):
+        raise ValueError(f"candidates must hold point indices in [0, {H.n_points}) only")
     _domain.seed("rng", rng)
     rng = np.random.default_rng(rng)
     C, keep = H.canonical()
